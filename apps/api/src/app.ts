@@ -1,0 +1,64 @@
+import { SvcError } from '@svc/core'
+import { Hono } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { methodNotAllowed } from 'hono/method-not-allowed'
+import { requestId } from 'hono/request-id'
+import type { AppDeps } from './deps'
+import { renderError } from './errors'
+import { httpMetrics } from './middleware/http-metrics'
+import { authOpenRoutes } from './routes/auth-open'
+import { configRoutes } from './routes/config-urls'
+import { installRoutes } from './routes/install'
+import { systemRoutes } from './routes/system'
+import { v1ModelsRoutes } from './routes/v1-models'
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024
+
+/**
+ * Builds the svc HTTP app from injected dependencies. Opens no socket and reads no env, so tests
+ * call `app.request()` directly or serve it on port 0.
+ */
+export function createApp(deps: AppDeps) {
+  const app = new Hono()
+  app.use(requestId({ headerName: 'X-Request-Id' }))
+  app.use(httpMetrics(deps.metrics))
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (_c, methods) => {
+        throw new SvcError('method.not_allowed', `method not allowed; use ${methods.join(', ')}`, {
+          headers: { Allow: methods.join(', ') },
+        })
+      },
+    }),
+  )
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
+      onError: () => {
+        throw new SvcError(
+          'request.too_large',
+          `request body is larger than ${deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT} bytes`,
+        )
+      },
+    }),
+  )
+
+  const routes = app
+    .route('/api', systemRoutes(deps))
+    .route('/api/install', installRoutes(deps))
+    .route('/api/config', configRoutes(deps))
+    .route('/api/auth', authOpenRoutes(deps))
+    .route('/v1/models', v1ModelsRoutes(deps))
+
+  // Returned, not thrown: methodNotAllowed only turns a plain 404 into a 405.
+  app.notFound((c) => {
+    const error = new SvcError('route.not_found', `no route for ${c.req.method} ${c.req.path}`)
+    return c.json(error.toBody(), 404)
+  })
+  app.onError((error, c) => renderError(error, c, deps.logger))
+  return routes
+}
+
+export type AppType = ReturnType<typeof createApp>

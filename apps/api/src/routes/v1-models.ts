@@ -1,0 +1,32 @@
+import { SvcError } from '@svc/core'
+import { Hono } from 'hono'
+import type { AppDeps } from '../deps'
+
+/**
+ * `GET /v1/models` → `{object:"list", data:[{id, object:"model", created, owned_by}]}` in OpenAI's
+ * shape: the slot aliases (`primary`, `embed`, `stt`, `tts`, custom slots) first, so a client that
+ * picks the first model gets the primary chat slot, then every model ref svc knows.
+ * `GET /v1/models/:id` → one of those objects, or 404 `model.not_found`.
+ */
+export function v1ModelsRoutes(deps: AppDeps) {
+  const created = Math.floor(deps.startedAt / 1000)
+  const list = async () => {
+    const { aliases, refs } = await deps.models.list()
+    const seen = new Set<string>()
+    const data: { id: string; object: 'model'; created: number; owned_by: string }[] = []
+    for (const entry of [...aliases.map((id) => ({ id, owned_by: 'svc' })), ...refs]) {
+      if (seen.has(entry.id)) continue
+      seen.add(entry.id)
+      data.push({ id: entry.id, object: 'model', created, owned_by: entry.owned_by })
+    }
+    return data
+  }
+  return new Hono()
+    .get('/', async (c) => c.json({ object: 'list' as const, data: await list() }))
+    .get('/:id{.+}', async (c) => {
+      const id = c.req.param('id')
+      const found = (await list()).find((m) => m.id === id)
+      if (!found) throw new SvcError('model.not_found', `model "${id}" does not exist`, { param: 'model' })
+      return c.json(found)
+    })
+}

@@ -1,0 +1,63 @@
+import type { CliContext } from './context'
+import { CliError } from './context'
+
+export interface ApiResponse<T> {
+  status: number
+  body: T
+}
+
+/**
+ * Calls the running API. Sends `SVC_TOKEN` as a bearer token when set. A refused connection becomes
+ * a CliError that says which URL was tried and how to change it.
+ */
+export async function callApi<T = unknown>(
+  ctx: CliContext,
+  path: string,
+  init: RequestInit = {},
+): Promise<ApiResponse<T>> {
+  const headers = new Headers(init.headers)
+  if (ctx.env.SVC_TOKEN) headers.set('authorization', `Bearer ${ctx.env.SVC_TOKEN}`)
+  if (init.body && !headers.has('content-type')) headers.set('content-type', 'application/json')
+  let res: Response
+  try {
+    res = await fetch(ctx.apiUrl + path, { ...init, headers })
+  } catch (error) {
+    throw new CliError(
+      `cannot reach the svc API at ${ctx.apiUrl} (${causeOf(error)}); is it running? (set SVC_API_URL to use another address)`,
+    )
+  }
+  const text = await res.text()
+  let body: unknown = text
+  try {
+    body = text ? JSON.parse(text) : null
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, body: body as T }
+}
+
+/** Whether the API answers at all (used by commands that can also work on the config dir). */
+export async function apiIsUp(ctx: CliContext): Promise<boolean> {
+  try {
+    const res = await fetch(`${ctx.apiUrl}/api/health/system`, { signal: AbortSignal.timeout(1500) })
+    await res.body?.cancel()
+    return res.ok
+  } catch {
+    return false
+  }
+}
+
+/** Turns an error body from the API into a CliError with its message. */
+export function apiError(res: ApiResponse<unknown>): CliError {
+  const body = res.body as { error?: { message?: string; code?: string } } | string
+  const message =
+    typeof body === 'object' && body?.error?.message
+      ? `${body.error.message} (${body.error.code})`
+      : `HTTP ${res.status}`
+  return new CliError(message)
+}
+
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause
+  return cause?.code ?? cause?.message ?? String(error)
+}

@@ -1,0 +1,37 @@
+import type { Writable } from 'node:stream'
+
+/** What every command gets: its streams and env, injected so tests run commands in-process. */
+export interface CliContext {
+  env: Record<string, string | undefined>
+  stdout: Writable & { isTTY?: boolean }
+  stderr: Writable & { isTTY?: boolean }
+  /** Base URL of a running API (`SVC_API_URL`, default http://127.0.0.1:8080). */
+  apiUrl: string
+}
+
+export interface Command {
+  name: string
+  summary: string
+  /** Full help text printed by `svc <name> --help`. */
+  help: string
+  run(args: string[], ctx: CliContext): Promise<number>
+}
+
+/** A failure meant for the user: printed as `svc: <message>` and exits with `code`. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly code = 1,
+  ) {
+    super(message)
+  }
+}
+
+export function defaultContext(env: Record<string, string | undefined> = process.env): CliContext {
+  return {
+    env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    apiUrl: (env.SVC_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, ''),
+  }
+}

@@ -1,0 +1,2 @@
+export type { CliContext, Command } from './context'
+export { COMMANDS, run } from './main'

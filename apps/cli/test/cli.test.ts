@@ -1,0 +1,48 @@
+import { execFile } from 'node:child_process'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { REPO_ROOT, startApi } from '@svc/testing'
+import { describe, expect, it } from 'vitest'
+
+const exec = promisify(execFile)
+const SVC = join(REPO_ROOT, 'apps/cli/bin/svc.js')
+
+async function svc(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [SVC, ...args], {
+      env: { ...process.env, ...env },
+    })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+describe('svc CLI', () => {
+  it('prints help listing its commands', async () => {
+    const r = await svc(['--help'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/Usage: svc <command>/)
+    expect(r.stdout).toMatch(/status\s+show whether the svc API is up/)
+  })
+
+  it('rejects an unknown command with exit code 2', async () => {
+    const r = await svc(['frobnicate'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('unknown command "frobnicate"')
+  })
+
+  it('svc status reports a running API', async () => {
+    await using api = await startApi()
+    const r = await svc(['status'], { SVC_API_URL: api.url })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^svc \d+\.\d+\.\d+ is up at http:\/\/127\.0\.0\.1:\d+ \(auth off\)/)
+  })
+
+  it('svc status says where it looked when nothing answers', async () => {
+    const r = await svc(['status'], { SVC_API_URL: 'http://127.0.0.1:1' })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('cannot reach the svc API at http://127.0.0.1:1')
+  })
+})

@@ -1,0 +1,75 @@
+/**
+ * The one error family of svc (DESIGN.md "Errors"). Failures are thrown as `SvcError`; the API has a
+ * single renderer that turns any of them into `{"error":{code,message,type,param}}` with `status`.
+ */
+
+export const ERROR_CODES = {
+  'auth.required': { status: 401, type: 'authentication_error' },
+  'auth.invalid': { status: 401, type: 'authentication_error' },
+  'auth.forbidden': { status: 403, type: 'permission_error' },
+  'auth.throttled': { status: 429, type: 'rate_limit_error' },
+  'model.not_found': { status: 404, type: 'invalid_request_error' },
+  'model.not_loaded': { status: 409, type: 'invalid_request_error' },
+  'slot.not_found': { status: 404, type: 'invalid_request_error' },
+  'token.not_found': { status: 404, type: 'invalid_request_error' },
+  'backend.unavailable': { status: 409, type: 'invalid_request_error' },
+  'slot.unavailable': { status: 503, type: 'server_error' },
+  'request.invalid': { status: 400, type: 'invalid_request_error' },
+  'request.too_large': { status: 413, type: 'invalid_request_error' },
+  'upstream.unavailable': { status: 502, type: 'server_error' },
+  'upstream.timeout': { status: 504, type: 'server_error' },
+  // Not in DESIGN.md's table; needed so that every response, even for a wrong URL, has the same body.
+  'route.not_found': { status: 404, type: 'invalid_request_error' },
+  'method.not_allowed': { status: 405, type: 'invalid_request_error' },
+  /** An upstream answered with an error of its own; the status is the upstream's. */
+  'upstream.error': { status: 502, type: 'server_error' },
+  'internal.error': { status: 500, type: 'server_error' },
+} as const satisfies Record<string, { status: number; type: string }>
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+export interface ErrorBody {
+  error: { code: string; message: string; type: string; param: string | null }
+}
+
+export interface SvcErrorOptions {
+  param?: string | null
+  /** Overrides the code's default status (only for `upstream.error`, which mirrors the upstream). */
+  status?: number
+  /** Overrides the OpenAI `type` (only for errors that mirror an upstream's). */
+  type?: string
+  /** Response headers the error needs (`Retry-After`, `WWW-Authenticate`). */
+  headers?: Record<string, string>
+  cause?: unknown
+}
+
+export class SvcError extends Error {
+  override readonly name = 'SvcError'
+  readonly code: ErrorCode
+  readonly status: number
+  readonly type: string
+  readonly param: string | null
+  readonly headers: Readonly<Record<string, string>>
+
+  constructor(code: ErrorCode, message: string, options: SvcErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.code = code
+    this.status = options.status ?? ERROR_CODES[code].status
+    this.type = options.type ?? ERROR_CODES[code].type
+    this.param = options.param ?? null
+    this.headers = options.headers ?? {}
+  }
+
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, type: this.type, param: this.param } }
+  }
+}
+
+export function isSvcError(value: unknown): value is SvcError {
+  return value instanceof SvcError
+}
+
+/** Builds the error body for a code without throwing (for code paths that write responses directly). */
+export function errorBody(code: ErrorCode, message: string, param: string | null = null): ErrorBody {
+  return { error: { code, message, type: ERROR_CODES[code].type, param } }
+}

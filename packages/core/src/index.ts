@@ -1,0 +1,4 @@
+export * from './errors'
+export * from './event-bus'
+export * from './slot-config'
+export * from './slot-states'

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest'
+import { defaultSlotConfig, parseSlotConfig, stringifySlotConfig } from './slot-config'
+
+describe('slot config', () => {
+  it('applies the built-in defaults per slot', () => {
+    expect(defaultSlotConfig('img')).toMatchObject({ provider: 'image', backend: 'rocm', enabled: false })
+    expect(defaultSlotConfig('primary')).toMatchObject({
+      provider: 'llm',
+      role: 'chat',
+      restart: 'on-failure',
+    })
+    expect(defaultSlotConfig('embed')).toMatchObject({ provider: 'llm', role: 'embed' })
+    expect(defaultSlotConfig('embed')?.backend).toBeUndefined()
+    expect(defaultSlotConfig('mine')).toBeUndefined()
+  })
+
+  it('reads the example of DESIGN.md', () => {
+    const r = parseSlotConfig(
+      'primary',
+      'enabled = true\nbackend = "vulkan"\n[model]\ndefault = "qwen3-0.6b-q8_0"\n',
+    )
+    expect(r).toEqual({
+      ok: true,
+      config: expect.objectContaining({
+        name: 'primary',
+        enabled: true,
+        backend: 'vulkan',
+        provider: 'llm',
+        model: { default: 'qwen3-0.6b-q8_0' },
+      }),
+    })
+  })
+
+  it('requires provider for a custom slot', () => {
+    const r = parseSlotConfig('rerank', 'enabled = true\n')
+    expect(r.ok).toBe(false)
+    if (r.ok) return
+    expect(r.error.field).toBe('provider')
+    expect(r.error.message).toContain('slots/rerank.toml')
+    expect(r.error.message).toContain('provider')
+  })
+
+  it('names the file, the field and the expected values for a wrong enum', () => {
+    const r = parseSlotConfig('primary', 'backend = "metal"\n', '/etc/svc/slots/primary.toml')
+    expect(r.ok).toBe(false)
+    if (r.ok) return
+    expect(r.error).toMatchObject({ file: '/etc/svc/slots/primary.toml', field: 'backend' })
+    expect(r.error.message).toMatch(
+      /\/etc\/svc\/slots\/primary\.toml: field "backend": expected .*"vulkan".*"rocm"/,
+    )
+    expect(r.error.message).toContain('"metal"')
+  })
+
+  it('names a nested field with its dotted path', () => {
+    const r = parseSlotConfig('primary', '[model]\ndefault = 42\n')
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.error.field).toBe('model.default')
+  })
+
+  it('refuses unknown keys instead of ignoring a typo', () => {
+    const r = parseSlotConfig('primary', 'backnd = "rocm"\n')
+    expect(r.ok).toBe(false)
+    if (!r.ok) {
+      expect(r.error.field).toBe('backnd')
+      expect(r.error.message).toContain('unknown field')
+    }
+  })
+
+  it('reports a TOML syntax error with its line and never throws', () => {
+    const r = parseSlotConfig('primary', 'enabled = true\nbackend = \n')
+    expect(r.ok).toBe(false)
+    if (!r.ok) {
+      expect(r.error.field).toBeNull()
+      expect(r.error.message).toMatch(/slots\/primary\.toml: not valid TOML \(line 2/)
+    }
+  })
+
+  it('needs url for a remote runtime and refuses url otherwise', () => {
+    const a = parseSlotConfig('img', 'runtime = "remote"\n')
+    expect(a.ok || a.error.field).toBe('url')
+    const b = parseSlotConfig('img', 'url = "http://10.0.0.5:8188"\n')
+    expect(b.ok || b.error.field).toBe('url')
+    const c = parseSlotConfig('img', 'runtime = "remote"\nurl = "http://10.0.0.5:8188"\n')
+    expect(c.ok && c.config.url).toBe('http://10.0.0.5:8188')
+    const d = parseSlotConfig('img', 'runtime = "remote"\nurl = "file:///etc/passwd"\n')
+    expect(d.ok || d.error.field).toBe('url')
+  })
+
+  it('round-trips through stringify', () => {
+    const r = parseSlotConfig(
+      'mine',
+      'provider = "llm"\nrole = "rerank"\nargs = ["-t", "2"]\n[model]\ndefault = "x"\n',
+    )
+    expect(r.ok).toBe(true)
+    if (!r.ok) return
+    const again = parseSlotConfig('mine', stringifySlotConfig(r.config))
+    expect(again).toEqual(r)
+  })
+})

@@ -1,0 +1,198 @@
+/**
+ * Slot config: `<config>/slots/<slot>.toml` (DESIGN.md "Slot lifecycle").
+ *
+ * `parseSlotConfig` is pure (text in, value out) and never throws: a broken file is an expected
+ * outcome and comes back as a `SlotConfigError` that names the file, the field and what was expected.
+ * Unknown keys are refused so that a typo (`backnd = "rocm"`) is reported instead of silently ignored.
+ */
+import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml'
+import * as v from 'valibot'
+
+export const BACKENDS = ['vulkan', 'rocm', 'cuda', 'cpu', 'npu'] as const
+export type Backend = (typeof BACKENDS)[number]
+
+export const RUNTIMES = ['container', 'process', 'remote'] as const
+export type RuntimeKind = (typeof RUNTIMES)[number]
+
+export const LLM_ROLES = ['chat', 'embed', 'rerank'] as const
+export type LlmRole = (typeof LLM_ROLES)[number]
+
+export const RESTART_POLICIES = ['on-failure', 'no'] as const
+export type RestartPolicy = (typeof RESTART_POLICIES)[number]
+
+/** The built-in slots and what a missing field means for each. Custom slots must name `provider`. */
+export const BUILTIN_SLOTS = {
+  primary: { provider: 'llm', role: 'chat' },
+  embed: { provider: 'llm', role: 'embed' },
+  stt: { provider: 'stt' },
+  tts: { provider: 'tts' },
+  img: { provider: 'image', backend: 'rocm' },
+} as const satisfies Record<string, { provider: string; role?: LlmRole; backend?: Backend }>
+export type BuiltinSlot = keyof typeof BUILTIN_SLOTS
+export const BUILTIN_SLOT_NAMES = Object.keys(BUILTIN_SLOTS) as BuiltinSlot[]
+
+/** Slot names are also file names and URL segments: lower-case, short, no dots or slashes. */
+export const SLOT_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/
+
+export function isBuiltinSlot(name: string): name is BuiltinSlot {
+  return Object.hasOwn(BUILTIN_SLOTS, name)
+}
+
+const name = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,31}$/, 'a lower-case name like "llm"'))
+
+export const SlotConfigFileSchema = v.strictObject({
+  enabled: v.optional(v.boolean()),
+  provider: v.optional(name),
+  backend: v.optional(v.picklist(BACKENDS)),
+  runtime: v.optional(v.picklist(RUNTIMES)),
+  url: v.optional(v.pipe(v.string(), v.url('an http(s) URL'), v.regex(/^https?:\/\//i, 'an http(s) URL'))),
+  restart: v.optional(v.picklist(RESTART_POLICIES)),
+  max_restarts: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100))),
+  role: v.optional(v.picklist(LLM_ROLES)),
+  ctx_size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4_194_304))),
+  args: v.optional(v.array(v.string())),
+  model: v.optional(
+    v.strictObject({
+      default: v.optional(v.pipe(v.string(), v.minLength(1, 'a model id'))),
+    }),
+  ),
+})
+export type SlotConfigFile = v.InferOutput<typeof SlotConfigFileSchema>
+
+/** A slot's config with every default applied. */
+export interface SlotConfig {
+  name: string
+  enabled: boolean
+  provider: string
+  /** Undefined means "let the picker choose" (the image slot defaults to `rocm`). */
+  backend?: Backend
+  runtime?: RuntimeKind
+  url?: string
+  restart: RestartPolicy
+  maxRestarts: number
+  role?: LlmRole
+  ctxSize?: number
+  args: string[]
+  model: { default?: string }
+}
+
+export interface SlotConfigError {
+  file: string
+  /** Dotted path of the offending field (`model.default`), or null for a syntax error. */
+  field: string | null
+  expected: string
+  message: string
+}
+
+export type SlotConfigResult = { ok: true; config: SlotConfig } | { ok: false; error: SlotConfigError }
+
+export const DEFAULT_MAX_RESTARTS = 5
+
+function fail(file: string, field: string | null, expected: string, detail: string): SlotConfigResult {
+  const where = field === null ? file : `${file}: field "${field}"`
+  return { ok: false, error: { file, field, expected, message: `${where}: ${detail}` } }
+}
+
+/** Applies defaults and cross-field rules to an already schema-valid object. */
+export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: string): SlotConfigResult {
+  if (!SLOT_NAME_PATTERN.test(slot)) {
+    return fail(file, null, 'a slot name of a-z, 0-9, - and _', `"${slot}" is not a valid slot name`)
+  }
+  const builtin = isBuiltinSlot(slot) ? BUILTIN_SLOTS[slot] : undefined
+  const provider = raw.provider ?? builtin?.provider
+  if (!provider) {
+    return fail(
+      file,
+      'provider',
+      'a provider name',
+      'custom slots must name their provider, e.g. provider = "llm"',
+    )
+  }
+  if (raw.runtime === 'remote' && !raw.url) {
+    return fail(file, 'url', 'an http(s) URL', 'runtime = "remote" needs the url of the running upstream')
+  }
+  if (raw.url && raw.runtime !== 'remote') {
+    return fail(file, 'url', 'runtime = "remote"', 'url is only used with runtime = "remote"')
+  }
+  if (raw.role && provider !== 'llm' && provider !== 'npu') {
+    return fail(file, 'role', 'no role', `role applies to the llm and npu providers, not "${provider}"`)
+  }
+  const backendDefault = builtin && 'backend' in builtin ? builtin.backend : undefined
+  const roleDefault = builtin && 'role' in builtin ? builtin.role : provider === 'llm' ? 'chat' : undefined
+  const config: SlotConfig = {
+    name: slot,
+    enabled: raw.enabled ?? false,
+    provider,
+    restart: raw.restart ?? 'on-failure',
+    maxRestarts: raw.max_restarts ?? DEFAULT_MAX_RESTARTS,
+    args: raw.args ?? [],
+    model: { ...(raw.model?.default ? { default: raw.model.default } : {}) },
+  }
+  const backend = raw.backend ?? backendDefault
+  if (backend) config.backend = backend
+  if (raw.runtime) config.runtime = raw.runtime
+  if (raw.url) config.url = raw.url
+  const role = raw.role ?? roleDefault
+  if (role) config.role = role
+  if (raw.ctx_size !== undefined) config.ctxSize = raw.ctx_size
+  return { ok: true, config }
+}
+
+/** Validates an object (parsed TOML, or a JSON body of `PUT /api/slots/:slot`). Never throws. */
+export function validateSlotConfig(slot: string, input: unknown, file: string): SlotConfigResult {
+  const result = v.safeParse(SlotConfigFileSchema, input)
+  if (!result.success) {
+    const issue = result.issues[0]
+    const field = v.getDotPath(issue) ?? issue.path?.map((p) => String(p.key)).join('.') ?? null
+    const unknownKey = issue.type === 'strict_object' && issue.expected === 'never'
+    const expected = unknownKey ? 'a known field' : (issue.expected ?? 'a valid value')
+    const detail = unknownKey
+      ? `unknown field (allowed: ${Object.keys(SlotConfigFileSchema.entries).join(', ')})`
+      : `expected ${issue.message.startsWith('Invalid') ? expected : issue.message}, got ${issue.received}`
+    return fail(file, field, expected, detail)
+  }
+  return resolveSlotConfig(slot, result.output, file)
+}
+
+/** Parses the text of `<config>/slots/<slot>.toml`. `file` is only used in messages. Never throws. */
+export function parseSlotConfig(slot: string, text: string, file = `slots/${slot}.toml`): SlotConfigResult {
+  let data: unknown
+  try {
+    data = parseToml(text)
+  } catch (error) {
+    const detail =
+      error instanceof TomlError
+        ? `line ${error.line}, column ${error.column}: ${firstLine(error.message)}`
+        : String(error)
+    return fail(file, null, 'valid TOML', `not valid TOML (${detail})`)
+  }
+  return validateSlotConfig(slot, data, file)
+}
+
+/** The config of a slot that has no file: the built-in defaults. Undefined for a custom name. */
+export function defaultSlotConfig(slot: string): SlotConfig | undefined {
+  if (!isBuiltinSlot(slot)) return undefined
+  const result = resolveSlotConfig(slot, {}, `slots/${slot}.toml`)
+  return result.ok ? result.config : undefined
+}
+
+/** Renders a config back to TOML in the file's own spelling (snake_case), omitting defaults. */
+export function stringifySlotConfig(config: SlotConfig): string {
+  const out: Record<string, unknown> = { enabled: config.enabled }
+  const builtin = isBuiltinSlot(config.name) ? BUILTIN_SLOTS[config.name] : undefined
+  if (!builtin || builtin.provider !== config.provider) out.provider = config.provider
+  if (config.backend) out.backend = config.backend
+  if (config.runtime) out.runtime = config.runtime
+  if (config.url) out.url = config.url
+  out.restart = config.restart
+  if (config.maxRestarts !== DEFAULT_MAX_RESTARTS) out.max_restarts = config.maxRestarts
+  if (config.role) out.role = config.role
+  if (config.ctxSize !== undefined) out.ctx_size = config.ctxSize
+  if (config.args.length > 0) out.args = config.args
+  if (config.model.default) out.model = { default: config.model.default }
+  return `${stringifyToml(out)}\n`
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0] ?? message
+}

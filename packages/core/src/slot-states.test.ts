@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { canTransition, nextStates, SLOT_STATES, SLOT_TRANSITIONS, type SlotState } from './slot-states'
+
+// The table of DESIGN.md written out as pairs, independently of SLOT_TRANSITIONS.
+const ALLOWED: Record<SlotState, SlotState[]> = {
+  offline: ['pulling', 'starting'],
+  pulling: ['starting', 'offline', 'unloading'],
+  starting: ['warming', 'offline', 'unloading'],
+  warming: ['ready', 'offline', 'unloading'],
+  ready: ['serving', 'unloading', 'offline'],
+  serving: ['idle', 'unloading', 'offline'],
+  idle: ['serving', 'unloading', 'offline'],
+  unloading: ['offline'],
+}
+
+describe('slot transitions', () => {
+  for (const from of SLOT_STATES) {
+    for (const to of SLOT_STATES) {
+      const allowed = ALLOWED[from].includes(to)
+      it(`${allowed ? 'allows' : 'refuses'} ${from} -> ${to}`, () => {
+        expect(canTransition(from, to)).toBe(allowed)
+      })
+    }
+  }
+
+  it('lets a load from offline go to pulling or straight to starting', () => {
+    expect(nextStates('offline', 'load').sort()).toEqual(['pulling', 'starting'])
+  })
+
+  it('refuses a lease while warming (requests wait instead)', () => {
+    expect(nextStates('warming', 'lease')).toEqual([])
+  })
+
+  it('moves every running state to offline when the upstream exits', () => {
+    for (const from of ['starting', 'warming', 'ready', 'serving', 'idle'] as const) {
+      expect(nextStates(from, 'upstream-exited')).toEqual(['offline'])
+    }
+    expect(nextStates('offline', 'upstream-exited')).toEqual([])
+  })
+
+  it('has no transition that leaves a state for itself', () => {
+    expect(SLOT_TRANSITIONS.filter((x) => x.from === x.to)).toEqual([])
+  })
+})

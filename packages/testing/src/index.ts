@@ -1,0 +1,2 @@
+export * from './api-process'
+export * from './require-part'

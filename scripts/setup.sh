@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Sets up everything svc and its tests need on Debian 12 with Node 20, as root. Idempotent: a second
+# run installs nothing new and reuses the cached engine builds (~/.cache/svc), so it takes seconds.
+#
+#   ./scripts/setup.sh            packages, pnpm, dependencies, engines
+#
+# Environment: SVC_SETUP_SKIP_APT=1 skips apt (for machines where it is managed elsewhere).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PNPM_VERSION="$(node -p "require('./package.json').packageManager.split('@')[1]")"
+APT_PACKAGES=(
+  git ca-certificates curl cmake build-essential pkg-config   # engine builds (llama.cpp, whisper.cpp)
+  docker.io docker-registry                                   # container runtime + local registry (tests)
+  caddy                                                       # reverse proxy (auth) and benchmark peer
+  chromium                                                    # dashboard tests (headless)
+  espeak-ng ffmpeg                                            # CPU speech engines and audio conversion
+  wrk                                                         # benchmark load generator
+  iproute2 procps                                             # ip/ss/pkill used by tests and tooling
+)
+
+log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+
+if [ "${SVC_SETUP_SKIP_APT:-0}" != "1" ]; then
+  missing=()
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    log "Debian packages present"
+  fi
+fi
+
+if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
+  log "installing pnpm $PNPM_VERSION from npm"
+  npm install -g --silent "pnpm@$PNPM_VERSION" >/dev/null 2>&1
+fi
+
+log "installing dependencies"
+CI=true pnpm install --frozen-lockfile --reporter=silent
+
+# Links `svc` and `slot` onto PATH (the same as `pnpm svc …`).
+for bin in svc slot; do
+  ln -sf "$PWD/apps/cli/bin/$bin.js" "/usr/local/bin/$bin" 2>/dev/null || true
+done
+
+log "ready"

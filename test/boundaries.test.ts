@@ -1,0 +1,97 @@
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { checkBoundaries, importsOf, type PackageInfo, readWorkspace } from './boundaries'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+function pkg(name: string, source: string, declared: string[] = [], path = 'src/x.ts'): PackageInfo {
+  return { name, dir: `/repo/${name}`, declared, devOnly: [], files: [{ path, source }] }
+}
+
+describe('package boundaries', () => {
+  it('hold for every package and app in this repository', () => {
+    const workspace = readWorkspace(ROOT)
+    expect(workspace.map((p) => p.name).sort()).toEqual(
+      expect.arrayContaining([
+        '@svc/api',
+        '@svc/auth',
+        '@svc/cli',
+        '@svc/core',
+        '@svc/dispatcher',
+        '@svc/providers',
+        '@svc/testing',
+      ]),
+    )
+    expect(checkBoundaries(workspace)).toEqual([])
+  })
+
+  it('finds the imports of a file in every spelling', () => {
+    const src = `import a from 'a'\nimport { b } from "b"\nimport type { C } from 'c/d'\nexport * from './e'\nconst f = await import('f')\nimport 'g'\n`
+    expect(importsOf(src)).toEqual(['a', 'b', 'c/d', './e', 'f', 'g'])
+  })
+
+  // Each of these adds one forbidden import; the checker must name it.
+  it.each([
+    [
+      'core importing a package',
+      pkg('@svc/core', `import { x } from '@svc/providers'`, ['@svc/providers']),
+      'may import only',
+    ],
+    ['core importing hono', pkg('@svc/core', `import { Hono } from 'hono'`, ['hono']), 'no framework'],
+    [
+      'core importing child_process',
+      pkg('@svc/core', `import { spawn } from 'node:child_process'`),
+      'runtime-neutral',
+    ],
+    [
+      'core main entry doing I/O',
+      pkg('@svc/core', `import { readFile } from 'node:fs/promises'`),
+      'runtime-neutral',
+    ],
+    [
+      'auth importing providers',
+      pkg('@svc/auth', `import { x } from '@svc/providers'`, ['@svc/providers']),
+      'may import only @svc/core',
+    ],
+    [
+      'dispatcher importing auth',
+      pkg('@svc/dispatcher', `import { x } from '@svc/auth'`, ['@svc/auth']),
+      'may import only @svc/core',
+    ],
+    [
+      'a package importing an app',
+      pkg('@svc/providers', `import { createApp } from '@svc/api'`, ['@svc/api']),
+      'nothing imports an app',
+    ],
+    [
+      'an app importing an app',
+      pkg('@svc/cli', `import { createApp } from '@svc/api'`, ['@svc/api']),
+      'nothing imports an app',
+    ],
+    [
+      'Hono in a package',
+      pkg('@svc/dispatcher', `import type { Context } from 'hono'`, ['hono']),
+      'Hono stays in apps',
+    ],
+    ['an undeclared dependency', pkg('@svc/auth', `import x from 'left-pad'`), 'not declared'],
+    [
+      'a relative import into another package',
+      pkg('@svc/auth', `import { x } from '../../core/src/index'`),
+      'leaves @svc/auth',
+    ],
+  ])('fails on %s', (_name, info, message) => {
+    const problems = checkBoundaries([info])
+    expect(problems.join('\n')).toContain(message)
+  })
+
+  it('lets core use Node I/O in its src/node entry and apps import any package', () => {
+    expect(
+      checkBoundaries([
+        pkg('@svc/core', `import { open } from 'node:fs/promises'`, [], 'src/node/atomic-write.ts'),
+      ]),
+    ).toEqual([])
+    expect(
+      checkBoundaries([pkg('@svc/api', `import { createAuth } from '@svc/auth'`, ['@svc/auth'])]),
+    ).toEqual([])
+  })
+})

@@ -1,0 +1,144 @@
+/**
+ * The dependency rules of DESIGN.md "Layout and dependency direction", as a checker over plain data
+ * (so its own test can feed it a forbidden import) and a reader for the real repo.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
+
+export interface PackageInfo {
+  name: string
+  dir: string
+  /** dependencies + devDependencies of its package.json */
+  declared: string[]
+  /** dev-only declarations (tests may use them; src may not) */
+  devOnly: string[]
+  files: { path: string; source: string }[]
+}
+
+/** Which @svc packages each package may import. Apps may import any package, never another app. */
+const ALLOWED: Record<string, string[]> = {
+  '@svc/core': [],
+  '@svc/providers': ['@svc/core'],
+  '@svc/auth': ['@svc/core'],
+  '@svc/dispatcher': ['@svc/core'],
+  '@svc/testing': ['@svc/core'],
+}
+const APPS = new Set(['@svc/api', '@svc/cli', '@svc/dashboard'])
+/** What @svc/core never imports: frameworks and I/O libraries (its `src/node` entry may use node:fs). */
+const CORE_FORBIDDEN = [
+  /^hono($|\/)/,
+  /^@hono\//,
+  /^dockerode$/,
+  /^prom-client$/,
+  /^(node:)?child_process$/,
+  /^undici$/,
+  /^(node:)?(http|https|net)$/,
+]
+const NODE_BUILTIN =
+  /^node:|^(fs|path|os|crypto|child_process|http|https|net|stream|url|util|events|timers|zlib|assert|buffer)(\/|$)/
+
+export function importsOf(source: string): string[] {
+  const out: string[] = []
+  const re =
+    /(?:^|[\s;])(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm
+  for (const m of source.matchAll(re)) out.push((m[1] ?? m[2] ?? m[3])!)
+  return out
+}
+
+function bare(spec: string): string {
+  const parts = spec.split('/')
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
+}
+
+export function checkBoundaries(packages: PackageInfo[]): string[] {
+  const problems: string[] = []
+  for (const pkg of packages) {
+    const isApp = APPS.has(pkg.name)
+    const allowed = ALLOWED[pkg.name]
+    if (!isApp && !allowed) problems.push(`${pkg.name}: unknown package; add it to the boundary rules`)
+    for (const file of pkg.files) {
+      const isTest = /\.test\.ts$|\/test\//.test(file.path)
+      for (const spec of importsOf(file.source)) {
+        const where = `${file.path} imports "${spec}"`
+        if (spec.startsWith('.')) {
+          const target = resolve(pkg.dir, file.path, '..', spec)
+          if (relative(pkg.dir, target).startsWith('..'))
+            problems.push(`${where}: a relative import leaves ${pkg.name}`)
+          continue
+        }
+        const name = bare(spec)
+        if (NODE_BUILTIN.test(spec)) {
+          if (pkg.name === '@svc/core' && !file.path.startsWith('src/node/') && !isTest) {
+            problems.push(
+              `${where}: @svc/core is runtime-neutral; Node I/O belongs in src/node (the @svc/core/node entry)`,
+            )
+          }
+          if (pkg.name === '@svc/core' && CORE_FORBIDDEN.some((re) => re.test(spec)))
+            problems.push(`${where}: @svc/core imports no framework or I/O library`)
+          continue
+        }
+        if (APPS.has(name) && name !== pkg.name) problems.push(`${where}: nothing imports an app`)
+        if (name.startsWith('@svc/') && !APPS.has(name) && name !== pkg.name && !isApp) {
+          const mayTest = isTest && name === '@svc/testing'
+          if (!allowed?.includes(name) && !mayTest)
+            problems.push(`${where}: ${pkg.name} may import only ${allowed?.join(', ') || 'no @svc package'}`)
+        }
+        if (pkg.name === '@svc/core' && CORE_FORBIDDEN.some((re) => re.test(spec)))
+          problems.push(`${where}: @svc/core imports no framework or I/O library`)
+        if (!isApp && (name === 'hono' || name.startsWith('@hono/')))
+          problems.push(`${where}: Hono stays in apps; packages take Request/Response and plain data`)
+        if (name !== pkg.name && !pkg.declared.includes(name))
+          problems.push(`${where}: "${name}" is not declared in package.json`)
+        else if (!isTest && pkg.devOnly.includes(name) && !file.path.startsWith('test/'))
+          problems.push(`${where}: "${name}" is a devDependency but used by source`)
+      }
+    }
+  }
+  return problems
+}
+
+function walk(dir: string, base: string, out: string[]): void {
+  for (const entry of readdirSync(dir)) {
+    if (entry === 'node_modules' || entry === 'dist') continue
+    const full = join(dir, entry)
+    if (statSync(full).isDirectory()) walk(full, base, out)
+    else if (/\.(ts|tsx|js|mjs)$/.test(entry) && !entry.endsWith('.d.ts')) out.push(relative(base, full))
+  }
+}
+
+export function readWorkspace(root: string): PackageInfo[] {
+  const packages: PackageInfo[] = []
+  for (const group of ['packages', 'apps']) {
+    for (const entry of readdirSync(join(root, group))) {
+      const dir = join(root, group, entry)
+      let manifest: {
+        name: string
+        dependencies?: Record<string, string>
+        devDependencies?: Record<string, string>
+      }
+      try {
+        manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+      } catch {
+        continue
+      }
+      const files: string[] = []
+      for (const sub of ['src', 'test', 'bin']) {
+        try {
+          walk(join(dir, sub), dir, files)
+        } catch {
+          // no such folder
+        }
+      }
+      const deps = Object.keys(manifest.dependencies ?? {})
+      const devDeps = Object.keys(manifest.devDependencies ?? {})
+      packages.push({
+        name: manifest.name,
+        dir,
+        declared: [...deps, ...devDeps],
+        devOnly: devDeps.filter((d) => !deps.includes(d)),
+        files: files.map((path) => ({ path, source: readFileSync(join(dir, path), 'utf8') })),
+      })
+    }
+  }
+  return packages
+}
