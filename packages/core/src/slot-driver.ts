@@ -1,0 +1,43 @@
+/**
+ * The port between the SlotManager (core, runtime-neutral) and what actually pulls and runs an
+ * upstream (providers + a runtime). Apps build one driver per slot from its provider and runtime; the
+ * manager only ever calls these operations, so adding a provider changes no manager code.
+ */
+import type { ModelEntry, PullProgress } from './models'
+
+export interface UpstreamExit {
+  /** Exit code when it exited normally, null otherwise. */
+  code: number | null
+  signal: string | null
+  /** What happened, for `lastError` ("llama-server exited with code 1: <last log line>"). */
+  reason: string
+}
+
+/** A running upstream: a child process, a container, or a remote URL. */
+export interface UpstreamHandle {
+  /** Where the dispatcher sends requests (scheme, host and port; no path). */
+  readonly base: URL
+  /** Settles once when the upstream exits for any reason (also after `stop`). Never rejects. */
+  readonly exited: Promise<UpstreamExit>
+  /** Stops it: polite signal, then forceful after `graceMs`. Idempotent; resolves once it is gone. */
+  stop(graceMs: number): Promise<void>
+  /** Identifiers for status output (`pid`, `container`). */
+  describe(): Record<string, string | number>
+  /** The last lines the upstream wrote (bounded). */
+  logs(): string[]
+}
+
+export interface SlotDriver {
+  /** Whether `load` must pull first (model file or image missing). */
+  needsPull(model: ModelEntry): Promise<boolean>
+  /** Downloads what is missing. Resolves with the entry now on disk; rejects with a clear Error. */
+  pull(model: ModelEntry, onProgress: (p: PullProgress) => void, signal: AbortSignal): Promise<ModelEntry>
+  /** Starts the upstream for `model`; resolves once it is launched (not yet healthy). */
+  start(model: ModelEntry, signal: AbortSignal): Promise<UpstreamHandle>
+  /** One cheap health probe; true once the upstream is ready to serve. Never throws. */
+  probe(handle: UpstreamHandle, signal: AbortSignal): Promise<boolean>
+  /** How long warming may take before the load fails (ms). */
+  readonly warmupTimeoutMs: number
+  /** Finds an upstream a previous run of svc left for this slot: adopts it when healthy, else kills it. */
+  recover?(signal: AbortSignal): Promise<{ model: ModelEntry; handle: UpstreamHandle } | undefined>
+}
