@@ -1,0 +1,65 @@
+/**
+ * Runtimes say *where* an upstream runs: `process` (a host binary), `container` (Docker Engine API,
+ * image pinned by digest), `remote` (already running at a URL). Each builds the provider's
+ * `SlotContext` for its own world (host path vs. mount path, 127.0.0.1:<free> vs. a published port),
+ * then launches `provider.startCommand(ctx)` with `provider.buildEnv(ctx)`.
+ */
+import type { Backend, LlmRole, ModelEntry, PullProgress, RuntimeKind, UpstreamHandle } from '@svc/core'
+import type { Provider } from '../contract'
+
+export interface RuntimeStartRequest {
+  slot: string
+  provider: Provider
+  model: ModelEntry
+  backend: Backend
+  role?: LlmRole
+  ctxSize?: number
+  args: readonly string[]
+  signal: AbortSignal
+}
+
+export interface Runtime {
+  readonly kind: RuntimeKind
+  /** Whether `start` needs a pull first (e.g. the container image is not present). Default false. */
+  needsPull?(request: RuntimeStartRequest): Promise<boolean>
+  /** Fetches what `start` needs (e.g. pulls the image by digest), reporting aggregated progress. */
+  pull?(request: RuntimeStartRequest, onProgress: (p: PullProgress) => void): Promise<void>
+  /** Launches the upstream; resolves once launched (not yet healthy). Rejects with a clear Error. */
+  start(request: RuntimeStartRequest): Promise<UpstreamHandle>
+  /**
+   * Finds what a previous run of svc left for `slot`: returns it when `isHealthy` says so (adopt),
+   * otherwise stops and removes it and returns undefined. Never leaves an orphan.
+   */
+  recover?(
+    slot: string,
+    isHealthy: (handle: UpstreamHandle) => Promise<boolean>,
+    signal: AbortSignal,
+  ): Promise<{ modelId: string; handle: UpstreamHandle } | undefined>
+}
+
+/** A bounded buffer of the last log lines of an upstream. */
+export class LogRing {
+  private readonly lines: string[] = []
+  private partial = ''
+  constructor(private readonly max = 500) {}
+
+  push(chunk: string): void {
+    const parts = (this.partial + chunk).split('\n')
+    this.partial = parts.pop() ?? ''
+    for (const line of parts) {
+      this.lines.push(line.length > 2000 ? `${line.slice(0, 2000)}…` : line)
+      if (this.lines.length > this.max) this.lines.shift()
+    }
+  }
+
+  snapshot(): string[] {
+    return this.partial ? [...this.lines, this.partial] : [...this.lines]
+  }
+
+  /** The last non-empty line, for error messages. */
+  last(): string | undefined {
+    const all = this.snapshot()
+    for (let i = all.length - 1; i >= 0; i--) if (all[i]?.trim()) return all[i]?.trim()
+    return undefined
+  }
+}
