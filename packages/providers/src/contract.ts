@@ -10,7 +10,15 @@ import type { Backend, LlmRole, ModelEntry, RuntimeKind } from '@svc/core'
 
 export type { Backend } from '@svc/core'
 
-export const ENDPOINTS = ['chat', 'completions', 'embeddings', 'rerank', 'transcriptions', 'speech', 'images'] as const
+export const ENDPOINTS = [
+  'chat',
+  'completions',
+  'embeddings',
+  'rerank',
+  'transcriptions',
+  'speech',
+  'images',
+] as const
 export type Endpoint = (typeof ENDPOINTS)[number]
 
 /** Everything a provider may use to build the upstream's command line and env. */
