@@ -1,0 +1,128 @@
+/**
+ * All slots of one svc instance. Each `Slot` owns its own changes; the manager only creates slots
+ * from config, routes calls by name, and answers which slot owns a model ref.
+ */
+import { SvcError } from '../errors'
+import type { EventBus } from '../event-bus'
+import type { Clock, SvcEvents } from '../events'
+import type { ModelEntry } from '../models'
+import type { SlotConfig } from '../slot-config'
+import type { SlotDriver } from '../slot-driver'
+import { Slot, type SlotOptions, type SlotSnapshot } from './slot'
+
+export interface SlotManagerOptions {
+  configs: SlotConfig[]
+  bus: EventBus<SvcEvents>
+  clock: Clock
+  /** Builds the driver (provider + runtime) for a slot config. Called again after `configure`. */
+  createDriver(config: SlotConfig): SlotDriver
+  /** Resolves what a client or the CLI named (curated id, registry ref, local path) to an entry. */
+  resolveModel(id: string, config: SlotConfig): Promise<ModelEntry>
+  slotOptions?: Partial<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>>
+}
+
+export interface DefaultLoadResult {
+  slot: string
+  model: string
+  error?: string
+}
+
+export class SlotManager {
+  private readonly slots = new Map<string, Slot>()
+  private readonly configsByName = new Map<string, SlotConfig>()
+
+  constructor(private readonly options: SlotManagerOptions) {
+    for (const config of options.configs) this.add(config)
+  }
+
+  /** The slot called `name`; throws 404 `slot.not_found`. */
+  get(name: string): Slot {
+    const slot = this.slots.get(name)
+    if (!slot) throw new SvcError('slot.not_found', `no slot named "${name}"`, { param: 'slot' })
+    return slot
+  }
+
+  has(name: string): boolean {
+    return this.slots.has(name)
+  }
+
+  config(name: string): SlotConfig {
+    this.get(name)
+    return this.configsByName.get(name)!
+  }
+
+  list(): SlotSnapshot[] {
+    return [...this.slots.values()].map((s) => s.snapshot())
+  }
+
+  names(): string[] {
+    return [...this.slots.keys()]
+  }
+
+  /** Resolves `modelId` for the slot and loads it (see `Slot.load`). */
+  async load(name: string, modelId: string): Promise<SlotSnapshot> {
+    const slot = this.get(name)
+    const model = await this.options.resolveModel(modelId, this.config(name))
+    return slot.load(model)
+  }
+
+  unload(name: string): Promise<SlotSnapshot> {
+    return this.get(name).unload()
+  }
+
+  /** The slot that holds (or is about to hold) the model ref `id`, if any. */
+  findByModel(id: string): Slot | undefined {
+    for (const slot of this.slots.values()) if (slot.currentModel()?.id === id) return slot
+    return undefined
+  }
+
+  /** Adds a slot or replaces its config; a running upstream keeps running until the next load. */
+  configure(config: SlotConfig): void {
+    const existing = this.slots.get(config.name)
+    if (existing) {
+      existing.reconfigure(config, this.options.createDriver(config))
+      this.configsByName.set(config.name, config)
+    } else {
+      this.add(config)
+    }
+  }
+
+  /** Adopts or clears what a previous run left, for every slot. */
+  async recoverAll(): Promise<void> {
+    await Promise.all([...this.slots.values()].map((s) => s.recover()))
+  }
+
+  /** Loads `[model].default` into every enabled slot that is offline; never throws. */
+  async loadDefaults(): Promise<DefaultLoadResult[]> {
+    const jobs = [...this.configsByName.values()]
+      .filter((c) => c.enabled && c.model.default)
+      .filter((c) => this.get(c.name).snapshot().state === 'offline')
+      .map(async (c): Promise<DefaultLoadResult> => {
+        const model = c.model.default!
+        try {
+          await this.load(c.name, model)
+          return { slot: c.name, model }
+        } catch (error) {
+          return { slot: c.name, model, error: error instanceof Error ? error.message : String(error) }
+        }
+      })
+    return Promise.all(jobs)
+  }
+
+  /** Unloads every slot (shutdown). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.slots.values()].map((s) => s.stop()))
+  }
+
+  private add(config: SlotConfig): void {
+    const slot = new Slot({
+      ...this.options.slotOptions,
+      config,
+      driver: this.options.createDriver(config),
+      bus: this.options.bus,
+      clock: this.options.clock,
+    })
+    this.slots.set(config.name, slot)
+    this.configsByName.set(config.name, config)
+  }
+}

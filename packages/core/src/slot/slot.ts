@@ -1,0 +1,434 @@
+/**
+ * One slot: its state machine and the single owner of every change to it (DESIGN.md "Slot lifecycle").
+ *
+ * Callers ask for outcomes (`load`, `unload`, `acquire`) and never check state first. Changes run one
+ * at a time on an operation chain; a newer `load` or an `unload` cancels a load that has not reached
+ * `ready` yet (through its AbortSignal) and then runs after it. Crashes are handled where they are
+ * observed (the upstream's `exited` promise) and may schedule a restart with exponential backoff.
+ */
+import { SvcError } from '../errors'
+import type { EventBus } from '../event-bus'
+import type { Clock, SvcEvents } from '../events'
+import type { ModelEntry, PullProgress } from '../models'
+import type { SlotConfig } from '../slot-config'
+import type { SlotDriver, UpstreamHandle } from '../slot-driver'
+import { canTransition, LEASABLE_STATES, PENDING_STATES, type SlotState } from '../slot-states'
+import { type LeaseWaiter, waitForLeasable } from './wait'
+
+export interface SlotSnapshot {
+  name: string
+  provider: string
+  backend: string | null
+  runtime: string | null
+  state: SlotState
+  /** The model loaded, loading or unloading; null when offline. */
+  model: string | null
+  inflight: number
+  lastError: string | null
+  /** Epoch ms of the last transition. */
+  since: number
+  progress: PullProgress | null
+  restarts: number
+  upstream: Record<string, string | number> | null
+}
+
+export interface Lease {
+  /** Where to send the request. */
+  readonly base: URL
+  readonly model: ModelEntry
+  /** Idempotent. */
+  release(): void
+}
+
+export interface SlotOptions {
+  config: SlotConfig
+  driver: SlotDriver
+  bus: EventBus<SvcEvents>
+  clock: Clock
+  /** How long `unload` waits for in-flight requests (ms). Default 30 s. */
+  drainMs?: number
+  /** Polite-stop grace before the runtime kills the upstream (ms). Default 10 s. */
+  stopGraceMs?: number
+  /** Between health probes while warming (ms). Default 200. */
+  probeIntervalMs?: number
+  /** First restart delay (ms), doubled per attempt up to `restartMaxDelayMs`. Default 1 s / 60 s. */
+  restartBaseDelayMs?: number
+  restartMaxDelayMs?: number
+  /** An upstream that ran this long before crashing resets the restart count (ms). Default 60 s. */
+  restartResetMs?: number
+}
+
+interface Loading {
+  modelId: string
+  controller: AbortController
+  promise: Promise<SlotSnapshot>
+}
+
+class Cancelled extends Error {}
+
+export class Slot {
+  private config: SlotConfig
+  private driver: SlotDriver
+  private state: SlotState = 'offline'
+  private model: ModelEntry | null = null
+  private handle: UpstreamHandle | null = null
+  private readyAt = 0
+  private inflight = 0
+  private lastError: string | null = null
+  private since: number
+  private progress: PullProgress | null = null
+  private restarts = 0
+  private chain: Promise<unknown> = Promise.resolve()
+  /** Operations queued or running on the chain; "already loaded" is only true when none are. */
+  private queued = 0
+  private loading: Loading | null = null
+  private restartTimer: AbortController | null = null
+  private restartModel: ModelEntry | null = null
+  private drained: (() => void) | null = null
+  private readonly o: Required<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>> & SlotOptions
+
+  constructor(options: SlotOptions) {
+    this.o = {
+      drainMs: 30_000,
+      stopGraceMs: 10_000,
+      probeIntervalMs: 200,
+      restartBaseDelayMs: 1_000,
+      restartMaxDelayMs: 60_000,
+      restartResetMs: 60_000,
+      ...options,
+    }
+    this.config = options.config
+    this.driver = options.driver
+    this.since = options.clock.now()
+  }
+
+  get name(): string {
+    return this.config.name
+  }
+
+  snapshot(): SlotSnapshot {
+    return {
+      name: this.config.name,
+      provider: this.config.provider,
+      backend: this.config.backend ?? null,
+      runtime: this.config.runtime ?? null,
+      state: this.state,
+      model: this.model?.id ?? null,
+      inflight: this.inflight,
+      lastError: this.lastError,
+      since: this.since,
+      progress: this.progress,
+      restarts: this.restarts,
+      upstream: this.handle ? { base: this.handle.base.origin, ...this.handle.describe() } : null,
+    }
+  }
+
+  /** The model the slot holds or is about to hold (a queued load or a pending restart). */
+  currentModel(): ModelEntry | null {
+    return this.model ?? this.restartModel
+  }
+
+  /** Whether a request that arrives now would get an upstream eventually (loading, restarting). */
+  isPending(): boolean {
+    return (
+      (this.loading !== null && !this.loading.controller.signal.aborted) ||
+      this.restartTimer !== null ||
+      (PENDING_STATES as readonly string[]).includes(this.state)
+    )
+  }
+
+  logs(): string[] {
+    return this.handle?.logs() ?? []
+  }
+
+  /** New config (and driver) for the next load; the running upstream is left alone. */
+  reconfigure(config: SlotConfig, driver: SlotDriver): void {
+    this.config = config
+    this.driver = driver
+  }
+
+  /**
+   * Loads `model` and resolves once the slot is `ready` with it (at once when it already is).
+   * Concurrent loads of the same model share one upstream; a load of another model is a swap
+   * (cancel/unload, then load). Rejects with the failure, which also stays as `lastError`.
+   */
+  load(model: ModelEntry): Promise<SlotSnapshot> {
+    this.cancelRestart()
+    return this.startLoad(model, false)
+  }
+
+  /** Unloads (draining in-flight requests up to the grace period) and resolves once `offline`. */
+  async unload(): Promise<SlotSnapshot> {
+    this.cancelRestart()
+    this.loading?.controller.abort(new Cancelled('unloaded'))
+    await this.enqueue(() => this.doUnload())
+    return this.snapshot()
+  }
+
+  /**
+   * Takes a request lease: at once when the slot is ready/serving/idle; waits (bounded by
+   * `timeoutMs`, cancelled by `signal`) while it is pulling, starting, warming or restarting.
+   * Throws `model.not_loaded` when the slot holds no model, `slot.unavailable` on time-out.
+   */
+  async acquire(options: { signal?: AbortSignal; timeoutMs: number }): Promise<Lease> {
+    const waiter: LeaseWaiter = {
+      slot: this.config.name,
+      bus: this.o.bus,
+      clock: this.o.clock,
+      isLeasable: () => (LEASABLE_STATES as readonly string[]).includes(this.state) && this.handle !== null,
+      isPending: () => this.isPending(),
+    }
+    await waitForLeasable(waiter, options)
+    return this.takeLease()
+  }
+
+  /** Stops everything for shutdown: no restart, no drain beyond the grace period. */
+  async stop(): Promise<void> {
+    await this.unload().catch(() => undefined)
+  }
+
+  /** Adopts or clears what a previous svc run left for this slot (driver.recover). */
+  async recover(): Promise<void> {
+    if (!this.driver.recover) return
+    await this.enqueue(async () => {
+      const found = await this.driver.recover?.(new AbortController().signal)
+      if (!found || this.state !== 'offline') return
+      this.model = found.model
+      this.handle = found.handle
+      this.readyAt = this.o.clock.now()
+      this.watchExit(found.handle)
+      // Adopted upstreams are already healthy: the table's path is offline → starting → warming → ready.
+      this.transition('starting')
+      this.transition('warming')
+      this.transition('ready')
+    })
+  }
+
+  private takeLease(): Lease {
+    const handle = this.handle!
+    const model = this.model!
+    this.inflight++
+    if (this.state !== 'serving') this.transition('serving')
+    let released = false
+    return {
+      base: handle.base,
+      model,
+      release: () => {
+        if (released) return
+        released = true
+        this.inflight--
+        if (this.inflight === 0) {
+          if (this.state === 'serving') this.transition('idle')
+          this.drained?.()
+        }
+      },
+    }
+  }
+
+  private startLoad(model: ModelEntry, isRestart: boolean): Promise<SlotSnapshot> {
+    if (this.loading?.modelId === model.id) return this.loading.promise
+    if (this.queued === 0 && this.model?.id === model.id && this.handle) {
+      return Promise.resolve(this.snapshot())
+    }
+    this.loading?.controller.abort(new Cancelled(`replaced by a load of ${model.id}`))
+    if (!isRestart) this.restarts = 0
+    const controller = new AbortController()
+    const promise = this.enqueue(async () => {
+      if (controller.signal.aborted) {
+        throw new SvcError(
+          'slot.unavailable',
+          `loading ${model.id} into ${this.name} was cancelled: ${reasonOf(controller.signal)}`,
+        )
+      }
+      if (this.model?.id !== model.id || !this.handle) await this.doUnload()
+      if (this.handle) return this.snapshot() // same model survived (a cancelled swap)
+      await this.doLoad(model, controller.signal)
+      return this.snapshot()
+    })
+    const loading: Loading = { modelId: model.id, controller, promise }
+    this.loading = loading
+    const clear = () => {
+      if (this.loading === loading) this.loading = null
+    }
+    promise.then(clear, clear)
+    return promise
+  }
+
+  private async doLoad(model: ModelEntry, signal: AbortSignal): Promise<void> {
+    let entry = model
+    this.model = model
+    this.lastError = null
+    let handle: UpstreamHandle | null = null
+    try {
+      if (await this.driver.needsPull(entry)) {
+        this.transition('pulling')
+        this.progress = { done: 0, total: entry.size ?? null }
+        entry = await this.driver.pull(entry, (p) => this.publishProgress(entry, p), signal)
+        this.model = entry
+        this.progress = null
+      }
+      signal.throwIfAborted()
+      this.transition('starting')
+      handle = await this.driver.start(entry, signal)
+      this.handle = handle
+      this.transition('warming')
+      await this.warm(handle, signal)
+      this.readyAt = this.o.clock.now()
+      this.watchExit(handle)
+      this.transition('ready')
+    } catch (error) {
+      this.progress = null
+      if (signal.aborted && (PENDING_STATES as readonly string[]).includes(this.state)) {
+        this.transition('unloading')
+        await handle?.stop(this.o.stopGraceMs)
+        this.handle = null
+        this.transition('offline')
+        this.model = null
+        throw new SvcError(
+          'slot.unavailable',
+          `loading ${model.id} into ${this.name} was cancelled: ${reasonOf(signal)}`,
+        )
+      }
+      const message = errorMessage(error)
+      this.lastError = message
+      await handle?.stop(this.o.stopGraceMs)
+      this.handle = null
+      if (this.state !== 'offline') this.transition('offline', message)
+      this.model = null
+      throw error instanceof SvcError
+        ? error
+        : new SvcError('upstream.unavailable', message, { cause: error })
+    }
+  }
+
+  /** Probes until healthy; fails on the warm-up deadline or when the upstream exits meanwhile. */
+  private async warm(handle: UpstreamHandle, signal: AbortSignal): Promise<void> {
+    const deadline = this.o.clock.now() + this.driver.warmupTimeoutMs
+    let exit: string | null = null
+    void handle.exited.then((e) => {
+      exit = e.reason
+    })
+    for (;;) {
+      signal.throwIfAborted()
+      if (exit) throw new Error(`upstream exited while warming: ${exit}`)
+      const probe = new AbortController()
+      const onAbort = () => probe.abort()
+      signal.addEventListener('abort', onAbort, { once: true })
+      const ok = await this.driver.probe(handle, probe.signal)
+      signal.removeEventListener('abort', onAbort)
+      if (ok && !exit) return
+      if (exit) throw new Error(`upstream exited while warming: ${exit}`)
+      if (this.o.clock.now() >= deadline) {
+        throw new Error(
+          `upstream did not become healthy within ${Math.round(this.driver.warmupTimeoutMs / 1000)} s`,
+        )
+      }
+      await this.o.clock.sleep(this.o.probeIntervalMs, signal)
+    }
+  }
+
+  private watchExit(handle: UpstreamHandle): void {
+    void handle.exited.then((exit) => {
+      if (this.handle !== handle || !(LEASABLE_STATES as readonly string[]).includes(this.state)) return
+      const model = this.model!
+      const ranMs = this.o.clock.now() - this.readyAt
+      this.handle = null
+      this.lastError = exit.reason
+      this.transition('offline', exit.reason)
+      this.model = null
+      this.inflight = 0 // in-flight requests fail on their own (their upstream connection is gone)
+      if (ranMs >= this.o.restartResetMs) this.restarts = 0
+      this.scheduleRestart(model)
+    })
+  }
+
+  private scheduleRestart(model: ModelEntry): void {
+    if (this.config.restart !== 'on-failure' || this.restarts >= this.config.maxRestarts) return
+    const attempt = ++this.restarts
+    const delayMs = Math.min(this.o.restartBaseDelayMs * 2 ** (attempt - 1), this.o.restartMaxDelayMs)
+    const timer = new AbortController()
+    this.restartTimer = timer
+    this.restartModel = model
+    this.o.bus.emit('slot.restart', {
+      slot: this.name,
+      model: model.id,
+      attempt,
+      delayMs,
+      at: this.o.clock.now(),
+    })
+    this.o.clock.sleep(delayMs, timer.signal).then(
+      () => {
+        if (this.restartTimer !== timer) return
+        this.restartTimer = null
+        this.restartModel = null
+        this.startLoad(model, true).catch(() => this.scheduleRestart(model))
+      },
+      () => undefined,
+    )
+  }
+
+  private cancelRestart(): void {
+    this.restartTimer?.abort()
+    this.restartTimer = null
+    this.restartModel = null
+  }
+
+  private async doUnload(): Promise<void> {
+    if (this.state === 'offline' || !this.handle) return
+    const handle = this.handle
+    this.transition('unloading')
+    if (this.inflight > 0) {
+      const drained = new Promise<void>((resolve) => {
+        this.drained = resolve
+      })
+      const timeout = new AbortController()
+      await Promise.race([drained, this.o.clock.sleep(this.o.drainMs, timeout.signal).catch(() => undefined)])
+      timeout.abort()
+      this.drained = null
+    }
+    await handle.stop(this.o.stopGraceMs)
+    this.handle = null
+    this.inflight = 0
+    this.transition('offline')
+    this.model = null
+  }
+
+  private publishProgress(model: ModelEntry, p: PullProgress): void {
+    this.progress = p
+    this.o.bus.emit('slot.progress', { slot: this.name, model: model.id, ...p, at: this.o.clock.now() })
+  }
+
+  private transition(to: SlotState, error?: string): void {
+    const from = this.state
+    if (!canTransition(from, to)) {
+      throw new Error(`slot ${this.name}: refused transition ${from} -> ${to} (a bug in the slot owner)`)
+    }
+    this.state = to
+    this.since = this.o.clock.now()
+    this.o.bus.emit('slot.transition', {
+      slot: this.name,
+      from,
+      to,
+      model: this.model?.id ?? null,
+      at: this.since,
+      ...(error ? { error } : {}),
+    })
+  }
+
+  private enqueue<T>(op: () => Promise<T>): Promise<T> {
+    this.queued++
+    const run = this.chain.then(op).finally(() => {
+      this.queued--
+    })
+    this.chain = run.catch(() => undefined)
+    return run
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function reasonOf(signal: AbortSignal): string {
+  return signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'cancelled')
+}
