@@ -1,0 +1,85 @@
+/**
+ * The llama.cpp provider: upstream `llama-server` (PROVIDERS.md §1).
+ *
+ * argv per role — chat: `--jinja` (tool calling; default-on only in new builds); embed:
+ * `--embeddings --pooling mean`; rerank: `--reranking` — and per backend: vulkan/rocm/cuda offload
+ * every layer (`-ngl 999`), cpu none (`-ngl 0`). Always `--host`, `--port`, `--alias <ref>` (the id
+ * `/v1/models` reports) and `--metrics`. Extra `args` from the slot config come last, and a flag the
+ * user gives there replaces ours (`--pooling cls` wins over the default `mean`).
+ */
+import type { ModelEntry } from '@svc/core'
+import { type Backend, type Endpoint, httpOk, type Provider, type SlotContext } from '../contract'
+
+const PATHS: Partial<Record<Endpoint, string>> = {
+  chat: '/v1/chat/completions',
+  completions: '/v1/completions',
+  embeddings: '/v1/embeddings',
+  rerank: '/v1/rerank',
+}
+
+/** The `manifests/images.toml` entry per backend (container runtime). */
+const IMAGES: Partial<Record<Backend, string>> = {
+  vulkan: 'llama-vulkan-radv',
+  rocm: 'llama-rocm',
+}
+
+export interface LlmProviderOptions {
+  /** How long a model may take to load (ms). Default 10 min: big GGUFs from slow disks take a while. */
+  warmupTimeoutMs?: number
+}
+
+export function llamaServerArgs(ctx: SlotContext): string[] {
+  const userFlags = new Set(ctx.args.filter((a) => a.startsWith('-')))
+  const argv = [
+    '-m',
+    ctx.modelPath,
+    '--host',
+    ctx.host,
+    '--port',
+    String(ctx.port),
+    '--alias',
+    ctx.model.id,
+    '--metrics',
+  ]
+  const add = (flag: string, ...values: string[]) => {
+    if (!userFlags.has(flag)) argv.push(flag, ...values)
+  }
+  switch (ctx.role ?? 'chat') {
+    case 'chat':
+      add('--jinja')
+      break
+    case 'embed':
+      add('--embeddings')
+      add('--pooling', 'mean')
+      break
+    case 'rerank':
+      add('--reranking')
+      break
+  }
+  add('-ngl', ctx.backend === 'cpu' ? '0' : '999')
+  if (ctx.ctxSize !== undefined) add('-c', String(ctx.ctxSize))
+  return [...argv, ...ctx.args]
+}
+
+export function createLlmProvider(options: LlmProviderOptions = {}): Provider {
+  return {
+    kind: 'llm',
+    backends: ['vulkan', 'rocm', 'cuda', 'cpu'],
+    endpoints: ['chat', 'completions', 'embeddings', 'rerank'],
+    warmupTimeoutMs: options.warmupTimeoutMs ?? 600_000,
+    buildEnv: () => ({}),
+    startCommand: (ctx) => ['llama-server', ...llamaServerArgs(ctx)],
+    // 503 while loading, 200 once ready; connection refused before the port opens.
+    healthProbe: (base, signal) => httpOk(base, '/health', signal),
+    requestPath(endpoint) {
+      const path = PATHS[endpoint]
+      if (!path) throw new Error(`llama-server does not serve ${endpoint}`)
+      return path
+    },
+    refuseModel: (model: ModelEntry) =>
+      model.format === 'gguf'
+        ? undefined
+        : `llama-server loads GGUF files; "${model.id}" is a ${model.format} model`,
+    image: (backend) => IMAGES[backend],
+  }
+}

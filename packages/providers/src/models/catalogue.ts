@@ -1,0 +1,91 @@
+/**
+ * The curated catalogue, `manifests/models.toml`: one `[[model]]` table per entry. Parsing never
+ * throws; a broken entry is reported with the file, the entry and the field.
+ */
+import { readFile } from 'node:fs/promises'
+import { LLM_ROLES, type ModelEntry } from '@svc/core'
+import { parse as parseToml } from 'smol-toml'
+import * as v from 'valibot'
+
+const id = v.pipe(
+  v.string(),
+  v.regex(/^[a-z0-9][a-z0-9._-]{0,127}$/, 'a lower-case id of a-z, 0-9, ., _ and -'),
+)
+const sha256 = v.pipe(v.string(), v.regex(/^([0-9a-f]{64})?$/, '64 hex characters (or empty when unknown)'))
+
+export const CatalogueEntrySchema = v.strictObject({
+  id,
+  provider: v.picklist(['llm', 'npu', 'stt', 'tts', 'image']),
+  format: v.picklist(['gguf', 'checkpoint', 'safetensors', 'npu', 'whisper', 'onnx']),
+  role: v.optional(v.picklist(LLM_ROLES)),
+  url: v.optional(v.pipe(v.string(), v.url())),
+  size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  sha256: v.optional(sha256),
+  family: v.optional(v.string()),
+  min_vram_gb: v.optional(v.pipe(v.number(), v.minValue(0))),
+  license: v.optional(v.string()),
+  license_url: v.optional(v.pipe(v.string(), v.url())),
+  badge: v.optional(v.string()),
+  description: v.optional(v.string()),
+  /** Image models: the workflow template in `workflows/` (absent = catalogued but not offered). */
+  workflow: v.optional(v.string()),
+  /** Image models: native size `WxH`. */
+  native_size: v.optional(v.pipe(v.string(), v.regex(/^\d+x\d+$/))),
+})
+
+export const CatalogueFileSchema = v.strictObject({ model: v.array(v.looseObject({})) })
+
+export type CatalogueEntry = v.InferOutput<typeof CatalogueEntrySchema>
+
+export interface Catalogue {
+  entries: CatalogueEntry[]
+  errors: string[]
+}
+
+export function parseCatalogue(text: string, file = 'manifests/models.toml'): Catalogue {
+  let data: unknown
+  try {
+    data = parseToml(text)
+  } catch (error) {
+    return { entries: [], errors: [`${file}: not valid TOML (${(error as Error).message.split('\n')[0]})`] }
+  }
+  const top = v.safeParse(CatalogueFileSchema, data)
+  if (!top.success) return { entries: [], errors: [`${file}: expected [[model]] tables`] }
+  const entries: CatalogueEntry[] = []
+  const errors: string[] = []
+  const seen = new Set<string>()
+  top.output.model.forEach((raw, i) => {
+    const r = v.safeParse(CatalogueEntrySchema, raw)
+    if (!r.success) {
+      const issue = r.issues[0]
+      errors.push(
+        `${file}: model #${i + 1}${typeof raw.id === 'string' ? ` (${raw.id})` : ''}: field "${v.getDotPath(issue) ?? '?'}": ${issue.message}`,
+      )
+    } else if (seen.has(r.output.id)) {
+      errors.push(`${file}: model "${r.output.id}" is listed twice`)
+    } else {
+      seen.add(r.output.id)
+      entries.push(r.output)
+    }
+  })
+  return { entries, errors }
+}
+
+export async function loadCatalogue(path: string): Promise<Catalogue> {
+  return parseCatalogue(await readFile(path, 'utf8'), path)
+}
+
+export function catalogueToModel(entry: CatalogueEntry): ModelEntry {
+  const m: ModelEntry = { id: entry.id, format: entry.format, provider: entry.provider, source: 'catalogue' }
+  if (entry.role) m.role = entry.role
+  if (entry.url) m.url = entry.url
+  if (entry.size !== undefined) m.size = entry.size
+  if (entry.sha256) m.sha256 = entry.sha256
+  if (entry.family) m.family = entry.family
+  if (entry.min_vram_gb !== undefined) m.minVramGb = entry.min_vram_gb
+  if (entry.license) m.license = entry.license
+  if (entry.license_url) m.licenseUrl = entry.license_url
+  if (entry.badge) m.badge = entry.badge
+  if (entry.description) m.description = entry.description
+  return m
+}

@@ -1,0 +1,172 @@
+/**
+ * Every model svc knows: the curated catalogue plus what was registered from a local path or a URL
+ * (`<state>/models/registry.json`). `resolve` turns what a user typed after `--model` into an entry;
+ * `pull` downloads a missing file to where `dest` says and records it.
+ */
+import { readFile, stat } from 'node:fs/promises'
+import { basename, extname, isAbsolute, join, resolve as resolvePath } from 'node:path'
+import { type ModelEntry, type PullProgress, SvcError } from '@svc/core'
+import { withFileLock, writeFileAtomic } from '@svc/core/node'
+import { type CatalogueEntry, catalogueToModel } from './catalogue'
+import { downloadFile } from './download'
+
+export interface ModelStoreOptions {
+  stateDir: string
+  catalogue: CatalogueEntry[]
+}
+
+interface RegistryFile {
+  models: ModelEntry[]
+}
+
+const FORMAT_BY_EXT: Record<string, { format: string; provider: string }> = {
+  '.gguf': { format: 'gguf', provider: 'llm' },
+  '.safetensors': { format: 'checkpoint', provider: 'image' },
+  '.ckpt': { format: 'checkpoint', provider: 'image' },
+}
+
+/** A registry ref from a file name: `Qwen3-0.6B-Q8_0.gguf` → `qwen3-0.6b-q8_0`. */
+export function refFromFileName(name: string): string {
+  const stem = basename(name, extname(name))
+  return (
+    stem
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[^a-z0-9]+/, '') || 'model'
+  )
+}
+
+export class ModelStore {
+  private registered = new Map<string, ModelEntry>()
+  private readonly curated = new Map<string, ModelEntry>()
+  private readonly registryPath: string
+
+  private constructor(private readonly options: ModelStoreOptions) {
+    this.registryPath = join(options.stateDir, 'models', 'registry.json')
+    for (const entry of options.catalogue) this.curated.set(entry.id, catalogueToModel(entry))
+  }
+
+  static async open(options: ModelStoreOptions): Promise<ModelStore> {
+    const store = new ModelStore(options)
+    await store.reload()
+    return store
+  }
+
+  /** Where a downloaded model lives: `<state>/models/<id>/<file>`; checkpoints under ComfyUI's tree. */
+  dest(entry: ModelEntry): string {
+    const file = entry.url
+      ? decodeURIComponent(basename(new URL(entry.url).pathname))
+      : `${entry.id}.${entry.format}`
+    if (entry.provider === 'image')
+      return join(this.options.stateDir, 'comfyui', 'models', 'checkpoints', entry.id, file)
+    return join(this.options.stateDir, 'models', entry.id, file)
+  }
+
+  /** Every known model, with `path` set when its file is on disk. Registered entries win over curated. */
+  async list(): Promise<ModelEntry[]> {
+    const all = new Map(this.curated)
+    for (const [id, entry] of this.registered) all.set(id, entry)
+    return Promise.all([...all.values()].map((e) => this.withPath(e)))
+  }
+
+  /** The entry for an exact ref or curated id, with `path` when on disk. */
+  async get(id: string): Promise<ModelEntry | undefined> {
+    const entry = this.registered.get(id) ?? this.curated.get(id)
+    return entry ? this.withPath(entry) : undefined
+  }
+
+  /**
+   * Resolves what a user named: a curated id or registry ref; an http(s) URL (registered as a ref
+   * named after the file, pulled on load); or a path to a local file (registered as a ref named after
+   * the file stem). Throws 404 `model.not_found` otherwise.
+   */
+  async resolve(spec: string): Promise<ModelEntry> {
+    const known = await this.get(spec)
+    if (known) return known
+    if (/^https?:\/\//i.test(spec)) {
+      const url = new URL(spec)
+      const file = decodeURIComponent(basename(url.pathname))
+      const kind = FORMAT_BY_EXT[extname(file).toLowerCase()] ?? { format: 'gguf', provider: 'llm' }
+      return this.register({ id: refFromFileName(file), ...kind, source: 'pulled', url: spec })
+    }
+    if (
+      isAbsolute(spec) ||
+      spec.startsWith('.') ||
+      spec.includes('/') ||
+      /\.(gguf|safetensors|ckpt)$/i.test(spec)
+    ) {
+      const path = resolvePath(spec)
+      const info = await stat(path).catch(() => undefined)
+      if (!info?.isFile())
+        throw new SvcError('model.not_found', `no model file at ${path}`, { param: 'model' })
+      const kind = FORMAT_BY_EXT[extname(path).toLowerCase()] ?? { format: 'gguf', provider: 'llm' }
+      return this.register({ id: refFromFileName(path), ...kind, source: 'local', path, size: info.size })
+    }
+    throw new SvcError(
+      'model.not_found',
+      `model "${spec}" does not exist (not a curated id, a registry ref, a URL or a file)`,
+      {
+        param: 'model',
+      },
+    )
+  }
+
+  /** Whether the model's file is on disk (complete: partial downloads are `.part` files). */
+  async isPresent(entry: ModelEntry): Promise<boolean> {
+    return (await this.withPath(entry)).path !== undefined
+  }
+
+  /** Downloads a missing model file (see `downloadFile`) and returns the entry with its path. */
+  async pull(
+    entry: ModelEntry,
+    onProgress: (p: PullProgress) => void,
+    signal: AbortSignal,
+  ): Promise<ModelEntry> {
+    if (await this.isPresent(entry)) return this.withPath(entry)
+    if (!entry.url)
+      throw new SvcError(
+        'model.not_found',
+        `model "${entry.id}" has no file on disk and no URL to pull it from`,
+      )
+    const dest = this.dest(entry)
+    const result = await downloadFile({
+      url: entry.url,
+      dest,
+      signal,
+      onProgress,
+      ...(entry.sha256 ? { sha256: entry.sha256 } : {}),
+    })
+    const pulled: ModelEntry = { ...entry, path: dest, size: result.bytes }
+    if (entry.source !== 'catalogue') await this.register(pulled)
+    return pulled
+  }
+
+  /** Re-reads the registry file (another process may have registered models). */
+  async reload(): Promise<void> {
+    try {
+      const data = JSON.parse(await readFile(this.registryPath, 'utf8')) as RegistryFile
+      this.registered = new Map((data.models ?? []).map((m) => [m.id, m]))
+    } catch {
+      this.registered = new Map()
+    }
+  }
+
+  private async register(entry: ModelEntry): Promise<ModelEntry> {
+    await withFileLock(this.registryPath, async () => {
+      await this.reload()
+      this.registered.set(entry.id, entry)
+      const file: RegistryFile = { models: [...this.registered.values()] }
+      await writeFileAtomic(this.registryPath, `${JSON.stringify(file, null, 2)}\n`)
+    })
+    return this.withPath(entry)
+  }
+
+  private async withPath(entry: ModelEntry): Promise<ModelEntry> {
+    const candidates = entry.source === 'local' && entry.path ? [entry.path] : [entry.path, this.dest(entry)]
+    for (const path of candidates) {
+      if (path && (await stat(path).catch(() => undefined))?.isFile()) return { ...entry, path }
+    }
+    const { path: _gone, ...rest } = entry
+    return rest
+  }
+}

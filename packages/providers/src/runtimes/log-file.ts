@@ -1,0 +1,86 @@
+import { closeSync, openSync, readSync, renameSync, statSync, truncateSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { LogRing } from './runtime'
+
+/** A log file grows at most this much before it is cut back to empty (the child appends with O_APPEND). */
+export const MAX_LOG_BYTES = 16 * 1024 * 1024
+
+/**
+ * The upstream's stdout/stderr go straight into `<state>/logs/<slot>.log` (an O_APPEND file
+ * descriptor, not a pipe): an upstream must survive an API restart to be adopted, and a pipe whose
+ * reader died would kill it with SIGPIPE on its next log line. A tailer feeds the bounded ring.
+ */
+export class LogFile {
+  readonly ring: LogRing
+  private offset = 0
+  private timer: NodeJS.Timeout | undefined
+
+  private constructor(
+    readonly path: string,
+    ringLines: number,
+  ) {
+    this.ring = new LogRing(ringLines)
+  }
+
+  /** Opens a fresh log for a new upstream; the previous run's log is kept as `<path>.1`. */
+  static async create(path: string, ringLines = 500): Promise<{ log: LogFile; fd: number }> {
+    await mkdir(dirname(path), { recursive: true })
+    try {
+      renameSync(path, `${path}.1`)
+    } catch {
+      // no previous log
+    }
+    const fd = openSync(path, 'a', 0o640)
+    return { log: new LogFile(path, ringLines), fd }
+  }
+
+  /** Attaches to the log of an adopted upstream (tails from its current end). */
+  static attach(path: string, ringLines = 500): LogFile {
+    const log = new LogFile(path, ringLines)
+    try {
+      log.offset = statSync(path).size
+    } catch {
+      log.offset = 0
+    }
+    return log
+  }
+
+  /** Starts tailing (every `intervalMs`); call `stop` when the upstream is gone. */
+  follow(intervalMs = 250): void {
+    this.timer ??= setInterval(() => this.poll(), intervalMs)
+    this.timer.unref()
+  }
+
+  /** Reads what was written since the last poll into the ring; cuts an oversized file. */
+  poll(): void {
+    let size: number
+    try {
+      size = statSync(this.path).size
+    } catch {
+      return
+    }
+    if (size < this.offset) this.offset = 0 // cut back by us or rotated
+    if (size > this.offset) {
+      const fd = openSync(this.path, 'r')
+      try {
+        const buf = Buffer.alloc(Math.min(size - this.offset, 1024 * 1024))
+        const n = readSync(fd, buf, 0, buf.length, this.offset)
+        this.offset += n
+        this.ring.push(buf.subarray(0, n).toString('utf8'))
+      } finally {
+        closeSync(fd)
+      }
+    }
+    if (size > MAX_LOG_BYTES) {
+      truncateSync(this.path, 0)
+      this.offset = 0
+    }
+  }
+
+  stop(): void {
+    this.poll()
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+  }
+}

@@ -1,0 +1,33 @@
+import { accessSync, constants } from 'node:fs'
+import { delimiter, isAbsolute, join } from 'node:path'
+import { SvcError } from '@svc/core'
+import { ENGINE_NAMES, type EngineName, engineEnvVar, findEngine } from '@svc/core/node'
+
+type Env = Record<string, string | undefined>
+
+/**
+ * Resolves argv[0] of a provider's start command to an executable on this host. Engines svc can
+ * build (`llama-server`, `whisper-server`) follow `SVC_<NAME>` → PATH → the engine cache; other
+ * programs are looked up on PATH. When nothing is found the error names what to run.
+ */
+export function resolveProgram(name: string, env: Env = process.env): string {
+  if (isAbsolute(name)) return name
+  if ((ENGINE_NAMES as readonly string[]).includes(name)) {
+    const found = findEngine(name as EngineName, env)
+    if (found) return found.path
+    throw new SvcError(
+      'upstream.unavailable',
+      `${name} not found: run "svc engines build ${name}", put ${name} on PATH, or set ${engineEnvVar(name as EngineName)}`,
+    )
+  }
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue
+    try {
+      accessSync(join(dir, name), constants.X_OK)
+      return join(dir, name)
+    } catch {
+      // keep looking
+    }
+  }
+  throw new SvcError('upstream.unavailable', `${name} not found on PATH`)
+}

@@ -1,0 +1,72 @@
+/**
+ * Adapts a provider (what to run) and a runtime (where) to the SlotDriver port the SlotManager
+ * calls. This is the only glue between the two; neither side knows the other.
+ */
+import type { Backend, ModelEntry, SlotConfig, SlotDriver, UpstreamHandle } from '@svc/core'
+import type { Provider } from './contract'
+import type { ModelStore } from './models/model-store'
+import type { Runtime, RuntimeStartRequest } from './runtimes/runtime'
+
+export interface SlotDriverOptions {
+  config: SlotConfig
+  provider: Provider
+  runtime: Runtime
+  models: ModelStore
+  backend: Backend
+  /** Per health probe (ms). Default 2 s. */
+  probeTimeoutMs?: number
+}
+
+const DEFAULT_WARMUP_MS = 120_000
+
+export function createSlotDriver(options: SlotDriverOptions): SlotDriver {
+  const { config, provider, runtime, models, backend } = options
+  const remote = runtime.kind === 'remote'
+  const request = (model: ModelEntry, signal: AbortSignal): RuntimeStartRequest => ({
+    slot: config.name,
+    provider,
+    model,
+    backend,
+    args: config.args,
+    signal,
+    ...(config.role ? { role: config.role } : {}),
+    ...(config.ctxSize !== undefined ? { ctxSize: config.ctxSize } : {}),
+  })
+  const probe = (handle: UpstreamHandle, signal: AbortSignal) =>
+    provider.healthProbe(
+      handle.base,
+      AbortSignal.any([signal, AbortSignal.timeout(options.probeTimeoutMs ?? 2_000)]),
+    )
+
+  return {
+    warmupTimeoutMs: provider.warmupTimeoutMs ?? DEFAULT_WARMUP_MS,
+    async needsPull(model) {
+      // A remote upstream has its own model files; nothing is fetched here.
+      if (remote) return false
+      if (model.url && !(await models.isPresent(model))) return true
+      return (await runtime.needsPull?.(request(model, AbortSignal.timeout(30_000)))) ?? false
+    },
+    async pull(model, onProgress, signal) {
+      const entry = remote || !model.url ? model : await models.pull(model, onProgress, signal)
+      await runtime.pull?.(request(entry, signal), onProgress)
+      return entry
+    },
+    async start(model, signal) {
+      const entry = remote ? model : await models.get(model.id).then((found) => found ?? model)
+      if (!remote && !entry.path && entry.url) throw new Error(`model file of ${entry.id} is missing`)
+      return runtime.start(request(entry, signal))
+    },
+    probe,
+    async recover(signal) {
+      if (!runtime.recover) return undefined
+      const found = await runtime.recover(config.name, (h) => probe(h, signal), signal)
+      if (!found) return undefined
+      const model = await models.get(found.modelId)
+      if (!model) {
+        await found.handle.stop(5_000) // a model this svc no longer knows: do not adopt
+        return undefined
+      }
+      return { model, handle: found.handle }
+    },
+  }
+}

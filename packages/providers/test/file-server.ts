@@ -1,0 +1,64 @@
+import { createServer, type Server } from 'node:http'
+
+export interface FileServer extends AsyncDisposable {
+  url: string
+  /** Requests seen, with their Range header. */
+  requests: { path: string; range: string | undefined }[]
+  /** Cut the next response after this many bytes (destroys the socket), once. */
+  cutNextAfter(bytes: number): void
+}
+
+/**
+ * A real HTTP file server for pull tests: serves `files` with Range support (206/416), and can be
+ * told to drop the connection mid-body, as a flaky mirror does.
+ */
+export async function serveFiles(files: Record<string, Buffer>): Promise<FileServer> {
+  let cut: number | undefined
+  const requests: FileServer['requests'] = []
+  const server: Server = createServer((req, res) => {
+    const path = req.url ?? '/'
+    requests.push({ path, range: req.headers.range })
+    const body = files[path]
+    if (!body) {
+      res.writeHead(404).end('not found')
+      return
+    }
+    let start = 0
+    const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '')
+    if (m) {
+      start = Number(m[1])
+      if (start >= body.length) {
+        res.writeHead(416, { 'content-range': `bytes */${body.length}` }).end()
+        return
+      }
+      res.writeHead(206, {
+        'content-length': body.length - start,
+        'content-range': `bytes ${start}-${body.length - 1}/${body.length}`,
+      })
+    } else {
+      res.writeHead(200, { 'content-length': body.length })
+    }
+    const rest = body.subarray(start)
+    if (cut !== undefined) {
+      const n = cut
+      cut = undefined
+      res.write(rest.subarray(0, n), () => setTimeout(() => res.destroy(), 20))
+      return
+    }
+    res.end(rest)
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    cutNextAfter(bytes) {
+      cut = bytes
+    },
+    async [Symbol.asyncDispose]() {
+      server.closeAllConnections()
+      await new Promise((r) => server.close(r))
+    },
+  }
+}
