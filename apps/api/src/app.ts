@@ -8,7 +8,10 @@ import { renderError } from './errors'
 import { httpMetrics } from './middleware/http-metrics'
 import { authOpenRoutes } from './routes/auth-open'
 import { configRoutes } from './routes/config-urls'
+import { eventRoutes } from './routes/events'
 import { installRoutes } from './routes/install'
+import { modelsApiRoutes } from './routes/models-api'
+import { slotRoutes } from './routes/slots'
 import { systemRoutes } from './routes/system'
 import { v1ModelsRoutes } from './routes/v1-models'
 
@@ -51,6 +54,9 @@ export function createApp(deps: AppDeps) {
     .route('/api/config', configRoutes(deps))
     .route('/api/auth', authOpenRoutes(deps))
     .route('/v1/models', v1ModelsRoutes(deps))
+    .route('/api/slots', slotRoutes({ slots: deps.slots, configDir: deps.paths.configDir }))
+    .route('/api/models', modelsApiRoutes(deps))
+    .route('/api/events', eventRoutes(deps))
 
   // Returned, not thrown: methodNotAllowed only turns a plain 404 into a 405.
   app.notFound((c) => {

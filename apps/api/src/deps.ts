@@ -1,11 +1,6 @@
 import type { Logger } from './logger'
 import type { ApiMetrics } from './metrics'
-
-/** What `/v1/models` lists: slot aliases first, then model refs. */
-export interface ModelListing {
-  aliases: string[]
-  refs: { id: string; owned_by: string }[]
-}
+import type { SlotSystem } from './slots/slot-system'
 
 /** Feature flags reported by `GET /api/features` (what this build and config switch on). */
 export interface Features {
@@ -30,9 +25,14 @@ export interface AppDeps {
   features: Features
   metrics: ApiMetrics
   logger: Logger
-  models: { list(): Promise<ModelListing> | ModelListing }
+  /** Model refs served by hosted upstreams (`openai/gpt-4o-mini`), listed after svc's own. */
+  upstreamRefs?: () => { id: string; owned_by: string }[]
   /** Largest JSON body accepted on `/api/*` (bytes). Default 1 MiB. */
   bodyLimitBytes?: number
   /** Called before `/api/metrics` renders, to refresh gauges that are sampled, not pushed. */
   beforeMetrics?: () => Promise<void> | void
+  /** Prometheus text appended to `/api/metrics` (upstreams' own metrics, labelled by slot). */
+  upstreamMetrics?: () => Promise<string>
+  /** The slots, their models and events. */
+  slots: SlotSystem
 }

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: env.logLevel })
   const metrics = createMetrics()
-  const wiring = await createWiring({ env, logger, metrics })
+  const wiring = await createWiring({ env, logger, metrics, rawEnv: process.env })
   const app = createApp({
     version: VERSION,
     startedAt: Date.now(),
@@ -46,7 +46,8 @@ async function main(): Promise<void> {
     logger.error('cannot listen', { host: env.host, port: env.port, error })
     process.exit(1)
   })
-  await wiring.start()
+  // Recovery and default loads run in the background: the API answers (and reports progress) at once.
+  void wiring.start().catch((error) => logger.error('startup loads failed', { error }))
 
   let stopping = false
   const stop = async (signal: string) => {

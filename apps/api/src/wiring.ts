@@ -2,16 +2,21 @@ import type { AppDeps } from './deps'
 import type { ServeEnv } from './env'
 import type { Logger } from './logger'
 import type { ApiMetrics } from './metrics'
+import { loadProviderModules } from './slots/provider-modules'
+import { registerSlotMetrics } from './slots/slot-metrics'
+import { createSlotSystem } from './slots/slot-system'
 
 export interface WiringInput {
   env: ServeEnv
   logger: Logger
   metrics: ApiMetrics
+  /** The raw environment (for SVC_PROVIDER_MODULES and engine lookup). */
+  rawEnv: Record<string, string | undefined>
 }
 
 export interface Wiring {
-  deps: Pick<AppDeps, 'features' | 'models'>
-  /** Starts background work once the server listens (e.g. loading enabled slots). */
+  deps: Pick<AppDeps, 'features' | 'slots' | 'upstreamMetrics'>
+  /** Starts background work once the server listens: adopt leftovers, load enabled slots. */
   start(): Promise<void>
   /** Stops everything `start` began; called once on shutdown. */
   stop(): Promise<void>
@@ -19,19 +24,41 @@ export interface Wiring {
 
 /** Builds the services behind the app from the environment. */
 export async function createWiring(input: WiringInput): Promise<Wiring> {
-  void input
+  const { env, logger } = input
+  const providers = await loadProviderModules(input.rawEnv.SVC_PROVIDER_MODULES)
+  const slots = await createSlotSystem({
+    configDir: env.paths.configDir,
+    stateDir: env.paths.stateDir,
+    providers,
+    env: input.rawEnv,
+  })
+  for (const error of slots.configErrors) logger.warn('slot config ignored', { error: error.message })
+  const slotMetrics = registerSlotMetrics(input.metrics, slots)
+  slots.bus.on('slot.transition', (e) =>
+    logger.info('slot', {
+      slot: e.slot,
+      from: e.from,
+      to: e.to,
+      model: e.model,
+      ...(e.error ? { error: e.error } : {}),
+    }),
+  )
+  slots.bus.on('slot.restart', (e) => logger.warn('slot restart scheduled', { ...e }))
   return {
     deps: {
-      features: {
-        auth: input.env.authEnabled,
-        slots: false,
-        images: false,
-        containers: false,
-        dashboard: false,
-      },
-      models: { list: () => ({ aliases: ['primary', 'embed', 'stt', 'tts'], refs: [] }) },
+      features: { auth: env.authEnabled, slots: true, images: false, containers: false, dashboard: false },
+      slots,
+      upstreamMetrics: () => slotMetrics.scrapeUpstreams(),
     },
-    async start() {},
-    async stop() {},
+    async start() {
+      await slots.manager.recoverAll()
+      for (const r of await slots.manager.loadDefaults()) {
+        if (r.error) logger.error('default model did not load', { ...r })
+        else logger.info('default model loaded', { ...r })
+      }
+    },
+    async stop() {
+      await slots.manager.stopAll()
+    },
   }
 }

@@ -82,6 +82,7 @@ describe('open endpoints', () => {
       'tts',
       'mine',
       'qwen3-0.6b-q8_0',
+      'nomic-embed-text-v1.5-q8_0',
     ])
     expect(body.data[0]).toEqual({
       id: 'primary',

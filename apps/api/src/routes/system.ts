@@ -30,7 +30,10 @@ export function systemRoutes(deps: AppDeps) {
     .get('/features', (c) => c.json({ features: deps.features }))
     .get('/metrics', async (c) => {
       await deps.beforeMetrics?.()
-      const text = await deps.metrics.registry.metrics()
-      return c.body(text, 200, { 'content-type': deps.metrics.registry.contentType })
+      const [own, upstreams] = await Promise.all([
+        deps.metrics.registry.metrics(),
+        deps.upstreamMetrics?.() ?? '',
+      ])
+      return c.body(own + upstreams, 200, { 'content-type': deps.metrics.registry.contentType })
     })
 }

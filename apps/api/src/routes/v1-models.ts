@@ -11,7 +11,14 @@ import type { AppDeps } from '../deps'
 export function v1ModelsRoutes(deps: AppDeps) {
   const created = Math.floor(deps.startedAt / 1000)
   const list = async () => {
-    const { aliases, refs } = await deps.models.list()
+    // The image slot is reached through /v1/images/* and its model ids; it is no chat alias.
+    const aliases = deps.slots.manager
+      .names()
+      .filter((name) => deps.slots.manager.config(name).provider !== 'image')
+    const refs = [
+      ...(await deps.slots.store.list()).map((m) => ({ id: m.id, owned_by: 'svc' })),
+      ...(deps.upstreamRefs?.() ?? []),
+    ]
     const seen = new Set<string>()
     const data: { id: string; object: 'model'; created: number; owned_by: string }[] = []
     for (const entry of [...aliases.map((id) => ({ id, owned_by: 'svc' })), ...refs]) {
