@@ -49,4 +49,7 @@ for bin in svc slot; do
   ln -sf "$PWD/apps/cli/bin/$bin.js" "/usr/local/bin/$bin" 2>/dev/null || true
 done
 
+log "building engines (cached in ~/.cache/svc after the first build)"
+node apps/cli/bin/svc.js engines build llama-server
+
 log "ready"

@@ -1,0 +1,143 @@
+import { parseArgs } from 'node:util'
+import { apiError, callApi } from '../api-client'
+import { type CliContext, CliError, type Command } from '../context'
+import { table } from '../format'
+import { LoadDisplay } from '../load-display'
+import { readSse } from '../sse'
+
+interface SlotView {
+  name: string
+  provider: string
+  backend: string | null
+  runtime: string | null
+  state: string
+  model: string | null
+  inflight: number
+  lastError: string | null
+}
+
+const HELP = `Usage: svc slot <subcommand>   (also: slot <subcommand>)
+
+  svc slot load <slot> --model <id>   load a model and follow it until ready
+                                      <id>: a curated id, a registry ref, a path to a .gguf, or an http(s) URL
+  svc slot unload <slot>              unload (in-flight requests may finish first)
+  svc slot ls                         list slots as a table
+
+Exit status: 0 when the slot reached the wanted state, 1 with the error otherwise.`
+
+export const slotCommand: Command = {
+  name: 'slot',
+  summary: 'load, unload and list slots',
+  help: HELP,
+  async run(args, ctx) {
+    const [sub, ...rest] = args
+    switch (sub) {
+      case 'load':
+        return load(rest, ctx)
+      case 'unload':
+        return unload(rest, ctx)
+      case 'ls':
+      case 'list':
+        return list(ctx)
+      default:
+        ctx.stderr.write(`${HELP}\n`)
+        return 2
+    }
+  },
+}
+
+async function load(args: string[], ctx: CliContext): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { model: { type: 'string', short: 'm' } },
+    allowPositionals: true,
+  })
+  const slot = positionals[0]
+  if (!slot || !values.model) throw new CliError('usage: svc slot load <slot> --model <id>', 2)
+  const display = new LoadDisplay(ctx.stdout, slot)
+  const events = new AbortController()
+  const started = Date.now()
+  const follow = followEvents(ctx, slot, display, events.signal)
+  try {
+    await follow.ready
+    const res = await callApi<SlotView>(ctx, `/api/slots/${encodeURIComponent(slot)}/load?wait=true`, {
+      method: 'POST',
+      body: JSON.stringify({ model: values.model }),
+    })
+    display.end()
+    if (res.status !== 200) throw apiError(res)
+    ctx.stdout.write(
+      `${slot} is ready with ${res.body.model} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+    )
+    return 0
+  } finally {
+    display.end()
+    events.abort()
+    await follow.done.catch(() => undefined)
+  }
+}
+
+async function unload(args: string[], ctx: CliContext): Promise<number> {
+  const slot = args[0]
+  if (!slot) throw new CliError('usage: svc slot unload <slot>', 2)
+  const res = await callApi<SlotView>(ctx, `/api/slots/${encodeURIComponent(slot)}/unload?wait=true`, {
+    method: 'POST',
+  })
+  if (res.status !== 200) throw apiError(res)
+  ctx.stdout.write(`${slot} is offline\n`)
+  return 0
+}
+
+async function list(ctx: CliContext): Promise<number> {
+  const res = await callApi<{ slots: SlotView[] }>(ctx, '/api/slots')
+  if (res.status !== 200) throw apiError(res)
+  ctx.stdout.write(
+    table(
+      ['SLOT', 'PROVIDER', 'BACKEND', 'RUNTIME', 'STATE', 'MODEL', 'INFLIGHT', 'LAST ERROR'],
+      res.body.slots.map((s) => [
+        s.name,
+        s.provider,
+        s.backend,
+        s.runtime,
+        s.state,
+        s.model,
+        s.inflight,
+        s.lastError,
+      ]),
+    ),
+  )
+  return 0
+}
+
+/** Follows `/api/events` for one slot; `ready` resolves once the stream is open (snapshot seen). */
+function followEvents(ctx: CliContext, slot: string, display: LoadDisplay, signal: AbortSignal) {
+  let markReady!: () => void
+  const ready = new Promise<void>((r) => {
+    markReady = r
+  })
+  const done = (async () => {
+    try {
+      const headers: Record<string, string> = ctx.env.SVC_TOKEN
+        ? { authorization: `Bearer ${ctx.env.SVC_TOKEN}` }
+        : {}
+      const res = await fetch(`${ctx.apiUrl}/api/events`, { signal, headers })
+      if (!res.ok || !res.body) return
+      for await (const e of readSse(res.body)) {
+        if (e.event === 'snapshot') markReady()
+        const data = JSON.parse(e.data) as {
+          slot?: string
+          to?: string
+          model?: string | null
+          done?: number
+          total?: number | null
+        }
+        if (data.slot !== slot) continue
+        if (e.event === 'slot.transition' && data.to) display.transition(data.to, data.model ?? null)
+        if (e.event === 'slot.progress') display.progress(data.done ?? 0, data.total ?? null)
+      }
+    } finally {
+      markReady() // the load proceeds without live display if the stream is unavailable
+    }
+  })()
+  return { ready, done }
+}
