@@ -1,2 +1,6 @@
 export * from './api-process'
+export * from './gguf/gguf-encoder'
+export * from './gguf/tiny-llama'
+export * from './gguf/tiny-vocab'
+export * from './llama-server'
 export * from './require-part'

@@ -85,31 +85,36 @@ function writeValue(sink: ByteSink, v: GgufValue): void {
   switch (v.type) {
     case 'u32':
       sink.u32(VALUE_TYPE.u32)
-      return sink.u32(v.value)
+      sink.u32(v.value)
+      break
     case 'i32':
       sink.u32(VALUE_TYPE.i32)
-      return sink.i32(v.value)
+      sink.i32(v.value)
+      break
     case 'f32':
       sink.u32(VALUE_TYPE.f32)
-      return sink.f32(v.value)
+      sink.f32(v.value)
+      break
     case 'bool':
       sink.u32(VALUE_TYPE.bool)
-      return sink.push(Buffer.from([v.value ? 1 : 0]))
+      sink.push(Buffer.from([v.value ? 1 : 0]))
+      break
     case 'string':
       sink.u32(VALUE_TYPE.string)
-      return sink.str(v.value)
+      sink.str(v.value)
+      break
     case 'string[]':
       sink.u32(VALUE_TYPE.array)
       sink.u32(VALUE_TYPE.string)
       sink.u64(v.value.length)
       for (const s of v.value) sink.str(s)
-      return
+      break
     case 'i32[]':
       sink.u32(VALUE_TYPE.array)
       sink.u32(VALUE_TYPE.i32)
       sink.u64(v.value.length)
       for (const n of v.value) sink.i32(n)
-      return
+      break
   }
 }
 
