@@ -44,6 +44,11 @@ export interface TranslateRequest {
   endpoint: Endpoint
   /** The parsed JSON body. */
   body: Record<string, unknown>
+  /**
+   * The body exactly as the client sent it: JSON.parse loses integers above 2^53 (image seeds go up
+   * to 2^64 − 1), so a translator that needs them exact reads them from here.
+   */
+  rawBody?: string
   /** Base URL of the running upstream. */
   base: URL
   /** Model ref the slot holds. */
