@@ -9,6 +9,10 @@ export interface ServeEnv {
   logLevel: 'debug' | 'info' | 'warn' | 'error'
   /** How long SIGTERM waits for in-flight requests before closing connections (ms). */
   drainMs: number
+  /** How long a request waits for a loading slot before 503 (ms; SVC_QUEUE_TIMEOUT in s). */
+  queueTimeoutMs: number
+  /** How long the upstream may take to start answering (ms; SVC_UPSTREAM_TIMEOUT in s). */
+  upstreamTimeoutMs: number
 }
 
 type Env = Record<string, string | undefined>
@@ -21,8 +25,9 @@ export function readServeEnv(env: Env): ServeEnv {
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
     throw new Error(`SVC_LOG_LEVEL must be debug, info, warn or error, got "${env.SVC_LOG_LEVEL}"`)
   }
-  const drainS = Number(env.SVC_DRAIN_SECONDS ?? '10')
-  if (!Number.isFinite(drainS) || drainS < 0) throw new Error(`SVC_DRAIN_SECONDS must be a number >= 0`)
+  const drainS = seconds('SVC_DRAIN_SECONDS', env.SVC_DRAIN_SECONDS, 10)
+  const queueS = seconds('SVC_QUEUE_TIMEOUT', env.SVC_QUEUE_TIMEOUT, 120)
+  const upstreamS = seconds('SVC_UPSTREAM_TIMEOUT', env.SVC_UPSTREAM_TIMEOUT, 600)
   return {
     // With auth on, forwarded identities are only safe when nobody but the proxy can reach svc.
     host: env.SVC_HOST || (authEnabled ? '127.0.0.1' : '0.0.0.0'),
@@ -31,7 +36,17 @@ export function readServeEnv(env: Env): ServeEnv {
     authEnabled,
     logLevel: logLevel as ServeEnv['logLevel'],
     drainMs: drainS * 1000,
+    queueTimeoutMs: queueS * 1000,
+    upstreamTimeoutMs: upstreamS * 1000,
   }
+}
+
+function seconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback
+  const n = Number(value)
+  if (!Number.isFinite(n) || n < 0)
+    throw new Error(`${name} must be a number of seconds >= 0, got "${value}"`)
+  return n
 }
 
 function parsePort(value: string | undefined): number {

@@ -1,7 +1,10 @@
+import { createDispatcher, type Dispatcher, hostedRefs } from '@svc/dispatcher'
 import type { AppDeps } from './deps'
+import { createDispatchMetrics } from './dispatch-metrics'
 import type { ServeEnv } from './env'
 import type { Logger } from './logger'
 import type { ApiMetrics } from './metrics'
+import { loadHostedUpstreams } from './slots/hosted-upstreams'
 import { loadProviderModules } from './slots/provider-modules'
 import { registerSlotMetrics } from './slots/slot-metrics'
 import { createSlotSystem } from './slots/slot-system'
@@ -15,7 +18,8 @@ export interface WiringInput {
 }
 
 export interface Wiring {
-  deps: Pick<AppDeps, 'features' | 'slots' | 'upstreamMetrics'>
+  deps: Pick<AppDeps, 'features' | 'slots' | 'upstreamMetrics' | 'upstreamRefs'>
+  dispatcher: Dispatcher
   /** Starts background work once the server listens: adopt leftovers, load enabled slots. */
   start(): Promise<void>
   /** Stops everything `start` began; called once on shutdown. */
@@ -44,11 +48,26 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     }),
   )
   slots.bus.on('slot.restart', (e) => logger.warn('slot restart scheduled', { ...e }))
+  let upstreams = await loadHostedUpstreams(env.paths.configDir, input.rawEnv).catch((error: Error) => {
+    logger.error('upstreams.toml ignored', { error: error.message })
+    return []
+  })
+  const dispatcher = createDispatcher({
+    slots: slots.manager,
+    routeFor: (name) => slots.provider(slots.manager.config(name)),
+    upstreams: () => upstreams,
+    isKnownModel: async (id) => (await slots.store.get(id)) !== undefined,
+    queueTimeoutMs: env.queueTimeoutMs,
+    upstreamTimeoutMs: env.upstreamTimeoutMs,
+    observe: createDispatchMetrics(input.metrics),
+  })
   return {
+    dispatcher,
     deps: {
       features: { auth: env.authEnabled, slots: true, images: false, containers: false, dashboard: false },
       slots,
       upstreamMetrics: () => slotMetrics.scrapeUpstreams(),
+      upstreamRefs: () => hostedRefs(upstreams),
     },
     async start() {
       await slots.manager.recoverAll()
@@ -59,6 +78,8 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     },
     async stop() {
       await slots.manager.stopAll()
+      dispatcher.close()
+      upstreams = []
     },
   }
 }

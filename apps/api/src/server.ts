@@ -1,0 +1,80 @@
+/**
+ * Builds and starts the whole svc server from a parsed environment: wiring, app, HTTP listener.
+ * `serve.ts` calls it for production; integration tests call it in-process on port 0.
+ */
+import { createServer, type Server } from 'node:http'
+import { createApp } from './app'
+import type { ServeEnv } from './env'
+import { createHttpHandler } from './http-handler'
+import type { Logger } from './logger'
+import { createMetrics } from './metrics'
+import { VERSION } from './version'
+import { createWiring, type Wiring } from './wiring'
+
+export interface SvcServer {
+  server: Server
+  url: string
+  wiring: Wiring
+  /** Stops accepting, drains for up to `drainMs`, stops every slot. Idempotent. */
+  stop(): Promise<void>
+}
+
+export interface StartOptions {
+  env: ServeEnv
+  rawEnv: Record<string, string | undefined>
+  logger: Logger
+}
+
+export async function startSvc(options: StartOptions): Promise<SvcServer> {
+  const { env, logger } = options
+  const metrics = createMetrics()
+  const wiring = await createWiring({ env, logger, metrics, rawEnv: options.rawEnv })
+  const app = createApp({
+    version: VERSION,
+    startedAt: Date.now(),
+    paths: env.paths,
+    auth: { enabled: env.authEnabled },
+    metrics,
+    logger,
+    ...wiring.deps,
+  })
+  const server = createServer(createHttpHandler({ app, dispatcher: wiring.dispatcher, metrics }))
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(env.port, env.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : env.port
+  const host = env.host.includes(':') ? `[${env.host}]` : env.host
+  const url = `http://${host}:${port}`
+  logger.info('svc listening', {
+    url,
+    version: VERSION,
+    configDir: env.paths.configDir,
+    stateDir: env.paths.stateDir,
+    auth: env.authEnabled,
+  })
+  // Recovery and default loads run in the background: the API answers (and reports progress) at once.
+  void wiring.start().catch((error) => logger.error('startup loads failed', { error }))
+
+  let stopping: Promise<void> | undefined
+  return {
+    server,
+    url,
+    wiring,
+    stop() {
+      stopping ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+        server.closeIdleConnections()
+        const timer = setTimeout(() => server.closeAllConnections(), env.drainMs)
+        await closed
+        clearTimeout(timer)
+        await wiring.stop()
+      })()
+      return stopping
+    },
+  }
+}

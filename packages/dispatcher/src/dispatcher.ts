@@ -1,0 +1,296 @@
+/**
+ * The OpenAI front door for inference: `handle(req, res)` validates the body, resolves `model` to
+ * a slot or a hosted upstream, takes a slot lease (waiting while the slot loads, bounded), and
+ * streams the request through. It always answers (errors as the JSON error body) and never throws.
+ *
+ * It works on Node's raw request/response on purpose: this is the hot path DESIGN.md measures, and
+ * piping raw streams into a keep-alive `http.request` is what keeps the hop near Caddy's cost.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import { type Lease, type ModelEntry, type SlotManager, SvcError } from '@svc/core'
+import { AgentPool } from './agents'
+import { parseJsonBody, readBody, scanMultipartModel } from './body'
+import { type EndpointName, type EndpointSpec, endpointFor } from './endpoints'
+import { type ForwardBody, forward } from './proxy'
+import { resolveTarget, type Target } from './resolve'
+import { writeError } from './respond'
+import type { HostedUpstream } from './upstreams'
+import type { Usage } from './usage'
+
+/** What the dispatcher needs of a slot's provider (structurally the provider contract's fields). */
+export interface SlotRoute {
+  readonly endpoints: readonly string[]
+  requestPath(endpoint: EndpointName): string
+  upstreamModel?(ctx: { model: ModelEntry }): string | undefined
+  translate?: {
+    readonly endpoints: readonly string[]
+    handle(request: {
+      endpoint: EndpointName
+      body: Record<string, unknown>
+      rawBody: string
+      base: URL
+      model: ModelEntry
+      signal: AbortSignal
+    }): Promise<Response>
+  }
+}
+
+export interface DispatchRecord {
+  route: string
+  slot: string
+  status: number
+  outcome: 'ok' | 'client-gone' | 'upstream-died' | 'error'
+  /** Request arrival → response finished (s). */
+  seconds: number
+  /** Upstream request sent → first response byte (s); undefined when no upstream was reached. */
+  ttfbSeconds?: number
+  /** svc's own time before the upstream request went out: body, validation, resolution, lease (s). */
+  overheadSeconds?: number
+  usage?: Usage
+}
+
+export interface DispatcherOptions {
+  slots: SlotManager
+  routeFor(slot: string): SlotRoute
+  upstreams: () => readonly HostedUpstream[]
+  isKnownModel(id: string): Promise<boolean>
+  /** Bounded wait for a loading slot (SVC_QUEUE_TIMEOUT). Default 120 s. */
+  queueTimeoutMs?: number
+  /** Until upstream response headers (model load excluded). Default 600 s. */
+  upstreamTimeoutMs?: number
+  maxJsonBytes?: number
+  maxUploadBytes?: number
+  observe?: (record: DispatchRecord) => void
+}
+
+export interface Dispatcher {
+  /** Whether `path` is an inference endpoint this dispatcher answers. */
+  handles(path: string): boolean
+  handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>
+  close(): void
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const agents = new AgentPool()
+  const queueTimeoutMs = options.queueTimeoutMs ?? 120_000
+  const upstreamTimeoutMs = options.upstreamTimeoutMs ?? 600_000
+  const maxJson = options.maxJsonBytes ?? 32 * 1024 * 1024
+  const maxUpload = options.maxUploadBytes ?? 25 * 1024 * 1024
+
+  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    const started = performance.now()
+    const path = (req.url ?? '/').split('?')[0]!
+    const spec = endpointFor(path)!
+    const gone = new AbortController()
+    const onClose = () => {
+      if (!res.writableFinished) gone.abort(new Error('client closed the connection'))
+    }
+    res.on('close', onClose)
+    const record: DispatchRecord = { route: path, slot: '-', status: 0, outcome: 'error', seconds: 0 }
+    let lease: Lease | undefined
+    try {
+      if (req.method !== 'POST') {
+        res.setHeader('allow', 'POST')
+        throw new SvcError('method.not_allowed', `use POST for ${path}`)
+      }
+      const { model, body, json, rawText } = await readRequest(req, spec)
+      const target = await resolveTarget(model, spec, options)
+      record.slot = target.kind === 'slot' ? target.slot.name : `upstream:${target.upstream.name}`
+      if (target.kind === 'slot') {
+        const route = options.routeFor(target.slot.name)
+        if (!route.endpoints.includes(spec.endpoint) && !route.translate?.endpoints.includes(spec.endpoint)) {
+          throw new SvcError(
+            'request.invalid',
+            `slot "${target.slot.name}" does not serve ${spec.endpoint}`,
+            { param: 'model' },
+          )
+        }
+        lease = await target.slot.acquire({ signal: gone.signal, timeoutMs: queueTimeoutMs })
+        if (route.translate?.endpoints.includes(spec.endpoint) && json) {
+          const response = await route.translate.handle({
+            endpoint: spec.endpoint,
+            body: json,
+            rawBody: rawText ?? '',
+            base: lease.base,
+            model: lease.model,
+            signal: gone.signal,
+          })
+          record.status = await writeResponse(res, response, requestId)
+          record.outcome = 'ok'
+          return
+        }
+        const upstreamModel = route.upstreamModel?.({ model: lease.model })
+        const out = rewriteModel(body, json, upstreamModel)
+        await send(
+          target,
+          new URL(route.requestPath(spec.endpoint), lease.base),
+          out,
+          req,
+          res,
+          requestId,
+          gone.signal,
+          upstreamTimeoutMs,
+          record,
+          started,
+        )
+      } else {
+        await sendHosted(target, spec, body, json, req, res, requestId, gone.signal, record, started)
+      }
+    } catch (error) {
+      if (gone.signal.aborted && !res.headersSent) {
+        record.outcome = 'client-gone'
+        record.status = 499
+        res.destroy()
+      } else {
+        record.status = writeError(res, error, requestId)
+        record.outcome = 'error'
+      }
+    } finally {
+      res.off('close', onClose)
+      lease?.release()
+      record.seconds = (performance.now() - started) / 1000
+      options.observe?.(record)
+    }
+  }
+
+  async function readRequest(req: IncomingMessage, spec: EndpointSpec) {
+    if (spec.body === 'multipart') {
+      const scanned = await scanMultipartModel(req, maxUpload)
+      const body: ForwardBody = { kind: 'stream', head: scanned.head, rest: req }
+      return { model: scanned.model, body, json: undefined, rawText: undefined }
+    }
+    const raw = await readBody(req, maxJson)
+    const json = parseJsonBody(raw, req.headers['content-type'], spec.schema!) as Record<string, unknown>
+    const body: ForwardBody = { kind: 'buffer', data: raw }
+    return {
+      model: typeof json.model === 'string' ? json.model : undefined,
+      body,
+      json,
+      rawText: raw.toString('utf8'),
+    }
+  }
+
+  async function send(
+    target: Target,
+    url: URL,
+    body: ForwardBody,
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    signal: AbortSignal,
+    timeoutMs: number,
+    record: DispatchRecord,
+    started: number,
+    auth?: string,
+  ): Promise<void> {
+    let sentAt = 0
+    const result = await forward({
+      url,
+      headers: upstreamHeaders(req, body, requestId, auth),
+      body,
+      res,
+      clientGone: signal,
+      timeoutMs,
+      who: target.kind === 'slot' ? `slot ${target.slot.name}` : `upstream ${target.upstream.name}`,
+      agent: agents.get(url),
+      requestId,
+      onUpstreamRequest: () => {
+        sentAt = performance.now()
+        record.overheadSeconds = (sentAt - started) / 1000
+      },
+      onFirstByte: () => {
+        record.ttfbSeconds = (performance.now() - sentAt) / 1000
+      },
+    })
+    record.status = result.status
+    record.outcome = result.outcome
+    if (result.usage) record.usage = result.usage
+  }
+
+  async function sendHosted(
+    target: Extract<Target, { kind: 'hosted' }>,
+    spec: EndpointSpec,
+    body: ForwardBody,
+    json: Record<string, unknown> | undefined,
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    signal: AbortSignal,
+    record: DispatchRecord,
+    started: number,
+  ): Promise<void> {
+    const { upstream, model } = target
+    if (upstream.apiKeyEnv && !upstream.apiKey) {
+      throw new SvcError(
+        'upstream.unavailable',
+        `upstream ${upstream.name} has no API key: set ${upstream.apiKeyEnv} in svc's environment`,
+      )
+    }
+    const out = rewriteModel(body, json, model)
+    const url = new URL(spec.hostedPath.replace(/^\//, ''), upstream.baseUrl)
+    await send(
+      target,
+      url,
+      out,
+      req,
+      res,
+      requestId,
+      signal,
+      upstream.timeoutMs,
+      record,
+      started,
+      upstream.apiKey,
+    )
+  }
+
+  return {
+    handles: (path) => endpointFor(path) !== undefined,
+    handle,
+    close: () => agents.destroy(),
+  }
+}
+
+/** Re-serialises the JSON body only when the upstream needs another `model` value. */
+function rewriteModel(
+  body: ForwardBody,
+  json: Record<string, unknown> | undefined,
+  model: string | undefined,
+): ForwardBody {
+  if (!json || model === undefined || json.model === model || body.kind !== 'buffer') return body
+  return { kind: 'buffer', data: Buffer.from(JSON.stringify({ ...json, model })) }
+}
+
+/** Only what the upstream needs: never the client's credentials, cookies or forwarding headers. */
+function upstreamHeaders(
+  req: IncomingMessage,
+  body: ForwardBody,
+  requestId: string,
+  apiKey?: string,
+): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {
+    'content-type': req.headers['content-type'] ?? 'application/json',
+    accept: req.headers.accept ?? '*/*',
+    'x-request-id': requestId,
+  }
+  if (body.kind === 'buffer') headers['content-length'] = body.data.length
+  else if (req.headers['content-length']) headers['content-length'] = req.headers['content-length']
+  else headers['transfer-encoding'] = 'chunked'
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`
+  return headers
+}
+
+/** Sends a web `Response` (from a translator) on a Node response. */
+async function writeResponse(res: ServerResponse, response: Response, requestId: string): Promise<number> {
+  const headers: OutgoingHttpHeaders = { 'x-request-id': requestId }
+  response.headers.forEach((value, name) => {
+    headers[name] = value
+  })
+  res.writeHead(response.status, headers)
+  if (response.body) {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      if (!res.write(chunk)) await new Promise((r) => res.once('drain', r))
+    }
+  }
+  res.end()
+  return response.status
+}

@@ -1,0 +1,73 @@
+/**
+ * The OpenAI endpoints svc dispatches, by path. `endpoint` is the provider-contract name the
+ * upstream path is looked up by; `schema` validates JSON bodies; `slot` pins an endpoint to a slot.
+ */
+import type * as v from 'valibot'
+import {
+  ChatCompletionSchema,
+  CompletionSchema,
+  EmbeddingSchema,
+  ImageGenerationSchema,
+  RerankSchema,
+  SpeechSchema,
+} from './schemas'
+
+export type EndpointName =
+  | 'chat'
+  | 'completions'
+  | 'embeddings'
+  | 'rerank'
+  | 'transcriptions'
+  | 'speech'
+  | 'images'
+
+export interface EndpointSpec {
+  endpoint: EndpointName
+  body: 'json' | 'multipart'
+  schema?: v.GenericSchema
+  /** `/v1/images/*` always goes to this slot (DESIGN.md "Dispatcher"). */
+  pinnedSlot?: string
+  /** For hosted upstreams (OpenAI-compatible): the path after their base URL. */
+  hostedPath: string
+}
+
+export const ENDPOINTS: Record<string, EndpointSpec> = {
+  '/v1/chat/completions': {
+    endpoint: 'chat',
+    body: 'json',
+    schema: ChatCompletionSchema,
+    hostedPath: '/chat/completions',
+  },
+  '/v1/completions': {
+    endpoint: 'completions',
+    body: 'json',
+    schema: CompletionSchema,
+    hostedPath: '/completions',
+  },
+  '/v1/embeddings': {
+    endpoint: 'embeddings',
+    body: 'json',
+    schema: EmbeddingSchema,
+    hostedPath: '/embeddings',
+  },
+  '/v1/rerankings': { endpoint: 'rerank', body: 'json', schema: RerankSchema, hostedPath: '/rerank' },
+  // The name Jina, Cohere-style clients and llama-server use; same endpoint.
+  '/v1/rerank': { endpoint: 'rerank', body: 'json', schema: RerankSchema, hostedPath: '/rerank' },
+  '/v1/audio/transcriptions': {
+    endpoint: 'transcriptions',
+    body: 'multipart',
+    hostedPath: '/audio/transcriptions',
+  },
+  '/v1/audio/speech': { endpoint: 'speech', body: 'json', schema: SpeechSchema, hostedPath: '/audio/speech' },
+  '/v1/images/generations': {
+    endpoint: 'images',
+    body: 'json',
+    schema: ImageGenerationSchema,
+    pinnedSlot: 'img',
+    hostedPath: '/images/generations',
+  },
+}
+
+export function endpointFor(path: string): EndpointSpec | undefined {
+  return ENDPOINTS[path]
+}

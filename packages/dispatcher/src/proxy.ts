@@ -1,0 +1,202 @@
+/**
+ * The streaming hop: one upstream request per client request over a keep-alive agent, the body
+ * passed through as bytes, the response streamed back chunk by chunk with backpressure. Client gone →
+ * the upstream request is destroyed (llama-server stops generating). Upstream gone mid-stream → an
+ * SSE client gets a final `data: {"error":…}` event; any other client sees its connection cut.
+ */
+import {
+  type Agent,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  request,
+  type ServerResponse,
+} from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { SvcError } from '@svc/core'
+import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
+import { sseErrorEvent, writeError } from './respond'
+import { type Usage, usageFromTail } from './usage'
+
+export type ForwardBody =
+  | { kind: 'buffer'; data: Buffer }
+  | { kind: 'stream'; head: Buffer[]; rest: IncomingMessage }
+
+export interface ForwardRequest {
+  url: URL
+  headers: OutgoingHttpHeaders
+  body: ForwardBody
+  res: ServerResponse
+  clientGone: AbortSignal
+  /** Until the upstream's response headers arrive. */
+  timeoutMs: number
+  /** Names the upstream in error messages (slot or hosted upstream name). */
+  who: string
+  agent: Agent
+  requestId: string
+  onUpstreamRequest?: () => void
+  onFirstByte?: () => void
+}
+
+export interface ForwardResult {
+  status: number
+  outcome: 'ok' | 'client-gone' | 'upstream-died' | 'error'
+  usage?: Usage
+}
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
+const MAX_ERROR_BODY = 64 * 1024
+const TAIL = 4096
+
+export function forward(f: ForwardRequest): Promise<ForwardResult> {
+  return new Promise((resolve) => {
+    let done = false
+    const finish = (result: ForwardResult) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      f.clientGone.removeEventListener('abort', onClientGone)
+      resolve(result)
+    }
+    const fail = (error: SvcError) =>
+      finish({ status: writeError(f.res, error, f.requestId), outcome: 'error' })
+    const send = f.url.protocol === 'https:' ? httpsRequest : request
+    const upstream = send(f.url, { method: 'POST', headers: f.headers, agent: f.agent })
+    const timer = setTimeout(() => {
+      upstream.destroy()
+      fail(
+        new SvcError(
+          'upstream.timeout',
+          `${f.who} did not answer within ${Math.round(f.timeoutMs / 1000)} s`,
+        ),
+      )
+    }, f.timeoutMs)
+    const onClientGone = () => {
+      upstream.destroy()
+      finish({ status: 499, outcome: 'client-gone' })
+    }
+    f.clientGone.addEventListener('abort', onClientGone, { once: true })
+    if (f.clientGone.aborted) onClientGone()
+
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
+      if (done || f.res.headersSent) return
+      const cause = error.code ?? error.message
+      fail(new SvcError('upstream.unavailable', `${f.who} is unreachable (${cause})`, { cause: error }))
+    })
+    upstream.on('response', (up) => {
+      clearTimeout(timer)
+      f.onFirstByte?.()
+      if (done) {
+        up.resume()
+        return
+      }
+      const status = up.statusCode ?? 502
+      const type = up.headers['content-type']
+      if (status >= 400) {
+        readSome(up, MAX_ERROR_BODY).then((body) => fail(normaliseUpstreamError(status, body, type, f.who)))
+        return
+      }
+      relay(up, status, f, finish, fail)
+    })
+
+    f.onUpstreamRequest?.()
+    if (f.body.kind === 'buffer') {
+      upstream.end(f.body.data)
+    } else {
+      for (const chunk of f.body.head) upstream.write(chunk)
+      f.body.rest.pipe(upstream)
+      f.body.rest.resume()
+    }
+  })
+}
+
+function relay(
+  up: IncomingMessage,
+  status: number,
+  f: ForwardRequest,
+  finish: (r: ForwardResult) => void,
+  fail: (e: SvcError) => void,
+): void {
+  const isSse = /text\/event-stream/i.test(up.headers['content-type'] ?? '')
+  const isJson = /json/i.test(up.headers['content-type'] ?? '')
+  let tail = ''
+  let started = false
+  const start = () => {
+    started = true
+    const headers: OutgoingHttpHeaders = { 'x-request-id': f.requestId }
+    for (const [name, value] of Object.entries(up.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value
+    }
+    if (isSse) {
+      headers['cache-control'] = 'no-cache'
+      headers['x-accel-buffering'] = 'no'
+      delete headers['content-length']
+    }
+    f.res.writeHead(status, headers)
+  }
+  let first = true
+  up.on('data', (chunk: Buffer) => {
+    if (first) {
+      first = false
+      // FastFlowLM-style "HTTP 200 with {"error":…}": an error in disguise (only JSON, first chunk).
+      if (isJson && looksLikeErrorBody(chunk.toString('utf8', 0, Math.min(chunk.length, 64)))) {
+        up.removeAllListeners('data')
+        up.removeAllListeners('close')
+        readSome(up, MAX_ERROR_BODY, chunk).then((body) =>
+          fail(normaliseUpstreamError(500, body, 'application/json', f.who)),
+        )
+        return
+      }
+      start()
+    }
+    tail = (tail + chunk.toString('utf8')).slice(-TAIL)
+    if (!f.res.write(chunk)) {
+      up.pause()
+      f.res.once('drain', () => up.resume())
+    }
+  })
+  up.on('close', () => {
+    if (!started && !up.complete) {
+      fail(new SvcError('upstream.unavailable', `${f.who} closed the connection before answering`))
+      return
+    }
+    if (!started) start()
+    const usage = usageFromTail(tail)
+    if (up.complete) {
+      f.res.end()
+      finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
+      return
+    }
+    // The upstream died mid-response.
+    if (isSse && !f.res.destroyed) {
+      f.res.end(
+        sseErrorEvent(new SvcError('upstream.unavailable', `${f.who} stopped in the middle of the stream`)),
+      )
+    } else {
+      f.res.destroy()
+    }
+    finish({ status: 502, outcome: 'upstream-died' })
+  })
+}
+
+/** Reads up to `limit` bytes of a response as text (for error bodies), then drops the rest. */
+function readSome(up: IncomingMessage, limit: number, first?: Buffer): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = first ? [first] : []
+    let size = first?.length ?? 0
+    up.on('data', (c: Buffer) => {
+      if (size < limit) chunks.push(c)
+      size += c.length
+    })
+    up.on('close', () => resolve(Buffer.concat(chunks).toString('utf8', 0, Math.min(size, limit))))
+    up.on('error', () => resolve(Buffer.concat(chunks).toString('utf8')))
+  })
+}

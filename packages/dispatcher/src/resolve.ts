@@ -1,0 +1,63 @@
+/**
+ * Resolution of the `model` field (DESIGN.md "Dispatcher"): slot name → its model; registry ref →
+ * the slot that owns it; upstream ref → the hosted service; a known ref in no slot → 409
+ * `model.not_loaded`; anything else → 404 `model.not_found`. `/v1/images/*` is pinned to `img`.
+ */
+import { type Slot, type SlotManager, SvcError } from '@svc/core'
+import type { EndpointSpec } from './endpoints'
+import { type HostedUpstream, matchUpstream } from './upstreams'
+
+export type Target =
+  | { kind: 'slot'; slot: Slot }
+  | { kind: 'hosted'; upstream: HostedUpstream; model: string }
+
+export interface ResolveDeps {
+  slots: SlotManager
+  upstreams: () => readonly HostedUpstream[]
+  /** Whether svc knows the ref (curated, pulled or local), loaded or not. */
+  isKnownModel: (id: string) => Promise<boolean>
+}
+
+export async function resolveTarget(
+  model: string | undefined,
+  spec: EndpointSpec,
+  deps: ResolveDeps,
+): Promise<Target> {
+  if (spec.pinnedSlot) return resolvePinned(model, spec.pinnedSlot, deps)
+  if (!model) throw new SvcError('request.invalid', 'model is required', { param: 'model' })
+  if (deps.slots.has(model)) return { kind: 'slot', slot: deps.slots.get(model) }
+  const owner = deps.slots.findByModel(model)
+  if (owner) return { kind: 'slot', slot: owner }
+  const hosted = matchUpstream(model, deps.upstreams())
+  if (hosted) return { kind: 'hosted', ...hosted }
+  if (await deps.isKnownModel(model)) {
+    throw new SvcError(
+      'model.not_loaded',
+      `model "${model}" is not loaded in any slot; load it with: svc slot load <slot> --model ${model}`,
+      {
+        param: 'model',
+      },
+    )
+  }
+  throw new SvcError('model.not_found', `model "${model}" does not exist`, { param: 'model' })
+}
+
+async function resolvePinned(
+  model: string | undefined,
+  slotName: string,
+  deps: ResolveDeps,
+): Promise<Target> {
+  if (!deps.slots.has(slotName)) throw new SvcError('slot.not_found', `no slot named "${slotName}"`)
+  const slot = deps.slots.get(slotName)
+  if (!model || model === slotName || slot.currentModel()?.id === model) return { kind: 'slot', slot }
+  if (await deps.isKnownModel(model)) {
+    throw new SvcError(
+      'model.not_loaded',
+      `model "${model}" is not loaded in the ${slotName} slot; load it with: svc slot load ${slotName} --model ${model}`,
+      {
+        param: 'model',
+      },
+    )
+  }
+  throw new SvcError('model.not_found', `model "${model}" does not exist`, { param: 'model' })
+}
