@@ -1,4 +1,5 @@
-import { open, readFile, rm, stat } from 'node:fs/promises'
+import { mkdir, open, readFile, rm, stat } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 export interface FileLockOptions {
@@ -22,6 +23,7 @@ export async function withFileLock<T>(
   const deadline = Date.now() + (options.timeoutMs ?? 10_000)
   const staleMs = options.staleMs ?? 30_000
   let delay = 2
+  await mkdir(dirname(path), { recursive: true })
   for (;;) {
     try {
       const fh = await open(lockPath, 'wx', 0o600)
