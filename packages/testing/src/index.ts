@@ -1,4 +1,5 @@
 export * from './api-process'
+export * from './fake-upstream'
 export * from './gguf/gguf-encoder'
 export * from './gguf/tiny-llama'
 export * from './gguf/tiny-vocab'

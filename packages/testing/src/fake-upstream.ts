@@ -1,0 +1,141 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+/** Path of the fake upstream program (plain JavaScript, run with `node`). */
+export const FAKE_UPSTREAM_BIN = fileURLToPath(new URL('../bin/fake-upstream.mjs', import.meta.url))
+
+/** Upstream error bodies `--error-shape` can produce (llama-server, plain text, HTML, FastAPI, FLM). */
+export const FAKE_UPSTREAM_ERROR_SHAPES = ['llama', 'text', 'html', 'detail', '200-error'] as const
+export type FakeUpstreamErrorShape = (typeof FAKE_UPSTREAM_ERROR_SHAPES)[number]
+
+/** The program's flags, camelCased; see `bin/fake-upstream.mjs --help`. */
+export interface FakeUpstreamFlags {
+  /** Default 127.0.0.1. */
+  host?: string
+  /** Default 0 (the program picks one and reports it). */
+  port?: number
+  /** Id in `/v1/models` and in every response. Default `fake-model`. */
+  model?: string
+  /** Wait before answering an inference request. */
+  delayMs?: number
+  /** Content chunks per streamed response (then a finish chunk and `[DONE]`). Default 5. */
+  streamChunks?: number
+  chunkIntervalMs?: number
+  /** `/health` always answers 503. */
+  failHealth?: boolean
+  /** `/health` answers 503 "Loading model" until this long after start. */
+  healthAfterMs?: number
+  /** Exit 1 after serving this many requests (`/health` and `/debug/*` do not count). */
+  crashAfter?: number
+  /** Reset the connection and exit 1 halfway through a stream. */
+  crashMidStream?: boolean
+  /** Survive SIGTERM; only SIGKILL ends it. */
+  ignoreSigterm?: boolean
+  /** Answer every inference request with this kind of upstream error. */
+  errorShape?: FakeUpstreamErrorShape
+}
+
+export interface FakeUpstreamExit {
+  code: number | null
+  signal: NodeJS.Signals | null
+}
+
+export interface FakeUpstream extends AsyncDisposable {
+  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  url: string
+  port: number
+  pid: number
+  child: ChildProcess
+  /** Settles when the process exits (e.g. after `crashAfter`), with its code or signal. */
+  exited: Promise<FakeUpstreamExit>
+  /** What the program wrote to stdout and stderr so far. */
+  output(): string
+  /**
+   * Sends `signal` (default SIGTERM) to this child, escalates to SIGKILL after `graceMs` (default
+   * 5000), and resolves with how it exited. Safe to call again or after the process died.
+   */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<FakeUpstreamExit>
+}
+
+/** The command-line arguments for `flags` (kebab-case; booleans only when true). */
+export function fakeUpstreamArgs(flags: FakeUpstreamFlags): string[] {
+  const args: string[] = []
+  for (const [key, value] of Object.entries(flags)) {
+    if (value === undefined || value === false) continue
+    const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+    if (value === true) args.push(flag)
+    else args.push(flag, String(value))
+  }
+  return args
+}
+
+const LISTENING = /^fake-upstream listening on (http:\/\/\S+)$/m
+
+/**
+ * Spawns the fake upstream with `process.execPath` and resolves once it prints its listening line.
+ * Rejects (and kills it) if it exits first or does not listen within `timeoutMs` (default 10 s).
+ * Disposing stops it: SIGTERM, or SIGKILL straight away when it was told to ignore SIGTERM.
+ */
+export async function startFakeUpstream(
+  flags: FakeUpstreamFlags = {},
+  options: { timeoutMs?: number } = {},
+): Promise<FakeUpstream> {
+  const child = spawn(process.execPath, [FAKE_UPSTREAM_BIN, ...fakeUpstreamArgs(flags)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  const collect = (d: Buffer) => {
+    out += d.toString()
+  }
+  child.stdout?.on('data', collect)
+  child.stderr?.on('data', collect)
+  const exited = new Promise<FakeUpstreamExit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  )
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`fake-upstream did not listen in time:\n${out}`))
+    }, options.timeoutMs ?? 10_000)
+    const onData = () => {
+      const m = LISTENING.exec(out)
+      if (m?.[1]) {
+        clearTimeout(timer)
+        child.stdout?.off('data', onData)
+        resolve(m[1])
+      }
+    }
+    child.stdout?.on('data', onData)
+    child.once('error', (err) => {
+      clearTimeout(timer)
+      reject(err)
+    })
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer)
+      reject(new Error(`fake-upstream exited (${code ?? signal}) before listening:\n${out}`))
+    })
+  })
+
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs = 5_000) => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(signal)
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+      await exited
+      clearTimeout(timer)
+    }
+    return exited
+  }
+  return {
+    url,
+    port: Number(new URL(url).port),
+    pid: child.pid!,
+    child,
+    exited,
+    output: () => out,
+    stop,
+    async [Symbol.asyncDispose]() {
+      await stop(flags.ignoreSigterm ? 'SIGKILL' : 'SIGTERM')
+    },
+  }
+}
