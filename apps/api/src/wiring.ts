@@ -38,15 +38,19 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
   })
   for (const error of slots.configErrors) logger.warn('slot config ignored', { error: error.message })
   const slotMetrics = registerSlotMetrics(input.metrics, slots)
-  slots.bus.on('slot.transition', (e) =>
-    logger.info('slot', {
+  slots.bus.on('slot.transition', (e) => {
+    // serving ⇄ idle happen on every request: never an info line on the hot path
+    const perRequest = (e.to === 'serving' || e.to === 'idle') && e.from !== 'warming'
+    const fields = {
       slot: e.slot,
       from: e.from,
       to: e.to,
       model: e.model,
       ...(e.error ? { error: e.error } : {}),
-    }),
-  )
+    }
+    if (perRequest) logger.debug('slot', fields)
+    else logger.info('slot', fields)
+  })
   slots.bus.on('slot.restart', (e) => logger.warn('slot restart scheduled', { ...e }))
   let upstreams = await loadHostedUpstreams(env.paths.configDir, input.rawEnv).catch((error: Error) => {
     logger.error('upstreams.toml ignored', { error: error.message })
