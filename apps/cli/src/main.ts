@@ -1,11 +1,12 @@
 import { enginesCommand } from './commands/engines'
+import { manifestCommand } from './commands/manifest'
 import { modelsCommand } from './commands/models'
 import { slotCommand } from './commands/slot'
 import { statusCommand } from './commands/status'
 import { type CliContext, CliError, type Command, defaultContext } from './context'
 
 /** Every top-level command. Subcommands (`slot load`, `token create`) live inside their command. */
-export const COMMANDS: Command[] = [statusCommand, slotCommand, modelsCommand, enginesCommand]
+export const COMMANDS: Command[] = [statusCommand, slotCommand, modelsCommand, enginesCommand, manifestCommand]
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length))
