@@ -1,0 +1,80 @@
+/**
+ * Throttling of failed authentication attempts per client (a token bucket of failures per key).
+ *
+ * Each key may fail `burst` times at once; one more failure is allowed every `refillMs`. A key with
+ * no failure left is refused until one refills, and the caller answers 429 with `Retry-After`
+ * *before* doing any argon2 work, so guessing tokens is slow and cannot burn CPU. Success never
+ * refunds failures (one valid token must not reset a guesser's budget).
+ *
+ * Memory is bounded: at most `maxKeys` keys. When full, keys whose bucket is full again are dropped
+ * first, then the least recently failed. Clients are keyed by `clientKey` (IPv6 by /64), so a
+ * single host cannot spread its attempts over many addresses of its own prefix.
+ */
+
+export interface FailureThrottleOptions {
+  /** Failures allowed at once. Default 10. */
+  burst?: number
+  /** One more failure allowed after this long. Default 6 s (10 a minute). */
+  refillMs?: number
+  /** Most keys remembered. Default 10 000. */
+  maxKeys?: number
+  clock?: () => number
+}
+
+export type ThrottleDecision = { allowed: true } | { allowed: false; retryAfterS: number }
+
+export interface FailureThrottle {
+  /** Whether `key` may make another attempt now (does not count one). */
+  check(key: string): ThrottleDecision
+  /** Counts one failed attempt for `key`. */
+  fail(key: string): void
+  /** Number of keys held (for tests and metrics). */
+  readonly size: number
+}
+
+interface Bucket {
+  /** Failures still allowed at `at`. */
+  left: number
+  at: number
+}
+
+export function createFailureThrottle(options: FailureThrottleOptions = {}): FailureThrottle {
+  const burst = options.burst ?? 10
+  const refillMs = options.refillMs ?? 6000
+  const maxKeys = options.maxKeys ?? 10_000
+  const clock = options.clock ?? Date.now
+  const buckets = new Map<string, Bucket>()
+
+  const leftNow = (b: Bucket, now: number) => Math.min(burst, b.left + (now - b.at) / refillMs)
+
+  function evict(now: number) {
+    for (const [key, b] of buckets) if (leftNow(b, now) >= burst) buckets.delete(key)
+    // Map iteration is in insertion order, and `fail` re-inserts: the first keys failed least recently.
+    for (const key of buckets.keys()) {
+      if (buckets.size < maxKeys) break
+      buckets.delete(key)
+    }
+  }
+
+  return {
+    check(key) {
+      const b = buckets.get(key)
+      if (!b) return { allowed: true }
+      const left = leftNow(b, clock())
+      if (left >= 1) return { allowed: true }
+      // Rounded to whole ms first: float error must not add a second.
+      return { allowed: false, retryAfterS: Math.max(1, Math.ceil(Math.round((1 - left) * refillMs) / 1000)) }
+    },
+    fail(key) {
+      const now = clock()
+      const b = buckets.get(key)
+      const left = b ? leftNow(b, now) : burst
+      buckets.delete(key)
+      if (buckets.size >= maxKeys) evict(now)
+      buckets.set(key, { left: Math.max(0, left - 1), at: now })
+    },
+    get size() {
+      return buckets.size
+    },
+  }
+}

@@ -1,0 +1,313 @@
+/**
+ * The token store: `<config>/tokens.toml`, shared by the API and the CLI.
+ *
+ * - Every change is a read-modify-write under `withFileLock` (the lock every writer of the file
+ *   takes) and lands with `writeFileAtomic` (mode 0600), so concurrent changes from several
+ *   processes are never lost and readers never see half a file.
+ * - Memory follows the file: the config directory is watched (`fs.watch`), and an event for
+ *   `tokens.toml` marks the store stale synchronously; whoever reads next (`refresh`) stats the file
+ *   and re-reads it when its identity (inode, size, mtime, ctime) changed. Without a working watcher
+ *   the store is always stale, so every check stats the file: slower, never wrong.
+ * - A broken file is reported (`problem`, `onProblem`) and treated as holding no tokens (fail
+ *   closed); changes are refused until it is fixed, so a broken file is never overwritten.
+ * - `touch` records use in memory; `flush` writes `last_used_at` in one batch (every
+ *   `flushIntervalMs` and on `close`), never per request.
+ */
+import { type FSWatcher, mkdirSync, watch } from 'node:fs'
+import { join } from 'node:path'
+import { SvcError } from '@svc/core'
+import { withFileLock, writeFileAtomic } from '@svc/core/node'
+import * as v from 'valibot'
+import { readSnapshot, signatureOf, statOrNull } from './file-snapshot'
+import { SCOPES, type Scope } from './policy'
+import { ARGON2_PARAMS, type HashParams, hashSecret } from './secret-hash'
+import { generateToken, generateTokenId, TOKEN_PREFIX } from './token-format'
+import { parseTokensFile, serializeTokensFile, TokenLabelSchema, type TokenRecord } from './tokens-file'
+
+export const TOKENS_FILE = 'tokens.toml'
+
+export interface TokenStoreOptions {
+  /** The config dir; the file is `<configDir>/tokens.toml`. */
+  configDir: string
+  clock?: () => number
+  /** argon2id cost for new hashes. Default `ARGON2_PARAMS`; lower only in tests. */
+  hashParams?: HashParams
+  /** Watch the directory so changes by other processes apply at once. Default true. */
+  watch?: boolean
+  /** How often `last_used_at` is written. Default 30 s; 0 disables the timer (`flush`/`close` still write). */
+  flushIntervalMs?: number
+  /** How long a change waits for the file lock. Default 30 s. */
+  lockTimeoutMs?: number
+  /** Called when the file cannot be read or a background flush fails. The message holds no secret. */
+  onProblem?: (message: string) => void
+}
+
+/** A token as listed: everything but the hash. */
+export interface TokenInfo {
+  id: string
+  label: string
+  scope: Scope
+  created_at: string
+  last_used_at: string | null
+}
+
+/** A token just created: the only time the whole token exists outside its holder. */
+export interface CreatedToken extends TokenInfo {
+  token: string
+}
+
+export interface TokenStore {
+  readonly path: string
+  /** True when memory may be behind the file; `refresh()` before trusting `lookup`. Synchronous. */
+  readonly stale: boolean
+  /** Grows whenever memory takes a new state of the file (for caches built on `lookup`). */
+  readonly version: number
+  /** Why the file is unusable (then no token is valid), or null. */
+  readonly problem: string | null
+  /** The record in memory for `id` (synchronous; no I/O). */
+  lookup(id: string): TokenRecord | undefined
+  /** Stats the file and re-reads it when it changed. Concurrent calls share one read. */
+  refresh(): Promise<void>
+  /** Creates a token. Throws `SvcError('request.invalid')` for a bad label or scope. */
+  create(input: { label: string; scope?: Scope }): Promise<CreatedToken>
+  /** Every token, read fresh from the file, with `last_used_at` including unflushed use. */
+  list(): Promise<TokenInfo[]>
+  /** Removes a token at once; false when no token has that id. Idempotent. */
+  revoke(id: string): Promise<boolean>
+  /** Notes a use of `id` now (memory only). */
+  touch(id: string): void
+  /** Writes pending `last_used_at` values in one change. */
+  flush(): Promise<void>
+  /** Stops the watcher and the timer, then flushes (a failure goes to `onProblem`). Idempotent. */
+  close(): Promise<void>
+}
+
+const CreateSchema = v.object({
+  label: TokenLabelSchema,
+  scope: v.optional(v.picklist(SCOPES, `one of ${SCOPES.join(', ')}`), 'v1-only'),
+})
+
+/** Opens the store (no I/O until first use, except creating the config dir for the watcher). */
+export function createTokenStore(options: TokenStoreOptions): TokenStore {
+  const { configDir, onProblem } = options
+  const path = join(configDir, TOKENS_FILE)
+  const clock = options.clock ?? Date.now
+  const hashParams = options.hashParams ?? ARGON2_PARAMS
+  const lockTimeoutMs = options.lockTimeoutMs ?? 30_000
+
+  let records = new Map<string, TokenRecord>()
+  let signature: string | null = null
+  let problem: string | null = null
+  let loaded = false
+  let dirty = true
+  // Every watch event bumps the epoch; a read clears `dirty` only if no event came in meanwhile.
+  let epoch = 0
+  // Reads and changes apply in the order they observed the file; an older read never wins.
+  let seq = 0
+  let appliedSeq = 0
+  let inflight: { epoch: number; promise: Promise<void> } | null = null
+  let mutations: Promise<unknown> = Promise.resolve()
+  const pending = new Map<string, number>()
+  let closed = false
+
+  let watcher: FSWatcher | null = null
+  if (options.watch ?? true) watcher = startWatch()
+  const interval = options.flushIntervalMs ?? 30_000
+  const timer =
+    interval > 0
+      ? setInterval(() => void flush().catch((e) => onProblem?.(`flush failed: ${message(e)}`)), interval)
+      : null
+  timer?.unref()
+
+  function startWatch(): FSWatcher | null {
+    try {
+      mkdirSync(configDir, { recursive: true })
+      const w = watch(configDir, { persistent: false }, (_event, filename) => {
+        if (filename === null || filename === TOKENS_FILE) {
+          epoch++
+          dirty = true
+        }
+      })
+      w.on('error', () => {
+        w.close()
+        if (watcher === w) watcher = null
+      })
+      return w
+    } catch {
+      return null
+    }
+  }
+
+  function apply(mySeq: number, list: TokenRecord[], sig: string | null, trouble: string | null) {
+    if (mySeq <= appliedSeq) return
+    appliedSeq = mySeq
+    records = new Map(list.map((r) => [r.id, r]))
+    signature = sig
+    if (trouble !== null && trouble !== problem) onProblem?.(trouble)
+    problem = trouble
+    loaded = true
+  }
+
+  async function load(): Promise<void> {
+    const myEpoch = epoch
+    const mySeq = ++seq
+    try {
+      const st = await statOrNull(path)
+      if (st === null) {
+        apply(mySeq, [], null, null)
+      } else if (signatureOf(st) !== signature || !loaded) {
+        const read = await readSnapshot(path)
+        if (read === null) apply(mySeq, [], null, null)
+        else {
+          const parsed = parseTokensFile(read.text, path)
+          apply(mySeq, parsed.ok ? parsed.records : [], read.signature, parsed.ok ? null : parsed.error)
+        }
+      }
+    } catch (error) {
+      // Unreadable (permissions, I/O): no token is valid until a later read succeeds.
+      apply(mySeq, [], null, `cannot read ${path}: ${message(error)}`)
+    }
+    if (epoch === myEpoch) dirty = false
+  }
+
+  function refresh(): Promise<void> {
+    if (inflight && inflight.epoch === epoch) return inflight.promise
+    const mine = { epoch, promise: load() }
+    inflight = mine
+    void mine.promise.then(
+      () => {
+        if (inflight === mine) inflight = null
+      },
+      () => {
+        if (inflight === mine) inflight = null
+      },
+    )
+    return mine.promise
+  }
+
+  /** One read-modify-write under the lock; `change` returns null to leave the file as it is. */
+  function mutate<T>(change: (current: TokenRecord[]) => { next: TokenRecord[] | null; result: T }) {
+    const run = async (): Promise<T> =>
+      withFileLock(
+        path,
+        async () => {
+          const read = await readSnapshot(path)
+          let current: TokenRecord[] = []
+          if (read !== null) {
+            const parsed = parseTokensFile(read.text, path)
+            if (!parsed.ok) throw new Error(`${parsed.error}; fix or remove it before changing tokens`)
+            current = parsed.records
+          }
+          const { next, result } = change(current)
+          if (next !== null) await writeFileAtomic(path, serializeTokensFile(next), { mode: 0o600 })
+          const st = next !== null ? await statOrNull(path) : null
+          // Taken after the write: any read that started earlier may have seen the old file.
+          apply(
+            ++seq,
+            next ?? current,
+            next !== null ? st && signatureOf(st) : (read?.signature ?? null),
+            null,
+          )
+          return result
+        },
+        { timeoutMs: lockTimeoutMs },
+      )
+    // One change at a time per process: the lock is then contended only between processes.
+    const result = mutations.then(run, run)
+    mutations = result.catch(() => {})
+    return result
+  }
+
+  async function flush(): Promise<void> {
+    if (pending.size === 0) return
+    const batch = new Map(pending)
+    await mutate((current) => {
+      let changed = false
+      const next = current.map((r) => {
+        const used = batch.get(r.id)
+        if (used === undefined || (r.last_used_at && Date.parse(r.last_used_at) >= used)) return r
+        changed = true
+        return { ...r, last_used_at: new Date(used).toISOString() }
+      })
+      return { next: changed ? next : null, result: undefined }
+    })
+    for (const [id, at] of batch) if (pending.get(id) === at) pending.delete(id)
+  }
+
+  function info(r: TokenRecord): TokenInfo {
+    const used = pending.get(r.id)
+    const fileUsed = r.last_used_at ? Date.parse(r.last_used_at) : 0
+    const last = used !== undefined && used > fileUsed ? new Date(used).toISOString() : r.last_used_at
+    return { id: r.id, label: r.label, scope: r.scope, created_at: r.created_at, last_used_at: last ?? null }
+  }
+
+  return {
+    path,
+    get stale() {
+      return dirty || watcher === null
+    },
+    get version() {
+      return appliedSeq
+    },
+    get problem() {
+      return problem
+    },
+    lookup: (id) => records.get(id),
+    refresh,
+    async create(input) {
+      const result = v.safeParse(CreateSchema, input)
+      if (!result.success) {
+        const param = v.getDotPath(result.issues[0]) ?? null
+        throw new SvcError('request.invalid', `${param ?? 'token'}: ${result.issues[0].message}`, { param })
+      }
+      const { label, scope } = result.output
+      const { secret } = generateToken()
+      // Hashed before taking the lock: argon2 is the slow part and needs no file.
+      const hash = await hashSecret(secret, hashParams)
+      const created_at = new Date(clock()).toISOString()
+      const record = await mutate((current) => {
+        let id = generateTokenId()
+        while (current.some((r) => r.id === id)) id = generateTokenId()
+        const rec: TokenRecord = { id, label, scope, created_at, hash }
+        return { next: [...current, rec], result: rec }
+      })
+      return { ...info(record), token: `${TOKEN_PREFIX}${record.id}.${secret}` }
+    },
+    async list() {
+      await mutations.catch(() => {})
+      const read = await readSnapshot(path)
+      if (read === null) return []
+      const parsed = parseTokensFile(read.text, path)
+      if (!parsed.ok) throw new Error(parsed.error)
+      return parsed.records.map(info)
+    },
+    async revoke(id) {
+      const removed = await mutate((current) => {
+        const next = current.filter((r) => r.id !== id)
+        return next.length === current.length ? { next: null, result: false } : { next, result: true }
+      })
+      pending.delete(id)
+      return removed
+    },
+    touch(id) {
+      pending.set(id, clock())
+    },
+    flush,
+    async close() {
+      if (closed) return
+      closed = true
+      if (timer) clearInterval(timer)
+      watcher?.close()
+      watcher = null
+      try {
+        await flush()
+      } catch (error) {
+        onProblem?.(`last use not saved: ${message(error)}`)
+      }
+    },
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,153 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { verifySecret } from './secret-hash'
+import { createFailureThrottle } from './throttle'
+import { generateToken } from './token-format'
+import { createTokenStore, type TokenStore } from './token-store'
+import { createTokenVerifier, type VerifyResult } from './token-verifier'
+
+const FAST = { memoryCost: 256, timeCost: 1, parallelism: 1 }
+const cleanup: (() => Promise<void>)[] = []
+
+async function setup(throttle = createFailureThrottle()) {
+  const configDir = await mkdtemp(join(tmpdir(), 'svc-verify-'))
+  const store = createTokenStore({ configDir, hashParams: FAST, flushIntervalMs: 0 })
+  cleanup.push(async () => {
+    await store.close()
+    await rm(configDir, { recursive: true, force: true })
+  })
+  let argon2Runs = 0
+  const verifier = createTokenVerifier({
+    store,
+    throttle,
+    verifySecret: (phc, secret) => {
+      argon2Runs++
+      return verifySecret(phc, secret)
+    },
+  })
+  return { store, verifier, configDir, runs: () => argon2Runs }
+}
+
+afterEach(async () => {
+  await Promise.all(cleanup.splice(0).map((f) => f()))
+})
+
+async function settle(r: VerifyResult | Promise<VerifyResult>) {
+  return await r
+}
+
+/** Waits until the store's watcher has seen its own writes, so the next check can take the fast path. */
+async function quiet(store: TokenStore) {
+  await new Promise((r) => setTimeout(r, 30))
+  await store.refresh()
+}
+
+describe('token verifier', () => {
+  it('verifies a token once with argon2, then answers from the cache synchronously', async () => {
+    const { store, verifier, runs } = await setup()
+    const t = await store.create({ label: 'ci', scope: 'all' })
+    const first = await settle(verifier.verify(t.token, 'c'))
+    expect(first).toEqual({
+      ok: true,
+      principal: { kind: 'token', scope: 'all', tokenId: t.id, label: 'ci' },
+    })
+    expect(runs()).toBe(1)
+    await quiet(store)
+    for (let i = 0; i < 100; i++) {
+      const r = verifier.verify(t.token, 'c')
+      expect(r).not.toBeInstanceOf(Promise)
+      expect((r as VerifyResult).ok).toBe(true)
+    }
+    expect(runs()).toBe(1)
+    expect(verifier.cacheSize).toBe(1)
+  })
+
+  it('shares one argon2 run between concurrent first uses of a token', async () => {
+    const { store, verifier, runs } = await setup()
+    const t = await store.create({ label: 'x' })
+    const results = await Promise.all(Array.from({ length: 20 }, () => verifier.verify(t.token, 'c')))
+    expect(results.every((r) => r.ok)).toBe(true)
+    expect(runs()).toBe(1)
+  })
+
+  it('drops the cached token at once on a local revoke', async () => {
+    const { store, verifier } = await setup()
+    const t = await store.create({ label: 'x' })
+    expect((await settle(verifier.verify(t.token, 'c'))).ok).toBe(true)
+    await store.revoke(t.id)
+    expect(await settle(verifier.verify(t.token, 'c'))).toMatchObject({ ok: false, code: 'auth.invalid' })
+    expect(verifier.cacheSize).toBe(0)
+  })
+
+  it('drops the cached token on the next check after another process revoked it on disk', async () => {
+    const { store, verifier, configDir } = await setup()
+    const t = await store.create({ label: 'x' })
+    expect((await settle(verifier.verify(t.token, 'c'))).ok).toBe(true)
+    await quiet(store)
+    const other = createTokenStore({ configDir, watch: false, flushIntervalMs: 0 })
+    await other.revoke(t.id)
+    await expect.poll(() => store.stale).toBe(true)
+    expect(await settle(verifier.verify(t.token, 'c'))).toMatchObject({ ok: false, code: 'auth.invalid' })
+  })
+
+  it('sees a token created by another process on the first check (stat on a miss)', async () => {
+    const { store, verifier, configDir } = await setup()
+    await store.refresh()
+    const other = createTokenStore({ configDir, watch: false, flushIntervalMs: 0, hashParams: FAST })
+    const t = await other.create({ label: 'x' })
+    expect((await settle(verifier.verify(t.token, 'c'))).ok).toBe(true)
+  })
+
+  it('refuses a wrong secret for a known id, an unknown id and garbage, without argon2 for the latter', async () => {
+    const { store, verifier, runs } = await setup()
+    const t = await store.create({ label: 'x' })
+    const wrong = `${t.token.slice(0, 17)}${generateToken().secret}`
+    expect(await settle(verifier.verify(wrong, 'c'))).toMatchObject({ ok: false, code: 'auth.invalid' })
+    expect(runs()).toBe(1)
+    expect(await settle(verifier.verify(generateToken().token, 'c'))).toMatchObject({ ok: false })
+    expect(await settle(verifier.verify('nope', 'c'))).toMatchObject({ ok: false, code: 'auth.invalid' })
+    expect(await settle(verifier.verify('x'.repeat(16_384), 'c'))).toMatchObject({ ok: false })
+    expect(runs()).toBe(1)
+  })
+
+  it('throttles a client after repeated failures, before any argon2 work, and keeps cached tokens working', async () => {
+    let now = 0
+    const { store, verifier, runs } = await setup(createFailureThrottle({ burst: 3, clock: () => now }))
+    const t = await store.create({ label: 'x' })
+    expect((await settle(verifier.verify(t.token, 'guesser'))).ok).toBe(true)
+    const wrong = `${t.token.slice(0, 17)}${generateToken().secret}`
+    for (let i = 0; i < 3; i++) expect((await settle(verifier.verify(wrong, 'guesser'))).ok).toBe(false)
+    const before = runs()
+    expect(await settle(verifier.verify(wrong, 'guesser'))).toEqual({
+      ok: false,
+      code: 'auth.throttled',
+      retryAfterS: 6,
+    })
+    expect(await settle(verifier.verify('garbage', 'guesser'))).toMatchObject({ code: 'auth.throttled' })
+    expect(runs()).toBe(before)
+    expect((await settle(verifier.verify(t.token, 'guesser'))).ok).toBe(true)
+    expect((await settle(verifier.verify(wrong, 'someone else'))).ok).toBe(false)
+    now += 6000
+    expect(await settle(verifier.verify(wrong, 'guesser'))).toMatchObject({ code: 'auth.invalid' })
+  })
+
+  it('fails closed when the file is broken', async () => {
+    const { store, verifier } = await setup()
+    const t = await store.create({ label: 'x' })
+    expect((await settle(verifier.verify(t.token, 'c'))).ok).toBe(true)
+    await writeFile(store.path, `${await readFile(store.path, 'utf8')}\n[oops`)
+    await expect.poll(() => store.stale).toBe(true)
+    expect((await settle(verifier.verify(t.token, 'c'))).ok).toBe(false)
+  })
+
+  it('records use without writing the file', async () => {
+    const { store, verifier } = await setup()
+    const t = await store.create({ label: 'x' })
+    const before = await readFile(store.path, 'utf8')
+    for (let i = 0; i < 50; i++) await settle(verifier.verify(t.token, 'c'))
+    expect(await readFile(store.path, 'utf8')).toBe(before)
+    expect((await store.list())[0]?.last_used_at).not.toBeNull()
+  })
+})

@@ -1,0 +1,157 @@
+/**
+ * Bearer token verification with a cache of verified tokens.
+ *
+ * The fast path (a token seen before, store not stale) is a length check, one sha256 of the token,
+ * a Map lookup and a comparison with the store's record: no argon2, no I/O, no allocation. It
+ * returns synchronously. Everything else returns a promise:
+ *
+ * 1. refresh the store (a stat; re-read only when the file changed),
+ * 2. refuse a throttled client before doing any work (`auth.throttled`),
+ * 3. parse strictly, look the id up, verify the secret with argon2id (identical concurrent
+ *    attempts share one hash),
+ * 4. cache the principal under sha256(token), or count a failure for the client.
+ *
+ * A cached entry is valid only while the store holds the same record (same id and hash): a
+ * revocation, local or read from disk, makes the next check miss and fail. Entries of records that
+ * are gone are dropped whenever the store takes a new state. The cache holds at most `cacheSize`
+ * entries; only tokens that verified enter it, so an attacker cannot fill it.
+ */
+import { createHash } from 'node:crypto'
+import type { TokenPrincipal } from './principal'
+import { verifySecret as argon2Verify } from './secret-hash'
+import { createFailureThrottle, type FailureThrottle } from './throttle'
+import { parseToken, TOKEN_LENGTH } from './token-format'
+import type { TokenStore } from './token-store'
+import type { TokenRecord } from './tokens-file'
+
+export type VerifyResult =
+  | { ok: true; principal: TokenPrincipal }
+  | { ok: false; code: 'auth.invalid'; reason: string }
+  | { ok: false; code: 'auth.throttled'; retryAfterS: number }
+
+export interface TokenVerifierOptions {
+  store: TokenStore
+  /** Failed attempts per client. Default `createFailureThrottle()`. */
+  throttle?: FailureThrottle
+  /** Most verified tokens kept. Default 10 000. */
+  cacheSize?: number
+  /** The argon2id check; injectable so tests can count how often it runs. */
+  verifySecret?: (phc: string, secret: string) => Promise<boolean>
+}
+
+export interface TokenVerifier {
+  /**
+   * Verifies a bearer token (the text after `Bearer `) for a client (`clientKey(address)`).
+   * Synchronous for a cached token, a promise otherwise; never throws, never rejects.
+   */
+  verify(token: string, client: string): VerifyResult | Promise<VerifyResult>
+  /** Verified tokens currently cached. */
+  readonly cacheSize: number
+}
+
+interface Entry {
+  record: TokenRecord
+  result: { ok: true; principal: TokenPrincipal }
+}
+
+const MALFORMED = 'malformed bearer token'
+const UNKNOWN = 'unknown or revoked token'
+
+export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
+  const { store } = options
+  const throttle = options.throttle ?? createFailureThrottle()
+  const maxEntries = options.cacheSize ?? 10_000
+  const check = options.verifySecret ?? argon2Verify
+  const cache = new Map<string, Entry>()
+  const inflight = new Map<string, Promise<boolean>>()
+  let seenVersion = store.version
+
+  /** The cached result if the entry still matches the store; drops it otherwise. */
+  function fromCache(key: string): VerifyResult | undefined {
+    if (store.version !== seenVersion) prune()
+    const entry = cache.get(key)
+    if (!entry) return undefined
+    const current = store.lookup(entry.record.id)
+    if (current !== entry.record) {
+      if (current === undefined || current.hash !== entry.record.hash) {
+        cache.delete(key)
+        return undefined
+      }
+      entry.record = current
+      entry.result = { ok: true, principal: principalOf(current) }
+    }
+    store.touch(entry.record.id)
+    return entry.result
+  }
+
+  function prune() {
+    seenVersion = store.version
+    for (const [key, entry] of cache) {
+      if (store.lookup(entry.record.id)?.hash !== entry.record.hash) cache.delete(key)
+    }
+  }
+
+  function failure(client: string, reason: string): VerifyResult {
+    throttle.fail(client)
+    return { ok: false, code: 'auth.invalid', reason }
+  }
+
+  async function slow(token: string, key: string, client: string): Promise<VerifyResult> {
+    try {
+      await store.refresh()
+    } catch {
+      // refresh records its own problem; the lookup below then fails closed
+    }
+    const cached = fromCache(key)
+    if (cached) return cached
+    const gate = throttle.check(client)
+    if (!gate.allowed) return { ok: false, code: 'auth.throttled', retryAfterS: gate.retryAfterS }
+    const parsed = parseToken(token)
+    if (!parsed.ok) return failure(client, MALFORMED)
+    const record = store.lookup(parsed.id)
+    if (!record) return failure(client, UNKNOWN)
+
+    let pending = inflight.get(key)
+    if (!pending) {
+      pending = check(record.hash, parsed.secret).catch(() => false)
+      inflight.set(key, pending)
+      void pending.finally(() => inflight.delete(key))
+    }
+    const ok = await pending
+    // Revoked (or replaced) while argon2 ran: the token is no longer valid.
+    const current = store.lookup(parsed.id)
+    if (!ok || current?.hash !== record.hash) return failure(client, UNKNOWN)
+
+    if (!cache.has(key)) {
+      if (cache.size >= maxEntries) {
+        const oldest = cache.keys().next()
+        if (!oldest.done) cache.delete(oldest.value)
+      }
+      cache.set(key, { record: current, result: { ok: true, principal: principalOf(current) } })
+    }
+    return fromCache(key) ?? failure(client, UNKNOWN)
+  }
+
+  return {
+    verify(token, client) {
+      if (token.length !== TOKEN_LENGTH) {
+        const gate = throttle.check(client)
+        if (!gate.allowed) return { ok: false, code: 'auth.throttled', retryAfterS: gate.retryAfterS }
+        return failure(client, MALFORMED)
+      }
+      const key = createHash('sha256').update(token).digest('base64')
+      if (!store.stale) {
+        const cached = fromCache(key)
+        if (cached) return cached
+      }
+      return slow(token, key, client)
+    },
+    get cacheSize() {
+      return cache.size
+    },
+  }
+}
+
+function principalOf(record: TokenRecord): TokenPrincipal {
+  return { kind: 'token', scope: record.scope, tokenId: record.id, label: record.label }
+}

@@ -1,0 +1,86 @@
+/**
+ * `<config>/tokens.toml`: one `[[token]]` table per token. Pure text in, value out; a broken file is
+ * an expected outcome (`{ ok: false, error }`), never an exception.
+ *
+ * ```toml
+ * [[token]]
+ * id = "h3K9xQ2mPz7A"
+ * label = "ci runner"
+ * scope = "v1-only"
+ * created_at = "2025-01-01T12:00:00.000Z"
+ * hash = "$argon2id$v=19$m=19456,t=2,p=1$…"
+ * last_used_at = "2025-01-02T08:30:00.000Z"   # absent until first use
+ * ```
+ */
+import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml'
+import * as v from 'valibot'
+import { SCOPES } from './policy'
+import { TOKEN_ID_PATTERN } from './token-format'
+
+export const TOKEN_LABEL_MAX = 64
+
+/**
+ * A label: 1–64 printable characters (code points), not only white space. Control, format,
+ * private-use and unassigned characters and line separators are refused, so a label can be printed
+ * in a table or a log line as it is.
+ */
+export const TokenLabelSchema = v.pipe(
+  v.string('a string'),
+  v.check((s) => s.length > 0 && [...s].length <= TOKEN_LABEL_MAX, `1 to ${TOKEN_LABEL_MAX} characters`),
+  v.regex(/^[^\p{C}\p{Zl}\p{Zp}]*$/u, 'printable characters only'),
+  v.regex(/\S/u, 'not only white space'),
+)
+
+const IsoTimeSchema = v.pipe(v.string(), v.isoTimestamp('an ISO 8601 time'))
+
+export const TokenRecordSchema = v.object({
+  id: v.pipe(v.string(), v.regex(TOKEN_ID_PATTERN, '12 characters of [A-Za-z0-9]')),
+  label: TokenLabelSchema,
+  scope: v.picklist(SCOPES, `one of ${SCOPES.join(', ')}`),
+  created_at: IsoTimeSchema,
+  hash: v.pipe(v.string(), v.startsWith('$argon2id$', 'an argon2id hash')),
+  last_used_at: v.optional(IsoTimeSchema),
+})
+export type TokenRecord = v.InferOutput<typeof TokenRecordSchema>
+
+export const TokensFileSchema = v.object({
+  token: v.optional(v.array(TokenRecordSchema), []),
+})
+
+export type TokensFileResult = { ok: true; records: TokenRecord[] } | { ok: false; error: string }
+
+const HEADER = `# svc API tokens (managed by \`svc token\` and /api/auth/tokens; mode 0600).
+# Secrets are stored only as argon2id hashes. Delete a [[token]] table to revoke that token.
+`
+
+/** Parses the file's text; `path` only names the file in the error. */
+export function parseTokensFile(text: string, path: string): TokensFileResult {
+  let data: unknown
+  try {
+    data = parseToml(text)
+  } catch (error) {
+    const detail = error instanceof TomlError ? error.message.split('\n')[0] : String(error)
+    return { ok: false, error: `${path}: not valid TOML: ${detail}` }
+  }
+  const result = v.safeParse(TokensFileSchema, data)
+  if (!result.success) {
+    const issue = result.issues[0]
+    return { ok: false, error: `${path}: ${v.getDotPath(issue) ?? '(root)'}: ${issue.message}` }
+  }
+  const seen = new Set<string>()
+  for (const record of result.output.token) {
+    if (seen.has(record.id)) return { ok: false, error: `${path}: token id ${record.id} appears twice` }
+    seen.add(record.id)
+  }
+  return { ok: true, records: result.output.token }
+}
+
+/** Renders records as the file's text (a header comment, then one table per token). */
+export function serializeTokensFile(records: readonly TokenRecord[]): string {
+  if (records.length === 0) return HEADER
+  const tables = records.map((r) => {
+    const { last_used_at, ...rest } = r
+    return last_used_at === undefined ? rest : { ...rest, last_used_at }
+  })
+  return `${HEADER}\n${stringifyToml({ token: tables })}\n`
+}
