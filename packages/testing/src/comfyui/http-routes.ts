@@ -1,0 +1,331 @@
+/**
+ * ComfyUI's HTTP routes (server.py @ a125cd84, protocol.md §1, §4–6), each also under `/api`. Bodies
+ * are Python's `json.dumps` output; an unparsable JSON body is aiohttp's generic 500, an unknown path
+ * its `404: Not Found`, a known path with the wrong method `405: Method Not Allowed`.
+ */
+import { randomUUID } from 'node:crypto'
+import { readFile, stat } from 'node:fs/promises'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { freemem, totalmem } from 'node:os'
+import { basename, relative, resolve } from 'node:path'
+import type { Executor } from './executor'
+import type { NodeSchemas } from './node-schemas'
+import { type PromptQueue, queueTuple } from './prompt-queue'
+import {
+  isDict,
+  type PyDict,
+  PyFloat,
+  type PyValue,
+  parsePyJson,
+  pyFloat,
+  pyStr,
+  toJsValue,
+  toPyJson,
+} from './py-values'
+import { validatePrompt } from './validate-prompt'
+
+export interface ReceivedPrompt {
+  /** The body as sent (`JSON.parse` would round big seeds; this does not). */
+  raw: string
+  /** The `prompt` graph as received, before validation coerced it: floats as numbers, big ints as bigint. */
+  graph: Record<string, { class_type?: string; inputs?: Record<string, unknown> }>
+  clientId: unknown
+  /** 200 (queued) or 400 (refused). */
+  status: number
+  promptId?: string
+  /** The response body. */
+  response: unknown
+}
+
+export interface RouteContext {
+  schemas: NodeSchemas
+  queue: PromptQueue
+  executor: Executor
+  dirs: { output: string; input: string; temp: string }
+  /** Files per model folder, for `GET /models/<folder>`. */
+  modelFolders: Record<string, readonly string[]>
+  prompts: ReceivedPrompt[]
+  /** The server's own queue counter (`self.number`). */
+  counter: { next: number }
+  queueInfo(): PyDict
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly text: string,
+  ) {
+    super(text)
+  }
+}
+
+type Handler = (req: IncomingMessage, url: URL, body: string, ctx: RouteContext) => Promise<Reply> | Reply
+export interface Reply {
+  status: number
+  /** JSON (Python-style); else `bytes`; else `text` (plain); else an empty body. */
+  json?: unknown
+  bytes?: Buffer
+  text?: string
+  headers?: Record<string, string>
+}
+
+const ok: Reply = { status: 200 }
+const json = (value: unknown, status = 200): Reply => ({ status, json: value })
+
+function parseBody(body: string): PyValue {
+  try {
+    return parsePyJson(body)
+  } catch {
+    // aiohttp: request.json() raises → unhandled → the generic 500 page
+    throw new HttpError(500, '500 Internal Server Error\n\nServer got itself in trouble')
+  }
+}
+
+function toJsGraph(v: PyValue): ReceivedPrompt['graph'] {
+  return (isDict(v) ? toJsValue(v) : {}) as ReceivedPrompt['graph']
+}
+
+function postPrompt(_req: IncomingMessage, _url: URL, body: string, ctx: RouteContext): Reply {
+  const data = parseBody(body)
+  if (!isDict(data)) throw new HttpError(500, '500 Internal Server Error\n\nServer got itself in trouble')
+  let number: number | PyFloat
+  if ('number' in data) number = pyFloat(data.number!)
+  else {
+    number = ctx.counter.next
+    if ('front' in data && data.front) number = -number
+    ctx.counter.next++
+  }
+  const record: ReceivedPrompt = {
+    raw: body,
+    graph: toJsGraph(data.prompt ?? null),
+    clientId: data.client_id,
+    status: 400,
+    response: undefined,
+  }
+  ctx.prompts.push(record)
+  if (!('prompt' in data)) {
+    const error = {
+      type: 'no_prompt',
+      message: 'No prompt provided',
+      details: 'No prompt provided',
+      extra_info: {},
+    }
+    record.response = { error, node_errors: {} }
+    return json(record.response, 400)
+  }
+  const promptId = 'prompt_id' in data ? pyStr(data.prompt_id!) : randomUUID()
+  const result = validatePrompt(data.prompt!, ctx.schemas, data.partial_execution_targets)
+  const extraData: PyDict = isDict(data.extra_data) ? data.extra_data : {}
+  if ('client_id' in data) extraData.client_id = data.client_id!
+  if (!result.ok) {
+    record.response = { error: result.error, node_errors: result.nodeErrors }
+    return json(record.response, 400)
+  }
+  ctx.queue.put({ number, promptId, prompt: data.prompt as PyDict, extraData, outputs: result.outputs })
+  ctx.executor.wake()
+  record.status = 200
+  record.promptId = promptId
+  record.response = { prompt_id: promptId, number, node_errors: result.nodeErrors }
+  return json(record.response)
+}
+
+function getHistory(_req: IncomingMessage, url: URL, _body: string, ctx: RouteContext): Reply {
+  const id = /\/history\/(.+)$/.exec(url.pathname)?.[1]
+  if (id !== undefined) return json(ctx.queue.history(decodeURIComponent(id)))
+  const int = (name: string) => {
+    const v = url.searchParams.get(name)
+    if (v === null) return undefined
+    if (!/^\s*[+-]?\d+\s*$/.test(v))
+      throw new HttpError(500, '500 Internal Server Error\n\nServer got itself in trouble')
+    return Number(v)
+  }
+  return json(ctx.queue.history(undefined, int('max_items'), int('offset')))
+}
+
+function postHistory(_req: IncomingMessage, _url: URL, body: string, ctx: RouteContext): Reply {
+  const data = parseBody(body)
+  if (isDict(data)) {
+    if (data.clear) ctx.queue.clearHistory()
+    if (Array.isArray(data.delete)) for (const id of data.delete) ctx.queue.deleteHistory(id)
+  }
+  return ok
+}
+
+function postQueue(_req: IncomingMessage, _url: URL, body: string, ctx: RouteContext): Reply {
+  const data = parseBody(body)
+  if (isDict(data)) {
+    if (data.clear) ctx.queue.wipe()
+    if (Array.isArray(data.delete)) for (const id of data.delete) ctx.queue.deletePending(id)
+  }
+  return ok
+}
+
+function postInterrupt(_req: IncomingMessage, _url: URL, body: string, ctx: RouteContext): Reply {
+  let data: PyValue = {}
+  try {
+    data = parsePyJson(body)
+  } catch {
+    // an empty or non-JSON body is a global interrupt
+  }
+  const promptId = isDict(data) ? data.prompt_id : undefined
+  if (promptId) {
+    if (ctx.queue.running()?.promptId === promptId) ctx.executor.interrupt()
+  } else ctx.executor.interrupt()
+  return ok
+}
+
+async function view(_req: IncomingMessage, url: URL, _body: string, ctx: RouteContext): Promise<Reply> {
+  const q = url.searchParams
+  let filename = q.get('filename')
+  if (filename === null) return { status: 404 }
+  let dir: string | undefined
+  for (const [tag, d] of [
+    ['[output]', ctx.dirs.output],
+    ['[input]', ctx.dirs.input],
+    ['[temp]', ctx.dirs.temp],
+  ] as const) {
+    if (filename.endsWith(tag)) {
+      filename = filename.slice(0, -tag.length).trimEnd()
+      dir = d
+    }
+  }
+  if (!filename || filename.startsWith('/') || filename.includes('..')) return { status: 400 }
+  if (dir === undefined) {
+    const type = q.get('type') ?? 'output'
+    dir =
+      type === 'output'
+        ? ctx.dirs.output
+        : type === 'input'
+          ? ctx.dirs.input
+          : type === 'temp'
+            ? ctx.dirs.temp
+            : undefined
+    if (dir === undefined) return { status: 400 }
+  }
+  const subfolder = q.get('subfolder')
+  if (subfolder !== null) {
+    const full = resolve(dir, subfolder)
+    const rel = relative(dir, full)
+    if (rel.startsWith('..') || resolve(dir, rel) !== full) return { status: 403 }
+    dir = full
+  }
+  const file = resolve(dir, basename(filename))
+  const info = await stat(file).catch(() => undefined)
+  if (!info?.isFile()) return { status: 404 }
+  const name = basename(filename)
+  // `preview` (webp/jpeg re-encoding) and `channel` are not emulated: the PNG is served as stored.
+  return {
+    status: 200,
+    bytes: await readFile(file),
+    headers: {
+      'content-type': name.endsWith('.png') ? 'image/png' : 'application/octet-stream',
+      'content-disposition': `filename="${name}"`,
+    },
+  }
+}
+
+function objectInfo(_req: IncomingMessage, url: URL, _body: string, ctx: RouteContext): Reply {
+  const cls = /\/object_info\/(.+)$/.exec(url.pathname)?.[1]
+  if (cls !== undefined) {
+    const schema = ctx.schemas.get(decodeURIComponent(cls))
+    return json(schema ? { [schema.name]: schema.info } : {})
+  }
+  return json(Object.fromEntries([...ctx.schemas].map(([name, s]) => [name, s.info])))
+}
+
+function systemStats(): Reply {
+  return json({
+    system: {
+      os: 'posix',
+      ram_total: totalmem(),
+      ram_free: freemem(),
+      comfyui_version: '0.3.64',
+      required_frontend_version: '1.27.10',
+      installed_templates_version: '0.1.95',
+      required_templates_version: '0.1.95',
+      python_version: '3.12.3 (comfyui stand-in in Node.js)',
+      pytorch_version: '2.8.0+cpu',
+      embedded_python: false,
+      argv: ['main.py', '--listen', '127.0.0.1', '--cpu'],
+    },
+    devices: [
+      {
+        name: 'cpu',
+        type: 'cpu',
+        index: null,
+        vram_total: totalmem(),
+        vram_free: freemem(),
+        torch_vram_total: totalmem(),
+        torch_vram_free: freemem(),
+      },
+    ],
+  })
+}
+
+/** method → path pattern → handler. Patterns are matched against the path without the `/api` prefix. */
+export const ROUTES: [string, RegExp, Handler][] = [
+  ['POST', /^\/prompt$/, postPrompt],
+  ['GET', /^\/prompt$/, (_r, _u, _b, ctx) => json(ctx.queueInfo())],
+  ['GET', /^\/history$/, getHistory],
+  ['GET', /^\/history\/.+$/, getHistory],
+  ['POST', /^\/history$/, postHistory],
+  [
+    'GET',
+    /^\/queue$/,
+    (_r, _u, _b, ctx) => {
+      const running = ctx.queue.running()
+      return json({
+        queue_running: running ? [queueTuple(running)] : [],
+        queue_pending: ctx.queue.pending().map(queueTuple),
+      })
+    },
+  ],
+  ['POST', /^\/queue$/, postQueue],
+  ['POST', /^\/interrupt$/, postInterrupt],
+  ['POST', /^\/free$/, () => ok],
+  ['GET', /^\/view$/, view],
+  ['GET', /^\/object_info$/, objectInfo],
+  ['GET', /^\/object_info\/.+$/, objectInfo],
+  ['GET', /^\/system_stats$/, systemStats],
+  [
+    'GET',
+    /^\/features$/,
+    () => json({ supports_preview_metadata: true, max_upload_size: new PyFloat(104857600) }),
+  ],
+  ['GET', /^\/embeddings$/, () => json([])],
+  ['GET', /^\/models$/, (_r, _u, _b, ctx) => json(Object.keys(ctx.modelFolders))],
+  [
+    'GET',
+    /^\/models\/[^/]+$/,
+    (_r, url, _b, ctx) => {
+      const files = ctx.modelFolders[decodeURIComponent(url.pathname.split('/').pop()!)]
+      return files ? json([...files]) : { status: 404 }
+    },
+  ],
+]
+
+/** Writes a reply the way aiohttp would. */
+export function send(res: ServerResponse, reply: Reply): void {
+  if (reply.bytes) {
+    res.writeHead(reply.status, { 'content-length': reply.bytes.length, ...reply.headers })
+    res.end(reply.bytes)
+    return
+  }
+  if (reply.json !== undefined) {
+    const text = toPyJson(reply.json)
+    res.writeHead(reply.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      ...reply.headers,
+    })
+    res.end(text)
+    return
+  }
+  const text = reply.text ?? ''
+  res.writeHead(reply.status, {
+    ...(reply.text === undefined ? {} : { 'content-type': 'text/plain; charset=utf-8' }),
+    'content-length': Buffer.byteLength(text),
+    ...reply.headers,
+  })
+  res.end(text)
+}

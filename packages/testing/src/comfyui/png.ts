@@ -1,0 +1,132 @@
+/**
+ * A minimal PNG codec over node:zlib: 8-bit RGB, no interlace, filter 0 — what ComfyUI's SaveImage
+ * writes (`Image.fromarray(uint8 HxWx3)`), with its `tEXt` metadata chunks — and a header reader that
+ * tests use to check what they got back.
+ */
+import { deflateSync } from 'node:zlib'
+
+const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256)
+  for (let n = 0; n < 256; n++) {
+    let c = n
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+    table[n] = c >>> 0
+  }
+  return table
+})()
+
+/** CRC-32 (ISO 3309, as PNG uses it) of `bytes`. */
+export function crc32(bytes: Uint8Array, crc = 0): number {
+  let c = ~crc >>> 0
+  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8)
+  return ~c >>> 0
+}
+
+function chunk(type: string, data: Uint8Array): Buffer {
+  const out = Buffer.alloc(12 + data.length)
+  out.writeUInt32BE(data.length, 0)
+  out.write(type, 4, 'latin1')
+  out.set(data, 8)
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length)
+  return out
+}
+
+export interface PngImage {
+  width: number
+  height: number
+  /**
+   * Scanlines, each `1 + width * 3` bytes: a filter byte (0) then RGB triplets. Row-major, top first.
+   * (`renderImage` writes this layout directly, so encoding needs no extra copy.)
+   */
+  scanlines: Uint8Array
+}
+
+export interface EncodePngOptions {
+  /** Text chunks (`tEXt` when Latin-1, `iTXt` otherwise), e.g. ComfyUI's `prompt`. */
+  text?: Record<string, string>
+  /** zlib level; ComfyUI's SaveImage uses 4, PreviewImage 1. */
+  compressLevel?: number
+}
+
+/** Encodes an RGB image as PNG bytes. */
+export function encodePng(image: PngImage, options: EncodePngOptions = {}): Buffer {
+  const { width, height, scanlines } = image
+  if (scanlines.length !== height * (1 + width * 3))
+    throw new Error('encodePng: scanlines have the wrong size')
+  const ihdr = Buffer.alloc(13)
+  ihdr.writeUInt32BE(width, 0)
+  ihdr.writeUInt32BE(height, 4)
+  ihdr[8] = 8 // bit depth
+  ihdr[9] = 2 // colour type: RGB
+  // compression 0, filter 0, interlace 0
+  const parts = [SIGNATURE, chunk('IHDR', ihdr)]
+  for (const [key, value] of Object.entries(options.text ?? {})) {
+    if (/^[\x20-\xff]*$/.test(value)) {
+      parts.push(chunk('tEXt', Buffer.from(`${key}\0${value}`, 'latin1')))
+    } else {
+      // keyword \0, compression flag 0, method 0, empty language tag \0, empty translated keyword \0
+      parts.push(
+        chunk('iTXt', Buffer.concat([Buffer.from(`${key}\0\0\0\0\0`, 'latin1'), Buffer.from(value)])),
+      )
+    }
+  }
+  parts.push(chunk('IDAT', deflateSync(scanlines, { level: options.compressLevel ?? 4 })))
+  parts.push(chunk('IEND', new Uint8Array(0)))
+  return Buffer.concat(parts)
+}
+
+export interface PngInfo {
+  width: number
+  height: number
+  bitDepth: number
+  /** 2 = RGB, 6 = RGBA, 0 = grey … */
+  colorType: number
+  /** `tEXt` / uncompressed `iTXt` chunks. */
+  text: Record<string, string>
+}
+
+/**
+ * Reads a PNG's header and text chunks, checking the signature and every chunk's CRC. Throws on
+ * anything that is not a well-formed PNG up to IEND.
+ */
+export function readPngInfo(bytes: Uint8Array): PngInfo {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  if (buf.length < 8 || !buf.subarray(0, 8).equals(SIGNATURE)) throw new Error('not a PNG (bad signature)')
+  let offset = 8
+  let info: PngInfo | undefined
+  while (offset + 12 <= buf.length) {
+    const length = buf.readUInt32BE(offset)
+    const type = buf.toString('latin1', offset + 4, offset + 8)
+    const end = offset + 8 + length
+    if (end + 4 > buf.length) throw new Error(`PNG chunk ${type} runs past the end`)
+    if (crc32(buf.subarray(offset + 4, end)) !== buf.readUInt32BE(end))
+      throw new Error(`PNG chunk ${type}: bad CRC`)
+    const data = buf.subarray(offset + 8, end)
+    if (type === 'IHDR') {
+      info = {
+        width: data.readUInt32BE(0),
+        height: data.readUInt32BE(4),
+        bitDepth: data[8]!,
+        colorType: data[9]!,
+        text: {},
+      }
+    } else if (!info) {
+      throw new Error('PNG does not start with IHDR')
+    } else if (type === 'tEXt') {
+      const zero = data.indexOf(0)
+      info.text[data.toString('latin1', 0, zero)] = data.toString('latin1', zero + 1)
+    } else if (type === 'iTXt') {
+      const zero = data.indexOf(0)
+      let p = zero + 3 // flag, method
+      p = data.indexOf(0, p) + 1 // language tag
+      p = data.indexOf(0, p) + 1 // translated keyword
+      if (data[zero + 1] === 0) info.text[data.toString('latin1', 0, zero)] = data.toString('utf8', p)
+    } else if (type === 'IEND') {
+      return info
+    }
+    offset = end + 4
+  }
+  throw new Error('PNG has no IEND')
+}
