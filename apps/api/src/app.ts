@@ -9,6 +9,7 @@ import { httpMetrics } from './middleware/http-metrics'
 import { authOpenRoutes } from './routes/auth-open'
 import { configRoutes } from './routes/config-urls'
 import { eventRoutes } from './routes/events'
+import { hardwareRoutes } from './routes/hardware'
 import { installRoutes } from './routes/install'
 import { modelsApiRoutes } from './routes/models-api'
 import { slotRoutes } from './routes/slots'
@@ -57,6 +58,7 @@ export function createApp(deps: AppDeps) {
     .route('/api/slots', slotRoutes({ slots: deps.slots, configDir: deps.paths.configDir }))
     .route('/api/models', modelsApiRoutes(deps))
     .route('/api/events', eventRoutes(deps))
+    .route('/api/hardware', hardwareRoutes(deps))
 
   // Returned, not thrown: methodNotAllowed only turns a plain 404 into a 405.
   app.notFound((c) => {

@@ -1,3 +1,4 @@
+import type { Picker } from '@svc/providers'
 import type { Logger } from './logger'
 import type { ApiMetrics } from './metrics'
 import type { SlotSystem } from './slots/slot-system'
@@ -35,4 +36,6 @@ export interface AppDeps {
   upstreamMetrics?: () => Promise<string>
   /** The slots, their models and events. */
   slots: SlotSystem
+  /** The picker behind `GET /api/hardware` (hardware, images, backends per provider). */
+  hardware?: Pick<Picker, 'report'>
 }
