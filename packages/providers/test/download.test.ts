@@ -2,10 +2,10 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdtemp, readdir, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { serveFiles } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 import { downloadFile } from '../src/models/download'
 import { freePort } from '../src/runtimes/free-port'
-import { serveFiles } from './file-server'
 
 const body = randomBytes(300_000)
 const sha = createHash('sha256').update(body).digest('hex')

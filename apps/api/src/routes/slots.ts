@@ -107,7 +107,7 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
         throw new SvcError('request.invalid', result.error.message, { param: result.error.field })
       }
       await writeSlotConfig(deps.configDir, result.config)
-      manager.configure(result.config)
+      deps.slots.configure(result.config)
       return c.json(view(name), 200)
     })
 }

@@ -37,6 +37,7 @@ export interface SlotSystemOptions {
   stateDir: string
   /** Providers beyond the built-ins (third-party), by kind. A kind given here replaces a built-in. */
   providers?: Provider[]
+  /** The curated catalogue (default `manifests/models.toml`; SVC_MODELS_MANIFEST overrides). */
   catalogueFile?: string
   clock?: Clock
   env?: Record<string, string | undefined>
@@ -57,6 +58,8 @@ export interface SlotSystem {
   /** Resolves a model for a slot, refusing models its provider cannot serve. */
   resolveModel(id: string, config: SlotConfig): Promise<ModelEntry>
   provider(config: SlotConfig): Provider
+  /** Applies a (new or changed) slot config: defaults resolved, effective at the next load. */
+  configure(config: SlotConfig): void
 }
 
 export async function createSlotSystem(options: SlotSystemOptions): Promise<SlotSystem> {
@@ -94,6 +97,15 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
   const backendFor = (config: SlotConfig, provider: Provider): Backend =>
     config.backend ?? options.defaultBackend?.(config, provider) ?? 'cpu'
 
+  // What the slot will really use, so that status output shows it (not "default").
+  const effective = (config: SlotConfig): SlotConfig => {
+    const provider = providers.get(config.provider)
+    return {
+      ...config,
+      backend: config.backend ?? (provider ? backendFor(config, provider) : 'cpu'),
+      runtime: config.runtime ?? 'process',
+    }
+  }
   const { configs, errors } = await readSlotConfigDir(options.configDir)
   const createDriver = (config: SlotConfig) => {
     try {
@@ -129,14 +141,23 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     return entry
   }
   const manager = new SlotManager({
-    configs,
+    configs: configs.map(effective),
     bus,
     clock,
     createDriver,
     resolveModel,
     ...(options.slotOptions ? { slotOptions: options.slotOptions } : {}),
   })
-  return { manager, store, bus, providers, configErrors: errors, resolveModel, provider: providerFor }
+  return {
+    manager,
+    store,
+    bus,
+    providers,
+    configErrors: errors,
+    resolveModel,
+    provider: providerFor,
+    configure: (config) => manager.configure(effective(config)),
+  }
 }
 
 /** A slot whose provider or runtime cannot exist here still lists; loading it fails with the reason. */

@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process'
 import { closeSync } from 'node:fs'
+import { connect } from 'node:net'
 import { basename, join } from 'node:path'
 import type { UpstreamExit, UpstreamHandle } from '@svc/core'
 import type { SlotContext } from '../contract'
@@ -21,68 +22,87 @@ export interface ProcessRuntimeOptions {
   env?: Record<string, string | undefined>
   /** How often an adopted (not our child) upstream is checked for life (ms). Default 500. */
   adoptedPollMs?: number
+  /** Picks the port for the next launch. Default: a free port on 127.0.0.1. */
+  pickPort?: () => Promise<number>
 }
+
+const MIN_ALIVE_MS = 300
+const BIND_ERROR = /address already in use|EADDRINUSE|couldn't bind|could not bind|failed to bind/i
 
 export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
   const env = options.env ?? process.env
   const logPath = (slot: string) => join(options.stateDir, 'logs', `${slot}.log`)
 
+  async function launch(req: RuntimeStartRequest, port: number): Promise<UpstreamHandle> {
+    const host = '127.0.0.1'
+    const ctx: SlotContext = {
+      slot: req.slot,
+      model: req.model,
+      modelPath: req.model.path ?? req.model.id,
+      backend: req.backend,
+      runtime: 'process',
+      host,
+      port,
+      args: req.args,
+      ...(req.role ? { role: req.role } : {}),
+      ...(req.ctxSize !== undefined ? { ctxSize: req.ctxSize } : {}),
+    }
+    const [program, ...rest] = req.provider.startCommand(ctx)
+    if (!program) throw new Error(`provider ${req.provider.kind} returned an empty start command`)
+    const path = resolveProgram(program, env)
+    req.signal.throwIfAborted()
+    const { log, fd } = await LogFile.create(logPath(req.slot))
+    const child = spawn(path, rest, {
+      env: { ...env, ...req.provider.buildEnv(ctx) } as NodeJS.ProcessEnv,
+      detached: true, // own process group: stop signals reach whatever the upstream forks
+      stdio: ['ignore', fd, fd],
+    })
+    closeSync(fd)
+    const spawned = await new Promise<Error | null>((resolve) => {
+      child.once('spawn', () => resolve(null))
+      child.once('error', (error) => resolve(error))
+    })
+    if (spawned || child.pid === undefined)
+      throw new Error(`cannot start ${path}: ${spawned?.message ?? 'no pid'}`)
+    const pid = child.pid
+    child.unref()
+    log.follow()
+    const record: PidRecord = {
+      pid,
+      slot: req.slot,
+      model: req.model.id,
+      port,
+      host,
+      argv: [path, ...rest],
+      logFile: log.path,
+      startedAt: new Date().toISOString(),
+    }
+    await writePidFile(options.stateDir, record)
+    const exited = new Promise<UpstreamExit>((resolve) => {
+      child.once('exit', (code, signal) => {
+        log.stop()
+        void removePidFile(options.stateDir, req.slot, pid)
+        resolve(describeExit(basename(path), code, signal, log.ring.last()))
+      })
+    })
+    return processHandle(record, exited, log)
+  }
+
   return {
     kind: 'process',
     async start(req: RuntimeStartRequest): Promise<UpstreamHandle> {
-      const host = '127.0.0.1'
-      const port = await freePort(host)
-      const ctx: SlotContext = {
-        slot: req.slot,
-        model: req.model,
-        modelPath: req.model.path ?? req.model.id,
-        backend: req.backend,
-        runtime: 'process',
-        host,
-        port,
-        args: req.args,
-        ...(req.role ? { role: req.role } : {}),
-        ...(req.ctxSize !== undefined ? { ctxSize: req.ctxSize } : {}),
+      // The free port is probed, then released, then bound by the upstream: another process may take
+      // it in between. An upstream that dies of a bind error is started again on a new port.
+      for (let attempt = 1; ; attempt++) {
+        const handle = await launch(req, await (options.pickPort ?? (() => freePort('127.0.0.1')))())
+        const outcome = await portOpenOrExit(handle, req.signal, req.provider.warmupTimeoutMs ?? 120_000)
+        if (outcome === 'aborted') {
+          await handle.stop(2_000)
+          req.signal.throwIfAborted()
+        }
+        if (outcome !== 'exited' || attempt >= 3 || !BIND_ERROR.test(handle.logs().slice(-20).join('\n')))
+          return handle
       }
-      const [program, ...rest] = req.provider.startCommand(ctx)
-      if (!program) throw new Error(`provider ${req.provider.kind} returned an empty start command`)
-      const path = resolveProgram(program, env)
-      req.signal.throwIfAborted()
-      const { log, fd } = await LogFile.create(logPath(req.slot))
-      const child = spawn(path, rest, {
-        env: { ...env, ...req.provider.buildEnv(ctx) } as NodeJS.ProcessEnv,
-        detached: true, // own process group: stop signals reach whatever the upstream forks
-        stdio: ['ignore', fd, fd],
-      })
-      closeSync(fd)
-      const spawned = await new Promise<Error | null>((resolve) => {
-        child.once('spawn', () => resolve(null))
-        child.once('error', (error) => resolve(error))
-      })
-      if (spawned || child.pid === undefined)
-        throw new Error(`cannot start ${path}: ${spawned?.message ?? 'no pid'}`)
-      const pid = child.pid
-      child.unref()
-      log.follow()
-      const record: PidRecord = {
-        pid,
-        slot: req.slot,
-        model: req.model.id,
-        port,
-        host,
-        argv: [path, ...rest],
-        logFile: log.path,
-        startedAt: new Date().toISOString(),
-      }
-      await writePidFile(options.stateDir, record)
-      const exited = new Promise<UpstreamExit>((resolve) => {
-        child.once('exit', (code, signal) => {
-          log.stop()
-          void removePidFile(options.stateDir, req.slot, pid)
-          resolve(describeExit(basename(path), code, signal, log.ring.last()))
-        })
-      })
-      return processHandle(record, exited, log)
     },
 
     async recover(slot, isHealthy) {
@@ -165,4 +185,52 @@ function describeExit(
 ): UpstreamExit {
   const how = signal ? `was killed by ${signal}` : `exited with code ${code}`
   return { code, signal, reason: lastLine ? `${name} ${how} (last log line: ${lastLine})` : `${name} ${how}` }
+}
+
+/**
+ * Waits until the upstream accepts TCP connections on its port, exits, the load is cancelled, or
+ * `deadlineMs` passes (then the slot's warm-up deadline takes over). `starting` lasts until then.
+ */
+export async function portOpenOrExit(
+  handle: UpstreamHandle,
+  signal: AbortSignal,
+  deadlineMs: number,
+): Promise<'open' | 'exited' | 'aborted' | 'deadline'> {
+  let exited = false
+  void handle.exited.then(() => {
+    exited = true
+  })
+  const started = Date.now()
+  const deadline = started + deadlineMs
+  let delay = 20
+  while (Date.now() < deadline) {
+    if (signal.aborted) return 'aborted'
+    if (exited) return 'exited'
+    if (await canConnect(handle.base)) {
+      // Someone else may hold the port (we lost the race for it): then our upstream dies of a bind
+      // error right after starting. Give it that moment before calling the port ours.
+      const young = MIN_ALIVE_MS - (Date.now() - started)
+      if (young > 0) await new Promise((r) => setTimeout(r, young))
+      return exited ? 'exited' : 'open'
+    }
+    await new Promise((r) => setTimeout(r, delay))
+    delay = Math.min(delay * 2, 250)
+  }
+  return 'deadline'
+}
+
+function canConnect(base: URL): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: base.hostname, port: Number(base.port) })
+    socket.setTimeout(1_000)
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+    socket.once('timeout', () => {
+      socket.destroy()
+      resolve(false)
+    })
+  })
 }

@@ -1,0 +1,90 @@
+/**
+ * Issue 3: an unload waits for in-flight requests (leases) up to the grace period, then stops the
+ * upstream anyway. The upstream is the fake one behind the third-party echo provider, so that a
+ * request can be made to last exactly as long as the test needs.
+ */
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startApi } from '@svc/testing'
+import { describe, expect, it } from 'vitest'
+import { call, type SlotBody, waitForSlot } from './live'
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
+
+async function echoApi(graceSeconds: string) {
+  const api = await startApi({
+    env: {
+      SVC_PROVIDER_MODULES: FIXTURE,
+      SVC_UNLOAD_GRACE: graceSeconds,
+      ECHO_UPSTREAM_ARGS: '--stream-chunks 20 --chunk-interval-ms 100',
+    },
+  })
+  await mkdir(join(api.configDir, 'slots'), { recursive: true })
+  await call(api, '/api/slots/echo', { method: 'PUT', json: { provider: 'echo' } })
+  const weights = join(api.stateDir, 'w.gguf')
+  await writeFile(weights, 'x')
+  const loaded = await call<SlotBody>(api, '/api/slots/echo/load?wait=true', {
+    method: 'POST',
+    json: { model: weights },
+  })
+  expect(loaded.status).toBe(200)
+  return api
+}
+
+/** Starts a 2-second stream and resolves once its first event arrived, with the rest as text. */
+async function slowStream(url: string) {
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+  })
+  const reader = res.body!.getReader()
+  const first = await reader.read()
+  const rest = (async () => {
+    let text = new TextDecoder().decode(first.value)
+    for (;;) {
+      const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }))
+      if (done) return text
+      text += new TextDecoder().decode(value)
+    }
+  })()
+  return { status: res.status, rest }
+}
+
+describe('unload with a request in flight', () => {
+  it('waits for the lease to be released, then unloads', async () => {
+    await using api = await echoApi('30')
+    const stream = await slowStream(api.url)
+    expect(stream.status).toBe(200)
+    const unload = await call<SlotBody>(api, '/api/slots/echo/unload', { method: 'POST' })
+    expect(unload.status).toBe(202)
+    await new Promise((r) => setTimeout(r, 300))
+    expect((await call<SlotBody>(api, '/api/slots/echo')).body).toMatchObject({
+      state: 'unloading',
+      inflight: 1,
+    })
+    // New requests are refused while it unloads.
+    const late = await call(api, '/v1/chat/completions', {
+      method: 'POST',
+      json: { model: 'echo', messages: [{ role: 'user', content: 'x' }] },
+    })
+    expect(late.status).toBe(409)
+    const text = await stream.rest
+    expect(text.trim().endsWith('data: [DONE]')).toBe(true)
+    await waitForSlot(api, 'echo', (s) => s.state === 'offline')
+  }, 30_000)
+
+  it('stops the upstream after the grace period; the stream ends with an error event', async () => {
+    await using api = await echoApi('0.5')
+    const stream = await slowStream(api.url)
+    const t0 = Date.now()
+    await call(api, '/api/slots/echo/unload?wait=true', { method: 'POST' })
+    const took = Date.now() - t0
+    expect(took).toBeGreaterThanOrEqual(400)
+    expect(took).toBeLessThan(1900)
+    const text = await stream.rest
+    expect(text).not.toContain('[DONE]')
+    expect(text).toContain('"code":"upstream.unavailable"')
+  }, 30_000)
+})

@@ -1,0 +1,158 @@
+/** Helpers for tests that drive a real API process with real upstreams. */
+import { execFile } from 'node:child_process'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { findEngine } from '@svc/core/node'
+import { type ApiProcess, missingPart, REPO_ROOT } from '@svc/testing'
+
+const exec = promisify(execFile)
+
+/** Whether the real llama-server is here; in CI its absence fails the test run. */
+export function llamaServerAvailable(): boolean {
+  if (findEngine('llama-server')) return true
+  missingPart('llama-server', 'run ./scripts/setup.sh (it builds llama-server into ~/.cache/svc)')
+  return false
+}
+
+export async function call<T = Record<string, unknown>>(
+  api: ApiProcess,
+  path: string,
+  init: RequestInit & { json?: unknown } = {},
+) {
+  const { json, ...rest } = init
+  const res = await fetch(api.url + path, {
+    ...rest,
+    ...(json !== undefined
+      ? { body: JSON.stringify(json), headers: { 'content-type': 'application/json', ...rest.headers } }
+      : {}),
+  })
+  const text = await res.text()
+  let body: unknown = text
+  try {
+    body = JSON.parse(text)
+  } catch {
+    // keep text
+  }
+  return { status: res.status, body: body as T, headers: res.headers }
+}
+
+export interface SlotBody {
+  name: string
+  state: string
+  model: string | null
+  lastError: string | null
+  inflight: number
+  restarts: number
+  upstream: { pid?: number; base?: string } | null
+}
+
+/** Polls the slot until `predicate` holds (or fails after `timeoutMs`). */
+export async function waitForSlot(
+  api: ApiProcess,
+  slot: string,
+  predicate: (s: SlotBody) => boolean,
+  timeoutMs = 30_000,
+): Promise<SlotBody> {
+  const deadline = Date.now() + timeoutMs
+  let last: SlotBody | undefined
+  while (Date.now() < deadline) {
+    last = (await call<SlotBody>(api, `/api/slots/${slot}`)).body
+    if (predicate(last)) return last
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`slot ${slot} never matched; last: ${JSON.stringify(last)}\n${api.output().slice(-3000)}`)
+}
+
+/** Collects `/api/events` SSE events until `stop` returns true. */
+export async function collectEvents(
+  api: ApiProcess,
+  stop: (events: { event: string; data: Record<string, unknown> }[]) => boolean,
+  timeoutMs = 60_000,
+) {
+  const events: { event: string; data: Record<string, unknown> }[] = []
+  const ac = new AbortController()
+  const timer = setTimeout(() => ac.abort(), timeoutMs)
+  const res = await fetch(`${api.url}/api/events`, { signal: ac.signal })
+  let opened!: () => void
+  const open = new Promise<void>((r) => {
+    opened = r
+  })
+  const done = (async () => {
+    const decoder = new TextDecoder()
+    let buf = ''
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buf += decoder.decode(chunk, { stream: true })
+        let i = buf.indexOf('\n\n')
+        while (i >= 0) {
+          const block = buf.slice(0, i)
+          buf = buf.slice(i + 2)
+          i = buf.indexOf('\n\n')
+          const event = /^event: (.*)$/m.exec(block)?.[1]
+          const data = /^data: (.*)$/m.exec(block)?.[1]
+          if (event && data) {
+            events.push({ event, data: JSON.parse(data) })
+            if (event === 'snapshot') opened()
+            if (stop(events)) {
+              ac.abort()
+              return events
+            }
+          }
+        }
+      }
+    } catch {
+      // aborted
+    } finally {
+      clearTimeout(timer)
+    }
+    return events
+  })()
+  await open
+  return { done, events }
+}
+
+/** Runs the svc CLI as a child process against `api`. */
+export async function cli(
+  api: ApiProcess,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(
+      process.execPath,
+      [join(REPO_ROOT, 'apps/cli/bin/svc.js'), ...args],
+      {
+        env: { ...process.env, SVC_API_URL: api.url },
+      },
+    )
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+/** Whether a process with this pid exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Slot config that keeps llama-server small on a 2-core machine. */
+export const LIGHT_ARGS = 'args = ["-c", "256", "-np", "1", "--threads", "1"]\n'
+
+/** Loads `model` into `slot` and waits for ready; fails with the API's log when it does not. */
+export async function loadOk(api: ApiProcess, slot: string, model: string): Promise<SlotBody> {
+  const r = await call<SlotBody>(api, `/api/slots/${slot}/load?wait=true`, {
+    method: 'POST',
+    json: { model },
+  })
+  if (r.status !== 200)
+    throw new Error(
+      `load of ${model} into ${slot} answered ${r.status}: ${JSON.stringify(r.body)}\n${api.output().slice(-4000)}`,
+    )
+  return r.body
+}

@@ -1,0 +1,116 @@
+import { mkdtemp, readFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { ModelEntry } from '@svc/core'
+import { FAKE_UPSTREAM_BIN } from '@svc/testing'
+import { describe, expect, it } from 'vitest'
+import { httpOk, type Provider } from '../src/contract'
+import { freePort } from '../src/runtimes/free-port'
+import { readPidFile } from '../src/runtimes/pid-file'
+import { createProcessRuntime } from '../src/runtimes/process'
+
+const model: ModelEntry = { id: 'fake', format: 'gguf', provider: 'llm', source: 'local', path: '/dev/null' }
+
+function fakeProvider(extra: string[] = []): Provider {
+  return {
+    kind: 'fake',
+    backends: ['cpu'],
+    endpoints: ['chat'],
+    buildEnv: () => ({ FAKE_ENV: 'from-provider' }),
+    startCommand: (ctx) => [
+      process.execPath,
+      FAKE_UPSTREAM_BIN,
+      '--host',
+      ctx.host,
+      '--port',
+      String(ctx.port),
+      ...extra,
+    ],
+    healthProbe: (base, signal) => httpOk(base, '/health', signal),
+    requestPath: () => '/v1/chat/completions',
+  }
+}
+
+function request(provider: Provider) {
+  return {
+    slot: 'test',
+    provider,
+    model,
+    backend: 'cpu' as const,
+    args: [],
+    signal: new AbortController().signal,
+  }
+}
+
+describe('process runtime', () => {
+  it('launches on 127.0.0.1, writes a pid file and a log, and stops with SIGTERM', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'svc-proc-'))
+    const runtime = createProcessRuntime({ stateDir })
+    const handle = await runtime.start(request(fakeProvider()))
+    expect(handle.base.hostname).toBe('127.0.0.1')
+    expect(await httpOk(handle.base, '/health', AbortSignal.timeout(2_000))).toBe(true)
+    const pid = Number(handle.describe().pid)
+    expect((await readPidFile(stateDir, 'test'))?.pid).toBe(pid)
+    await new Promise((r) => setTimeout(r, 400))
+    expect(handle.logs().join('\n')).toContain('fake-upstream listening')
+    expect(await readFile(join(stateDir, 'logs', 'test.log'), 'utf8')).toContain('fake-upstream listening')
+    await handle.stop(5_000)
+    const exit = await handle.exited
+    expect(exit.signal === 'SIGTERM' || exit.code === 0).toBe(true) // fake-upstream exits 0 on SIGTERM
+    await new Promise((r) => setTimeout(r, 50))
+    expect(await readPidFile(stateDir, 'test')).toBeUndefined()
+  })
+
+  it('kills an upstream that ignores SIGTERM once the grace period is over', async () => {
+    const runtime = createProcessRuntime({ stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')) })
+    const handle = await runtime.start(request(fakeProvider(['--ignore-sigterm'])))
+    const t0 = Date.now()
+    await handle.stop(300)
+    const exit = await handle.exited
+    expect(exit.signal).toBe('SIGKILL')
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(280)
+    expect(exit.reason).toMatch(/was killed by SIGKILL/)
+  })
+
+  it('reports how the upstream died, with its last log line', async () => {
+    const runtime = createProcessRuntime({ stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')) })
+    const handle = await runtime.start(request(fakeProvider(['--crash-after', '1'])))
+    await fetch(new URL('/v1/chat/completions', handle.base), { method: 'POST', body: '{}' }).catch(
+      () => undefined,
+    )
+    const exit = await handle.exited
+    expect(exit.code).toBe(1)
+    expect(exit.reason).toMatch(/exited with code 1/)
+  })
+
+  it('starts again on another port when its port was taken in the meantime', async () => {
+    const taken = createServer()
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r))
+    const busy = (taken.address() as { port: number }).port
+    const ports = [busy, await freePort()]
+    const runtime = createProcessRuntime({
+      stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')),
+      pickPort: async () => ports.shift()!,
+    })
+    const handle = await runtime.start(request(fakeProvider()))
+    try {
+      expect(Number(handle.base.port)).not.toBe(busy)
+      expect(await httpOk(handle.base, '/health', AbortSignal.timeout(2_000))).toBe(true)
+    } finally {
+      await handle.stop(2_000)
+      taken.close()
+    }
+  })
+
+  it('names the command to run when the engine is missing', async () => {
+    const runtime = createProcessRuntime({
+      stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')),
+      env: { PATH: '/nonexistent', HOME: '/nonexistent' },
+    })
+    const provider = { ...fakeProvider(), startCommand: () => ['llama-server'] }
+    await expect(runtime.start(request(provider))).rejects.toThrow(
+      'llama-server not found: run "svc engines build llama-server"',
+    )
+  })
+})
