@@ -76,13 +76,17 @@ function signatures(prompt: PyDict): (id: string) => string {
   const memo = new Map<string, string>()
   const sig = (id: string): string => {
     const hit = memo.get(id)
-    if (hit) return hit
-    const node = prompt[id] as PyDict
+    if (hit !== undefined) return hit
+    memo.set(id, '') // a cycle (only possible among unreachable nodes) ends here
+    const node = prompt[id]
     const inputs: PyDict = {}
-    for (const [k, v] of Object.entries(node.inputs as PyDict)) {
-      inputs[k] = Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' ? [sig(v[0]), v[1]!] : v
+    if (isDict(node) && isDict(node.inputs)) {
+      for (const [k, v] of Object.entries(node.inputs)) {
+        const link = Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && v[0] in prompt
+        inputs[k] = link ? [sig(v[0] as string), v[1]!] : v
+      }
     }
-    const s = toPyJson([node.class_type ?? null, inputs])
+    const s = toPyJson([isDict(node) ? (node.class_type ?? null) : null, inputs])
     memo.set(id, s)
     return s
   }
@@ -142,7 +146,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     add('execution_start', { prompt_id })
     const sig = signatures(prompt)
     const order = executionOrder(prompt, item.outputs, (id) => cache.has(sig(id)))
-    add('execution_cached', { nodes: order.filter((id) => cache.has(sig(id))), prompt_id })
+    add('execution_cached', { nodes: Object.keys(prompt).filter((id) => cache.has(sig(id))), prompt_id })
 
     const results = new Map<string, NodeResult>()
     const fresh = new Map<string, NodeResult>()
@@ -243,6 +247,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
           current_outputs: [...results.keys()],
         })
       }
+    }
+    // like the classic cache's clean_unused(): keep what this prompt's nodes produced or re-used
+    for (const id of Object.keys(prompt)) {
+      const hit = cache.get(sig(id))
+      if (hit && !fresh.has(sig(id))) fresh.set(sig(id), hit)
     }
     cache = fresh
     current = null
