@@ -5,6 +5,7 @@ import { methodNotAllowed } from 'hono/method-not-allowed'
 import { requestId } from 'hono/request-id'
 import type { AppDeps } from './deps'
 import { renderError } from './errors'
+import { authMiddleware, createAuthenticator } from './middleware/auth'
 import { httpMetrics } from './middleware/http-metrics'
 import { authOpenRoutes } from './routes/auth-open'
 import { configRoutes } from './routes/config-urls'
@@ -14,6 +15,7 @@ import { installRoutes } from './routes/install'
 import { modelsApiRoutes } from './routes/models-api'
 import { slotRoutes } from './routes/slots'
 import { systemRoutes } from './routes/system'
+import { tokenRoutes } from './routes/tokens'
 import { v1ModelsRoutes } from './routes/v1-models'
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
@@ -26,6 +28,8 @@ export function createApp(deps: AppDeps) {
   const app = new Hono()
   app.use(requestId({ headerName: 'X-Request-Id' }))
   app.use(httpMetrics(deps.metrics))
+  // Before routing, 405s and body reading: an anonymous caller learns nothing and costs nothing.
+  app.use(authMiddleware(createAuthenticator(deps.auth)))
   app.use(
     methodNotAllowed({
       app,
@@ -54,6 +58,7 @@ export function createApp(deps: AppDeps) {
     .route('/api/install', installRoutes(deps))
     .route('/api/config', configRoutes(deps))
     .route('/api/auth', authOpenRoutes(deps))
+    .route('/api/auth/tokens', tokenRoutes(deps))
     .route('/v1/models', v1ModelsRoutes(deps))
     .route('/api/slots', slotRoutes({ slots: deps.slots, configDir: deps.paths.configDir }))
     .route('/api/models', modelsApiRoutes(deps))

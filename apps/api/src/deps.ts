@@ -1,6 +1,7 @@
 import type { Picker } from '@svc/providers'
 import type { Logger } from './logger'
 import type { ApiMetrics } from './metrics'
+import type { AuthDeps } from './middleware/auth'
 import type { SlotSystem } from './slots/slot-system'
 
 /** Feature flags reported by `GET /api/features` (what this build and config switch on). */
@@ -22,7 +23,8 @@ export interface AppDeps {
   startedAt: number
   clock?: () => number
   paths: { configDir: string; stateDir: string }
-  auth: { enabled: boolean }
+  /** Authentication: mode, tokens, trusted proxies (see middleware/auth.ts). */
+  auth: AuthDeps
   features: Features
   metrics: ApiMetrics
   logger: Logger

@@ -1,3 +1,4 @@
+import { type AddressMatcher, parseAddressList } from '@svc/auth'
 import { envFlag, resolvePaths, type SvcPaths } from '@svc/core/node'
 
 /** The environment svc reads, parsed once at startup (README "Configuration"). */
@@ -6,6 +7,10 @@ export interface ServeEnv {
   port: number
   paths: SvcPaths
   authEnabled: boolean
+  /** `SVC_TRUSTED_PROXIES` (IPs/CIDRs; default 127.0.0.1 and ::1): whose `X-Forwarded-Email` counts. */
+  trustedProxies: AddressMatcher
+  /** `SVC_PROXY_SECRET`: when set, a forwarded identity also needs `X-Svc-Proxy-Secret` with it. */
+  proxySecret: string | undefined
   logLevel: 'debug' | 'info' | 'warn' | 'error'
   /** How long SIGTERM waits for in-flight requests before closing connections (ms). */
   drainMs: number
@@ -25,6 +30,8 @@ export function readServeEnv(env: Env): ServeEnv {
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
     throw new Error(`SVC_LOG_LEVEL must be debug, info, warn or error, got "${env.SVC_LOG_LEVEL}"`)
   }
+  const trusted = parseAddressList(env.SVC_TRUSTED_PROXIES)
+  if (!trusted.ok) throw new Error(trusted.error)
   const drainS = seconds('SVC_DRAIN_SECONDS', env.SVC_DRAIN_SECONDS, 10)
   const queueS = seconds('SVC_QUEUE_TIMEOUT', env.SVC_QUEUE_TIMEOUT, 120)
   const upstreamS = seconds('SVC_UPSTREAM_TIMEOUT', env.SVC_UPSTREAM_TIMEOUT, 600)
@@ -34,6 +41,8 @@ export function readServeEnv(env: Env): ServeEnv {
     port,
     paths: resolvePaths(env),
     authEnabled,
+    trustedProxies: trusted.matcher,
+    proxySecret: env.SVC_PROXY_SECRET || undefined,
     logLevel: logLevel as ServeEnv['logLevel'],
     drainMs: drainS * 1000,
     queueTimeoutMs: queueS * 1000,

@@ -8,6 +8,7 @@ import type { ServeEnv } from './env'
 import { createHttpHandler } from './http-handler'
 import type { Logger } from './logger'
 import { createMetrics } from './metrics'
+import { authGuard, createAuthenticator } from './middleware/auth'
 import { VERSION } from './version'
 import { createWiring, type Wiring } from './wiring'
 
@@ -33,12 +34,13 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     version: VERSION,
     startedAt: Date.now(),
     paths: env.paths,
-    auth: { enabled: env.authEnabled },
     metrics,
     logger,
     ...wiring.deps,
   })
-  const server = createServer(createHttpHandler({ app, dispatcher: wiring.dispatcher, metrics }))
+  // The raw inference path gets the same check as the app (same verifier, cache and throttle).
+  const guard = env.authEnabled ? { guard: authGuard(createAuthenticator(wiring.deps.auth)) } : {}
+  const server = createServer(createHttpHandler({ app, dispatcher: wiring.dispatcher, metrics, ...guard }))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(env.port, env.host, () => {

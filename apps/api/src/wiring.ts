@@ -1,9 +1,11 @@
+import { createTokenStore, createTokenVerifier, isLoopbackHost } from '@svc/auth'
 import { createDispatcher, type Dispatcher, hostedRefs } from '@svc/dispatcher'
 import type { AppDeps } from './deps'
 import { createDispatchMetrics } from './dispatch-metrics'
 import type { ServeEnv } from './env'
 import type { Logger } from './logger'
 import type { ApiMetrics } from './metrics'
+import type { AuthDeps } from './middleware/auth'
 import { loadHostedUpstreams } from './slots/hosted-upstreams'
 import { loadProviderModules } from './slots/provider-modules'
 import { registerSlotMetrics } from './slots/slot-metrics'
@@ -18,7 +20,7 @@ export interface WiringInput {
 }
 
 export interface Wiring {
-  deps: Pick<AppDeps, 'features' | 'slots' | 'upstreamMetrics' | 'upstreamRefs'>
+  deps: Pick<AppDeps, 'features' | 'slots' | 'upstreamMetrics' | 'upstreamRefs' | 'auth'>
   dispatcher: Dispatcher
   /** Starts background work once the server listens: adopt leftovers, load enabled slots. */
   start(): Promise<void>
@@ -56,6 +58,27 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     logger.error('upstreams.toml ignored', { error: error.message })
     return []
   })
+  const tokens = createTokenStore({
+    configDir: env.paths.configDir,
+    onProblem: (message) => logger.error('tokens.toml problem', { error: message }),
+  })
+  const auth: AuthDeps = {
+    enabled: env.authEnabled,
+    store: tokens,
+    verifier: createTokenVerifier({ store: tokens }),
+    trustedProxies: env.trustedProxies,
+    proxySecret: env.proxySecret,
+  }
+  if (env.authEnabled && !isLoopbackHost(env.host)) {
+    logger.warn(
+      'auth is on and svc listens beyond loopback: X-Forwarded-Email is trusted from these addresses',
+      {
+        host: env.host,
+        trustedProxies: env.trustedProxies.entries,
+        proxySecret: env.proxySecret ? 'set' : 'not set (any local process can claim an identity)',
+      },
+    )
+  }
   const dispatcher = createDispatcher({
     slots: slots.manager,
     routeFor: (name) => slots.provider(slots.manager.config(name)),
@@ -72,6 +95,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       slots,
       upstreamMetrics: () => slotMetrics.scrapeUpstreams(),
       upstreamRefs: () => hostedRefs(upstreams),
+      auth,
     },
     async start() {
       await slots.manager.recoverAll()
@@ -82,6 +106,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     },
     async stop() {
       await slots.manager.stopAll()
+      await tokens.close() // writes the last `last_used_at` batch
       dispatcher.close()
       upstreams = []
     },

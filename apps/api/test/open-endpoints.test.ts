@@ -33,7 +33,7 @@ describe('open endpoints', () => {
 
   it('GET /api/auth/status discovers the mode and reveals no credentials', async () => {
     const off = await (await (await testApp()).app.request('/api/auth/status')).json()
-    expect(off).toEqual({ enabled: false, mode: 'off', methods: [], login: '/api/auth/login' })
+    expect(off).toEqual({ enabled: false, mode: 'off', methods: [], login: '/api/auth/login', caller: null })
     const on = await (
       await (await testApp({ auth: { enabled: true } })).app.request('/api/auth/status')
     ).json()

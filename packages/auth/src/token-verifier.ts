@@ -41,10 +41,11 @@ export interface TokenVerifierOptions {
 
 export interface TokenVerifier {
   /**
-   * Verifies a bearer token (the text after `Bearer `) for a client (`clientKey(address)`).
+   * Verifies a bearer token (the text after `Bearer `) for a client: its throttling key
+   * (`clientKey(address)`), or a function computing it, called only when the cache cannot answer.
    * Synchronous for a cached token, a promise otherwise; never throws, never rejects.
    */
-  verify(token: string, client: string): VerifyResult | Promise<VerifyResult>
+  verify(token: string, client: string | (() => string)): VerifyResult | Promise<VerifyResult>
   /** Verified tokens currently cached. */
   readonly cacheSize: number
 }
@@ -91,12 +92,17 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     }
   }
 
+  function refuse(client: string): VerifyResult | undefined {
+    const gate = throttle.check(client)
+    return gate.allowed ? undefined : { ok: false, code: 'auth.throttled', retryAfterS: gate.retryAfterS }
+  }
+
   function failure(client: string, reason: string): VerifyResult {
     throttle.fail(client)
     return { ok: false, code: 'auth.invalid', reason }
   }
 
-  async function slow(token: string, key: string, client: string): Promise<VerifyResult> {
+  async function slow(token: string, key: string, clientOf: string | (() => string)): Promise<VerifyResult> {
     try {
       await store.refresh()
     } catch {
@@ -104,8 +110,9 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     }
     const cached = fromCache(key)
     if (cached) return cached
-    const gate = throttle.check(client)
-    if (!gate.allowed) return { ok: false, code: 'auth.throttled', retryAfterS: gate.retryAfterS }
+    const client = typeof clientOf === 'string' ? clientOf : clientOf()
+    const refused = refuse(client)
+    if (refused) return refused
     const parsed = parseToken(token)
     if (!parsed.ok) return failure(client, MALFORMED)
     const record = store.lookup(parsed.id)
@@ -135,9 +142,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   return {
     verify(token, client) {
       if (token.length !== TOKEN_LENGTH) {
-        const gate = throttle.check(client)
-        if (!gate.allowed) return { ok: false, code: 'auth.throttled', retryAfterS: gate.retryAfterS }
-        return failure(client, MALFORMED)
+        const key = typeof client === 'string' ? client : client()
+        return refuse(key) ?? failure(key, MALFORMED)
       }
       const key = createHash('sha256').update(token).digest('base64')
       if (!store.stale) {

@@ -1,0 +1,219 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { isIP } from 'node:net'
+import { getConnInfo } from '@hono/node-server/conninfo'
+import {
+  type AddressMatcher,
+  ANONYMOUS,
+  AUTH_OFF,
+  allows,
+  classify,
+  clientKey,
+  createAddressMatcher,
+  isOpen,
+  type Principal,
+  type TokenStore,
+  type TokenVerifier,
+  type VerifyResult,
+} from '@svc/auth'
+import { SvcError } from '@svc/core'
+import { writeError } from '@svc/dispatcher'
+import type { Context, MiddlewareHandler } from 'hono'
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Who is calling; set by the auth middleware on every request that gets past it. */
+    principal: Principal
+  }
+}
+
+/** What the app needs for authentication (built by wiring.ts from the environment). */
+export interface AuthDeps {
+  /** `SVC_AUTH_ENABLED`. Off: every request passes as `auth-off` (admin). */
+  enabled: boolean
+  /** tokens.toml; absent → token management answers 404. */
+  store?: TokenStore
+  /** Bearer verification; absent → every bearer token is invalid. */
+  verifier?: TokenVerifier
+  /** Peers whose `X-Forwarded-Email` is trusted (`SVC_TRUSTED_PROXIES`). Default 127.0.0.1 and ::1. */
+  trustedProxies?: AddressMatcher
+  /** `SVC_PROXY_SECRET`: when set, a forwarded identity also needs `X-Svc-Proxy-Secret` with this value. */
+  proxySecret?: string
+}
+
+/** A request as authentication sees it, from Hono or from Node's raw request alike. */
+export interface AuthRequest {
+  method: string
+  /** The path as the router matches it (no query). */
+  path: string
+  /** A header by lower-case name. */
+  header(name: string): string | undefined
+  /** The socket's peer address, when there is a socket. */
+  peer(): string | undefined
+}
+
+export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; error: SvcError }
+export type Authenticate = (req: AuthRequest) => AuthOutcome | Promise<AuthOutcome>
+
+/** Longest forwarded identity taken (an email address is at most 254 characters). */
+const MAX_IDENTITY = 254
+const PASS_OFF: AuthOutcome = { ok: true, principal: AUTH_OFF }
+const PASS_ANONYMOUS: AuthOutcome = { ok: true, principal: ANONYMOUS }
+
+/**
+ * Authentication and scope checks (DESIGN.md "Authentication"), framework-neutral.
+ *
+ * - Open endpoints pass; credentials shown there are still checked so that `principal` says who
+ *   called, but a bad one never fails an open request.
+ * - Only `Authorization: Bearer <token>` (exactly that spelling: one space, capital B) is a token. A
+ *   header whose scheme is any other case of "bearer" is a malformed token (401 `auth.invalid`);
+ *   any other scheme (the browser's `Basic …` forwarded by the proxy) counts as no token.
+ * - A bearer token wins over `X-Forwarded-Email`; an invalid one is 401 even with a valid email.
+ * - `X-Forwarded-Email` counts only from a trusted proxy address and, when a proxy secret is set,
+ *   with a matching `X-Svc-Proxy-Secret` (constant-time comparison). It is `admin`.
+ * - No credentials → 401 `auth.required` with `WWW-Authenticate: Bearer`; a scope that does not
+ *   cover the route class → 403 `auth.forbidden`; too many failures from one client → 429
+ *   `auth.throttled` with `Retry-After` (clients behind a trusted proxy are keyed by the address the
+ *   proxy appended to `X-Forwarded-For`).
+ *
+ * Synchronous for a cached bearer token (the hot path), a promise otherwise. Node's HTTP parser
+ * answers some malformed requests before any of this runs (headers over 16 KiB: 431; control
+ * characters in a header: 400); neither is a 500.
+ */
+export function createAuthenticator(auth: AuthDeps): Authenticate {
+  const trusted = auth.trustedProxies ?? createAddressMatcher()
+  const secretDigest = auth.proxySecret ? sha256(auth.proxySecret) : undefined
+
+  /** The peer is our proxy: a trusted address and, when configured, the right shared secret. */
+  function fromProxy(req: AuthRequest, peer: string | undefined): boolean {
+    if (!trusted.matches(peer)) return false
+    if (!secretDigest) return true
+    const given = req.header('x-svc-proxy-secret')
+    return given !== undefined && timingSafeEqual(sha256(given), secretDigest)
+  }
+
+  function throttleKey(req: AuthRequest): string {
+    const peer = req.peer()
+    if (fromProxy(req, peer)) {
+      const last = req.header('x-forwarded-for')?.split(',').at(-1)?.trim()
+      if (last && isIP(last)) return clientKey(last)
+    }
+    return clientKey(peer)
+  }
+
+  function forwarded(req: AuthRequest): Principal | undefined {
+    const email = req.header('x-forwarded-email')?.trim()
+    if (!email || email.length > MAX_IDENTITY || /\p{C}/u.test(email)) return undefined
+    return fromProxy(req, req.peer()) ? { kind: 'proxy', scope: 'admin', email } : undefined
+  }
+
+  function decide(routeClass: ReturnType<typeof classify>, principal: Principal | undefined): AuthOutcome {
+    if (isOpen(routeClass)) return principal ? { ok: true, principal } : PASS_ANONYMOUS
+    if (!principal) {
+      return refuse(
+        'auth.required',
+        'authentication required: send Authorization: Bearer <token> (svc token create), or sign in through the reverse proxy',
+        { 'WWW-Authenticate': 'Bearer realm="svc"' },
+      )
+    }
+    if (!allows(principal.scope, routeClass)) {
+      return refuse(
+        'auth.forbidden',
+        `scope "${principal.scope}" does not allow this request (${routeClass}); see the scope table in the README`,
+      )
+    }
+    return { ok: true, principal }
+  }
+
+  function afterBearer(routeClass: ReturnType<typeof classify>, result: VerifyResult): AuthOutcome {
+    if (result.ok) return decide(routeClass, result.principal)
+    if (isOpen(routeClass)) return PASS_ANONYMOUS
+    if (result.code === 'auth.throttled') {
+      return refuse('auth.throttled', 'too many failed authentication attempts; retry later', {
+        'Retry-After': String(result.retryAfterS),
+      })
+    }
+    return refuse('auth.invalid', `${result.reason}; expected Authorization: Bearer svc_<id>.<secret>`, {
+      'WWW-Authenticate': 'Bearer realm="svc", error="invalid_token"',
+    })
+  }
+
+  return function authenticate(req) {
+    if (!auth.enabled) return PASS_OFF
+    const routeClass = classify(req.method, req.path)
+    const header = req.header('authorization')
+    if (header) {
+      const space = header.indexOf(' ')
+      const scheme = space === -1 ? header : header.slice(0, space)
+      if (scheme.toLowerCase() === 'bearer') {
+        if (!auth.verifier)
+          return afterBearer(routeClass, { ok: false, code: 'auth.invalid', reason: 'no tokens' })
+        // A wrong spelling of the scheme goes through as an empty token: refused, and counted.
+        const token = header.startsWith('Bearer ') ? header.slice(7) : ''
+        const result = auth.verifier.verify(token, () => throttleKey(req))
+        return result instanceof Promise
+          ? result.then((r) => afterBearer(routeClass, r))
+          : afterBearer(routeClass, result)
+      }
+    }
+    return decide(routeClass, forwarded(req))
+  }
+}
+
+/** The Hono middleware: sets `principal`, or throws the refusal for the app's error renderer. */
+export function authMiddleware(authenticate: Authenticate): MiddlewareHandler {
+  return async function authCheck(c, next) {
+    const outcome = await authenticate({
+      method: c.req.method,
+      path: c.req.path,
+      header: (name) => c.req.header(name),
+      peer: () => peerAddress(c),
+    })
+    if (!outcome.ok) throw outcome.error
+    c.set('principal', outcome.principal)
+    await next()
+  }
+}
+
+/**
+ * The same check for the raw inference path (`createHttpHandler`'s `guard`): writes the refusal
+ * and answers false, or answers true. `path` is the raw path the dispatcher matched.
+ */
+export function authGuard(authenticate: Authenticate) {
+  return function guard(req: IncomingMessage, res: ServerResponse, requestId: string) {
+    const outcome = authenticate({
+      method: req.method ?? 'GET',
+      path: (req.url ?? '/').split('?')[0]!,
+      header: (name) => {
+        const value = req.headers[name]
+        return Array.isArray(value) ? value.join(', ') : value
+      },
+      peer: () => req.socket.remoteAddress,
+    })
+    const done = (o: AuthOutcome) => {
+      if (!o.ok) writeError(res, o.error, requestId)
+      return o.ok
+    }
+    return outcome instanceof Promise ? outcome.then(done) : done(outcome)
+  }
+}
+
+function peerAddress(c: Context): string | undefined {
+  try {
+    return getConnInfo(c).remote.address
+  } catch {
+    return undefined // app.request() in tests: no socket, so no trusted peer
+  }
+}
+
+function refuse(
+  code: 'auth.required' | 'auth.invalid' | 'auth.forbidden' | 'auth.throttled',
+  message: string,
+  headers?: Record<string, string>,
+): AuthOutcome {
+  return { ok: false, error: new SvcError(code, message, headers ? { headers } : {}) }
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest()
+}

@@ -1,0 +1,49 @@
+import { SCOPES, TOKEN_ID_PATTERN, TokenLabelSchema, type TokenStore } from '@svc/auth'
+import { SvcError } from '@svc/core'
+import { Hono } from 'hono'
+import * as v from 'valibot'
+import type { AppDeps } from '../deps'
+import { readJson } from '../validate'
+
+export const CreateTokenSchema = v.object({
+  label: TokenLabelSchema,
+  scope: v.optional(v.picklist(SCOPES, `one of ${SCOPES.join(', ')}`), 'v1-only'),
+})
+
+/** Sent with every new token: it is never shown again. */
+export const TOKEN_WARNING =
+  'Store this token now: it is shown only once and cannot be recovered (svc keeps only an argon2id hash of it).'
+
+/**
+ * Token management, mounted at `/api/auth/tokens` (admin only, by the scope policy).
+ *
+ * - `POST /` `{label, scope?}` → 201 `{id, label, scope, created_at, last_used_at, token, warning}`;
+ *   `scope` defaults to `v1-only`. The only response that ever carries a token.
+ * - `GET /` → `{tokens: [{id, label, scope, created_at, last_used_at}]}`: no secrets, no hashes.
+ * - `DELETE /:id` → `{id, revoked: true}`; the token fails on its very next use. Unknown id → 404
+ *   `token.not_found` (an id that is not even well formed is not echoed, in case it is a token).
+ */
+export function tokenRoutes(deps: Pick<AppDeps, 'auth'>) {
+  const store = (): TokenStore => {
+    if (!deps.auth.store) throw new SvcError('route.not_found', 'token management is not configured here')
+    return deps.auth.store
+  }
+  return new Hono()
+    .post('/', async (c) => {
+      const input = await readJson(c, CreateTokenSchema)
+      const created = await store().create(input)
+      return c.json({ ...created, warning: TOKEN_WARNING }, 201)
+    })
+    .get('/', async (c) => c.json({ tokens: await store().list() }))
+    .delete('/:id', async (c) => {
+      const id = c.req.param('id')
+      if (!TOKEN_ID_PATTERN.test(id)) {
+        throw new SvcError('token.not_found', 'no token with that id (an id is 12 letters and digits)', {
+          param: 'id',
+        })
+      }
+      if (!(await store().revoke(id)))
+        throw new SvcError('token.not_found', `no token with id ${id}`, { param: 'id' })
+      return c.json({ id, revoked: true as const })
+    })
+}

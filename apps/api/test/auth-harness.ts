@@ -1,0 +1,148 @@
+/**
+ * Test parts for the auth tests: the real server (`startSvc`: the Hono app and the raw inference
+ * path, wired from env exactly as in production) on 127.0.0.1 port 0 with auth on, and an HTTP client
+ * that connects from a chosen local address (Linux routes all of 127/8 to lo), so a test can be an
+ * untrusted peer such as 127.0.0.2.
+ */
+
+import { mkdtemp, rm } from 'node:fs/promises'
+import { Agent, request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type CreatedToken, createTokenStore, type Scope } from '@svc/auth'
+import { readServeEnv } from '../src/env'
+import { createLogger } from '../src/logger'
+import { startSvc } from '../src/server'
+
+/** Cheap argon2id for tokens minted by tests (verification reads the cost from the hash). */
+export const FAST_HASH = { memoryCost: 256, timeCost: 1, parallelism: 1 }
+
+export interface Reply {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  text: string
+  /** `error.code` of a JSON error body, if any. */
+  code: string | undefined
+}
+
+export interface SendOptions {
+  method?: string
+  path: string
+  headers?: Record<string, string>
+  body?: string
+  /** Local address to connect from. Default 127.0.0.1. */
+  from?: string
+}
+
+const agents = new Map<string, Agent>()
+
+/** One HTTP request over a keep-alive connection from `from`; never throws for an HTTP status. */
+export function send(baseUrl: string, options: SendOptions): Promise<Reply> {
+  const from = options.from ?? '127.0.0.1'
+  let agent = agents.get(from)
+  if (!agent) {
+    agent = new Agent({ keepAlive: true, localAddress: from })
+    agents.set(from, agent)
+  }
+  const url = new URL(options.path, baseUrl)
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: options.path,
+        method: options.method ?? 'GET',
+        headers: {
+          ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...options.headers,
+        },
+        agent,
+        localAddress: from,
+      },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (d: string) => {
+          text += d
+        })
+        res.on('end', () => {
+          let code: string | undefined
+          try {
+            code = (JSON.parse(text) as { error?: { code?: string } }).error?.code
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, code })
+        })
+      },
+    )
+    req.on('error', reject)
+    req.end(options.body)
+  })
+}
+
+export function closeAgents(): void {
+  for (const agent of agents.values()) agent.destroy()
+  agents.clear()
+}
+
+/** Whether a reply got past authentication (whatever the route then said). */
+export function passedAuth(reply: Reply): boolean {
+  return ![401, 403, 429].includes(reply.status) && !reply.code?.startsWith('auth.')
+}
+
+export interface AuthServer extends AsyncDisposable {
+  url: string
+  configDir: string
+  stateDir: string
+  /** Every log line the server wrote. */
+  logs: string[]
+  /** Mints a token straight into tokens.toml (cheap hash), as `svc token create` does offline. */
+  mint(scope: Scope, label?: string): Promise<CreatedToken>
+  /** Revokes in tokens.toml, as another process would. */
+  revoke(id: string): Promise<boolean>
+  stop(): Promise<void>
+}
+
+/** Starts svc in-process with auth on; `env` adds or overrides variables (SVC_PROXY_SECRET, …). */
+export async function startAuthServer(env: Record<string, string> = {}): Promise<AuthServer> {
+  const root = await mkdtemp(join(tmpdir(), 'svc-auth-'))
+  const configDir = join(root, 'config')
+  const stateDir = join(root, 'state')
+  const rawEnv = {
+    ...process.env,
+    SVC_HOST: '127.0.0.1',
+    SVC_PORT: '0',
+    SVC_AUTH_ENABLED: '1',
+    SVC_CONFIG_DIR: configDir,
+    SVC_STATE_DIR: stateDir,
+    SVC_LOG_LEVEL: 'debug',
+    ...env,
+  }
+  const cli = createTokenStore({ configDir, watch: false, flushIntervalMs: 0, hashParams: FAST_HASH })
+  const logs: string[] = []
+  const svc = await startSvc({
+    env: readServeEnv(rawEnv),
+    rawEnv,
+    logger: createLogger({ level: 'debug', write: (line) => logs.push(line) }),
+  })
+  let stopped: Promise<void> | undefined
+  const stop = () => {
+    stopped ??= svc.stop()
+    return stopped
+  }
+  return {
+    url: svc.url,
+    configDir,
+    stateDir,
+    logs,
+    mint: (scope, label = scope) => cli.create({ label, scope }),
+    revoke: (id) => cli.revoke(id),
+    stop,
+    async [Symbol.asyncDispose]() {
+      await stop()
+      closeAgents()
+      await rm(root, { recursive: true, force: true })
+    },
+  }
+}
