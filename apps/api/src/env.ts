@@ -18,6 +18,8 @@ export interface ServeEnv {
   queueTimeoutMs: number
   /** How long the upstream may take to start answering (ms; SVC_UPSTREAM_TIMEOUT in s). */
   upstreamTimeoutMs: number
+  /** How long an unload waits for in-flight requests before stopping the upstream (ms; SVC_UNLOAD_GRACE in s). */
+  unloadGraceMs: number
 }
 
 type Env = Record<string, string | undefined>
@@ -35,6 +37,7 @@ export function readServeEnv(env: Env): ServeEnv {
   const drainS = seconds('SVC_DRAIN_SECONDS', env.SVC_DRAIN_SECONDS, 10)
   const queueS = seconds('SVC_QUEUE_TIMEOUT', env.SVC_QUEUE_TIMEOUT, 120)
   const upstreamS = seconds('SVC_UPSTREAM_TIMEOUT', env.SVC_UPSTREAM_TIMEOUT, 600)
+  const graceS = seconds('SVC_UNLOAD_GRACE', env.SVC_UNLOAD_GRACE, 30)
   return {
     // With auth on, forwarded identities are only safe when nobody but the proxy can reach svc.
     host: env.SVC_HOST || (authEnabled ? '127.0.0.1' : '0.0.0.0'),
@@ -47,6 +50,7 @@ export function readServeEnv(env: Env): ServeEnv {
     drainMs: drainS * 1000,
     queueTimeoutMs: queueS * 1000,
     upstreamTimeoutMs: upstreamS * 1000,
+    unloadGraceMs: graceS * 1000,
   }
 }
 

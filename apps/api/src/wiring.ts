@@ -37,6 +37,8 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     stateDir: env.paths.stateDir,
     providers,
     env: input.rawEnv,
+    slotOptions: { drainMs: env.unloadGraceMs },
+    ...(input.rawEnv.SVC_MODELS_MANIFEST ? { catalogueFile: input.rawEnv.SVC_MODELS_MANIFEST } : {}),
   })
   for (const error of slots.configErrors) logger.warn('slot config ignored', { error: error.message })
   const slotMetrics = registerSlotMetrics(input.metrics, slots)
