@@ -18,3 +18,12 @@ export async function writeFlmProgram(dir: string): Promise<string> {
   await chmod(path, 0o755)
   return path
 }
+
+/**
+ * The stand-in as an argv prefix (`node --import <tsx> flm-cli.ts`): append `serve …`. Unlike the
+ * script `writeFlmProgram` writes, the process's /proc cmdline is exactly this argv, so a runtime that
+ * recognises its own leftovers by cmdline (the process runtime's `recover`) recognises this one.
+ */
+export function flmStandInCommand(): string[] {
+  return [process.execPath, '--import', TSX_LOADER, CLI]
+}
