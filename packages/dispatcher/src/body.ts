@@ -7,18 +7,43 @@ import type { IncomingMessage } from 'node:http'
 import { SvcError } from '@svc/core'
 import * as v from 'valibot'
 
-/** Reads the whole body up to `limit` bytes; 413 `request.too_large` beyond. */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * Reads the whole body up to `limit` bytes; 413 `request.too_large` beyond. Event listeners rather
+ * than an async iterator: this runs on every inference request.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? Number.NaN)
-  if (declared > limit) throw tooLarge(limit)
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > limit) throw tooLarge(limit)
-    chunks.push(chunk)
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
+  if (declared > limit) return Promise.reject(tooLarge(limit))
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        cleanup()
+        req.resume() // drain what is left so the 413 can be written on a sane socket
+        reject(tooLarge(limit))
+        return
+      }
+      chunks.push(chunk)
+    }
+    const onEnd = () => {
+      cleanup()
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
+    }
+    const onError = (error: Error) => {
+      cleanup()
+      reject(error)
+    }
+    const cleanup = () => {
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onError)
+    }
+    req.on('data', onData)
+    req.on('end', onEnd)
+    req.on('error', onError)
+  })
 }
 
 /** Parses and validates a JSON body; 400 `request.invalid` with `param` for the first problem. */
