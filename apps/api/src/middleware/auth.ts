@@ -143,8 +143,7 @@ export function createAuthenticator(auth: AuthDeps): Authenticate {
     const routeClass = classify(req.method, req.path)
     const header = req.header('authorization')
     if (header) {
-      const space = header.indexOf(' ')
-      const scheme = space === -1 ? header : header.slice(0, space)
+      const scheme = /^[^ \t]*/.exec(header)![0]
       if (scheme.toLowerCase() === 'bearer') {
         if (!auth.verifier)
           return afterBearer(routeClass, { ok: false, code: 'auth.invalid', reason: 'no tokens' })
