@@ -3,10 +3,18 @@ import { manifestCommand } from './commands/manifest'
 import { modelsCommand } from './commands/models'
 import { slotCommand } from './commands/slot'
 import { statusCommand } from './commands/status'
+import { tokenCommand } from './commands/token'
 import { type CliContext, CliError, type Command, defaultContext } from './context'
 
 /** Every top-level command. Subcommands (`slot load`, `token create`) live inside their command. */
-export const COMMANDS: Command[] = [statusCommand, slotCommand, modelsCommand, enginesCommand, manifestCommand]
+export const COMMANDS: Command[] = [
+  statusCommand,
+  slotCommand,
+  modelsCommand,
+  enginesCommand,
+  manifestCommand,
+  tokenCommand,
+]
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length))

@@ -1,0 +1,207 @@
+import {
+  type CreatedToken,
+  createTokenStore,
+  isScope,
+  parseToken,
+  SCOPES,
+  type Scope,
+  TOKEN_ID_PATTERN,
+  type TokenInfo,
+} from '@svc/auth'
+import { isSvcError } from '@svc/core'
+import { resolvePaths } from '@svc/core/node'
+import { type ApiResponse, apiError, apiIsUp, callApi } from '../api-client'
+import { type CliContext, CliError, type Command } from '../context'
+import { table } from '../format'
+
+const WARNING =
+  'Store this token now: it is shown only once and cannot be recovered (svc keeps only an argon2id hash of it).'
+
+const HELP = `Usage: svc token <command> [options]
+
+  svc token create --label LABEL [--scope SCOPE] [--json]
+      Creates a token and prints it once: the token alone on stdout (so that
+      TOKEN=$(svc token create --label ci) works), what it is and a warning on stderr.
+      SCOPE: ${SCOPES.join(', ')} (default v1-only).
+  svc token ls [--json]
+      Lists tokens: id, label, scope, created, last used. Never a secret.
+  svc token revoke ID
+      Revokes a token at once (ID as listed; a whole svc_… token works too).
+
+Where: the API at SVC_API_URL (default http://127.0.0.1:8080), sending SVC_TOKEN as the bearer,
+when it answers; otherwise <config>/tokens.toml directly (SVC_CONFIG_DIR, the same file and lock
+the API uses; a running API sees the change on its next request). Also directly when the API asks
+for credentials and SVC_TOKEN is not set, or with --local.
+
+Scopes: admin (everything), all (/v1 and reads of /api), v1-only (/v1 and generated images),
+read-only (probes and listings).`
+
+interface Backend {
+  create(input: { label: string; scope: Scope }): Promise<CreatedToken>
+  list(): Promise<TokenInfo[]>
+  revoke(id: string): Promise<boolean>
+}
+
+/** Thrown by the API backend when the API wants credentials we do not have: use the file. */
+class NeedsCredentials extends Error {}
+
+export const tokenCommand: Command = {
+  name: 'token',
+  summary: 'create, list and revoke API tokens',
+  help: HELP,
+  async run(args, ctx) {
+    const [sub, ...rest] = args
+    const opts = parseOptions(rest)
+    switch (sub) {
+      case 'create': {
+        const label = opts.values.label
+        if (label === undefined) throw new CliError('token create needs --label LABEL', 2)
+        const scope = opts.values.scope ?? 'v1-only'
+        if (!isScope(scope)) throw new CliError(`--scope must be one of ${SCOPES.join(', ')}`, 2)
+        const created = await withBackend(ctx, opts.local, (b) => b.create({ label, scope }))
+        if (opts.json) {
+          ctx.stdout.write(`${JSON.stringify({ ...created, warning: WARNING }, null, 2)}\n`)
+        } else {
+          ctx.stderr.write(
+            `Created token ${created.id} "${created.label}" (scope ${created.scope}).\n${WARNING}\n`,
+          )
+          ctx.stdout.write(`${created.token}\n`)
+        }
+        return 0
+      }
+      case 'ls':
+      case 'list': {
+        const tokens = await withBackend(ctx, opts.local, (b) => b.list())
+        if (opts.json) ctx.stdout.write(`${JSON.stringify({ tokens }, null, 2)}\n`)
+        else if (tokens.length === 0)
+          ctx.stdout.write('No tokens. Create one with: svc token create --label NAME\n')
+        else {
+          ctx.stdout.write(
+            table(
+              ['ID', 'LABEL', 'SCOPE', 'CREATED', 'LAST USED'],
+              tokens.map((t) => [
+                t.id,
+                t.label,
+                t.scope,
+                when(t.created_at),
+                t.last_used_at ? when(t.last_used_at) : 'never',
+              ]),
+            ),
+          )
+        }
+        return 0
+      }
+      case 'revoke': {
+        const arg = opts.positional[0]
+        if (!arg || opts.positional.length > 1) throw new CliError('usage: svc token revoke ID', 2)
+        const parsed = parseToken(arg)
+        const id = parsed.ok ? parsed.id : arg
+        if (!TOKEN_ID_PATTERN.test(id))
+          throw new CliError('a token id is 12 letters and digits (see svc token ls)', 2)
+        if (!(await withBackend(ctx, opts.local, (b) => b.revoke(id))))
+          throw new CliError(`no token with id ${id}`)
+        ctx.stdout.write(`Revoked token ${id}.\n`)
+        return 0
+      }
+      default:
+        ctx.stderr.write(`${HELP}\n`)
+        return 2
+    }
+  },
+}
+
+interface Options {
+  values: { label?: string; scope?: string }
+  positional: string[]
+  json: boolean
+  local: boolean
+}
+
+function parseOptions(args: string[]): Options {
+  const out: Options = { values: {}, positional: [], json: false, local: false }
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === '--json') out.json = true
+    else if (arg === '--local') out.local = true
+    else if (/^--(label|scope)(=|$)/.test(arg)) {
+      const [flag, inline] = arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg]
+      const value = inline ?? args[++i]
+      if (value === undefined) throw new CliError(`${flag} needs a value`, 2)
+      out.values[flag === '--label' ? 'label' : 'scope'] = value
+    } else if (arg.startsWith('--')) throw new CliError(`unknown option ${arg} (see svc token --help)`, 2)
+    else out.positional.push(arg)
+  }
+  return out
+}
+
+/** Runs `action` against the API when it is up, else (or when it wants credentials we lack) on the file. */
+async function withBackend<T>(
+  ctx: CliContext,
+  local: boolean,
+  action: (b: Backend) => Promise<T>,
+): Promise<T> {
+  if (!local) {
+    if (await apiIsUp(ctx)) {
+      try {
+        return await action(apiBackend(ctx))
+      } catch (error) {
+        if (!(error instanceof NeedsCredentials)) throw error
+        ctx.stderr.write(
+          `svc: the API at ${ctx.apiUrl} needs credentials (SVC_TOKEN); using the config dir directly\n`,
+        )
+      }
+    }
+  }
+  const store = createTokenStore({
+    configDir: resolvePaths(ctx.env).configDir,
+    watch: false,
+    flushIntervalMs: 0,
+  })
+  try {
+    return await action(store)
+  } catch (error) {
+    if (isSvcError(error)) throw new CliError(error.message, 2)
+    if (error instanceof Error && 'code' in error && (error as NodeJS.ErrnoException).code === 'EACCES') {
+      throw new CliError(`cannot write ${store.path}: permission denied (run as the user that owns it)`)
+    }
+    throw error instanceof Error ? new CliError(error.message) : error
+  } finally {
+    await store.close()
+  }
+}
+
+function apiBackend(ctx: CliContext): Backend {
+  const check = <T>(res: ApiResponse<T>, ok: number): T => {
+    if (res.status === ok) return res.body
+    const code = (res.body as { error?: { code?: string } } | null)?.error?.code
+    if (code === 'auth.required' && !ctx.env.SVC_TOKEN) throw new NeedsCredentials()
+    throw apiError(res)
+  }
+  return {
+    async create(input) {
+      const body = JSON.stringify(input)
+      return check(await callApi<CreatedToken>(ctx, '/api/auth/tokens', { method: 'POST', body }), 201)
+    },
+    async list() {
+      return check(await callApi<{ tokens: TokenInfo[] }>(ctx, '/api/auth/tokens'), 200).tokens
+    },
+    async revoke(id) {
+      const res = await callApi(ctx, `/api/auth/tokens/${id}`, { method: 'DELETE' })
+      if (
+        res.status === 404 &&
+        (res.body as { error?: { code?: string } } | null)?.error?.code === 'token.not_found'
+      ) {
+        return false
+      }
+      check(res, 200)
+      return true
+    },
+  }
+}
+
+/** `2025-01-02T03:04:05.678Z` → `2025-01-02 03:04Z` */
+function when(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`
+}
