@@ -183,7 +183,7 @@ const server = createServer({ keepAliveTimeout: 65_000, noDelay: true }, (req, r
     if (!res.writableFinished) record.aborted = true
   })
   if (flags.crashAfter > 0 && ++served >= flags.crashAfter) {
-    res.once('finish', () => process.exit(1))
+    res.once('close', () => process.exit(1)) // also when the client gave up on it
   }
   const key = `${req.method} ${path}`
   const kind = ROUTES[key]

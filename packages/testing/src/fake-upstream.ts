@@ -25,7 +25,7 @@ export interface FakeUpstreamFlags {
   failHealth?: boolean
   /** `/health` answers 503 "Loading model" until this long after start. */
   healthAfterMs?: number
-  /** Exit 1 after serving this many requests (`/health` and `/debug/*` do not count). */
+  /** Exit 1 once the Nth request is answered or abandoned (`/health` and `/debug/*` do not count). */
   crashAfter?: number
   /** Reset the connection and exit 1 halfway through a stream. */
   crashMidStream?: boolean
