@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url'
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const SERVE_TS = join(REPO_ROOT, 'apps/api/src/serve.ts')
-const TSX = join(REPO_ROOT, 'node_modules/.bin/tsx')
 
 export interface ApiProcess extends AsyncDisposable {
   url: string
@@ -38,7 +37,9 @@ export async function startApi(options: StartApiOptions = {}): Promise<ApiProces
   const stateDir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'svc-state-')))
   if (!options.configDir) made.push(configDir)
   if (!options.stateDir) made.push(stateDir)
-  const child = spawn(TSX, [SERVE_TS], {
+  // node itself with tsx's loader (not the tsx CLI, which is a second process): a signal sent to the
+  // child reaches the API, so SIGKILL really is a crashed API.
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVE_TS], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
