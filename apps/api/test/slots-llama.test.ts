@@ -145,28 +145,37 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
     expect(alive(pid1)).toBe(false)
 
     // A crashed API (SIGKILL) leaves its upstream running; the next start adopts it while healthy.
-    const second = await startApi({ configDir, stateDir })
-    const pid2 = (await loadOk(second, 'primary', gguf)).upstream!.pid!
-    await second.stop('SIGKILL')
-    expect(alive(pid2)).toBe(true)
-    const third = await startApi({ configDir, stateDir })
-    const adopted = await waitForSlot(third, 'primary', (s) => s.state === 'ready')
-    expect(adopted.upstream?.pid).toBe(pid2)
-    const chat = await call(third, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'tiny-chat', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 },
-    })
-    expect(chat.status).toBe(200)
-    await third.stop('SIGKILL')
+    let pid2 = 0
+    try {
+      await crashAndRecover()
+    } finally {
+      if (pid2 && alive(pid2)) process.kill(pid2, 'SIGKILL') // only if an assertion failed midway
+    }
 
-    // A leftover that cannot be adopted (its model is no longer registered) is killed, not orphaned.
-    await writeFile(join(stateDir, 'models', 'registry.json'), '{"models":[]}\n')
-    const fourth = await startApi({ configDir, stateDir })
-    const deadline = Date.now() + 15_000
-    while (alive(pid2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-    expect(alive(pid2)).toBe(false)
-    expect((await call<SlotBody>(fourth, '/api/slots/primary')).body.state).toBe('offline')
-    await fourth[Symbol.asyncDispose]()
+    async function crashAndRecover() {
+      const second = await startApi({ configDir, stateDir })
+      pid2 = (await loadOk(second, 'primary', gguf)).upstream!.pid!
+      await second.stop('SIGKILL')
+      expect(alive(pid2)).toBe(true)
+      const third = await startApi({ configDir, stateDir })
+      const adopted = await waitForSlot(third, 'primary', (s) => s.state === 'ready')
+      expect(adopted.upstream?.pid).toBe(pid2)
+      const chat = await call(third, '/v1/chat/completions', {
+        method: 'POST',
+        json: { model: 'tiny-chat', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 },
+      })
+      expect(chat.status).toBe(200)
+      await third.stop('SIGKILL')
+
+      // A leftover that cannot be adopted (its model is no longer registered) is killed, not orphaned.
+      await writeFile(join(stateDir, 'models', 'registry.json'), '{"models":[]}\n')
+      const fourth = await startApi({ configDir, stateDir })
+      const deadline = Date.now() + 15_000
+      while (alive(pid2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      expect(alive(pid2)).toBe(false)
+      expect((await call<SlotBody>(fourth, '/api/slots/primary')).body.state).toBe('offline')
+      await fourth[Symbol.asyncDispose]()
+    }
   }, 120_000)
 
   it('re-exposes llama-server metrics with a slot label next to the slot metrics', async () => {
