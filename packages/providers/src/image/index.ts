@@ -1,0 +1,7 @@
+export * from './big-json'
+export * from './comfy-client'
+export * from './image-cache'
+export * from './image-provider'
+export * from './image-request'
+export * from './image-translator'
+export * from './workflow-template'

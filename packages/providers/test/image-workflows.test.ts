@@ -1,0 +1,126 @@
+import { readdir, readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { readPngInfo, startComfyStandIn } from '@svc/testing'
+import { describe, expect, it } from 'vitest'
+import { fillWorkflow, loadCatalogue, loadWorkflowTemplate, stringifyJsonBig } from '../src/index'
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+const WORKFLOWS = `${ROOT}workflows`
+const CHECKPOINTS = [
+  'flux1-schnell-fp8.safetensors',
+  'sd_xl_turbo_1.0_fp16.safetensors',
+  'v1-5-pruned-emaonly.safetensors',
+]
+
+async function templateIds(): Promise<string[]> {
+  return (await readdir(WORKFLOWS))
+    .filter((f) => f.endsWith('.json') && !f.endsWith('.meta.json'))
+    .map((f) => f.slice(0, -'.json'.length))
+    .sort()
+}
+
+describe('workflow templates', () => {
+  it('exist for the three curated image models, each with a sidecar that matches its graph', async () => {
+    expect(await templateIds()).toEqual(['flux-schnell', 'sd-1.5-pruned-emaonly', 'sdxl-turbo'])
+    for (const id of await templateIds()) {
+      const t = await loadWorkflowTemplate(WORKFLOWS, id)
+      expect(t.meta.model).toBe(id)
+      expect(t.graph[t.meta.output]?.class_type).toBe('SaveImage')
+    }
+  })
+
+  it('carry the defaults workflows.md gives each model', async () => {
+    const facts = {
+      'sd-1.5-pruned-emaonly': {
+        size: [512, 512],
+        steps: 20,
+        cfg: 7,
+        ckpt: 'v1-5-pruned-emaonly.safetensors',
+      },
+      'sdxl-turbo': { size: [512, 512], steps: 1, cfg: 1, ckpt: 'sd_xl_turbo_1.0_fp16.safetensors' },
+      'flux-schnell': { size: [1024, 1024], steps: 4, cfg: 1, ckpt: 'flux1-schnell-fp8.safetensors' },
+    }
+    for (const [id, want] of Object.entries(facts)) {
+      const t = await loadWorkflowTemplate(WORKFLOWS, id)
+      const at = (k: keyof typeof t.meta.inputs) => t.graph[t.meta.inputs[k][0]]!.inputs[t.meta.inputs[k][1]]
+      expect([t.nativeSize.width, t.nativeSize.height], id).toEqual(want.size)
+      expect(at('steps'), id).toBe(want.steps)
+      expect(at('cfg'), id).toBe(want.cfg)
+      expect(t.checkpoint, id).toBe(want.ckpt)
+    }
+  })
+
+  it('pass the stand-in’s validation as they are, and filled in, and run to PNGs of the asked size', async () => {
+    await using comfy = await startComfyStandIn({ checkpoints: CHECKPOINTS })
+    for (const id of await templateIds()) {
+      const t = await loadWorkflowTemplate(WORKFLOWS, id)
+      const filled = fillWorkflow(t, {
+        prompt: 'a red fox',
+        negativePrompt: 'blurry',
+        seed: 18446744073709551615n,
+        steps: 2,
+        cfg: 1.5,
+        width: 128,
+        height: 64,
+        batchSize: 2,
+        checkpoint: t.checkpoint,
+        filenamePrefix: `svc/test-${id}`,
+      })
+      for (const graph of [t.graph, filled]) {
+        const res = await fetch(`${comfy.url}/prompt`, {
+          method: 'POST',
+          body: stringifyJsonBig({ prompt: graph }),
+        })
+        const body = (await res.json()) as { prompt_id: string; node_errors: unknown }
+        expect(res.status, `${id}: ${JSON.stringify(body)}`).toBe(200)
+        expect(body.node_errors).toEqual({})
+      }
+      const last = comfy.prompts.at(-1)!
+      expect(last.raw).toContain('18446744073709551615')
+      const promptId = (last.response as { prompt_id: string }).prompt_id
+      let entry:
+        | { outputs: Record<string, { images: { filename: string; subfolder: string }[] }> }
+        | undefined
+      while (!entry) {
+        const history = (await (await fetch(`${comfy.url}/history/${promptId}`)).json()) as Record<
+          string,
+          typeof entry
+        >
+        entry = history[promptId]
+        if (!entry) await new Promise((r) => setTimeout(r, 10))
+      }
+      const images = entry.outputs[t.meta.output]!.images
+      expect(images.map((i) => i.filename)).toEqual([`test-${id}_00001_.png`, `test-${id}_00002_.png`])
+      const q = new URLSearchParams({
+        filename: images[0]!.filename,
+        subfolder: images[0]!.subfolder,
+        type: 'output',
+      })
+      const png = readPngInfo(new Uint8Array(await (await fetch(`${comfy.url}/view?${q}`)).arrayBuffer()))
+      expect([png.width, png.height]).toEqual([128, 64])
+    }
+  })
+
+  it('match the catalogue: every image model with a workflow has one, with its native size', async () => {
+    const catalogue = await loadCatalogue(`${ROOT}manifests/models.image.toml`)
+    expect(catalogue.errors).toEqual([])
+    expect(catalogue.entries.map((e) => e.id).sort()).toEqual([
+      'flux-schnell',
+      'sd-1.5-pruned-emaonly',
+      'sdxl-turbo',
+    ])
+    for (const entry of catalogue.entries) {
+      expect(entry.provider).toBe('image')
+      expect(entry.url).toMatch(/^https:\/\/huggingface\.co\/.+\/resolve\/main\/.+\.safetensors$/)
+      expect(entry.license_url).toMatch(/^https:\/\//)
+      if (!entry.workflow) continue
+      const t = await loadWorkflowTemplate(WORKFLOWS, entry.workflow)
+      expect(entry.native_size).toBe(`${t.nativeSize.width}x${t.nativeSize.height}`)
+      // the template's ckpt_name is the file the catalogue downloads
+      expect(decodeURIComponent(entry.url!.split('/').pop()!)).toBe(t.checkpoint)
+    }
+    const flux = catalogue.entries.find((e) => e.id === 'flux-schnell')!
+    expect(flux.min_vram_gb).toBeGreaterThanOrEqual(24)
+    expect(await readFile(`${ROOT}manifests/models.image.toml`, 'utf8')).not.toMatch(/^sha256/m)
+  })
+})
