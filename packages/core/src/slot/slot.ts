@@ -13,50 +13,11 @@ import type { ModelEntry, PullProgress } from '../models'
 import type { SlotConfig } from '../slot-config'
 import type { SlotDriver, UpstreamHandle } from '../slot-driver'
 import { canTransition, LEASABLE_STATES, PENDING_STATES, type SlotState } from '../slot-states'
+import type { Lease, SlotOptions, SlotSnapshot } from './slot-types'
 import { type LeaseWaiter, waitForLeasable } from './wait'
+import { warmUp } from './warm'
 
-export interface SlotSnapshot {
-  name: string
-  provider: string
-  backend: string | null
-  runtime: string | null
-  state: SlotState
-  /** The model loaded, loading or unloading; null when offline. */
-  model: string | null
-  inflight: number
-  lastError: string | null
-  /** Epoch ms of the last transition. */
-  since: number
-  progress: PullProgress | null
-  restarts: number
-  upstream: Record<string, string | number> | null
-}
-
-export interface Lease {
-  /** Where to send the request. */
-  readonly base: URL
-  readonly model: ModelEntry
-  /** Idempotent. */
-  release(): void
-}
-
-export interface SlotOptions {
-  config: SlotConfig
-  driver: SlotDriver
-  bus: EventBus<SvcEvents>
-  clock: Clock
-  /** How long `unload` waits for in-flight requests (ms). Default 30 s. */
-  drainMs?: number
-  /** Polite-stop grace before the runtime kills the upstream (ms). Default 10 s. */
-  stopGraceMs?: number
-  /** Between health probes while warming (ms). Default 200. */
-  probeIntervalMs?: number
-  /** First restart delay (ms), doubled per attempt up to `restartMaxDelayMs`. Default 1 s / 60 s. */
-  restartBaseDelayMs?: number
-  restartMaxDelayMs?: number
-  /** An upstream that ran this long before crashing resets the restart count (ms). Default 60 s. */
-  restartResetMs?: number
-}
+export type { Lease, SlotOptions, SlotSnapshot } from './slot-types'
 
 interface Loading {
   modelId: string
@@ -272,7 +233,13 @@ export class Slot {
       handle = await this.driver.start(entry, signal)
       this.handle = handle
       this.transition('warming')
-      await this.warm(handle, signal)
+      await warmUp({
+        driver: this.driver,
+        clock: this.o.clock,
+        handle,
+        signal,
+        intervalMs: this.o.probeIntervalMs,
+      })
       this.readyAt = this.o.clock.now()
       this.watchExit(handle)
       this.transition('ready')
@@ -298,32 +265,6 @@ export class Slot {
       throw error instanceof SvcError
         ? error
         : new SvcError('upstream.unavailable', message, { cause: error })
-    }
-  }
-
-  /** Probes until healthy; fails on the warm-up deadline or when the upstream exits meanwhile. */
-  private async warm(handle: UpstreamHandle, signal: AbortSignal): Promise<void> {
-    const deadline = this.o.clock.now() + this.driver.warmupTimeoutMs
-    let exit: string | null = null
-    void handle.exited.then((e) => {
-      exit = e.reason
-    })
-    for (;;) {
-      signal.throwIfAborted()
-      if (exit) throw new Error(`upstream exited while warming: ${exit}`)
-      const probe = new AbortController()
-      const onAbort = () => probe.abort()
-      signal.addEventListener('abort', onAbort, { once: true })
-      const ok = await this.driver.probe(handle, probe.signal)
-      signal.removeEventListener('abort', onAbort)
-      if (ok && !exit) return
-      if (exit) throw new Error(`upstream exited while warming: ${exit}`)
-      if (this.o.clock.now() >= deadline) {
-        throw new Error(
-          `upstream did not become healthy within ${Math.round(this.driver.warmupTimeoutMs / 1000)} s`,
-        )
-      }
-      await this.o.clock.sleep(this.o.probeIntervalMs, signal)
     }
   }
 

@@ -1,0 +1,49 @@
+import type { EventBus } from '../event-bus'
+import type { Clock, SvcEvents } from '../events'
+import type { ModelEntry, PullProgress } from '../models'
+import type { SlotConfig } from '../slot-config'
+import type { SlotDriver } from '../slot-driver'
+import type { SlotState } from '../slot-states'
+
+export interface SlotSnapshot {
+  name: string
+  provider: string
+  backend: string | null
+  runtime: string | null
+  state: SlotState
+  /** The model loaded, loading or unloading; null when offline. */
+  model: string | null
+  inflight: number
+  lastError: string | null
+  /** Epoch ms of the last transition. */
+  since: number
+  progress: PullProgress | null
+  restarts: number
+  upstream: Record<string, string | number> | null
+}
+
+export interface Lease {
+  /** Where to send the request. */
+  readonly base: URL
+  readonly model: ModelEntry
+  /** Idempotent. */
+  release(): void
+}
+
+export interface SlotOptions {
+  config: SlotConfig
+  driver: SlotDriver
+  bus: EventBus<SvcEvents>
+  clock: Clock
+  /** How long `unload` waits for in-flight requests (ms). Default 30 s. */
+  drainMs?: number
+  /** Polite-stop grace before the runtime kills the upstream (ms). Default 10 s. */
+  stopGraceMs?: number
+  /** Between health probes while warming (ms). Default 200. */
+  probeIntervalMs?: number
+  /** First restart delay (ms), doubled per attempt up to `restartMaxDelayMs`. Default 1 s / 60 s. */
+  restartBaseDelayMs?: number
+  restartMaxDelayMs?: number
+  /** An upstream that ran this long before crashing resets the restart count (ms). Default 60 s. */
+  restartResetMs?: number
+}
