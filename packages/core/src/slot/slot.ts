@@ -7,8 +7,6 @@
  * observed (the upstream's `exited` promise) and may schedule a restart with exponential backoff.
  */
 import { SvcError } from '../errors'
-import type { EventBus } from '../event-bus'
-import type { Clock, SvcEvents } from '../events'
 import type { ModelEntry, PullProgress } from '../models'
 import type { SlotConfig } from '../slot-config'
 import type { SlotDriver, UpstreamHandle } from '../slot-driver'
