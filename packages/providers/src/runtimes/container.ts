@@ -1,0 +1,271 @@
+/**
+ * The `container` runtime: each upstream runs in a container of the provider's image, pinned by
+ * digest in `manifests/images.toml`, through the Docker Engine API (dockerode; `DOCKER_HOST` points it
+ * at podman's compatible socket just as well).
+ *
+ * - `needsPull` / `pull`: pulls `repository@sha256:…` with layer progress summed into one figure.
+ *   Local builds (`source = "local"`) are never pulled; they run by image id.
+ * - `start`: creates the container (spec in container-spec.ts) with the provider's env and argv, the
+ *   model's directory mounted read-only at `/models`, the port published on 127.0.0.1, and labels
+ *   naming svc's instance, the slot, the model and the image; attaches its output to a log ring.
+ * - `recover`: adopts the healthy container this instance labelled for the slot (same image
+ *   reference as the manifest has now) and removes every other container labelled for that slot —
+ *   unhealthy, exited, outdated, or another instance's. Never an orphan.
+ */
+import { readFileSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { SvcError, type UpstreamHandle } from '@svc/core'
+import Docker from 'dockerode'
+import type { SlotContext } from '../contract'
+import type { ImageEntry, ImageManifest } from '../manifest/manifest'
+import { containerHandle, publishedPort, removeContainer } from './container-handle'
+import { pullImage } from './container-pull'
+import { backendGroups, containerSpec, groupIds, LABELS, type Mount } from './container-spec'
+import { LogRing, type Runtime, type RuntimeStartRequest } from './runtime'
+
+export interface ContainerRuntimeOptions {
+  manifest: ImageManifest
+  /** This svc's id (`loadInstanceId(stateDir)`), labelled on every container. */
+  instance: string
+  /** Volumes of image entries live under `<stateDir>/volumes/`. */
+  stateDir: string
+  /** Default: a client for `DOCKER_HOST` (or the local socket). */
+  docker?: Docker
+  /** Extra labels on every container; `recover` only considers containers carrying all of them. */
+  labels?: Readonly<Record<string, string>>
+  /** The port upstreams listen on inside their container unless the image fixes one. Default 8080. */
+  containerPort?: number
+  /** Supplementary groups per backend. Default: the host's numeric GIDs of video/render from /etc/group. */
+  groups?: (backend: RuntimeStartRequest['backend']) => string[]
+  /** Log lines kept per upstream. Default 500. */
+  logLines?: number
+}
+
+export const MODEL_MOUNT = '/models'
+
+export function createContainerRuntime(options: ContainerRuntimeOptions): Runtime {
+  const docker = options.docker ?? new Docker()
+  const scope = { [LABELS.managed]: 'true', ...options.labels }
+  const groups =
+    options.groups ??
+    ((backend) => {
+      let etc = ''
+      try {
+        etc = readFileSync('/etc/group', 'utf8')
+      } catch {
+        // no /etc/group: no extra groups
+      }
+      return groupIds(etc, backendGroups(backend))
+    })
+
+  const imageOf = (req: Pick<RuntimeStartRequest, 'provider' | 'backend'>) => {
+    const name = req.provider.image?.(req.backend)
+    if (!name) {
+      throw new SvcError(
+        'backend.unavailable',
+        `${req.provider.kind} has no container image for ${req.backend}; use runtime = "process" or another backend`,
+      )
+    }
+    const entry = options.manifest.entry(name)
+    return { name, entry, reference: options.manifest.reference(name) }
+  }
+
+  const hasImage = async (reference: string) =>
+    docker
+      .getImage(reference)
+      .inspect()
+      .then(
+        () => true,
+        (error: { statusCode?: number }) => {
+          if (error.statusCode === 404) return false
+          throw engineError(error)
+        },
+      )
+
+  return {
+    kind: 'container',
+
+    async needsPull(req) {
+      const { entry, reference } = imageOf(req)
+      return entry.source !== 'local' && !(await hasImage(reference))
+    },
+
+    async pull(req, onProgress) {
+      const { name, entry, reference } = imageOf(req)
+      if (entry.source === 'local') throw localImageMissing(name, entry)
+      if (await hasImage(reference)) return
+      await pullImage(docker, reference, onProgress, req.signal)
+    },
+
+    async start(req) {
+      const { name: entryName, entry, reference } = imageOf(req)
+      const port = entry.port ?? options.containerPort ?? 8080
+      const mounts: Mount[] = []
+      let modelPath = req.model.path ?? req.model.id
+      if (req.model.path) {
+        mounts.push({ host: dirname(req.model.path), container: MODEL_MOUNT, readOnly: true })
+        modelPath = `${MODEL_MOUNT}/${basename(req.model.path)}`
+      }
+      for (const volume of entry.volumes ?? []) {
+        const [dir = '', container = ''] = volume.split(/:(.*)/s)
+        const host = join(options.stateDir, 'volumes', dir)
+        await mkdir(host, { recursive: true })
+        mounts.push({ host, container, readOnly: false })
+      }
+      const ctx: SlotContext = {
+        slot: req.slot,
+        model: req.model,
+        modelPath,
+        backend: req.backend,
+        runtime: 'container',
+        host: '0.0.0.0',
+        port,
+        args: req.args,
+        ...(req.role ? { role: req.role } : {}),
+        ...(req.ctxSize !== undefined ? { ctxSize: req.ctxSize } : {}),
+      }
+      const argv = req.provider.startCommand(ctx)
+      const program = entry.program ?? argv[0]
+      if (!program) throw new Error(`provider ${req.provider.kind} returned an empty start command`)
+      const name = `svc-${req.slot}-${options.instance.slice(0, 8)}-${Math.random().toString(36).slice(2, 8)}`
+      const spec = containerSpec({
+        name,
+        image: reference,
+        argv,
+        ...(entry.program ? { program: entry.program } : {}),
+        env: { ...entry.env, ...req.provider.buildEnv(ctx) },
+        backend: req.backend,
+        port,
+        mounts,
+        groups: groups(req.backend),
+        labels: {
+          ...scope,
+          [LABELS.instance]: options.instance,
+          [LABELS.slot]: req.slot,
+          [LABELS.model]: req.model.id,
+          [LABELS.image]: entryName,
+          [LABELS.imageRef]: reference,
+          [LABELS.backend]: req.backend,
+          [LABELS.port]: String(port),
+        },
+      })
+      req.signal.throwIfAborted()
+      const container = await docker.createContainer(spec).catch((error: { statusCode?: number }) => {
+        if (error.statusCode === 404 && entry.source === 'local') throw localImageMissing(entryName, entry)
+        throw new Error(`cannot create the ${req.slot} container from ${reference}: ${engineMessage(error)}`)
+      })
+      const ring = new LogRing(options.logLines)
+      try {
+        // Attach before start so the first lines (and a start-up failure's reason) are not lost.
+        const output = (await container.attach({
+          stream: true,
+          stdout: true,
+          stderr: true,
+        })) as NodeJS.ReadableStream
+        req.signal.throwIfAborted()
+        await container.start()
+        const port_ = publishedPort(await container.inspect(), port)
+        if (!port_) throw new Error(`the engine published no 127.0.0.1 port for ${port}/tcp`)
+        const base = new URL(`http://127.0.0.1:${port_}`)
+        return containerHandle(
+          docker,
+          { id: container.id, name, base, image: reference, program },
+          output,
+          ring,
+        )
+      } catch (error) {
+        await removeContainer(docker, container.id)
+        const last = ring.last()
+        throw new Error(
+          `cannot start the ${req.slot} container (${program} from ${reference}): ${engineMessage(error)}${last ? ` (last log line: ${last})` : ''}`,
+        )
+      }
+    },
+
+    async recover(slot, isHealthy) {
+      const filters = {
+        label: [...Object.entries(scope).map(([k, v]) => `${k}=${v}`), `${LABELS.slot}=${slot}`],
+      }
+      const found = await docker.listContainers({ all: true, filters }).catch((error) => {
+        throw engineError(error)
+      })
+      let adopted: { modelId: string; handle: UpstreamHandle } | undefined
+      for (const summary of found) {
+        const labels = summary.Labels ?? {}
+        const candidate =
+          !adopted &&
+          summary.State === 'running' &&
+          labels[LABELS.instance] === options.instance &&
+          currentReference(options.manifest, labels[LABELS.image]) === labels[LABELS.imageRef]
+        if (candidate) {
+          const handle = await adopt(docker, summary, options.logLines)
+          if (handle && (await isHealthy(handle))) {
+            adopted = { modelId: labels[LABELS.model] ?? '', handle }
+            continue
+          }
+          if (handle) {
+            await handle.stop(5_000)
+            continue
+          }
+        }
+        await removeContainer(docker, summary.Id)
+      }
+      return adopted
+    },
+  }
+}
+
+async function adopt(
+  docker: Docker,
+  summary: Docker.ContainerInfo,
+  logLines?: number,
+): Promise<UpstreamHandle | undefined> {
+  const container = docker.getContainer(summary.Id)
+  const inspect = await container.inspect().catch(() => undefined)
+  const port = Number(summary.Labels?.[LABELS.port])
+  const host = inspect && publishedPort(inspect, port)
+  if (!inspect || !host) return undefined
+  const ring = new LogRing(logLines)
+  const output = (await container
+    .logs({ follow: true, stdout: true, stderr: true, tail: 200 })
+    .catch(() => undefined)) as NodeJS.ReadableStream | undefined
+  const name = (summary.Names?.[0] ?? summary.Id).replace(/^\//, '')
+  const program = inspect.Config?.Entrypoint
+  return containerHandle(
+    docker,
+    {
+      id: summary.Id,
+      name,
+      base: new URL(`http://127.0.0.1:${host}`),
+      image: summary.Labels?.[LABELS.imageRef] ?? summary.Image,
+      program: Array.isArray(program) ? (program[0] ?? 'upstream') : (program ?? 'upstream'),
+    },
+    output,
+    ring,
+  )
+}
+
+function currentReference(manifest: ImageManifest, entry: string | undefined): string | undefined {
+  try {
+    return entry ? manifest.reference(entry) : undefined
+  } catch {
+    return undefined // entry gone or no longer pinned: whatever runs is outdated
+  }
+}
+
+function localImageMissing(name: string, entry: ImageEntry): SvcError {
+  return new SvcError(
+    'backend.unavailable',
+    `image "${name}" (${entry.repository}:${entry.tag}, ${entry.digest.slice(0, 19)}…) is not on this machine; it is built locally, not pulled: build it as described in images.toml, then run "svc manifest pin ${name}"`,
+  )
+}
+
+function engineMessage(error: unknown): string {
+  const e = error as { json?: { message?: string }; message?: string }
+  return e.json?.message ?? e.message ?? String(error)
+}
+
+function engineError(error: unknown): SvcError {
+  return new SvcError('upstream.unavailable', `the container engine did not answer: ${engineMessage(error)}`)
+}

@@ -1,0 +1,227 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { ModelEntry, PullProgress, UpstreamHandle } from '@svc/core'
+import { findEngine } from '@svc/core/node'
+import {
+  buildRootfsImage,
+  docker as dockerCli,
+  ensureDockerEngine,
+  type LocalRegistry,
+  missingPart,
+  removeContainersByLabel,
+  startRegistry,
+  writeTinyGguf,
+} from '@svc/testing'
+import Docker from 'dockerode'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Provider } from '../src/contract'
+import { createLlmProvider } from '../src/llm/llm-provider'
+import { type ImageManifest, loadImageManifest } from '../src/manifest/manifest'
+import { pinManifest } from '../src/manifest/pin'
+import { createContainerRuntime } from '../src/runtimes/container'
+import type { Runtime, RuntimeStartRequest } from '../src/runtimes/runtime'
+
+// Real parts: dockerd (started here when none answers), Debian's docker-registry, the llama-server
+// build. Missing ones fail in CI and skip loudly elsewhere.
+const engine = await ensureDockerEngine()
+const llama = findEngine('llama-server')
+const missing =
+  'skip' in engine
+    ? engine
+    : llama
+      ? undefined
+      : missingPart('llama-server', 'run ./scripts/setup.sh (svc engines build llama-server)')
+const registry = missing ? undefined : await startRegistry()
+const skip = missing !== undefined || registry === undefined || 'skip' in registry
+
+const RUN = randomBytes(4).toString('hex')
+const TEST_LABEL = { 'svc.test': RUN }
+
+describe.skipIf(skip)('the container runtime against a real Docker Engine', () => {
+  const reg = registry as LocalRegistry
+  const docker = new Docker()
+  const repository = `${reg?.host}/svc-test/llama-server`
+  let dir: string
+  let manifest: ImageManifest
+  let model: ModelEntry
+  // The llm provider, run from the test image for any backend this box has (cpu).
+  const provider: Provider = { ...createLlmProvider(), image: () => 'llama-test' }
+  const request = (slot: string, extra: Partial<RuntimeStartRequest> = {}): RuntimeStartRequest => ({
+    slot,
+    provider,
+    model,
+    backend: 'cpu',
+    role: 'chat',
+    args: ['-c', '256', '-np', '1', '--threads', '1'],
+    signal: AbortSignal.timeout(60_000),
+    ...extra,
+  })
+  const runtime = (instance: string): Runtime =>
+    createContainerRuntime({ manifest, instance, stateDir: join(dir, 'state'), labels: TEST_LABEL, docker })
+  const healthy = async (handle: UpstreamHandle, timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs
+    while (Date.now() < deadline) {
+      if (await provider.healthProbe(handle.base, AbortSignal.timeout(1000))) return true
+      await new Promise((r) => setTimeout(r, 200))
+    }
+    return false
+  }
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-container-'))
+    // An image holding only llama-server and the libraries ldd names, pushed to the local registry…
+    const id = await buildRootfsImage({ tag: `${repository}:v1`, binaries: [llama?.path ?? ''] })
+    await dockerCli(['push', `${repository}:v1`])
+    await dockerCli(['rmi', '-f', id]) // …and gone from the engine, so the runtime's pull is real
+    const file = join(dir, 'images.toml')
+    await writeFile(
+      file,
+      `# test manifest\n[image.llama-test]\nprovider = "llm"\nbackend = "cpu"\nrepository = "${repository}"\ntag = "v1"\ndigest = ""\n\n[image.unpinned]\nprovider = "llm"\nrepository = "${repository}"\ntag = "v1"\n`,
+    )
+    const pinned = await pinManifest({ file, names: ['llama-test'] })
+    expect(pinned.results[0]).toMatchObject({ ok: true, changed: true })
+    manifest = await loadImageManifest(file)
+    await mkdir(join(dir, 'models'))
+    const gguf = await writeTinyGguf(join(dir, 'models', 'tiny-chat.gguf'), { role: 'chat' })
+    model = {
+      id: 'tiny-chat',
+      format: 'gguf',
+      provider: 'llm',
+      source: 'local',
+      role: 'chat',
+      path: gguf.path,
+    }
+  })
+
+  afterAll(async () => {
+    await removeContainersByLabel(`svc.test=${RUN}`).catch(() => 0)
+    await dockerCli(['rmi', '-f', manifest?.reference('llama-test') ?? 'none']).catch(() => '')
+    await reg?.stop()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('pulls by digest with progress summed over layers, then has the image', async () => {
+    const rt = runtime('aaaaaaaaaaaaaaaa')
+    expect(await rt.needsPull?.(request('primary'))).toBe(true)
+    const progress: PullProgress[] = []
+    await rt.pull?.(request('primary'), (p) => progress.push(p))
+    expect(progress.length).toBeGreaterThan(0)
+    const last = progress.at(-1)
+    expect(last?.total).toBeGreaterThan(1_000_000)
+    expect(last?.done).toBe(last?.total)
+    expect(await rt.needsPull?.(request('primary'))).toBe(false)
+    const info = await docker.getImage(manifest.reference('llama-test')).inspect()
+    expect(info.RepoDigests).toContain(manifest.reference('llama-test'))
+  })
+
+  it('starts llama-server in a labelled container published on 127.0.0.1 only, serves chat, and stop removes it', async () => {
+    const rt = runtime('aaaaaaaaaaaaaaaa')
+    const handle = await rt.start(request('primary'))
+    expect(await healthy(handle)).toBe(true)
+    const id = String(handle.describe().container)
+    const info = await docker.getContainer(id).inspect()
+    expect(info.Config.Image).toBe(manifest.reference('llama-test'))
+    expect(info.Config.Labels).toMatchObject({
+      'svc.managed': 'true',
+      'svc.instance': 'aaaaaaaaaaaaaaaa',
+      'svc.slot': 'primary',
+      'svc.model': 'tiny-chat',
+      'svc.image': 'llama-test',
+      'svc.test': RUN,
+    })
+    expect(info.HostConfig.RestartPolicy?.Name).toBe('no')
+    expect(info.HostConfig.PortBindings?.['8080/tcp']).toEqual([{ HostIp: '127.0.0.1', HostPort: '' }])
+    expect(info.NetworkSettings.Ports['8080/tcp']?.every((b) => b.HostIp === '127.0.0.1')).toBe(true)
+    expect(info.Mounts).toEqual([
+      expect.objectContaining({ Source: join(dir, 'models'), Destination: '/models', RW: false }),
+    ])
+    expect(info.Config.Cmd).toEqual(
+      expect.arrayContaining(['-m', '/models/tiny-chat.gguf', '--host', '0.0.0.0']),
+    )
+
+    const res = await fetch(new URL('/v1/chat/completions', handle.base), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'tiny-chat',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 4,
+      }),
+    })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ object: 'chat.completion', model: 'tiny-chat' })
+    expect(handle.logs().join('\n')).toMatch(/listening on http:\/\/0\.0\.0\.0:8080/)
+
+    await handle.stop(5_000)
+    expect(await handle.exited).toMatchObject({ reason: expect.stringContaining('llama-server') })
+    await expect(docker.getContainer(id).inspect()).rejects.toMatchObject({ statusCode: 404 })
+    await handle.stop(5_000) // idempotent
+  })
+
+  it('resolves exited when the container is killed, and removes it', async () => {
+    const handle = await runtime('aaaaaaaaaaaaaaaa').start(request('primary'))
+    expect(await healthy(handle)).toBe(true)
+    const id = String(handle.describe().container)
+    await docker.getContainer(id).kill()
+    const exit = await handle.exited
+    expect(exit.code).toBe(137)
+    expect(exit.signal).toBe('SIGKILL')
+    expect(exit.reason).toMatch(/^llama-server \(container svc-primary-.*\) was killed by SIGKILL/)
+    for (let i = 0; i < 50; i++) {
+      if (
+        await docker
+          .getContainer(id)
+          .inspect()
+          .then(
+            () => false,
+            () => true,
+          )
+      )
+        break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    await expect(docker.getContainer(id).inspect()).rejects.toMatchObject({ statusCode: 404 })
+  })
+
+  it('recover adopts the healthy container of this instance and removes foreign and unhealthy ones', async () => {
+    const mine = await runtime('aaaaaaaaaaaaaaaa').start(request('primary'))
+    const foreign = await runtime('bbbbbbbbbbbbbbbb').start(request('primary'))
+    const other = await runtime('aaaaaaaaaaaaaaaa').start(request('embed'))
+    expect(await healthy(mine)).toBe(true)
+    const ids = [mine, foreign, other].map((h) => String(h.describe().container))
+
+    // A restarted svc (same instance id): the primary slot's container comes back, nothing else stays.
+    const restarted = runtime('aaaaaaaaaaaaaaaa')
+    const signal = AbortSignal.timeout(30_000)
+    const adopted = await restarted.recover?.('primary', (h) => provider.healthProbe(h.base, signal), signal)
+    expect(adopted?.modelId).toBe('tiny-chat')
+    expect(adopted?.handle.base.href).toBe(mine.base.href)
+    expect(adopted?.handle.describe().container).toBe(ids[0])
+    await expect(docker.getContainer(ids[1] ?? '').inspect()).rejects.toMatchObject({ statusCode: 404 })
+    expect(await foreign.exited).toMatchObject({ code: expect.any(Number) })
+
+    const unhealthy = await restarted.recover?.('embed', async () => false, signal)
+    expect(unhealthy).toBeUndefined()
+    await expect(docker.getContainer(ids[2] ?? '').inspect()).rejects.toMatchObject({ statusCode: 404 })
+
+    // The adopted handle is a full handle: logs follow, stop removes.
+    expect(adopted?.handle.logs().join('\n')).toContain('listening on')
+    await adopted?.handle.stop(5_000)
+    await expect(docker.getContainer(ids[0] ?? '').inspect()).rejects.toMatchObject({ statusCode: 404 })
+  })
+
+  it('refuses an image without a digest, naming the entry and svc manifest pin', async () => {
+    const rt = runtime('aaaaaaaaaaaaaaaa')
+    const unpinned: Provider = { ...provider, image: () => 'unpinned' }
+    await expect(rt.start(request('primary', { provider: unpinned }))).rejects.toMatchObject({
+      code: 'backend.unavailable',
+      message: expect.stringContaining('svc manifest pin unpinned'),
+    })
+    await expect(rt.start(request('primary', { provider: createLlmProvider() }))).rejects.toMatchObject({
+      code: 'backend.unavailable',
+      message: expect.stringContaining('llm has no container image for cpu'),
+    })
+  })
+})
