@@ -1,51 +1,20 @@
-import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { ModelEntry, PullProgress, UpstreamHandle } from '@svc/core'
-import { findEngine } from '@svc/core/node'
-import {
-  buildRootfsImage,
-  docker as dockerCli,
-  ensureDockerEngine,
-  type LocalRegistry,
-  missingPart,
-  removeContainersByLabel,
-  startRegistry,
-  writeTinyGguf,
-} from '@svc/testing'
+import type { PullProgress, UpstreamHandle } from '@svc/core'
 import Docker from 'dockerode'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import type { Provider } from '../src/contract'
 import { createLlmProvider } from '../src/llm/llm-provider'
-import { type ImageManifest, loadImageManifest } from '../src/manifest/manifest'
-import { pinManifest } from '../src/manifest/pin'
 import { createContainerRuntime } from '../src/runtimes/container'
 import type { Runtime, RuntimeStartRequest } from '../src/runtimes/runtime'
+import { type ContainerFixture, containerFixture } from './container-fixture'
 
-// Real parts: dockerd (started here when none answers), Debian's docker-registry, the llama-server
-// build. Missing ones fail in CI and skip loudly elsewhere.
-const engine = await ensureDockerEngine()
-const llama = findEngine('llama-server')
-const missing =
-  'skip' in engine
-    ? engine
-    : llama
-      ? undefined
-      : missingPart('llama-server', 'run ./scripts/setup.sh (svc engines build llama-server)')
-const registry = missing ? undefined : await startRegistry()
-const skip = missing !== undefined || registry === undefined || 'skip' in registry
+// Real parts: dockerd (started when none answers), Debian's docker-registry, the llama-server build.
+// A missing one fails in CI and skips loudly elsewhere.
+const fixture = await containerFixture()
 
-const RUN = randomBytes(4).toString('hex')
-const TEST_LABEL = { 'svc.test': RUN }
-
-describe.skipIf(skip)('the container runtime against a real Docker Engine', () => {
-  const reg = registry as LocalRegistry
+describe.skipIf('skip' in fixture)('the container runtime against a real Docker Engine', () => {
+  const { manifest, dir, model, run } = fixture as ContainerFixture
   const docker = new Docker()
-  const repository = `${reg?.host}/svc-test/llama-server`
-  let dir: string
-  let manifest: ImageManifest
-  let model: ModelEntry
   // The llm provider, run from the test image for any backend this box has (cpu).
   const provider: Provider = { ...createLlmProvider(), image: () => 'llama-test' }
   const request = (slot: string, extra: Partial<RuntimeStartRequest> = {}): RuntimeStartRequest => ({
@@ -59,7 +28,13 @@ describe.skipIf(skip)('the container runtime against a real Docker Engine', () =
     ...extra,
   })
   const runtime = (instance: string): Runtime =>
-    createContainerRuntime({ manifest, instance, stateDir: join(dir, 'state'), labels: TEST_LABEL, docker })
+    createContainerRuntime({
+      manifest,
+      instance,
+      stateDir: join(dir, 'state'),
+      labels: { 'svc.test': run },
+      docker,
+    })
   const healthy = async (handle: UpstreamHandle, timeoutMs = 30_000) => {
     const deadline = Date.now() + timeoutMs
     while (Date.now() < deadline) {
@@ -68,39 +43,7 @@ describe.skipIf(skip)('the container runtime against a real Docker Engine', () =
     }
     return false
   }
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-container-'))
-    // An image holding only llama-server and the libraries ldd names, pushed to the local registry…
-    const id = await buildRootfsImage({ tag: `${repository}:v1`, binaries: [llama?.path ?? ''] })
-    await dockerCli(['push', `${repository}:v1`])
-    await dockerCli(['rmi', '-f', id]) // …and gone from the engine, so the runtime's pull is real
-    const file = join(dir, 'images.toml')
-    await writeFile(
-      file,
-      `# test manifest\n[image.llama-test]\nprovider = "llm"\nbackend = "cpu"\nrepository = "${repository}"\ntag = "v1"\ndigest = ""\n\n[image.unpinned]\nprovider = "llm"\nrepository = "${repository}"\ntag = "v1"\n`,
-    )
-    const pinned = await pinManifest({ file, names: ['llama-test'] })
-    expect(pinned.results[0]).toMatchObject({ ok: true, changed: true })
-    manifest = await loadImageManifest(file)
-    await mkdir(join(dir, 'models'))
-    const gguf = await writeTinyGguf(join(dir, 'models', 'tiny-chat.gguf'), { role: 'chat' })
-    model = {
-      id: 'tiny-chat',
-      format: 'gguf',
-      provider: 'llm',
-      source: 'local',
-      role: 'chat',
-      path: gguf.path,
-    }
-  })
-
-  afterAll(async () => {
-    await removeContainersByLabel(`svc.test=${RUN}`).catch(() => 0)
-    await dockerCli(['rmi', '-f', manifest?.reference('llama-test') ?? 'none']).catch(() => '')
-    await reg?.stop()
-    await rm(dir, { recursive: true, force: true })
-  })
+  afterAll(() => (fixture as ContainerFixture).cleanup())
 
   it('pulls by digest with progress summed over layers, then has the image', async () => {
     const rt = runtime('aaaaaaaaaaaaaaaa')
@@ -129,7 +72,7 @@ describe.skipIf(skip)('the container runtime against a real Docker Engine', () =
       'svc.slot': 'primary',
       'svc.model': 'tiny-chat',
       'svc.image': 'llama-test',
-      'svc.test': RUN,
+      'svc.test': run,
     })
     expect(info.HostConfig.RestartPolicy?.Name).toBe('no')
     expect(info.HostConfig.PortBindings?.['8080/tcp']).toEqual([{ HostIp: '127.0.0.1', HostPort: '' }])
