@@ -91,7 +91,7 @@ export function isOpen(routeClass: RouteClass): boolean {
  * `c.req.path`: percent-decoded except reserved characters, no query).
  */
 export function classify(method: string, rawPath: string): RouteClass {
-  const m = method.toUpperCase()
+  const m = method === 'GET' || method === 'POST' ? method : method.toUpperCase()
   const read = m === 'GET' || m === 'HEAD'
   const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath
   if (!isPlainPath(path)) return 'api-mutation'
@@ -117,12 +117,10 @@ function under(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`)
 }
 
-/** An absolute path without empty, `.` or `..` segments (the root `/` is plain). */
+/** An absolute path without empty, `.` or `..` segments (the root `/` is plain). No allocation: hot path. */
 function isPlainPath(path: string): boolean {
-  if (!path.startsWith('/')) return false
-  if (path === '/') return true
-  for (const segment of path.slice(1).split('/')) {
-    if (segment === '' || segment === '.' || segment === '..') return false
-  }
-  return true
+  if (path.charCodeAt(0) !== 47) return false
+  if (path.length === 1) return true
+  if (path.includes('//') || path.endsWith('/')) return false
+  return !(path.includes('/./') || path.includes('/../') || path.endsWith('/.') || path.endsWith('/..'))
 }

@@ -16,7 +16,7 @@
  * are gone are dropped whenever the store takes a new state. The cache holds at most `cacheSize`
  * entries; only tokens that verified enter it, so an attacker cannot fill it.
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { TokenPrincipal } from './principal'
 import { verifySecret as argon2Verify } from './secret-hash'
 import { createFailureThrottle, type FailureThrottle } from './throttle'
@@ -145,7 +145,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
         const key = typeof client === 'string' ? client : client()
         return refuse(key) ?? failure(key, MALFORMED)
       }
-      const key = createHash('sha256').update(token).digest('base64')
+      // One-shot sha256 (no Hash object): the cache key, so no plaintext token is kept in memory.
+      const key = hash('sha256', token, 'base64')
       if (!store.stale) {
         const cached = fromCache(key)
         if (cached) return cached

@@ -143,12 +143,13 @@ export function createAuthenticator(auth: AuthDeps): Authenticate {
     const routeClass = classify(req.method, req.path)
     const header = req.header('authorization')
     if (header) {
-      const scheme = /^[^ \t]*/.exec(header)![0]
-      if (scheme.toLowerCase() === 'bearer') {
+      // The scheme is what precedes the first space or tab; any spelling of "bearer" claims a token.
+      const exact = header.startsWith('Bearer ')
+      if (exact || /^bearer(?:[ \t]|$)/i.test(header)) {
         if (!auth.verifier)
           return afterBearer(routeClass, { ok: false, code: 'auth.invalid', reason: 'no tokens' })
         // A wrong spelling of the scheme goes through as an empty token: refused, and counted.
-        const token = header.startsWith('Bearer ') ? header.slice(7) : ''
+        const token = exact ? header.slice(7) : ''
         const result = auth.verifier.verify(token, () => throttleKey(req))
         return result instanceof Promise
           ? result.then((r) => afterBearer(routeClass, r))
