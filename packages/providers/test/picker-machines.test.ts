@@ -5,6 +5,7 @@ import { SvcError } from '@svc/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createLlmProvider } from '../src/llm/llm-provider'
 import { createImageManifest, type ImageEntry } from '../src/manifest/manifest'
+import { createNpuProvider } from '../src/npu/npu-provider'
 import { assertBackend, memoryShortfall, type ProviderDescriptor } from '../src/picker/decide'
 import { detectHardware } from '../src/picker/detect'
 import { buildHardwareReport, createPicker, describeProvider } from '../src/picker/picker'
@@ -56,7 +57,7 @@ const PROVIDERS: ProviderDescriptor[] = [
     backends: ['rocm', 'cuda', 'cpu'],
     image: (b) => (b === 'rocm' ? 'comfyui-rocm' : undefined),
   },
-  { kind: 'npu', backends: ['npu'], image: () => 'flm-npu', hostProgram: 'flm' },
+  describeProvider(createNpuProvider()),
 ]
 
 /** Writes a machine as a file tree: paths ending in / are directories, others files with content. */
