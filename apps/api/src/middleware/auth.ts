@@ -66,8 +66,9 @@ const PASS_ANONYMOUS: AuthOutcome = { ok: true, principal: ANONYMOUS }
  * - Open endpoints pass; credentials shown there are still checked so that `principal` says who
  *   called, but a bad one never fails an open request.
  * - Only `Authorization: Bearer <token>` (exactly that spelling: one space, capital B) is a token. A
- *   header whose scheme is any other case of "bearer" is a malformed token (401 `auth.invalid`);
- *   any other scheme (the browser's `Basic …` forwarded by the proxy) counts as no token.
+ *   header whose scheme (the text before the first space or tab) is any other case of "bearer" is a
+ *   malformed token (401 `auth.invalid`, even next to a trusted forwarded identity); any other scheme
+ *   (the browser's `Basic …` forwarded by the proxy) counts as no token.
  * - A bearer token wins over `X-Forwarded-Email`; an invalid one is 401 even with a valid email.
  * - `X-Forwarded-Email` counts only from a trusted proxy address and, when a proxy secret is set,
  *   with a matching `X-Svc-Proxy-Secret` (constant-time comparison). It is `admin`.
