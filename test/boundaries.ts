@@ -57,7 +57,7 @@ export function checkBoundaries(packages: PackageInfo[]): string[] {
     const allowed = ALLOWED[pkg.name]
     if (!isApp && !allowed) problems.push(`${pkg.name}: unknown package; add it to the boundary rules`)
     for (const file of pkg.files) {
-      const isTest = /\.test\.ts$|\/test\//.test(file.path)
+      const isTest = /\.test\.ts$|(^|\/)test\//.test(file.path)
       for (const spec of importsOf(file.source)) {
         const where = `${file.path} imports "${spec}"`
         if (spec.startsWith('.')) {

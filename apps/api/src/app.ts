@@ -11,6 +11,7 @@ import { authOpenRoutes } from './routes/auth-open'
 import { configRoutes } from './routes/config-urls'
 import { eventRoutes } from './routes/events'
 import { hardwareRoutes } from './routes/hardware'
+import { imageCacheRoutes } from './routes/image-cache'
 import { installRoutes } from './routes/install'
 import { modelsApiRoutes } from './routes/models-api'
 import { slotRoutes } from './routes/slots'
@@ -64,6 +65,7 @@ export function createApp(deps: AppDeps) {
     .route('/api/models', modelsApiRoutes(deps))
     .route('/api/events', eventRoutes(deps))
     .route('/api/hardware', hardwareRoutes(deps))
+    .route('/api/images/cache', imageCacheRoutes(deps.slots))
 
   // Returned, not thrown: methodNotAllowed only turns a plain 404 into a 405.
   app.notFound((c) => {

@@ -93,7 +93,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         res.setHeader('allow', 'POST')
         throw new SvcError('method.not_allowed', `use POST for ${path}`)
       }
-      const { model, body, json, rawText } = await readRequest(req, spec)
+      const { model, body, json, raw } = await readRequest(req, spec)
       const target = await resolveTarget(model, spec, options)
       record.slot = target.kind === 'slot' ? target.slot.name : `upstream:${target.upstream.name}`
       if (target.kind === 'slot') {
@@ -110,7 +110,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           const response = await route.translate.handle({
             endpoint: spec.endpoint,
             body: json,
-            rawBody: rawText ?? '',
+            rawBody: raw?.toString('utf8') ?? '',
             base: lease.base,
             model: lease.model,
             signal: gone.signal,
@@ -157,7 +157,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (spec.body === 'multipart') {
       const scanned = await scanMultipartModel(req, maxUpload)
       const body: ForwardBody = { kind: 'stream', head: scanned.head, rest: req }
-      return { model: scanned.model, body, json: undefined, rawText: undefined }
+      return { model: scanned.model, body, json: undefined, raw: undefined }
     }
     const raw = await readBody(req, maxJson)
     const json = parseJsonBody(raw, req.headers['content-type'], spec.schema!) as Record<string, unknown>
@@ -166,7 +166,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       model: typeof json.model === 'string' ? json.model : undefined,
       body,
       json,
-      rawText: raw.toString('utf8'),
+      raw: raw as Buffer | undefined,
     }
   }
 

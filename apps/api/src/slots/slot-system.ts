@@ -3,6 +3,7 @@
  * (built-in or third-party) and runtime, the model store, one event bus. Apps are the only place
  * that knows both `@svc/core` and `@svc/providers`.
  */
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
   type Backend,
@@ -20,10 +21,13 @@ import {
 } from '@svc/core'
 import { readSlotConfigDir } from '@svc/core/node'
 import {
+  createImageCache,
+  createImageProvider,
   createLlmProvider,
   createProcessRuntime,
   createRemoteRuntime,
   createSlotDriver,
+  type ImageCache,
   loadCatalogue,
   ModelStore,
   type Provider,
@@ -31,6 +35,7 @@ import {
 } from '@svc/providers'
 
 export const DEFAULT_CATALOGUE = fileURLToPath(new URL('../../../../manifests/models.toml', import.meta.url))
+export const DEFAULT_WORKFLOWS = fileURLToPath(new URL('../../../../workflows', import.meta.url))
 
 export interface SlotSystemOptions {
   configDir: string
@@ -44,6 +49,9 @@ export interface SlotSystemOptions {
   slotOptions?: Partial<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>>
   /** Backend for a slot whose config names none (the picker's choice). Default `cpu`. */
   defaultBackend?: (config: SlotConfig, provider: Provider) => Backend
+  /** Generated images: `<state>/images/cache`, bounded (defaults: 2 GiB, 7 days). */
+  imageCache?: { maxBytes?: number; maxAgeMs?: number }
+  workflowsDir?: string
   /** Runtimes beyond process/remote (e.g. the container runtime), by kind. */
   runtimes?: Partial<Record<'container', Runtime>>
 }
@@ -53,6 +61,8 @@ export interface SlotSystem {
   store: ModelStore
   bus: EventBus<SvcEvents>
   providers: Map<string, Provider>
+  /** Where `/v1/images/*` results are kept (served at `/api/images/cache/<uuid>.png`). */
+  imageCache: ImageCache
   /** Slot config files that did not parse (their slots keep the defaults). */
   configErrors: SlotConfigError[]
   /** Resolves a model for a slot, refusing models its provider cannot serve. */
@@ -68,7 +78,25 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
   const catalogue = await loadCatalogue(options.catalogueFile ?? DEFAULT_CATALOGUE)
   if (catalogue.errors.length > 0) throw new Error(catalogue.errors.join('\n'))
   const store = await ModelStore.open({ stateDir: options.stateDir, catalogue: catalogue.entries })
-  const providers = new Map<string, Provider>([['llm', createLlmProvider()]])
+  const imageCache = createImageCache({
+    dir: join(options.stateDir, 'images', 'cache'),
+    maxBytes: options.imageCache?.maxBytes ?? 2 * 1024 ** 3,
+    maxAgeMs: options.imageCache?.maxAgeMs ?? 7 * 24 * 3600_000,
+  })
+  const imageModels = catalogue.entries
+    .filter((e) => e.provider === 'image' && e.workflow)
+    .map((e) => ({ id: e.id, workflow: e.workflow! }))
+  const providers = new Map<string, Provider>([
+    ['llm', createLlmProvider()],
+    [
+      'image',
+      createImageProvider({
+        cache: imageCache,
+        workflowsDir: options.workflowsDir ?? DEFAULT_WORKFLOWS,
+        models: imageModels,
+      }),
+    ],
+  ])
   for (const p of options.providers ?? []) providers.set(p.kind, p)
   const processRuntime = createProcessRuntime({
     stateDir: options.stateDir,
@@ -153,6 +181,7 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     store,
     bus,
     providers,
+    imageCache,
     configErrors: errors,
     resolveModel,
     provider: providerFor,

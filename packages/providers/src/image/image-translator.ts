@@ -22,6 +22,7 @@ import { access } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { type ModelEntry, SvcError } from '@svc/core'
 import type { TranslateRequest, Translator } from '../contract'
+import { parseJsonBig } from './big-json'
 import {
   type ComfyHistoryEntry,
   type ComfyRefusal,
@@ -211,7 +212,8 @@ export function createImageTranslator(options: ImageTranslatorOptions): Translat
     if (req.endpoint !== 'images') {
       throw new SvcError('request.invalid', `the image provider serves images, not ${req.endpoint}`)
     }
-    const job = parseImageRequest(req.body)
+    // The raw text keeps seeds above 2^53 exact (JSON.parse would already have rounded them).
+    const job = parseImageRequest(req.rawBody ? parseJsonBig(req.rawBody) : req.body)
     const choice = options.models?.find((m) => m.id === req.model.id)
     const t = await template(req.model, choice?.workflow ?? req.model.id)
     const values = resolveValues(job, t)
