@@ -1,0 +1,68 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { serveFiles } from '@svc/testing'
+import { describe, expect, it } from 'vitest'
+import { parseCatalogue } from '../src/models/catalogue'
+import { ModelStore, refFromFileName } from '../src/models/model-store'
+
+async function store(catalogueText: string) {
+  const stateDir = await mkdtemp(join(tmpdir(), 'svc-store-'))
+  const { entries, errors } = parseCatalogue(catalogueText)
+  expect(errors).toEqual([])
+  return { stateDir, models: await ModelStore.open({ stateDir, catalogue: entries }) }
+}
+
+describe('ModelStore', () => {
+  it('pulls an image checkpoint into <state>/comfyui/models/checkpoints/<id>/', async () => {
+    await using files = await serveFiles({ '/ckpt/sd_xl_turbo_1.0_fp16.safetensors': Buffer.from('weights') })
+    const { stateDir, models } = await store(
+      `[[model]]\nid = "sdxl-turbo"\nprovider = "image"\nformat = "checkpoint"\nurl = "${files.url}/ckpt/sd_xl_turbo_1.0_fp16.safetensors"\n`,
+    )
+    const entry = await models.resolve('sdxl-turbo')
+    expect(entry.path).toBeUndefined()
+    expect(await models.isPresent(entry)).toBe(false)
+    const pulled = await models.pull(entry, () => {}, AbortSignal.timeout(5_000))
+    expect(pulled.path).toBe(
+      join(stateDir, 'comfyui', 'models', 'checkpoints', 'sdxl-turbo', 'sd_xl_turbo_1.0_fp16.safetensors'),
+    )
+    expect(await readFile(pulled.path!, 'utf8')).toBe('weights')
+    expect((await models.get('sdxl-turbo'))?.path).toBe(pulled.path)
+  })
+
+  it('registers a local file under its stem and an URL under its file name, persistently', async () => {
+    const { stateDir, models } = await store('model = []\n')
+    const file = join(stateDir, 'My-Model.Q4_K_M.gguf')
+    await writeFile(file, 'x')
+    const local = await models.resolve(file)
+    expect(local).toMatchObject({
+      id: 'my-model.q4_k_m',
+      source: 'local',
+      path: file,
+      format: 'gguf',
+      provider: 'llm',
+    })
+    const remote = await models.resolve('https://example.org/models/Other%20Model.gguf')
+    expect(remote).toMatchObject({
+      id: 'other-model',
+      source: 'pulled',
+      url: 'https://example.org/models/Other%20Model.gguf',
+    })
+    const again = await ModelStore.open({ stateDir, catalogue: [] })
+    expect((await again.list()).map((m) => m.id).sort()).toEqual(['my-model.q4_k_m', 'other-model'])
+  })
+
+  it('answers model.not_found for an unknown id and a missing file', async () => {
+    const { models } = await store('model = []\n')
+    await expect(models.resolve('nope')).rejects.toMatchObject({ code: 'model.not_found', status: 404 })
+    await expect(models.resolve('/nowhere/x.gguf')).rejects.toMatchObject({
+      code: 'model.not_found',
+      message: 'no model file at /nowhere/x.gguf',
+    })
+  })
+
+  it('derives refs from file names', () => {
+    expect(refFromFileName('Qwen3-0.6B-Q8_0.gguf')).toBe('qwen3-0.6b-q8_0')
+    expect(refFromFileName('__weird name!.gguf')).toBe('weird-name-')
+  })
+})
