@@ -133,6 +133,37 @@ describe('token verifier', () => {
     expect(await settle(verifier.verify(wrong, 'guesser'))).toMatchObject({ code: 'auth.invalid' })
   })
 
+  it('runs a bounded number of argon2 checks at once and turns the overflow away without blaming the client', async () => {
+    const configDir = await mkdtemp(join(tmpdir(), 'svc-verify-'))
+    const store = createTokenStore({ configDir, hashParams: FAST, flushIntervalMs: 0 })
+    cleanup.push(async () => {
+      await store.close()
+      await rm(configDir, { recursive: true, force: true })
+    })
+    let running = 0
+    let peak = 0
+    const throttle = createFailureThrottle({ burst: 1 })
+    const verifier = createTokenVerifier({
+      store,
+      throttle,
+      maxConcurrentHashes: 2,
+      maxQueuedHashes: 1,
+      verifySecret: async (phc, secret) => {
+        peak = Math.max(peak, ++running)
+        await new Promise((r) => setTimeout(r, 20))
+        running--
+        return verifySecret(phc, secret)
+      },
+    })
+    const tokens = await Promise.all([1, 2, 3, 4].map((i) => store.create({ label: `t${i}` })))
+    const results = await Promise.all(tokens.map((t, i) => verifier.verify(t.token, `client-${i}`)))
+    expect(peak).toBe(2)
+    expect(results.filter((r) => r.ok)).toHaveLength(3)
+    expect(results[3]).toEqual({ ok: false, code: 'auth.throttled', retryAfterS: 1 })
+    expect(throttle.size).toBe(0)
+    expect((await settle(verifier.verify(tokens[3]!.token, 'client-3'))).ok).toBe(true)
+  })
+
   it('fails closed when the file is broken', async () => {
     const { store, verifier } = await setup()
     const t = await store.create({ label: 'x' })

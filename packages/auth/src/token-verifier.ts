@@ -8,7 +8,7 @@
  * 1. refresh the store (a stat; re-read only when the file changed),
  * 2. refuse a throttled client before doing any work (`auth.throttled`),
  * 3. parse strictly, look the id up, verify the secret with argon2id (identical concurrent
- *    attempts share one hash),
+ *    attempts share one hash; at most `maxConcurrentHashes` run at once, over all clients),
  * 4. cache the principal under sha256(token), or count a failure for the client.
  *
  * A cached entry is valid only while the store holds the same record (same id and hash): a
@@ -37,6 +37,14 @@ export interface TokenVerifierOptions {
   cacheSize?: number
   /** The argon2id check; injectable so tests can count how often it runs. */
   verifySecret?: (phc: string, secret: string) => Promise<boolean>
+  /**
+   * argon2 runs at once, over all clients (each holds ~19 MiB and a libuv thread that file I/O also
+   * needs). Default 2. Further first uses wait in a queue of `maxQueuedHashes` (default 64); beyond
+   * it they get `auth.throttled` (Retry-After 1) without counting as a failure, so a flood from many
+   * addresses cannot starve the server.
+   */
+  maxConcurrentHashes?: number
+  maxQueuedHashes?: number
 }
 
 export interface TokenVerifier {
@@ -64,7 +72,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const maxEntries = options.cacheSize ?? 10_000
   const check = options.verifySecret ?? argon2Verify
   const cache = new Map<string, Entry>()
-  const inflight = new Map<string, Promise<boolean>>()
+  const inflight = new Map<string, Promise<boolean | 'busy'>>()
+  const slots = createSlots(options.maxConcurrentHashes ?? 2, options.maxQueuedHashes ?? 64)
   let seenVersion = store.version
 
   /** The cached result if the entry still matches the store; drops it otherwise. */
@@ -120,11 +129,12 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
 
     let pending = inflight.get(key)
     if (!pending) {
-      pending = check(record.hash, parsed.secret).catch(() => false)
+      pending = slots.run(() => check(record.hash, parsed.secret).catch(() => false))
       inflight.set(key, pending)
       void pending.finally(() => inflight.delete(key))
     }
     const ok = await pending
+    if (ok === 'busy') return { ok: false, code: 'auth.throttled', retryAfterS: 1 }
     // Revoked (or replaced) while argon2 ran: the token is no longer valid.
     const current = store.lookup(parsed.id)
     if (!ok || current?.hash !== record.hash) return failure(client, UNKNOWN)
@@ -161,4 +171,25 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
 
 function principalOf(record: TokenRecord): TokenPrincipal {
   return { kind: 'token', scope: record.scope, tokenId: record.id, label: record.label }
+}
+
+/** At most `max` tasks at once, `queue` more waiting; beyond that a task is refused with 'busy'. */
+function createSlots(max: number, queue: number) {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return {
+    async run<T>(task: () => Promise<T>): Promise<T | 'busy'> {
+      if (running >= max) {
+        if (waiting.length >= queue) return 'busy'
+        await new Promise<void>((resolve) => waiting.push(resolve)) // the releaser hands its slot over
+      } else running++
+      try {
+        return await task()
+      } finally {
+        const next = waiting.shift()
+        if (next) next()
+        else running--
+      }
+    },
+  }
 }
