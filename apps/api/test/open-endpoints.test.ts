@@ -83,6 +83,9 @@ describe('open endpoints', () => {
       'mine',
       'qwen3-0.6b-q8_0',
       'nomic-embed-text-v1.5-q8_0',
+      'sdxl-turbo',
+      'sd-1.5-pruned-emaonly',
+      'flux-schnell',
     ])
     expect(body.data[0]).toEqual({
       id: 'primary',
