@@ -11,10 +11,10 @@ import { join } from 'node:path'
 import type { ModelEntry } from '@svc/core'
 import { findEngine } from '@svc/core/node'
 import {
-  buildRootfsImage,
   docker,
   ensureDockerEngine,
   missingPart,
+  publishRootfsImage,
   removeContainersByLabel,
   startRegistry,
   writeTinyGguf,
@@ -51,9 +51,7 @@ export async function containerFixture(): Promise<ContainerFixture | { skip: tru
     await rm(dir, { recursive: true, force: true })
   }
   try {
-    const id = await buildRootfsImage({ tag: `${repository}:v1`, binaries: [llama.path] })
-    await docker(['push', `${repository}:v1`])
-    await docker(['rmi', '-f', id])
+    await publishRootfsImage({ tag: `${repository}:v1`, binaries: [llama.path] })
     const file = join(dir, 'images.toml')
     await writeFile(
       file,

@@ -175,6 +175,17 @@ export async function buildRootfsImage(options: RootfsImageOptions): Promise<str
   }
 }
 
+/**
+ * Builds the image (`buildRootfsImage`), pushes it to the registry its tag names, and removes it from
+ * the engine again, so that the code under test has to pull it. Returns the local image id it had.
+ */
+export async function publishRootfsImage(options: RootfsImageOptions): Promise<string> {
+  const id = await buildRootfsImage(options)
+  await docker(['push', options.tag])
+  await docker(['rmi', '-f', id])
+  return id
+}
+
 function place(from: string, to: string): void {
   mkdirSync(dirname(to), { recursive: true })
   copyFileSync(from, to)
