@@ -29,25 +29,35 @@ export async function startFakeUpstream(args: string[] = []): Promise<Peer> {
   return { name: 'direct', url: `http://127.0.0.1:${port}`, model: 'fake-model', stop: () => kill(child) }
 }
 
-/** svc with a remote slot `bench` pointing at the upstream (auth off, or on with a bearer token). */
-export async function startSvc(upstream: string, auth?: { token: () => Promise<string> }): Promise<Peer> {
+/**
+ * svc with a remote slot `bench` pointing at the upstream. With `auth`, auth is on and requests carry
+ * a bearer token minted for the config dir before svc starts (what `svc token create` does offline).
+ */
+export async function startSvc(
+  upstream: string,
+  auth?: { token: (configDir: string) => Promise<string> },
+): Promise<Peer> {
   const configDir = await mkdtemp(join(tmpdir(), 'svc-bench-config-'))
   await mkdir(join(configDir, 'slots'), { recursive: true })
   await writeFile(
     join(configDir, 'slots', 'bench.toml'),
     `provider = "llm"\nruntime = "remote"\nurl = "${upstream}"\nrestart = "no"\n`,
   )
+  const token = auth ? await auth.token(configDir) : undefined
   const api = await startApi({
     configDir,
     env: { SVC_LOG_LEVEL: 'info', ...(auth ? { SVC_AUTH_ENABLED: '1' } : {}) },
   })
   const weights = join(api.stateDir, 'bench-model.gguf')
   await writeFile(weights, 'remote slot: svc never reads this file')
-  const token = auth ? await auth.token() : undefined
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {}
+  // Loading is an admin action: as the trusted proxy would, name a person (loopback is trusted).
   const load = await fetch(`${api.url}/api/slots/bench/load?wait=true`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { 'x-forwarded-email': 'bench@localhost' } : {}),
+    },
     body: JSON.stringify({ model: weights }),
   })
   if (load.status !== 200) throw new Error(`svc bench slot did not load: ${load.status} ${await load.text()}`)

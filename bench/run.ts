@@ -30,8 +30,7 @@ async function main(): Promise<void> {
   const peers: Peer[] = [upstream]
   try {
     peers.push(await startSvc(upstream.url))
-    const withAuth = await authPeer(upstream.url)
-    if (withAuth) peers.push(withAuth)
+    peers.push(await authPeer(upstream.url))
     const caddy = await startCaddy(upstream.url)
     if (caddy) peers.push(caddy)
     else console.warn('Caddy is not installed: no peer column (apt-get install caddy)')
