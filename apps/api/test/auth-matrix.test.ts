@@ -55,7 +55,7 @@ const ALLOWED: Record<Scope, string[]> = {
     'dashboard',
   ],
   'v1-only': ['/v1 inference (chat)', '/v1 inference (embeddings)', 'image cache'],
-  'read-only': ['/api read (slots)', '/api read (models)', 'dashboard'],
+  'read-only': ['/api read (slots)', '/api read (models)', 'image cache', 'dashboard'],
 }
 
 interface Caller {

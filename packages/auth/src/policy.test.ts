@@ -79,7 +79,7 @@ describe('allows', () => {
     open: '1111',
     'v1-models': '1111',
     'v1-inference': '1110',
-    'image-cache': '1110',
+    'image-cache': '1111',
     'api-read': '1101',
     dashboard: '1101',
     'slot-mutation': '1000',

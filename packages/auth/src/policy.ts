@@ -10,8 +10,8 @@
  * - `GET /v1/models/<id>` is as open as `GET /v1/models`: one entry of an open list.
  * - Every other `/v1/*` request is inference, whatever the method: it may run a model. `read-only`
  *   may not; `all` and `v1-only` may.
- * - `GET /api/images/cache/*` (results of `/v1/images/*`) is open to `admin`, `all` and `v1-only`.
- *   Not to `read-only`: an image is neither a probe nor a listing. Other methods there are mutations.
+ * - `GET /api/images/cache/*` (results of `/v1/images/*`) is readable by every scope (issue 7: "its
+ *   URLs are /v1 results"; reading one runs no model). Other methods there are mutations.
  * - Reads of `/api/*` (slots, slot logs, models, hardware, `/api/events`) are for `admin`, `all` and
  *   `read-only`. `/api/auth/tokens` is token management for every method, reads included: `admin` only.
  * - Mutations of `/api/slots/*` and `/api/models/*` (slot mutations) and of anything else under
@@ -50,7 +50,7 @@ export const POLICY: Readonly<Record<RouteClass, RoutePolicy>> = {
   open: { open: true, scopes: SCOPES },
   'v1-models': { open: true, scopes: SCOPES },
   'v1-inference': { open: false, scopes: ['admin', 'all', 'v1-only'] },
-  'image-cache': { open: false, scopes: ['admin', 'all', 'v1-only'] },
+  'image-cache': { open: false, scopes: ['admin', 'all', 'v1-only', 'read-only'] },
   'api-read': { open: false, scopes: ['admin', 'all', 'read-only'] },
   dashboard: { open: false, scopes: ['admin', 'all', 'read-only'] },
   'slot-mutation': { open: false, scopes: ['admin'] },
