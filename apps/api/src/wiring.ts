@@ -6,6 +6,7 @@ import type { ServeEnv } from './env'
 import type { Logger } from './logger'
 import type { ApiMetrics } from './metrics'
 import type { AuthDeps } from './middleware/auth'
+import { wireHardware } from './slots/hardware'
 import { loadHostedUpstreams } from './slots/hosted-upstreams'
 import { loadProviderModules } from './slots/provider-modules'
 import { registerSlotMetrics } from './slots/slot-metrics'
@@ -20,7 +21,7 @@ export interface WiringInput {
 }
 
 export interface Wiring {
-  deps: Pick<AppDeps, 'features' | 'slots' | 'upstreamMetrics' | 'upstreamRefs' | 'auth'>
+  deps: Pick<AppDeps, 'features' | 'slots' | 'upstreamMetrics' | 'upstreamRefs' | 'auth' | 'hardware'>
   dispatcher: Dispatcher
   /** Starts background work once the server listens: adopt leftovers, load enabled slots. */
   start(): Promise<void>
@@ -32,7 +33,10 @@ export interface Wiring {
 export async function createWiring(input: WiringInput): Promise<Wiring> {
   const { env, logger } = input
   const providers = await loadProviderModules(input.rawEnv.SVC_PROVIDER_MODULES)
+  const hardware = await wireHardware({ stateDir: env.paths.stateDir, env: input.rawEnv, logger })
   const slots = await createSlotSystem({
+    hardware,
+    ...(hardware.container ? { container: hardware.container } : {}),
     configDir: env.paths.configDir,
     stateDir: env.paths.stateDir,
     providers,
@@ -93,8 +97,15 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
   return {
     dispatcher,
     deps: {
-      features: { auth: env.authEnabled, slots: true, images: false, containers: false, dashboard: false },
+      features: {
+        auth: env.authEnabled,
+        slots: true,
+        images: true,
+        containers: hardware.container !== undefined,
+        dashboard: false,
+      },
       slots,
+      ...(slots.picker ? { hardware: slots.picker } : {}),
       upstreamMetrics: () => slotMetrics.scrapeUpstreams(),
       upstreamRefs: () => hostedRefs(upstreams),
       auth,

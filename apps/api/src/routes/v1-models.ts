@@ -5,7 +5,8 @@ import type { AppDeps } from '../deps'
 /**
  * `GET /v1/models` → `{object:"list", data:[{id, object:"model", created, owned_by}]}` in OpenAI's
  * shape: the slot aliases (`primary`, `embed`, `stt`, `tts`, custom slots) first, so a client that
- * picks the first model gets the primary chat slot, then every model ref svc knows.
+ * picks the first model gets the primary chat slot, then the refs usable without a download (on
+ * disk or in a slot) and hosted upstream refs.
  * `GET /v1/models/:id` → one of those objects, or 404 `model.not_found`.
  */
 export function v1ModelsRoutes(deps: AppDeps) {
@@ -15,8 +16,13 @@ export function v1ModelsRoutes(deps: AppDeps) {
     const aliases = deps.slots.manager
       .names()
       .filter((name) => deps.slots.manager.config(name).provider !== 'image')
+    // Models a request can use without a download: on disk or held by a slot (NPU tags, remote
+    // upstreams). The whole catalogue is `GET /api/models` / `svc models ls`.
+    const held = new Set(deps.slots.manager.list().map((slot) => slot.model))
     const refs = [
-      ...(await deps.slots.store.list()).map((m) => ({ id: m.id, owned_by: 'svc' })),
+      ...(await deps.slots.store.list())
+        .filter((m) => m.path !== undefined || held.has(m.id))
+        .map((m) => ({ id: m.id, owned_by: 'svc' })),
       ...(deps.upstreamRefs?.() ?? []),
     ]
     const seen = new Set<string>()

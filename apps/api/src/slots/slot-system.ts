@@ -1,12 +1,12 @@
 /**
  * Wires the slot machinery: config dir → SlotManager, each slot's driver built from its provider
- * (built-in or third-party) and runtime, the model store, one event bus. Apps are the only place
+ * (built-in or third-party), its placement (backend and runtime: config first, then the picker's
+ * choice for this machine) and its runtime; the model store; one event bus. Apps are the only place
  * that knows both `@svc/core` and `@svc/providers`.
  */
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
-  type Backend,
   type Clock,
   createEventBus,
   type EventBus,
@@ -24,18 +24,32 @@ import {
   createImageCache,
   createImageProvider,
   createLlmProvider,
-  createProcessRuntime,
-  createRemoteRuntime,
+  createNpuProvider,
+  createPicker,
   createSlotDriver,
+  describeProvider,
+  type HardwareFacts,
   type ImageCache,
+  type ImageManifest,
   loadCatalogue,
   ModelStore,
+  npuModelEntries,
+  type Picker,
   type Provider,
   type Runtime,
 } from '@svc/providers'
+import { createPlacer } from './placement'
+import { createRuntimes } from './runtimes'
 
 export const DEFAULT_CATALOGUE = fileURLToPath(new URL('../../../../manifests/models.toml', import.meta.url))
 export const DEFAULT_WORKFLOWS = fileURLToPath(new URL('../../../../workflows', import.meta.url))
+
+/**
+ * Kinds the picker decides for (it knows their host programs and images). Others — third-party
+ * providers, the espeak TTS engine that runs on any host — are not second-guessed: their slots
+ * default to cpu on the host, and a missing program is reported when the load starts it.
+ */
+const PICKED_KINDS = new Set(['llm', 'image', 'npu', 'stt'])
 
 export interface SlotSystemOptions {
   configDir: string
@@ -47,13 +61,13 @@ export interface SlotSystemOptions {
   clock?: Clock
   env?: Record<string, string | undefined>
   slotOptions?: Partial<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>>
-  /** Backend for a slot whose config names none (the picker's choice). Default `cpu`. */
-  defaultBackend?: (config: SlotConfig, provider: Provider) => Backend
   /** Generated images: `<state>/images/cache`, bounded (defaults: 2 GiB, 7 days). */
   imageCache?: { maxBytes?: number; maxAgeMs?: number }
   workflowsDir?: string
-  /** Runtimes beyond process/remote (e.g. the container runtime), by kind. */
-  runtimes?: Partial<Record<'container', Runtime>>
+  /** Hardware detection for the picker; without it every slot defaults to cpu on the host. */
+  hardware?: { detect: () => Promise<HardwareFacts>; manifest?: ImageManifest }
+  /** The container runtime, when this server has a container engine and an image manifest. */
+  container?: Runtime
 }
 
 export interface SlotSystem {
@@ -63,9 +77,11 @@ export interface SlotSystem {
   providers: Map<string, Provider>
   /** Where `/v1/images/*` results are kept (served at `/api/images/cache/<uuid>.png`). */
   imageCache: ImageCache
+  /** Hardware and backends per provider (`GET /api/hardware`); absent without detection. */
+  picker?: Picker
   /** Slot config files that did not parse (their slots keep the defaults). */
   configErrors: SlotConfigError[]
-  /** Resolves a model for a slot, refusing models its provider cannot serve. */
+  /** Resolves a model for a slot, refusing models its provider or this machine cannot serve. */
   resolveModel(id: string, config: SlotConfig): Promise<ModelEntry>
   provider(config: SlotConfig): Provider
   /** Applies a (new or changed) slot config: defaults resolved, effective at the next load. */
@@ -74,10 +90,13 @@ export interface SlotSystem {
 
 export async function createSlotSystem(options: SlotSystemOptions): Promise<SlotSystem> {
   const bus = createEventBus<SvcEvents>()
-  const clock = options.clock ?? systemClock
   const catalogue = await loadCatalogue(options.catalogueFile ?? DEFAULT_CATALOGUE)
   if (catalogue.errors.length > 0) throw new Error(catalogue.errors.join('\n'))
-  const store = await ModelStore.open({ stateDir: options.stateDir, catalogue: catalogue.entries })
+  const store = await ModelStore.open({
+    stateDir: options.stateDir,
+    catalogue: catalogue.entries,
+    models: npuModelEntries(),
+  })
   const imageCache = createImageCache({
     dir: join(options.stateDir, 'images', 'cache'),
     maxBytes: options.imageCache?.maxBytes ?? 2 * 1024 ** 3,
@@ -96,54 +115,47 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
         models: imageModels,
       }),
     ],
+    ['npu', createNpuProvider()],
   ])
   for (const p of options.providers ?? []) providers.set(p.kind, p)
-  const processRuntime = createProcessRuntime({
+
+  const picker = options.hardware
+    ? createPicker({
+        detect: options.hardware.detect,
+        ...(options.hardware.manifest ? { manifest: options.hardware.manifest } : {}),
+        providers: [...providers.values()]
+          .filter((p) => PICKED_KINDS.has(p.kind))
+          .map((p) => describeProvider(p)),
+      })
+    : undefined
+  const placer = await createPlacer(picker)
+  const runtimes = createRuntimes({
     stateDir: options.stateDir,
     ...(options.env ? { env: options.env } : {}),
+    ...(options.container ? { container: options.container } : {}),
   })
 
   const providerFor = (config: SlotConfig): Provider => {
     const p = providers.get(config.provider)
-    if (!p)
-      throw new SvcError(
-        'backend.unavailable',
-        `slot "${config.name}": no provider "${config.provider}" is installed (known: ${[...providers.keys()].join(', ')})`,
-      )
-    return p
+    if (p) return p
+    const known = [...providers.keys()].join(', ')
+    throw new SvcError(
+      'backend.unavailable',
+      `slot "${config.name}": no provider "${config.provider}" is installed (known: ${known})`,
+    )
   }
-  const runtimeFor = (config: SlotConfig): Runtime => {
-    if (config.runtime === 'remote') return createRemoteRuntime({ url: config.url! })
-    if (config.runtime === 'container') {
-      const container = options.runtimes?.container
-      if (!container)
-        throw new SvcError('backend.unavailable', `slot "${config.name}": no container engine is available`)
-      return container
-    }
-    return processRuntime
-  }
-  const backendFor = (config: SlotConfig, provider: Provider): Backend =>
-    config.backend ?? options.defaultBackend?.(config, provider) ?? 'cpu'
-
   // What the slot will really use, so that status output shows it (not "default").
-  const effective = (config: SlotConfig): SlotConfig => {
-    const provider = providers.get(config.provider)
-    return {
-      ...config,
-      backend: config.backend ?? (provider ? backendFor(config, provider) : 'cpu'),
-      runtime: config.runtime ?? 'process',
-    }
-  }
-  const { configs, errors } = await readSlotConfigDir(options.configDir)
+  const effective = (config: SlotConfig): SlotConfig => ({ ...config, ...placer.place(config) })
   const createDriver = (config: SlotConfig) => {
     try {
       const provider = providerFor(config)
+      const { backend, runtime } = placer.place(config)
       return createSlotDriver({
         config,
         provider,
-        runtime: runtimeFor(config),
+        runtime: runtimes.runtimeFor(config, runtime),
         models: store,
-        backend: backendFor(config, provider),
+        backend,
       })
     } catch (error) {
       return unavailableDriver(error)
@@ -161,17 +173,21 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
       throw new SvcError(
         'request.invalid',
         `model "${entry.id}" is for the ${entry.provider} provider; slot "${config.name}" runs ${config.provider}`,
-        { param: 'model' },
+        {
+          param: 'model',
+        },
       )
     }
     const refusal = provider.refuseModel?.(entry)
     if (refusal) throw new SvcError('request.invalid', refusal, { param: 'model' })
+    await placer.check(config, entry)
     return entry
   }
+  const { configs, errors } = await readSlotConfigDir(options.configDir)
   const manager = new SlotManager({
     configs: configs.map(effective),
     bus,
-    clock,
+    clock: options.clock ?? systemClock,
     createDriver,
     resolveModel,
     ...(options.slotOptions ? { slotOptions: options.slotOptions } : {}),
@@ -182,6 +198,7 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     bus,
     providers,
     imageCache,
+    ...(picker ? { picker } : {}),
     configErrors: errors,
     resolveModel,
     provider: providerFor,

@@ -13,6 +13,8 @@ import { downloadFile } from './download'
 export interface ModelStoreOptions {
   stateDir: string
   catalogue: CatalogueEntry[]
+  /** More curated entries that need no file (e.g. FastFlowLM tags, which the NPU server pulls itself). */
+  models?: ModelEntry[]
 }
 
 interface RegistryFile {
@@ -23,6 +25,8 @@ const FORMAT_BY_EXT: Record<string, { format: string; provider: string }> = {
   '.gguf': { format: 'gguf', provider: 'llm' },
   '.safetensors': { format: 'checkpoint', provider: 'image' },
   '.ckpt': { format: 'checkpoint', provider: 'image' },
+  // whisper.cpp's ggml models (ggml-base.en.bin): the stt slot's whisper-server loads them.
+  '.bin': { format: 'whisper', provider: 'stt' },
 }
 
 /** A registry ref from a file name: `Qwen3-0.6B-Q8_0.gguf` → `qwen3-0.6b-q8_0`. */
@@ -44,6 +48,7 @@ export class ModelStore {
   private constructor(private readonly options: ModelStoreOptions) {
     this.registryPath = join(options.stateDir, 'models', 'registry.json')
     for (const entry of options.catalogue) this.curated.set(entry.id, catalogueToModel(entry))
+    for (const entry of options.models ?? []) this.curated.set(entry.id, entry)
   }
 
   static async open(options: ModelStoreOptions): Promise<ModelStore> {
@@ -93,7 +98,7 @@ export class ModelStore {
       isAbsolute(spec) ||
       spec.startsWith('.') ||
       spec.includes('/') ||
-      /\.(gguf|safetensors|ckpt)$/i.test(spec)
+      /\.(gguf|safetensors|ckpt|bin)$/i.test(spec)
     ) {
       const path = resolvePath(spec)
       const info = await stat(path).catch(() => undefined)

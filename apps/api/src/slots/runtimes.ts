@@ -1,0 +1,53 @@
+/**
+ * One runtime per kind for the whole server: the host process runtime, the container runtime (when a
+ * container engine and the image manifest are there), a remote runtime per remote slot. NPU slots
+ * share one upstream, so their runtime is wrapped in the NPU sharing layer.
+ */
+import { type SlotConfig, SvcError } from '@svc/core'
+import {
+  createNpuRuntime,
+  createProcessRuntime,
+  createRemoteRuntime,
+  createSharedUpstreams,
+  type Runtime,
+  type RuntimeStartRequest,
+} from '@svc/providers'
+
+export interface RuntimesOptions {
+  stateDir: string
+  env?: Record<string, string | undefined>
+  /** The container runtime, when this server has one. */
+  container?: Runtime
+}
+
+export function createRuntimes(options: RuntimesOptions) {
+  const process = createProcessRuntime({
+    stateDir: options.stateDir,
+    ...(options.env ? { env: options.env } : {}),
+  })
+  const npuShared = createSharedUpstreams<RuntimeStartRequest>()
+  const npu = new Map<Runtime, Runtime>()
+
+  const base = (config: SlotConfig, runtime: string): Runtime => {
+    if (runtime === 'remote') return createRemoteRuntime({ url: config.url! })
+    if (runtime === 'container') {
+      if (!options.container)
+        throw new SvcError('backend.unavailable', `slot "${config.name}": no container engine is configured`)
+      return options.container
+    }
+    return process
+  }
+  return {
+    /** The runtime a slot uses, given its effective runtime kind. */
+    runtimeFor(config: SlotConfig, runtime: string): Runtime {
+      const chosen = base(config, runtime)
+      if (config.provider !== 'npu' || runtime === 'remote') return chosen
+      let shared = npu.get(chosen)
+      if (!shared) {
+        shared = createNpuRuntime(chosen, npuShared)
+        npu.set(chosen, shared)
+      }
+      return shared
+    },
+  }
+}
