@@ -21,6 +21,8 @@ const PATHS: Partial<Record<Endpoint, string>> = {
 const IMAGES: Partial<Record<Backend, string>> = {
   vulkan: 'llama-vulkan-radv',
   rocm: 'llama-rocm',
+  cuda: 'llama-cuda',
+  cpu: 'llama-cpu',
 }
 
 export interface LlmProviderOptions {
