@@ -208,7 +208,7 @@ describe('a slot with runtime = "container"', () => {
     await api.stop('SIGKILL') // a crash: nothing is cleaned up
     api = await startApi({ configDir: s.configDir, stateDir: s.stateDir, env: env() })
     const adopted = await waitForSlot(api, 'primary', (x) => x.state === 'ready', 60_000)
-    expect(adopted.upstream?.container ?? adopted.upstream?.id).toBeTruthy()
+    expect(adopted.upstream?.container).toBeTruthy()
     const left = await containersOf(s)
     expect(left.map((c) => c.id)).toEqual([ours!.id])
     expect(await docker(['ps', '-aq', '--no-trunc', '--filter', `id=${foreign}`])).toBe('')

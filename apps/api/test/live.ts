@@ -43,7 +43,7 @@ export interface SlotBody {
   lastError: string | null
   inflight: number
   restarts: number
-  upstream: { pid?: number; base?: string } | null
+  upstream: { pid?: number; base?: string; container?: string } | null
 }
 
 /** Polls the slot until `predicate` holds (or fails after `timeoutMs`). */

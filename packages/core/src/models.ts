@@ -31,6 +31,8 @@ export interface ModelEntry {
   licenseUrl?: string
   badge?: string
   description?: string
+  /** Image models: the workflow template in `workflows/`; without one the model is not offered. */
+  workflow?: string
 }
 
 /** Progress of a pull, published as `slot.progress` events. */

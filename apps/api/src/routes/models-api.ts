@@ -1,13 +1,34 @@
+import type { ModelEntry } from '@svc/core'
+import { type HardwareFacts, memoryShortfall } from '@svc/providers'
 import { Hono } from 'hono'
 import type { SlotSystem } from '../slots/slot-system'
 
 /**
- * `GET /api/models` → `{models:[{id, provider, format, role, source, present, size, path, slot, …}]}`:
- * every curated, pulled and local model, whether its file is on disk, and the slot holding it.
+ * Whether svc offers a model on this machine, and why not: an image model needs a workflow
+ * template; any model needs the memory its catalogue entry names (`min_vram_gb`).
+ */
+export function offer(
+  model: ModelEntry,
+  facts: HardwareFacts | undefined,
+): { offered: boolean; reason: string | null } {
+  if (model.provider === 'image' && !model.workflow)
+    return { offered: false, reason: 'no workflow template for it yet' }
+  const short = facts ? memoryShortfall(model, facts) : undefined
+  return short ? { offered: false, reason: short } : { offered: true, reason: null }
+}
+
+/**
+ * `GET /api/models` → `{models:[{id, provider, format, role, source, present, size, path, slot,
+ * offered, reason, …}]}`: every curated, pulled and local model, whether its file is on disk, the slot
+ * holding it, and whether svc offers it on this machine (and why not).
  */
 export function modelsApiRoutes(deps: { slots: SlotSystem }) {
   return new Hono().get('/', async (c) => {
     const models = await deps.slots.store.list()
+    const facts = await deps.slots.picker
+      ?.report()
+      .then((r) => r.hardware)
+      .catch(() => undefined)
     return c.json({
       models: models.map((m) => ({
         id: m.id,
@@ -26,6 +47,7 @@ export function modelsApiRoutes(deps: { slots: SlotSystem }) {
         badge: m.badge ?? null,
         description: m.description ?? null,
         slot: deps.slots.manager.findByModel(m.id)?.name ?? null,
+        ...offer(m, facts),
       })),
     })
   })

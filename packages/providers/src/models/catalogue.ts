@@ -16,7 +16,8 @@ const sha256 = v.pipe(v.string(), v.regex(/^([0-9a-f]{64})?$/, '64 hex character
 export const CatalogueEntrySchema = v.strictObject({
   id,
   provider: v.picklist(['llm', 'npu', 'stt', 'tts', 'image']),
-  format: v.picklist(['gguf', 'checkpoint', 'safetensors', 'npu', 'whisper', 'onnx']),
+  /** `builtin`: the engine is the model (espeak-ng) or carries it (Kokoro's image); no url, no file. */
+  format: v.picklist(['gguf', 'checkpoint', 'safetensors', 'npu', 'whisper', 'onnx', 'builtin']),
   role: v.optional(v.picklist(LLM_ROLES)),
   url: v.optional(v.pipe(v.string(), v.url())),
   size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
@@ -87,5 +88,6 @@ export function catalogueToModel(entry: CatalogueEntry): ModelEntry {
   if (entry.license_url) m.licenseUrl = entry.license_url
   if (entry.badge) m.badge = entry.badge
   if (entry.description) m.description = entry.description
+  if (entry.workflow) m.workflow = entry.workflow
   return m
 }
