@@ -51,5 +51,6 @@ done
 
 log "building engines (cached in ~/.cache/svc after the first build)"
 node apps/cli/bin/svc.js engines build llama-server
+node apps/cli/bin/svc.js engines build whisper-server
 
 log "ready"

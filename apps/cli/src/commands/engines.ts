@@ -1,16 +1,24 @@
 import { parseArgs } from 'node:util'
-import { buildLlamaServer, LLAMA_BUILD_BACKENDS, type LlamaBuildBackend } from '@svc/providers'
+import {
+  buildLlamaServer,
+  buildWhisperServer,
+  LLAMA_BUILD_BACKENDS,
+  type LlamaBuildBackend,
+} from '@svc/providers'
 import { CliError, type Command } from '../context'
 
 export const enginesCommand: Command = {
   name: 'engines',
-  summary: 'build upstream engines (llama-server) from source into the cache',
-  help: `Usage: svc engines build llama-server [--backend cpu|vulkan|cuda|rocm] [--jobs N] [--force]
+  summary: 'build upstream engines (llama-server, whisper-server) from source into the cache',
+  help: `Usage: svc engines build llama-server|whisper-server [--backend cpu|vulkan|cuda|rocm] [--jobs N] [--force]
 
-Builds upstream llama.cpp's llama-server from the source the node-llama-cpp package ships, into
+llama-server: upstream llama.cpp's server, from the source the node-llama-cpp package ships, into
 ~/.cache/svc/engines/llama-server/<release>-<commit>-<backend>/ (SVC_CACHE_DIR overrides the cache).
+whisper-server: upstream whisper.cpp's server, from the source @fugood/whisper.node ships (with
+ggml from the same llama.cpp source), into ~/.cache/svc/engines/whisper-server/<version>/.
 An existing build is reused. GPU backends need their SDK installed (Vulkan headers and glslc,
-CUDA toolkit, ROCm/HIP). svc finds engines in this order: SVC_LLAMA_SERVER, PATH, the cache.`,
+CUDA toolkit, ROCm/HIP). svc finds engines in this order: SVC_LLAMA_SERVER / SVC_WHISPER_SERVER,
+PATH, the cache.`,
   async run(args, ctx) {
     const { values, positionals } = parseArgs({
       args,
@@ -21,9 +29,10 @@ CUDA toolkit, ROCm/HIP). svc finds engines in this order: SVC_LLAMA_SERVER, PATH
       },
       allowPositionals: true,
     })
-    if (positionals[0] !== 'build' || positionals[1] !== 'llama-server') {
+    const engine = positionals[1]
+    if (positionals[0] !== 'build' || (engine !== 'llama-server' && engine !== 'whisper-server')) {
       throw new CliError(
-        'usage: svc engines build llama-server [--backend cpu|vulkan|cuda|rocm] [--jobs N] [--force]',
+        'usage: svc engines build llama-server|whisper-server [--backend cpu|vulkan|cuda|rocm] [--jobs N] [--force]',
         2,
       )
     }
@@ -34,7 +43,8 @@ CUDA toolkit, ROCm/HIP). svc finds engines in this order: SVC_LLAMA_SERVER, PATH
     if (jobs !== undefined && (!Number.isInteger(jobs) || jobs < 1))
       throw new CliError('--jobs must be a positive integer', 2)
     let lastPercent = ''
-    const result = await buildLlamaServer({
+    const build = engine === 'whisper-server' ? buildWhisperServer : buildLlamaServer
+    const result = await build({
       backend,
       force: values.force ?? false,
       ...(jobs ? { jobs } : {}),
@@ -46,13 +56,11 @@ CUDA toolkit, ROCm/HIP). svc finds engines in this order: SVC_LLAMA_SERVER, PATH
           if (pct !== lastPercent) {
             lastPercent = pct
             ctx.stdout.write(
-              ctx.stdout.isTTY
-                ? `\r\x1b[2Kbuilding llama-server: ${pct}%`
-                : `building llama-server: ${pct}%\n`,
+              ctx.stdout.isTTY ? `\r\x1b[2Kbuilding ${engine}: ${pct}%` : `building ${engine}: ${pct}%\n`,
             )
           }
         } else if (!/^(--|\s*$)/.test(line) && !/warning/i.test(line)) {
-          if (/^(cloning|configuring|building|built)/.test(line))
+          if (/^(cloning|assembling|configuring|building|built)/.test(line))
             ctx.stdout.write(`${ctx.stdout.isTTY ? '\r\x1b[2K' : ''}${line}\n`)
         }
       },
