@@ -162,7 +162,8 @@ describe.skipIf('skip' in fixture)('the container runtime against a real Docker 
       code: 'backend.unavailable',
       message: expect.stringContaining('svc manifest pin unpinned'),
     })
-    await expect(rt.start(request('primary', { provider: createLlmProvider() }))).rejects.toMatchObject({
+    const imageless: Provider = { ...createLlmProvider(), image: () => undefined }
+    await expect(rt.start(request('primary', { provider: imageless }))).rejects.toMatchObject({
       code: 'backend.unavailable',
       message: expect.stringContaining('llm has no container image for cpu'),
     })
