@@ -3,7 +3,7 @@
  * the ComfyUI stand-in, which validates every graph against ComfyUI's real node schemas and renders
  * real PNGs.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type ApiProcess, type ComfyStandIn, readPngInfo, startApi, startComfyStandIn } from '@svc/testing'
 import OpenAI, { BadRequestError } from 'openai'
