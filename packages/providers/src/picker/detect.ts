@@ -160,6 +160,8 @@ async function detectEngines(
   }
   const flm = await onPath('flm', env)
   engines.flm = flm ? { path: flm, backends: ['npu'] } : null
+  const espeak = await onPath('espeak-ng', env)
+  engines['espeak-ng'] = espeak ? { path: espeak, backends: ['cpu'] } : null
   return engines
 }
 

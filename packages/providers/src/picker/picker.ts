@@ -29,6 +29,8 @@ export interface HardwareReport {
 export const HOST_PROGRAMS: Readonly<Record<string, string>> = {
   llm: 'llama-server',
   stt: 'whisper-server',
+  // The tts slot's host engine is svc's own speech server over espeak-ng: espeak-ng is what it needs.
+  tts: 'espeak-ng',
   npu: 'flm',
 }
 

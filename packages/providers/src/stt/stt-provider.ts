@@ -1,0 +1,84 @@
+/**
+ * The speech-to-text provider: upstream whisper.cpp `whisper-server` (PROVIDERS.md §4.1), on the host
+ * (`svc engines build whisper-server`) or in the `whisper-cpu` image.
+ *
+ * argv: `-m <model> --host --port --inference-path /v1/audio/transcriptions` (so the OpenAI path is
+ * served as is), `--convert` (ffmpeg turns any upload — ogg, webm, m4a, … — into 16 kHz WAV; without
+ * it only wav/mp3/flac decode), `--tmp-dir` (where those conversions go: a temp dir, not the API's
+ * working directory), `-l auto` (OpenAI detects the language unless told; whisper-server's default is
+ * `en`, and an English-only model ignores `auto` anyway). Slot `args` come last; a flag given there
+ * replaces ours (`-l de`, `--language de`).
+ *
+ * Health: the server loads the model before it listens, then `GET /health` answers 200
+ * `{"status":"ok"}` (503 `{"status":"loading model"}` while `POST /load` swaps models).
+ * The multipart `model` field is ignored by whisper-server, so no rewrite is needed. Its error handler
+ * turns every 400 body into the plain text `Invalid request` (the handler's `{"error":…}` is lost).
+ */
+import { tmpdir } from 'node:os'
+import type { ModelEntry } from '@svc/core'
+import { type Backend, type Endpoint, httpOk, type Provider, type SlotContext } from '../contract'
+
+export const WHISPER_INFERENCE_PATH = '/v1/audio/transcriptions'
+
+/** Flag spellings whisper-server accepts for the options svc sets (short and long are one option). */
+const ALIASES: Record<string, string> = { '-l': '--language' }
+
+/** The `manifests/images.toml` entry per backend (container runtime). */
+const IMAGES: Partial<Record<Backend, string>> = { cpu: 'whisper-cpu' }
+
+export interface SttProviderOptions {
+  /** How long a model may take to load (ms). Default 5 min (large-v3 from a slow disk). */
+  warmupTimeoutMs?: number
+  /** Where `--convert` writes its temp files on the host. Default the OS temp dir. */
+  hostTmpDir?: string
+}
+
+export function whisperServerArgs(
+  ctx: SlotContext,
+  options: Pick<SttProviderOptions, 'hostTmpDir'> = {},
+): string[] {
+  const given = new Set(ctx.args.filter((a) => a.startsWith('-')).map((a) => ALIASES[a] ?? a))
+  const argv = [
+    '-m',
+    ctx.modelPath,
+    '--host',
+    ctx.host,
+    '--port',
+    String(ctx.port),
+    '--inference-path',
+    WHISPER_INFERENCE_PATH,
+  ]
+  const add = (flag: string, ...values: string[]) => {
+    if (!given.has(flag)) argv.push(flag, ...values)
+  }
+  add('--convert')
+  add('--tmp-dir', ctx.runtime === 'process' ? (options.hostTmpDir ?? tmpdir()) : '/tmp')
+  add('--language', 'auto')
+  return [...argv, ...ctx.args]
+}
+
+/** Whether a model is a whisper.cpp ggml model (what whisper-server loads). */
+export function isWhisperModel(model: ModelEntry): boolean {
+  return model.format === 'whisper'
+}
+
+export function createSttProvider(options: SttProviderOptions = {}): Provider {
+  return {
+    kind: 'stt',
+    backends: ['cpu'],
+    endpoints: ['transcriptions'],
+    warmupTimeoutMs: options.warmupTimeoutMs ?? 300_000,
+    buildEnv: () => ({}),
+    startCommand: (ctx) => ['whisper-server', ...whisperServerArgs(ctx, options)],
+    healthProbe: (base, signal) => httpOk(base, '/health', signal),
+    requestPath(endpoint: Endpoint) {
+      if (endpoint !== 'transcriptions') throw new Error(`whisper-server does not serve ${endpoint}`)
+      return WHISPER_INFERENCE_PATH
+    },
+    refuseModel: (model) =>
+      isWhisperModel(model)
+        ? undefined
+        : `whisper-server loads whisper.cpp ggml models (format "whisper", e.g. whisper-base.en); "${model.id}" is a ${model.format} model`,
+    image: (backend) => IMAGES[backend],
+  }
+}
