@@ -175,7 +175,7 @@ describe.skipIf(!whisperServer)('the real whisper-server with a tiny model', () 
   it('loads the model and transcribes a WAV into (gibberish) text', async () => {
     expect(output).toMatch(/n_vocab\s*=\s*51864/)
     const form = new FormData()
-    form.append('file', new Blob([toneWav()], { type: 'audio/wav' }), 'tone.wav')
+    form.append('file', new Blob([new Uint8Array(toneWav())], { type: 'audio/wav' }), 'tone.wav')
     const res = await fetch(`${url}/inference`, { method: 'POST', body: form })
     expect(res.status).toBe(200)
     const body = (await res.json()) as { text: unknown }

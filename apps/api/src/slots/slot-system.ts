@@ -27,6 +27,8 @@ import {
   createNpuProvider,
   createPicker,
   createSlotDriver,
+  createSttProvider,
+  createTtsProvider,
   describeProvider,
   type HardwareFacts,
   type ImageCache,
@@ -116,6 +118,8 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
       }),
     ],
     ['npu', createNpuProvider()],
+    ['stt', createSttProvider()],
+    ['tts', createTtsProvider()],
   ])
   for (const p of options.providers ?? []) providers.set(p.kind, p)
 
