@@ -1,4 +1,6 @@
+export * from './argv'
 export * from './contract'
+export * from './engines/cmake-build'
 export * from './engines/llama-server-build'
 export * from './engines/run-command'
 export * from './engines/whisper-server-build'

@@ -7,23 +7,25 @@
  * Static, self-contained build: no OpenSSL (models are pulled by svc, not by llama-server), no web
  * UI download at build time (this machine has no internet beyond npm), no OpenMP runtime dependency.
  */
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs'
-import { copyFile, mkdir, rename, rm } from 'node:fs/promises'
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
 import { cacheRoot, engineDir } from '@svc/core/node'
+import {
+  cmakeTarget,
+  ENGINE_BUILD_BACKENDS,
+  type EngineBuildBackend,
+  GGML_BACKEND_FLAGS,
+  isExecutable,
+  llamaCheckout,
+  runner,
+  STATIC_FLAGS,
+} from './cmake-build'
 import { runCommand } from './run-command'
 
-export const LLAMA_BUILD_BACKENDS = ['cpu', 'vulkan', 'cuda', 'rocm'] as const
-export type LlamaBuildBackend = (typeof LLAMA_BUILD_BACKENDS)[number]
-
-const BACKEND_FLAGS: Record<LlamaBuildBackend, string[]> = {
-  cpu: [],
-  vulkan: ['-DGGML_VULKAN=ON'],
-  cuda: ['-DGGML_CUDA=ON'],
-  rocm: ['-DGGML_HIP=ON'],
-}
+/** The build backends (`--backend`); kept under this name for the CLI. */
+export const LLAMA_BUILD_BACKENDS = ENGINE_BUILD_BACKENDS
+export type LlamaBuildBackend = EngineBuildBackend
 
 export interface LlamaSource {
   bundle: string
@@ -79,56 +81,28 @@ export async function buildLlamaServer(options: BuildOptions = {}): Promise<Buil
   const binary = join(outDir, 'llama-server')
   if (!options.force && isExecutable(binary)) return { path: binary, version, cached: true }
 
-  const say = options.onLine ?? (() => {})
+  const steps = runner(options)
   const root = cacheRoot(env)
-  const src = join(root, 'src', `llama.cpp-${source.release}-${source.commit}`)
-  const build = join(root, 'build', `llama.cpp-${version}`)
-  const run = (cmd: string, args: string[], cwd?: string) =>
-    runCommand(cmd, args, {
-      onLine: say,
-      ...(cwd ? { cwd } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    })
-
-  if (!existsSync(join(src, 'CMakeLists.txt'))) {
-    say(`cloning llama.cpp ${source.release} (${source.commit}) from ${source.bundle}`)
-    await rm(src, { recursive: true, force: true })
-    await mkdir(dirname(src), { recursive: true })
-    await run('git', ['clone', '--quiet', source.bundle, src])
-  }
-  say(`configuring (${backend})`)
-  await run('cmake', [
-    '-S',
+  const src = await llamaCheckout(root, source, steps)
+  steps.say(`configuring (${backend})`)
+  await cmakeTarget({
     src,
-    '-B',
-    build,
-    '-DCMAKE_BUILD_TYPE=Release',
-    '-DBUILD_SHARED_LIBS=OFF',
-    '-DGGML_OPENMP=OFF',
-    '-DLLAMA_OPENSSL=OFF',
-    '-DLLAMA_CURL=OFF',
-    '-DLLAMA_USE_PREBUILT_UI=OFF',
-    '-DLLAMA_BUILD_UI=OFF',
-    '-DLLAMA_BUILD_TESTS=OFF',
-    '-DLLAMA_BUILD_EXAMPLES=OFF',
-    '-DLLAMA_BUILD_APP=OFF',
-    ...BACKEND_FLAGS[backend],
-  ])
-  const jobs = options.jobs ?? availableParallelism()
-  say(`building llama-server with ${jobs} jobs (a few minutes on first build)`)
-  await run('cmake', ['--build', build, '--target', 'llama-server', '-j', String(jobs)])
-  await mkdir(outDir, { recursive: true })
-  await copyFile(join(build, 'bin', 'llama-server'), `${binary}.tmp`)
-  await rename(`${binary}.tmp`, binary)
-  say(`built ${binary}`)
+    build: join(root, 'build', `llama.cpp-${version}`),
+    flags: [
+      ...STATIC_FLAGS,
+      '-DLLAMA_OPENSSL=OFF',
+      '-DLLAMA_CURL=OFF',
+      '-DLLAMA_USE_PREBUILT_UI=OFF',
+      '-DLLAMA_BUILD_UI=OFF',
+      '-DLLAMA_BUILD_TESTS=OFF',
+      '-DLLAMA_BUILD_EXAMPLES=OFF',
+      '-DLLAMA_BUILD_APP=OFF',
+      ...GGML_BACKEND_FLAGS[backend],
+    ],
+    target: 'llama-server',
+    binary,
+    ...(options.jobs ? { jobs: options.jobs } : {}),
+    ...steps,
+  })
   return { path: binary, version, cached: false }
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
 }

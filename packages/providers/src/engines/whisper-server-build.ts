@@ -14,27 +14,25 @@
  * package leaves out) and builds only the `whisper-server` target: static, no OpenSSL/curl, no OpenMP
  * runtime, nothing downloaded at build time.
  */
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs'
-import { copyFile, cp, mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { existsSync, readFileSync } from 'node:fs'
+import { cp, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
 import { cacheRoot, engineDir } from '@svc/core/node'
 import {
+  cmakeTarget,
+  GGML_BACKEND_FLAGS,
+  isExecutable,
+  llamaCheckout,
+  runner,
+  STATIC_FLAGS,
+} from './cmake-build'
+import {
   type BuildOptions,
   type BuildResult,
-  type LlamaBuildBackend,
   type LlamaSource,
   locateLlamaSource,
 } from './llama-server-build'
-import { runCommand } from './run-command'
-
-const BACKEND_FLAGS: Record<LlamaBuildBackend, string[]> = {
-  cpu: [],
-  vulkan: ['-DGGML_VULKAN=ON'],
-  cuda: ['-DGGML_CUDA=ON'],
-  rocm: ['-DGGML_HIP=ON'],
-}
 
 export interface WhisperSource {
   /** The `whisper.cpp/` directory inside the installed `@fugood/whisper.node`. */
@@ -114,22 +112,11 @@ export async function buildWhisperServer(options: BuildOptions = {}): Promise<Bu
   const binary = join(outDir, 'whisper-server')
   if (!options.force && isExecutable(binary)) return { path: binary, version, cached: true }
 
-  const say = options.onLine ?? (() => {})
+  const steps = runner(options)
   const root = cacheRoot(env)
-  const run = (cmd: string, args: string[]) =>
-    runCommand(cmd, args, { onLine: say, ...(options.signal ? { signal: options.signal } : {}) })
-
-  // The llama.cpp checkout `svc engines build llama-server` makes (same path): cloned when missing.
-  const llama = join(root, 'src', `llama.cpp-${ggml.release}-${ggml.commit}`)
-  if (!existsSync(join(llama, 'ggml', 'CMakeLists.txt'))) {
-    say(`cloning llama.cpp ${ggml.release} (${ggml.commit}) from ${ggml.bundle} for ggml`)
-    await rm(llama, { recursive: true, force: true })
-    await mkdir(dirname(llama), { recursive: true })
-    await run('git', ['clone', '--quiet', ggml.bundle, llama])
-  }
+  const llama = await llamaCheckout(root, ggml, steps)
   const src = join(root, 'src', `whisper-server-${version}`)
-  const build = join(root, 'build', `whisper-server-${version}`)
-  say(
+  steps.say(
     `assembling whisper.cpp ${source.whisperVersion} (@fugood/whisper.node ${source.packageVersion}) with ggml ${ggml.commit}`,
   )
   await rm(src, { recursive: true, force: true })
@@ -138,34 +125,20 @@ export async function buildWhisperServer(options: BuildOptions = {}): Promise<Bu
   await cp(join(llama, 'ggml'), join(src, 'ggml'), { recursive: true })
   await writeFile(join(src, 'CMakeLists.txt'), cmakeLists(source.whisperVersion))
 
-  say(`configuring (${backend})`)
-  await run('cmake', [
-    '-S',
+  steps.say(`configuring (${backend})`)
+  await cmakeTarget({
     src,
-    '-B',
-    build,
-    '-DCMAKE_BUILD_TYPE=Release',
-    '-DBUILD_SHARED_LIBS=OFF',
-    '-DGGML_OPENMP=OFF',
-    '-DGGML_BUILD_TESTS=OFF',
-    '-DGGML_BUILD_EXAMPLES=OFF',
-    ...BACKEND_FLAGS[backend],
-  ])
-  const jobs = options.jobs ?? availableParallelism()
-  say(`building whisper-server with ${jobs} jobs (a few minutes on first build)`)
-  await run('cmake', ['--build', build, '--target', 'whisper-server', '-j', String(jobs)])
-  await mkdir(outDir, { recursive: true })
-  await copyFile(join(build, 'bin', 'whisper-server'), `${binary}.tmp`)
-  await rename(`${binary}.tmp`, binary)
-  say(`built ${binary}`)
+    build: join(root, 'build', `whisper-server-${version}`),
+    flags: [
+      ...STATIC_FLAGS,
+      '-DGGML_BUILD_TESTS=OFF',
+      '-DGGML_BUILD_EXAMPLES=OFF',
+      ...GGML_BACKEND_FLAGS[backend],
+    ],
+    target: 'whisper-server',
+    binary,
+    ...(options.jobs ? { jobs: options.jobs } : {}),
+    ...steps,
+  })
   return { path: binary, version, cached: false }
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
 }

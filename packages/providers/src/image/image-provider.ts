@@ -12,6 +12,7 @@
  * harmless elsewhere. A flag the slot config gives itself replaces ours. Health: `GET /system_stats`.
  */
 import type { ModelEntry } from '@svc/core'
+import { upstreamArgv } from '../argv'
 import { type Backend, httpOk, type Provider, type SlotContext } from '../contract'
 import { createImageTranslator, type ImageTranslatorOptions } from './image-translator'
 
@@ -25,15 +26,12 @@ const IMAGES: Partial<Record<Backend, string>> = { rocm: 'comfyui-rocm' }
 
 /** ComfyUI's command-line arguments for a slot. */
 export function comfyuiArgs(ctx: SlotContext): string[] {
-  const userFlags = new Set(ctx.args.filter((a) => a.startsWith('-')))
-  const argv = ['--listen', ctx.host, '--port', String(ctx.port)]
-  const add = (flag: string) => {
-    if (!userFlags.has(flag)) argv.push(flag)
-  }
-  add('--disable-mmap')
-  if (ctx.backend === 'rocm') add('--bf16-vae')
-  if (ctx.backend === 'cpu') add('--cpu')
-  return [...argv, ...ctx.args]
+  const argv = upstreamArgv(ctx.args)
+    .fixed('--listen', ctx.host, '--port', String(ctx.port))
+    .default('--disable-mmap')
+  if (ctx.backend === 'rocm') argv.default('--bf16-vae')
+  if (ctx.backend === 'cpu') argv.default('--cpu')
+  return argv.build()
 }
 
 export function createImageProvider(options: ImageProviderOptions): Provider {

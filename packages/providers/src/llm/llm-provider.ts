@@ -8,6 +8,7 @@
  * user gives there replaces ours (`--pooling cls` wins over the default `mean`).
  */
 import type { ModelEntry } from '@svc/core'
+import { upstreamArgv } from '../argv'
 import { type Backend, type Endpoint, httpOk, type Provider, type SlotContext } from '../contract'
 
 const PATHS: Partial<Record<Endpoint, string>> = {
@@ -31,8 +32,7 @@ export interface LlmProviderOptions {
 }
 
 export function llamaServerArgs(ctx: SlotContext): string[] {
-  const userFlags = new Set(ctx.args.filter((a) => a.startsWith('-')))
-  const argv = [
+  const argv = upstreamArgv(ctx.args).fixed(
     '-m',
     ctx.modelPath,
     '--host',
@@ -42,25 +42,14 @@ export function llamaServerArgs(ctx: SlotContext): string[] {
     '--alias',
     ctx.model.id,
     '--metrics',
-  ]
-  const add = (flag: string, ...values: string[]) => {
-    if (!userFlags.has(flag)) argv.push(flag, ...values)
-  }
-  switch (ctx.role ?? 'chat') {
-    case 'chat':
-      add('--jinja')
-      break
-    case 'embed':
-      add('--embeddings')
-      add('--pooling', 'mean')
-      break
-    case 'rerank':
-      add('--reranking')
-      break
-  }
-  add('-ngl', ctx.backend === 'cpu' ? '0' : '999')
-  if (ctx.ctxSize !== undefined) add('-c', String(ctx.ctxSize))
-  return [...argv, ...ctx.args]
+  )
+  const role = ctx.role ?? 'chat'
+  if (role === 'chat') argv.default('--jinja')
+  if (role === 'embed') argv.default('--embeddings').default('--pooling', 'mean')
+  if (role === 'rerank') argv.default('--reranking')
+  argv.default('-ngl', ctx.backend === 'cpu' ? '0' : '999')
+  if (ctx.ctxSize !== undefined) argv.default('-c', String(ctx.ctxSize))
+  return argv.build()
 }
 
 export function createLlmProvider(options: LlmProviderOptions = {}): Provider {

@@ -16,6 +16,7 @@
  */
 import { tmpdir } from 'node:os'
 import type { ModelEntry } from '@svc/core'
+import { upstreamArgv } from '../argv'
 import { type Backend, type Endpoint, httpOk, type Provider, type SlotContext } from '../contract'
 
 export const WHISPER_INFERENCE_PATH = '/v1/audio/transcriptions'
@@ -37,24 +38,21 @@ export function whisperServerArgs(
   ctx: SlotContext,
   options: Pick<SttProviderOptions, 'hostTmpDir'> = {},
 ): string[] {
-  const given = new Set(ctx.args.filter((a) => a.startsWith('-')).map((a) => ALIASES[a] ?? a))
-  const argv = [
-    '-m',
-    ctx.modelPath,
-    '--host',
-    ctx.host,
-    '--port',
-    String(ctx.port),
-    '--inference-path',
-    WHISPER_INFERENCE_PATH,
-  ]
-  const add = (flag: string, ...values: string[]) => {
-    if (!given.has(flag)) argv.push(flag, ...values)
-  }
-  add('--convert')
-  add('--tmp-dir', ctx.runtime === 'process' ? (options.hostTmpDir ?? tmpdir()) : '/tmp')
-  add('--language', 'auto')
-  return [...argv, ...ctx.args]
+  return upstreamArgv(ctx.args, ALIASES)
+    .fixed(
+      '-m',
+      ctx.modelPath,
+      '--host',
+      ctx.host,
+      '--port',
+      String(ctx.port),
+      '--inference-path',
+      WHISPER_INFERENCE_PATH,
+    )
+    .default('--convert')
+    .default('--tmp-dir', ctx.runtime === 'process' ? (options.hostTmpDir ?? tmpdir()) : '/tmp')
+    .default('--language', 'auto')
+    .build()
 }
 
 /** Whether a model is a whisper.cpp ggml model (what whisper-server loads). */

@@ -1,0 +1,84 @@
+/**
+ * The steps every engine build shares: a runner that streams output lines, the one llama.cpp
+ * checkout (node-llama-cpp's bundle; whisper-server takes its ggml from it too), and "configure,
+ * build one target, install the binary atomically" with cmake.
+ */
+import { accessSync, constants, existsSync } from 'node:fs'
+import { copyFile, mkdir, rename, rm } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
+import { dirname, join } from 'node:path'
+import { runCommand } from './run-command'
+
+export const ENGINE_BUILD_BACKENDS = ['cpu', 'vulkan', 'cuda', 'rocm'] as const
+export type EngineBuildBackend = (typeof ENGINE_BUILD_BACKENDS)[number]
+
+/** ggml's switch per backend (the SDK must be installed for all but cpu). */
+export const GGML_BACKEND_FLAGS: Record<EngineBuildBackend, string[]> = {
+  cpu: [],
+  vulkan: ['-DGGML_VULKAN=ON'],
+  cuda: ['-DGGML_CUDA=ON'],
+  rocm: ['-DGGML_HIP=ON'],
+}
+
+/** Static, self-contained: no OpenMP runtime to ship, nothing fetched during the build. */
+export const STATIC_FLAGS = ['-DCMAKE_BUILD_TYPE=Release', '-DBUILD_SHARED_LIBS=OFF', '-DGGML_OPENMP=OFF']
+
+export type Run = (cmd: string, args: string[]) => Promise<string>
+
+export function runner(options: { onLine?: (line: string) => void; signal?: AbortSignal }): {
+  run: Run
+  say: (line: string) => void
+} {
+  const say = options.onLine ?? (() => {})
+  const run: Run = (cmd, args) =>
+    runCommand(cmd, args, { onLine: say, ...(options.signal ? { signal: options.signal } : {}) })
+  return { run, say }
+}
+
+export function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** `<cache>/src/llama.cpp-<release>-<commit>`: cloned from the bundle once, shared by both engines. */
+export async function llamaCheckout(
+  root: string,
+  source: { bundle: string; release: string; commit: string },
+  { run, say }: { run: Run; say: (line: string) => void },
+): Promise<string> {
+  const dir = join(root, 'src', `llama.cpp-${source.release}-${source.commit}`)
+  if (!existsSync(join(dir, 'CMakeLists.txt'))) {
+    say(`cloning llama.cpp ${source.release} (${source.commit}) from ${source.bundle}`)
+    await rm(dir, { recursive: true, force: true })
+    await mkdir(dirname(dir), { recursive: true })
+    await run('git', ['clone', '--quiet', source.bundle, dir])
+  }
+  return dir
+}
+
+export interface CmakeTargetOptions {
+  src: string
+  build: string
+  flags: readonly string[]
+  target: string
+  /** Where the built binary is installed (renamed into place only when complete). */
+  binary: string
+  jobs?: number
+  run: Run
+  say: (line: string) => void
+}
+
+export async function cmakeTarget(o: CmakeTargetOptions): Promise<void> {
+  await o.run('cmake', ['-S', o.src, '-B', o.build, ...o.flags])
+  const jobs = o.jobs ?? availableParallelism()
+  o.say(`building ${o.target} with ${jobs} jobs (a few minutes on first build)`)
+  await o.run('cmake', ['--build', o.build, '--target', o.target, '-j', String(jobs)])
+  await mkdir(dirname(o.binary), { recursive: true })
+  await copyFile(join(o.build, 'bin', o.target), `${o.binary}.tmp`)
+  await rename(`${o.binary}.tmp`, o.binary)
+  o.say(`built ${o.binary}`)
+}
