@@ -22,11 +22,18 @@ describe('GET /api/models', () => {
     expect(body.models.find((m) => m.id === 'sdxl-turbo')).toMatchObject({
       provider: 'image',
       present: false,
+      needs_pull: true,
       slot: null,
       min_vram_gb: 8,
       license_url: expect.stringMatching(/^https:\/\//),
       offered: true,
     })
+  })
+
+  it('says that models without a file need no pull', async () => {
+    const { app } = await testApp()
+    const body = (await (await app.request('/api/models')).json()) as { models: Record<string, unknown>[] }
+    expect(body.models.find((m) => m.id === 'espeak-ng')).toMatchObject({ present: false, needs_pull: false })
   })
 
   it('offers flux-schnell only on machines with at least 24 GB, and image models only with a workflow', () => {

@@ -37,6 +37,8 @@ export function modelsApiRoutes(deps: { slots: SlotSystem }) {
         role: m.role ?? null,
         source: m.source,
         present: m.path !== undefined,
+        // Nothing to download: on disk, or served without a file (espeak-ng, NPU tags, baked into an image).
+        needs_pull: m.path === undefined && m.url !== undefined,
         size: m.size ?? null,
         path: m.path ?? null,
         url: m.url ?? null,
