@@ -1,21 +1,21 @@
 /**
  * The server's request listener: inference endpoints (`/v1/chat/completions`, …) go straight to the
  * dispatcher on Node's raw request/response — the measured hot path — and everything else (the
- * management API, `/v1/models`, errors for unknown routes) to the Hono app.
+ * management API, `/v1/models`, errors for unknown routes) to the Hono app. Inference requests are
+ * counted by the dispatcher (`svc_v1_requests_total`, `svc_v1_request_duration_seconds`), not in
+ * `svc_http_requests_total`, which covers the Hono routes.
  */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { getRequestListener } from '@hono/node-server'
 import type { Dispatcher } from '@svc/dispatcher'
 import type { AppType } from './app'
-import type { ApiMetrics } from './metrics'
 
 const REQUEST_ID = /^[\w\-=]{1,255}$/
 
 export interface HttpHandlerOptions {
   app: AppType
   dispatcher: Dispatcher
-  metrics: ApiMetrics
   /**
    * Checks the caller before the dispatcher runs (auth); returns false after writing the refusal.
    * Absent: everyone passes (auth off).
@@ -25,21 +25,14 @@ export interface HttpHandlerOptions {
 
 export function createHttpHandler(options: HttpHandlerOptions): RequestListener {
   const hono = getRequestListener(options.app.fetch)
-  const { httpRequests, httpDuration } = options.metrics
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!
     if (!options.dispatcher.handles(path)) {
       void hono(req, res)
       return
     }
-    const started = performance.now()
     const inbound = req.headers['x-request-id']
     const requestId = typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : randomUUID()
-    res.once('close', () => {
-      const labels = { method: req.method ?? 'POST', route: path, status: String(res.statusCode) }
-      httpRequests.inc(labels)
-      httpDuration.observe(labels, (performance.now() - started) / 1000)
-    })
     const run = async () => {
       if (options.guard && !(await options.guard(req, res, requestId))) return
       await options.dispatcher.handle(req, res, requestId)

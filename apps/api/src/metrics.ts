@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client'
+import { createHotMetrics, type HotMetrics } from './hot-metrics'
 
 /**
  * The API's Prometheus registry. One per app instance (no module singleton), so tests can build
@@ -8,6 +9,8 @@ export interface ApiMetrics {
   registry: Registry
   httpRequests: Counter<'method' | 'route' | 'status'>
   httpDuration: Histogram<'method' | 'route' | 'status'>
+  /** The inference hot path's metrics (rendered after the registry's). */
+  hot: HotMetrics
 }
 
 export interface MetricsOptions {
@@ -31,5 +34,5 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   })
-  return { registry, httpRequests, httpDuration }
+  return { registry, httpRequests, httpDuration, hot: createHotMetrics() }
 }

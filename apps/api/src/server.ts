@@ -40,7 +40,7 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
   })
   // The raw inference path gets the same check as the app (same verifier, cache and throttle).
   const guard = env.authEnabled ? { guard: authGuard(createAuthenticator(wiring.deps.auth)) } : {}
-  const server = createServer(createHttpHandler({ app, dispatcher: wiring.dispatcher, metrics, ...guard }))
+  const server = createServer(createHttpHandler({ app, dispatcher: wiring.dispatcher, ...guard }))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(env.port, env.host, () => {

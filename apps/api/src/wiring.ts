@@ -46,9 +46,11 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
   })
   for (const error of slots.configErrors) logger.warn('slot config ignored', { error: error.message })
   const slotMetrics = registerSlotMetrics(input.metrics, slots)
+  const debug = env.logLevel === 'debug'
   slots.bus.on('slot.transition', (e) => {
-    // serving ⇄ idle happen on every request: never an info line on the hot path
+    // serving ⇄ idle happen on every request: never a log line on the hot path unless debugging
     const perRequest = (e.to === 'serving' || e.to === 'idle') && e.from !== 'warming'
+    if (perRequest && !debug) return
     const fields = {
       slot: e.slot,
       from: e.from,
@@ -92,7 +94,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     isKnownModel: async (id) => (await slots.store.get(id)) !== undefined,
     queueTimeoutMs: env.queueTimeoutMs,
     upstreamTimeoutMs: env.upstreamTimeoutMs,
-    observe: createDispatchMetrics(input.metrics),
+    observe: createDispatchMetrics(input.metrics.hot),
   })
   return {
     dispatcher,

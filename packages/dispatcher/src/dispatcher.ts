@@ -10,6 +10,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { type Lease, type ModelEntry, type SlotManager, SvcError } from '@svc/core'
 import { AgentPool } from './agents'
 import { parseJsonBody, readBody, scanMultipartModel } from './body'
+import { ClientWatch } from './client-watch'
 import { type EndpointName, type EndpointSpec, endpointFor } from './endpoints'
 import { type ForwardBody, forward } from './proxy'
 import { resolveTarget, type Target } from './resolve'
@@ -81,11 +82,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const started = performance.now()
     const path = (req.url ?? '/').split('?')[0]!
     const spec = endpointFor(path)!
-    const gone = new AbortController()
-    const onClose = () => {
-      if (!res.writableFinished) gone.abort(new Error('client closed the connection'))
-    }
-    res.on('close', onClose)
+    const client = new ClientWatch(res)
     const record: DispatchRecord = { route: path, slot: '-', status: 0, outcome: 'error', seconds: 0 }
     let lease: Lease | undefined
     try {
@@ -105,7 +102,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             { param: 'model' },
           )
         }
-        lease = await target.slot.acquire({ signal: gone.signal, timeoutMs: queueTimeoutMs })
+        // The signal is a getter: acquire reads it only when it has to wait for a loading slot.
+        lease = await target.slot.acquire({
+          get signal() {
+            return client.signal
+          },
+          timeoutMs: queueTimeoutMs,
+        })
         if (route.translate?.endpoints.includes(spec.endpoint) && json) {
           const response = await route.translate.handle({
             endpoint: spec.endpoint,
@@ -113,7 +116,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             rawBody: raw?.toString('utf8') ?? '',
             base: lease.base,
             model: lease.model,
-            signal: gone.signal,
+            signal: client.signal,
           })
           record.status = await writeResponse(res, response, requestId)
           record.outcome = 'ok'
@@ -123,21 +126,21 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         const out = rewriteModel(body, json, upstreamModel)
         await send(
           target,
-          new URL(route.requestPath(spec.endpoint), lease.base),
+          upstreamUrl(lease.base, route.requestPath(spec.endpoint)),
           out,
           req,
           res,
           requestId,
-          gone.signal,
+          client,
           upstreamTimeoutMs,
           record,
           started,
         )
       } else {
-        await sendHosted(target, spec, body, json, req, res, requestId, gone.signal, record, started)
+        await sendHosted(target, spec, body, json, req, res, requestId, client, record, started)
       }
     } catch (error) {
-      if (gone.signal.aborted && !res.headersSent) {
+      if (client.gone && !res.headersSent) {
         record.outcome = 'client-gone'
         record.status = 499
         res.destroy()
@@ -146,7 +149,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         record.outcome = 'error'
       }
     } finally {
-      res.off('close', onClose)
       lease?.release()
       record.seconds = (performance.now() - started) / 1000
       options.observe?.(record)
@@ -177,7 +179,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     req: IncomingMessage,
     res: ServerResponse,
     requestId: string,
-    signal: AbortSignal,
+    client: ClientWatch,
     timeoutMs: number,
     record: DispatchRecord,
     started: number,
@@ -189,7 +191,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       headers: upstreamHeaders(req, body, requestId, auth),
       body,
       res,
-      clientGone: signal,
+      client,
       timeoutMs,
       who: target.kind === 'slot' ? `slot ${target.slot.name}` : `upstream ${target.upstream.name}`,
       agent: agents.get(url),
@@ -215,7 +217,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     req: IncomingMessage,
     res: ServerResponse,
     requestId: string,
-    signal: AbortSignal,
+    client: ClientWatch,
     record: DispatchRecord,
     started: number,
   ): Promise<void> {
@@ -227,7 +229,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       )
     }
     const out = rewriteModel(body, json, model)
-    const url = new URL(spec.hostedPath.replace(/^\//, ''), upstream.baseUrl)
+    const url = upstreamUrl(upstream.baseUrl, spec.hostedPath.replace(/^\//, ''))
     await send(
       target,
       url,
@@ -235,7 +237,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       req,
       res,
       requestId,
-      signal,
+      client,
       upstream.timeoutMs,
       record,
       started,
@@ -248,6 +250,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     handle,
     close: () => agents.destroy(),
   }
+}
+
+const urls = new Map<string, URL>()
+
+/** `new URL(path, base)`, built once per upstream and path (parsing a URL per request shows up). */
+function upstreamUrl(base: URL, path: string): URL {
+  const key = `${base.href}\n${path}`
+  let url = urls.get(key)
+  if (!url) {
+    url = new URL(path, base)
+    if (urls.size > 1000) urls.clear()
+    urls.set(key, url)
+  }
+  return url
 }
 
 /** Re-serialises the JSON body only when the upstream needs another `model` value. */

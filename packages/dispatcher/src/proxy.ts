@@ -26,7 +26,8 @@ export interface ForwardRequest {
   headers: OutgoingHttpHeaders
   body: ForwardBody
   res: ServerResponse
-  clientGone: AbortSignal
+  /** Tells when the client went away (the upstream request is then destroyed). */
+  client: { onGone(fn: () => void): () => void }
   /** Until the upstream's response headers arrive. */
   timeoutMs: number
   /** Names the upstream in error messages (slot or hosted upstream name). */
@@ -59,17 +60,26 @@ const TAIL = 4096
 export function forward(f: ForwardRequest): Promise<ForwardResult> {
   return new Promise((resolve) => {
     let done = false
+    let offGone: () => void = () => {}
     const finish = (result: ForwardResult) => {
       if (done) return
       done = true
       clearTimeout(timer)
-      f.clientGone.removeEventListener('abort', onClientGone)
+      offGone()
       resolve(result)
     }
     const fail = (error: SvcError) =>
       finish({ status: writeError(f.res, error, f.requestId), outcome: 'error' })
     const send = f.url.protocol === 'https:' ? httpsRequest : request
-    const upstream = send(f.url, { method: 'POST', headers: f.headers, agent: f.agent })
+    const upstream = send({
+      protocol: f.url.protocol,
+      hostname: f.url.hostname,
+      port: f.url.port,
+      path: f.url.pathname + f.url.search,
+      method: 'POST',
+      headers: f.headers,
+      agent: f.agent,
+    })
     const timer = setTimeout(() => {
       upstream.destroy()
       fail(
@@ -79,12 +89,10 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
         ),
       )
     }, f.timeoutMs)
-    const onClientGone = () => {
+    offGone = f.client.onGone(() => {
       upstream.destroy()
       finish({ status: 499, outcome: 'client-gone' })
-    }
-    f.clientGone.addEventListener('abort', onClientGone, { once: true })
-    if (f.clientGone.aborted) onClientGone()
+    })
 
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (done || f.res.headersSent) return
@@ -149,6 +157,7 @@ function relay(
       // FastFlowLM-style "HTTP 200 with {"error":…}": an error in disguise (only JSON, first chunk).
       if (isJson && looksLikeErrorBody(chunk.toString('utf8', 0, Math.min(chunk.length, 64)))) {
         up.removeAllListeners('data')
+        up.removeAllListeners('end')
         up.removeAllListeners('close')
         readSome(up, MAX_ERROR_BODY, chunk).then((body) =>
           fail(normaliseUpstreamError(500, body, 'application/json', f.who)),
@@ -157,25 +166,33 @@ function relay(
       }
       start()
     }
-    tail = (tail + chunk.toString('utf8')).slice(-TAIL)
+    // Only the last few KB are kept, for `usage` (token counts) at the end.
+    if (isJson || isSse)
+      tail =
+        chunk.length >= TAIL
+          ? chunk.toString('utf8', chunk.length - TAIL)
+          : (tail + chunk.toString('utf8')).slice(-TAIL)
     if (!f.res.write(chunk)) {
       up.pause()
       f.res.once('drain', () => up.resume())
     }
   })
+  // A complete response ends on 'end' (as soon as the last byte is in); 'close' without 'end' means
+  // the upstream died mid-response.
+  let ended = false
+  up.on('end', () => {
+    ended = true
+    if (!started) start()
+    const usage = isJson || isSse ? usageFromTail(tail) : undefined
+    f.res.end()
+    finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
+  })
   up.on('close', () => {
-    if (!started && !up.complete) {
+    if (ended) return
+    if (!started) {
       fail(new SvcError('upstream.unavailable', `${f.who} closed the connection before answering`))
       return
     }
-    if (!started) start()
-    const usage = usageFromTail(tail)
-    if (up.complete) {
-      f.res.end()
-      finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
-      return
-    }
-    // The upstream died mid-response.
     if (isSse && !f.res.destroyed) {
       f.res.end(
         sseErrorEvent(new SvcError('upstream.unavailable', `${f.who} stopped in the middle of the stream`)),

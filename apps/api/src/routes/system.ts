@@ -34,6 +34,8 @@ export function systemRoutes(deps: AppDeps) {
         deps.metrics.registry.metrics(),
         deps.upstreamMetrics?.() ?? '',
       ])
-      return c.body(own + upstreams, 200, { 'content-type': deps.metrics.registry.contentType })
+      return c.body(own + deps.metrics.hot.render() + upstreams, 200, {
+        'content-type': deps.metrics.registry.contentType,
+      })
     })
 }

@@ -1,5 +1,5 @@
 import { SLOT_STATES } from '@svc/core'
-import { Counter, Gauge, Histogram } from 'prom-client'
+import { Gauge, Histogram } from 'prom-client'
 import type { ApiMetrics } from '../metrics'
 import type { SlotSystem } from './slot-system'
 
@@ -35,12 +35,12 @@ export function registerSlotMetrics(
     },
   })
   void inflight
-  const transitions = new Counter({
-    name: 'svc_slot_transitions_total',
-    help: 'Slot state transitions.',
-    labelNames: ['slot', 'from', 'to'] as const,
-    registers,
-  })
+  // serving ⇄ idle happen per request: counted as a hot metric (see hot-metrics.ts)
+  const transitions = metrics.hot.counter('svc_slot_transitions_total', 'Slot state transitions.', [
+    'slot',
+    'from',
+    'to',
+  ])
   const loadSeconds = new Histogram({
     name: 'svc_slot_load_seconds',
     help: 'Time from a load leaving offline to ready (pull included), per slot.',
@@ -50,7 +50,7 @@ export function registerSlotMetrics(
   })
   const loadStarted = new Map<string, number>()
   slots.bus.on('slot.transition', (e) => {
-    transitions.inc({ slot: e.slot, from: e.from, to: e.to })
+    transitions.add([e.slot, e.from, e.to])
     if (e.from === 'offline') loadStarted.set(e.slot, e.at)
     if (e.to === 'ready' && loadStarted.has(e.slot)) {
       loadSeconds.observe({ slot: e.slot }, (e.at - loadStarted.get(e.slot)!) / 1000)
