@@ -6,16 +6,24 @@
  * Measures req/s and p50/p99 latency at concurrency 1 and 32 (wrk), SSE events/s and time to first
  * byte. Prints a markdown table and writes it to bench/results/.
  *
- * Env: BENCH_SECONDS (per wrk run, default 5), BENCH_SSE_REQUESTS (default 200).
+ * Method: each peer is warmed up first (BENCH_WARMUP seconds at c=32: V8 optimises svc's code only
+ * after a few thousand requests), then the peers are measured in interleaved rounds (BENCH_ROUNDS)
+ * and the median round is reported, so slow drift of the machine hits every column alike.
+ *
+ * Env: BENCH_SECONDS (per wrk run, default 3), BENCH_ROUNDS (default 3), BENCH_WARMUP (default 5),
+ * BENCH_SSE_REQUESTS (default 200).
  */
 import { mkdir, writeFile } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { REPO_ROOT } from '@svc/testing'
 import { authPeer } from './auth-peer'
 import { runSse, runWrk, type SseResult, type WrkResult } from './load'
 import { type Peer, startCaddy, startFakeUpstream, startSvc } from './peers'
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5)
 const SSE_REQUESTS = Number(process.env.BENCH_SSE_REQUESTS ?? 200)
 
 interface Row {
@@ -35,15 +43,32 @@ async function main(): Promise<void> {
     if (caddy) peers.push(caddy)
     else console.warn('Caddy is not installed: no peer column (apt-get install caddy)')
 
-    const rows: Row[] = []
     for (const peer of peers) {
-      process.stderr.write(`measuring ${peer.name}…\n`)
-      await runWrk(peer, 4, 1) // warm up connections and JIT
-      const c1 = await runWrk(peer, 1, SECONDS)
-      const c32 = await runWrk(peer, 32, SECONDS)
-      const sse = await runSse(peer, SSE_REQUESTS)
-      rows.push({ peer: peer.name, c1, c32, sse })
+      process.stderr.write(`warming up ${peer.name}…\n`)
+      await runWrk(peer, 32, WARMUP)
+      await runSse(peer, 20)
     }
+    const samples = new Map<string, { c1: WrkResult[]; c32: WrkResult[]; sse: SseResult[] }>(
+      peers.map((p) => [p.name, { c1: [], c32: [], sse: [] }]),
+    )
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const peer of peers) {
+        process.stderr.write(`round ${round}/${ROUNDS}: ${peer.name}\n`)
+        const s = samples.get(peer.name)!
+        s.c1.push(await runWrk(peer, 1, SECONDS))
+        s.c32.push(await runWrk(peer, 32, SECONDS))
+        s.sse.push(await runSse(peer, Math.ceil(SSE_REQUESTS / ROUNDS)))
+      }
+    }
+    const rows: Row[] = peers.map((p) => {
+      const s = samples.get(p.name)!
+      return {
+        peer: p.name,
+        c1: median(s.c1, (r) => r.rps),
+        c32: median(s.c32, (r) => r.rps),
+        sse: median(s.sse, (r) => r.eventsPerSecond),
+      }
+    })
     const report = render(rows)
     process.stdout.write(report)
     const dir = join(REPO_ROOT, 'bench', 'results')
@@ -57,6 +82,12 @@ async function main(): Promise<void> {
   }
 }
 
+/** The sample with the median `key` (whole samples, so p50/p99 stay from one real run). */
+function median<T>(samples: T[], key: (t: T) => number): T {
+  const sorted = [...samples].sort((a, b) => key(a) - key(b))
+  return sorted[Math.floor(sorted.length / 2)]!
+}
+
 function render(rows: Row[]): string {
   const by = (name: string) => rows.find((r) => r.peer === name)
   const direct = by('direct')!
@@ -68,7 +99,7 @@ function render(rows: Row[]): string {
   const lines = [
     `# svc proxy benchmark — ${new Date().toISOString()}`,
     '',
-    `Machine: ${process.platform} ${process.arch}, node ${process.version}; wrk ${SECONDS}s per run; SSE: ${SSE_REQUESTS} sequential streams of 100 events.`,
+    `Machine: ${process.platform} ${process.arch}, ${availableParallelism()} CPUs, node ${process.version}. Each peer warmed up ${WARMUP} s at c=32; median of ${ROUNDS} interleaved rounds of wrk ${SECONDS} s per run; SSE: ${SSE_REQUESTS} sequential streams of 100 events in all.`,
     '',
     '| path | req/s c=1 | p50 ms c=1 | p99 ms c=1 | req/s c=32 | p50 ms c=32 | p99 ms c=32 | SSE events/s | SSE TTFB ms | errors |',
     '|---|---|---|---|---|---|---|---|---|---|',

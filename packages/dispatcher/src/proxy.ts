@@ -135,7 +135,8 @@ function relay(
 ): void {
   const isSse = /text\/event-stream/i.test(up.headers['content-type'] ?? '')
   const isJson = /json/i.test(up.headers['content-type'] ?? '')
-  let tail = ''
+  let previous: Buffer | undefined
+  let last: Buffer | undefined
   let started = false
   const start = () => {
     started = true
@@ -151,6 +152,11 @@ function relay(
     f.res.writeHead(status, headers)
   }
   let first = true
+  let corked = false
+  const uncork = () => {
+    corked = false
+    f.res.uncork()
+  }
   up.on('data', (chunk: Buffer) => {
     if (first) {
       first = false
@@ -166,12 +172,18 @@ function relay(
       }
       start()
     }
-    // Only the last few KB are kept, for `usage` (token counts) at the end.
-    if (isJson || isSse)
-      tail =
-        chunk.length >= TAIL
-          ? chunk.toString('utf8', chunk.length - TAIL)
-          : (tail + chunk.toString('utf8')).slice(-TAIL)
+    // The last two chunks are kept (by reference) to read `usage` (token counts) at the end.
+    if (isJson || isSse) {
+      previous = last
+      last = chunk
+    }
+    // Chunks read in the same event-loop turn leave in one write (one syscall), never later than the
+    // end of that turn: nothing is held back waiting for more.
+    if (!corked) {
+      corked = true
+      f.res.cork()
+      process.nextTick(uncork)
+    }
     if (!f.res.write(chunk)) {
       up.pause()
       f.res.once('drain', () => up.resume())
@@ -183,7 +195,7 @@ function relay(
   up.on('end', () => {
     ended = true
     if (!started) start()
-    const usage = isJson || isSse ? usageFromTail(tail) : undefined
+    const usage = last ? usageFromTail(tailOf(previous, last)) : undefined
     f.res.end()
     finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
   })
@@ -202,6 +214,13 @@ function relay(
     }
     finish({ status: 502, outcome: 'upstream-died' })
   })
+}
+
+/** The last `TAIL` bytes of the response as text, from its last two chunks. */
+function tailOf(previous: Buffer | undefined, last: Buffer): string {
+  if (last.length >= TAIL || !previous) return last.toString('utf8', Math.max(0, last.length - TAIL))
+  const need = TAIL - last.length
+  return previous.toString('utf8', Math.max(0, previous.length - need)) + last.toString('utf8')
 }
 
 /** Reads up to `limit` bytes of a response as text (for error bodies), then drops the rest. */

@@ -11,6 +11,7 @@ const USAGE = /"usage"\s*:\s*\{[^{}]*\}/g
  * proxy keeps only the last few KB of what it streamed, so counting tokens costs no buffering.
  */
 export function usageFromTail(tail: string): Usage | undefined {
+  if (!tail.includes('"usage"')) return undefined
   const matches = tail.match(USAGE)
   const last = matches?.at(-1)
   if (!last) return undefined
