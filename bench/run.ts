@@ -10,7 +10,7 @@
  * after a few thousand requests), then the peers are measured in interleaved rounds (BENCH_ROUNDS)
  * and the median round is reported, so slow drift of the machine hits every column alike.
  *
- * Env: BENCH_SECONDS (per wrk run, default 3), BENCH_ROUNDS (default 3), BENCH_WARMUP (default 5),
+ * Env: BENCH_SECONDS (per wrk run, default 3), BENCH_ROUNDS (default 5), BENCH_WARMUP (default 5),
  * BENCH_SSE_REQUESTS (default 200).
  */
 import { mkdir, writeFile } from 'node:fs/promises'
@@ -22,7 +22,7 @@ import { runSse, runWrk, type SseResult, type WrkResult } from './load'
 import { type Peer, startCaddy, startFakeUpstream, startSvc } from './peers'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5)
 const SSE_REQUESTS = Number(process.env.BENCH_SSE_REQUESTS ?? 200)
 
@@ -69,7 +69,11 @@ async function main(): Promise<void> {
         sse: median(s.sse, (r) => r.eventsPerSecond),
       }
     })
-    const report = render(rows)
+    const spread = peers.map((p) => {
+      const s = samples.get(p.name)!
+      return `| ${p.name} | ${s.c32.map((r) => r.rps.toFixed(0)).join(', ')} | ${s.c1.map((r) => (r.p50Ms * 1000).toFixed(0)).join(', ')} |`
+    })
+    const report = `${render(rows)}\nEvery round, to judge the spread:\n\n| path | req/s c=32 per round | p50 µs c=1 per round |\n|---|---|---|\n${spread.join('\n')}\n`
     process.stdout.write(report)
     const dir = join(REPO_ROOT, 'bench', 'results')
     await mkdir(dir, { recursive: true })
