@@ -4,44 +4,15 @@
  * such integers exact as `bigint` both ways.
  */
 import { randomUUID } from 'node:crypto'
-
-const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y
+import { parseJsonNumbers } from '@svc/core'
 
 /**
  * `JSON.parse`, except that an integer literal outside the safe range becomes a `bigint` (floats and
- * safe integers stay numbers). For bodies whose big integers matter: an app can parse
- * `/v1/images/generations` with it so that `"seed": 18446744073709551615` reaches the translator exact.
- * Throws `SyntaxError` like `JSON.parse`.
+ * safe integers stay numbers). Throws `SyntaxError` like `JSON.parse`.
  */
 export function parseJsonBig(text: string): unknown {
-  const tag = `\u0000big:${randomUUID()}:`
-  let out = ''
-  let last = 0
-  let i = 0
-  while (i < text.length) {
-    const c = text.charCodeAt(i)
-    if (c === 0x22) {
-      i++
-      while (i < text.length && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1
-      i++
-    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      NUMBER.lastIndex = i
-      const m = NUMBER.exec(text)
-      if (!m) {
-        i++
-        continue
-      }
-      const isInteger = m[1] === undefined && m[2] === undefined
-      if (isInteger && !Number.isSafeInteger(Number(m[0]))) {
-        out += `${text.slice(last, i)}"\\u0000big:${tag.slice(5)}${m[0]}"`
-        last = i + m[0].length
-      }
-      i += m[0].length
-    } else i++
-  }
-  out += text.slice(last)
-  return JSON.parse(out, (_key, value: unknown) =>
-    typeof value === 'string' && value.startsWith(tag) ? BigInt(value.slice(tag.length)) : value,
+  return parseJsonNumbers(text, (n) =>
+    n.integer && !Number.isSafeInteger(Number(n.text)) ? BigInt(n.text) : undefined,
   )
 }
 

@@ -1,3 +1,4 @@
+import { parseJsonNumbers } from '@svc/core'
 /**
  * Python's data model as ComfyUI sees a JSON body, so the stand-in validates and prints values the
  * way `json.loads` + `int()`/`float()`/`str()` do:
@@ -7,7 +8,6 @@
  * - floats are `PyFloat`, so `8.0` stays a float and prints as `8.0`, not `8`;
  * - so a plain `number` in a `PyValue` is always a Python int.
  */
-import { randomUUID } from 'node:crypto'
 
 /** A Python float (kept apart from ints: `150.0` prints as `150.0`). */
 export class PyFloat {
@@ -36,44 +36,15 @@ export function isDict(v: unknown): v is PyDict {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyFloat)
 }
 
-const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y
-
 /**
  * `json.loads` semantics: ints stay exact (number or bigint), floats become `PyFloat`. Throws
  * `SyntaxError` on invalid JSON, like `JSON.parse`.
  */
 export function parsePyJson(text: string): PyValue {
-  const tag = `\u0000py:${randomUUID()}:`
-  let out = ''
-  let last = 0
-  let i = 0
-  while (i < text.length) {
-    const c = text.charCodeAt(i)
-    if (c === 0x22) {
-      // skip a string literal; numbers inside it are text
-      i++
-      while (i < text.length && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1
-      i++
-    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      NUMBER.lastIndex = i
-      const m = NUMBER.exec(text)
-      if (!m) {
-        i++
-        continue
-      }
-      const kind = m[1] !== undefined || m[2] !== undefined ? 'f' : 'i'
-      out += `${text.slice(last, i)}"\\u0000py:${tag.slice(4)}${kind}${m[0]}"`
-      i += m[0].length
-      last = i
-    } else i++
-  }
-  out += text.slice(last)
-  return JSON.parse(out, (_key, value: unknown) => {
-    if (typeof value !== 'string' || !value.startsWith(tag)) return value
-    const literal = value.slice(tag.length + 1)
-    if (value[tag.length] === 'f') return new PyFloat(Number(literal))
-    const n = Number(literal)
-    return Number.isSafeInteger(n) ? n : BigInt(literal)
+  return parseJsonNumbers(text, (n) => {
+    if (!n.integer) return new PyFloat(Number(n.text))
+    const v = Number(n.text)
+    return Number.isSafeInteger(v) ? v : BigInt(n.text)
   }) as PyValue
 }
 

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises'
+import { rng } from '../rng'
 import { encodeGguf, type GgufTensor, type GgufTensorType, type GgufValue, gguf } from './gguf-encoder'
 import { buildTinyVocab } from './tiny-vocab'
 
@@ -64,18 +65,6 @@ export const TINY_RERANK_TEMPLATE = '{document}\n{query}'
 
 /** llama.cpp `enum llama_pooling_type`. */
 const POOLING = { mean: 1, rank: 4 } as const
-
-/** mulberry32: a tiny deterministic PRNG giving floats in [0, 1). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /**
  * Builds the GGUF bytes of a random-weight llama model (pure; see {@link writeTinyGguf}). Throws on

@@ -5,6 +5,7 @@
  * transcribes (gibberish, quickly), so tests need no model download.
  */
 import { writeFile } from 'node:fs/promises'
+import { rng } from '../rng'
 import {
   melFilters,
   WHISPER_FFT_BINS,
@@ -51,18 +52,6 @@ interface Tensor {
   name: string
   dims: number[]
   data: Float32Array
-}
-
-/** mulberry32: a tiny deterministic PRNG giving floats in [0, 1). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /** The tensors of a whisper model with these dims, in whisper.cpp's names and ggml order (ne[0] first). */
