@@ -22,6 +22,7 @@ import { access } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { type ModelEntry, SvcError } from '@svc/core'
 import type { TranslateRequest, Translator } from '../contract'
+import { fileNameFromUrl } from '../models/model-url'
 import {
   type ComfyHistoryEntry,
   type ComfyRefusal,
@@ -111,8 +112,8 @@ export async function chooseCheckpoint(
   template: WorkflowTemplate,
   signal: AbortSignal,
 ): Promise<string> {
-  const source = model.path ?? (model.url ? decodeURIComponent(new URL(model.url).pathname) : undefined)
-  const file = source ? basename(source) : undefined
+  // The name the model store saved the file under (a URL's name made safe), not the raw URL path.
+  const file = model.path ? basename(model.path) : model.url ? fileNameFromUrl(new URL(model.url)) : undefined
   const candidates = [file ? `${model.id}/${file}` : undefined, template.checkpoint].filter(
     (c): c is string => c !== undefined,
   )
