@@ -210,8 +210,14 @@ export class ModelStore {
   }
 
   private async register(entry: ModelEntry): Promise<ModelEntry> {
+    // Registering what is already there writes nothing: a retry on a full disk fails in the pull, with
+    // the pull's clear message, not here.
+    const same = () => JSON.stringify(this.registered.get(entry.id)) === JSON.stringify(entry)
+    await this.reload()
+    if (same()) return this.withPath(entry)
     await withFileLock(this.registryPath, async () => {
       await this.reload()
+      if (same()) return
       this.registered.set(entry.id, entry)
       const file: RegistryFile = { models: [...this.registered.values()] }
       await writeFileAtomic(this.registryPath, `${JSON.stringify(file, null, 2)}\n`)
