@@ -62,11 +62,12 @@ function postChunked(api: ApiProcess, chunks: Iterable<Buffer>, headers: Record<
   })
 }
 
-function* upload(fileBytes: number, chunk = MB): Generator<Buffer> {
-  yield modelField
+function* upload(fileBytes: number, modelFirst = true, chunk = MB): Generator<Buffer> {
+  if (modelFirst) yield modelField
   yield fileHead
   for (let sent = 0; sent < fileBytes; sent += chunk) yield Buffer.alloc(Math.min(chunk, fileBytes - sent), 7)
   yield Buffer.from('\r\n')
+  if (!modelFirst) yield modelField
   yield closing
 }
 
@@ -95,6 +96,9 @@ describe('multipart uploads through svc', () => {
     const r = await postChunked(api, upload(40 * MB))
     expect(r.status).toBe(413)
     expect(JSON.parse(r.body)).toMatchObject({ error: { code: 'request.too_large' } })
+    // Also while still looking for the model field (it comes after the file).
+    const late = await postChunked(api, upload(40 * MB, false))
+    expect(late.status).toBe(413)
     // The upstream and svc are fine afterwards.
     expect((await postChunked(api, upload(MB))).status).toBe(200)
   }, 60_000)

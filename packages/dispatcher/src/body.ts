@@ -75,6 +75,21 @@ export function parseJsonBody<S extends v.GenericSchema>(
   throw new SvcError('request.invalid', param ? `${param}: ${issue.message}` : issue.message, { param })
 }
 
+/**
+ * 413 for an upload cut short. What the client still sends is read and dropped for a short while,
+ * then the connection is cut: closing at once (or answering `Connection: close`, which makes Node
+ * close right after the response) would reset a socket with unread bytes, and the client could lose
+ * the 413 before it reads it.
+ */
+export function uploadTooLarge(req: IncomingMessage, limit: number): SvcError {
+  req.resume()
+  const timer = setTimeout(() => req.socket?.destroy(), 2_000)
+  timer.unref()
+  req.socket?.once('close', () => clearTimeout(timer))
+  req.once('end', () => clearTimeout(timer))
+  return tooLarge(limit)
+}
+
 /** 413 `request.too_large` naming the limit. */
 export function tooLarge(limit: number): SvcError {
   return new SvcError(

@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { SvcError } from '@svc/core'
-import { tooLarge } from './body'
+import { uploadTooLarge } from './body'
 
 export const MAX_PART_HEADERS = 16 * 1024
 export const MAX_MODEL_BYTES = 512
@@ -154,11 +154,11 @@ export async function scanMultipartModel(req: IncomingMessage, limit: number): P
     })
   }
   const declared = Number(req.headers['content-length'] ?? Number.NaN)
-  if (declared > limit) throw tooLarge(limit)
+  if (declared > limit) throw uploadTooLarge(req, limit)
   const scanner = new MultipartModelScanner(boundary)
   // destroyOnReturn: false — returning early must leave the rest of the upload readable.
   for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-    if (scanner.bytes + chunk.length > limit) throw tooLarge(limit)
+    if (scanner.bytes + chunk.length > limit) throw uploadTooLarge(req, limit)
     const model = scanner.push(chunk)
     if (model !== undefined) {
       req.pause()

@@ -14,7 +14,7 @@ import {
 import { request as httpsRequest } from 'node:https'
 import type { Writable } from 'node:stream'
 import { SvcError } from '@svc/core'
-import { tooLarge } from './body'
+import { uploadTooLarge } from './body'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
 import { sseErrorEvent, writeError } from './respond'
 import { type Usage, usageFromTail } from './usage'
@@ -133,11 +133,8 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
       const body = f.body
       for (const chunk of body.head) upstream.write(chunk)
       pipeCapped(body.rest, upstream, body.maxRestBytes, () => {
-        const error = tooLarge(body.limit)
-        if (!done && !f.res.headersSent) f.res.setHeader('connection', 'close')
-        fail(error)
+        fail(uploadTooLarge(body.rest, body.limit))
         upstream.destroy()
-        endUpload(body.rest)
       })
     }
   })
@@ -256,18 +253,6 @@ function pipeCapped(from: IncomingMessage, to: Writable, max: number, onOverflow
   from.on('data', onData)
   from.on('end', onEnd)
   from.resume()
-}
-
-/**
- * After a 413 mid-upload: the response says `Connection: close`; what the client still sends is read
- * and dropped (closing a socket with unread bytes resets it, and the client might lose the 413),
- * but only for a short while — then the connection is cut.
- */
-function endUpload(req: IncomingMessage): void {
-  req.resume()
-  const timer = setTimeout(() => req.socket?.destroy(), 2_000)
-  timer.unref()
-  req.socket?.once('close', () => clearTimeout(timer))
 }
 
 /** The last `TAIL` bytes of the response as text, from its last two chunks. */
