@@ -52,6 +52,25 @@ describe('file names from model URLs', () => {
     expect(await readdir(join(scratch, 'a'))).toEqual(['state'])
   })
 
+  it('refuses to place an edited registry entry outside the state directory, and still lists the rest', async () => {
+    const { scratch, stateDir } = await open()
+    await mkdir(join(stateDir, 'models'), { recursive: true })
+    const evil = {
+      id: '../../../evil',
+      format: 'gguf',
+      provider: 'llm',
+      source: 'pulled',
+      url: 'http://h/x.gguf',
+    }
+    await writeFile(join(stateDir, 'models', 'registry.json'), JSON.stringify({ models: [evil] }))
+    const store = await ModelStore.open({ stateDir, catalogue: [] })
+    expect((await store.list()).map((m) => m.id)).toEqual(['../../../evil'])
+    await expect(pull(store, evil as Parameters<ModelStore['pull']>[0])).rejects.toMatchObject({
+      status: 400,
+    })
+    expect(await readdir(scratch)).toEqual(['a'])
+  })
+
   it('makes names safe and single: no separators, control characters or leading dots, bounded length', () => {
     const name = (path: string) => fileNameFromUrl(new URL(`http://h${path}`))
     expect(name('/x/Qwen3-0.6B-Q8_0.gguf')).toBe('Qwen3-0.6B-Q8_0.gguf')

@@ -75,7 +75,7 @@ export class ModelStore {
    */
   dest(entry: ModelEntry): string {
     const url = entry.url ? parseUrl(entry.url) : undefined
-    const file = (url && fileNameFromUrl(url)) ?? `${refFromFileName(entry.id)}.${entry.format}`
+    const file = (url && fileNameFromUrl(url)) ?? `${entry.id}.${entry.format}`
     const dir =
       entry.provider === 'image'
         ? join(this.options.stateDir, 'comfyui', 'models', 'checkpoints', entry.id)
@@ -225,8 +225,18 @@ export class ModelStore {
     return this.withPath(entry)
   }
 
+  /** `dest`, or undefined for an entry (say, from an edited registry file) that has no safe place. */
+  private destOrUndefined(entry: ModelEntry): string | undefined {
+    try {
+      return this.dest(entry)
+    } catch {
+      return undefined
+    }
+  }
+
   private async withPath(entry: ModelEntry): Promise<ModelEntry> {
-    const candidates = entry.source === 'local' && entry.path ? [entry.path] : [entry.path, this.dest(entry)]
+    const candidates =
+      entry.source === 'local' && entry.path ? [entry.path] : [entry.path, this.destOrUndefined(entry)]
     for (const path of candidates) {
       if (path && (await stat(path).catch(() => undefined))?.isFile()) return { ...entry, path }
     }
