@@ -5,30 +5,22 @@
  * front of whatever listens on the API's and the chat app's ports: first servers that record what
  * reaches them, then the real API started with the env the installer rendered.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { freePort } from '@svc/providers'
-import { type ApiProcess, type FakeUpstream, missingPart, startApi, startFakeUpstream } from '@svc/testing'
+import { writeFile } from 'node:fs/promises'
+import { type ApiProcess, type FakeUpstream, missingPart, startFakeUpstream } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { which } from '../src/install/exec'
-import { PASSWORD, type StagingRoot, stagingRoot, svc } from './install-harness'
+import { PASSWORD } from './install-harness'
 import {
-  type CaddyProcess,
-  http,
-  https,
-  type Recorder,
-  type RequestOptions,
-  startCaddy,
-  startRecorder,
-} from './proxy-client'
+  basicAuth as basic,
+  PROXY_HOST as HOST,
+  installBehindCaddy,
+  type ProxiedInstall,
+} from './proxied-install'
+import { http, type Recorder, type RequestOptions, startRecorder } from './proxy-client'
 
-const HOST = 'svc-proxy-test.local'
 const skip = which('caddy', process.env.PATH)
   ? undefined
   : missingPart('Caddy', 'apt-get install caddy (scripts/setup.sh)')
-const basic = (user: string, password: string) =>
-  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
 const SIGNED_IN = { authorization: basic('admin', PASSWORD) }
 const SPOOFED = {
   'x-forwarded-email': 'evil@example.com',
@@ -38,54 +30,22 @@ const SPOOFED = {
 }
 
 describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () => {
-  let root: StagingRoot
-  let work: string
-  let caddy: CaddyProcess
+  let setup: ProxiedInstall
   let chatApp: Recorder
-  let ports: { api: number; chat: number; http: number; https: number }
+  let ports: ProxiedInstall['ports']
   let secret: string
   let chatToken: string
-  const get = (path: string, options: RequestOptions = {}) =>
-    https({ hostname: HOST, port: ports.https, ca: caddy.ca }, path, options)
+  const get = (path: string, options: RequestOptions = {}) => setup.get(path, options)
 
   beforeAll(async () => {
-    root = await stagingRoot()
-    work = await mkdtemp(join(tmpdir(), 'svc-proxy-test-'))
-    ports = { api: await freePort(), chat: await freePort(), http: await freePort(), https: await freePort() }
-    const r = await svc(
-      [
-        'install',
-        '--auth=basic',
-        '--root',
-        root.dir,
-        ...Object.entries(ports).flatMap(([k, v]) => [`--${k}-port`, String(v)]),
-      ],
-      { SVC_ADMIN_USER: 'admin', SVC_ADMIN_PASSWORD: PASSWORD, SVC_HOSTNAME: HOST },
-    )
-    if (r.code !== 0) throw new Error(`svc install failed:\n${r.stdout}\n${r.stderr}`)
-    secret = (await root.env('/etc/svc/api.env')).SVC_PROXY_SECRET ?? ''
-    chatToken = (await root.env('/etc/svc/chat.env')).SVC_CHAT_API_TOKEN ?? ''
-    // Only for the test: no admin endpoint on :2019 (it would collide with other Caddys here), and
-    // the user's include directory inside the staging root instead of this machine's /etc/svc.
-    const caddyfile = (await root.read('/etc/svc/Caddyfile'))
-      .replace('{\n', '{\n\tadmin off\n')
-      .replace('import /etc/svc/caddy.d/', `import ${root.path('/etc/svc/caddy.d')}/`)
-    expect(caddyfile).toContain(`https_port ${ports.https}`)
-    await writeFile(join(work, 'Caddyfile'), caddyfile, { mode: 0o600 })
+    setup = await installBehindCaddy()
+    ;({ ports, secret, chatToken } = setup)
     chatApp = await startRecorder(ports.chat)
-    caddy = await startCaddy({
-      config: join(work, 'Caddyfile'),
-      dataDir: join(work, 'data'),
-      hostname: HOST,
-      httpsPort: ports.https,
-    })
   }, 120_000)
 
   afterAll(async () => {
-    await caddy?.[Symbol.asyncDispose]()
     await chatApp?.close()
-    await root?.[Symbol.asyncDispose]()
-    if (work) await rm(work, { recursive: true, force: true })
+    await setup?.[Symbol.asyncDispose]()
   })
 
   describe('what reaches the upstreams (recording servers on the API and chat ports)', () => {
@@ -189,22 +149,15 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
     beforeAll(async () => {
       upstream = await startFakeUpstream({ streamChunks: 6, chunkIntervalMs: 300 })
       await writeFile(
-        root.path('/etc/svc/upstreams.toml'),
+        setup.root.path('/etc/svc/upstreams.toml'),
         `[[upstream]]\nname = "fake"\nbase_url = "${upstream.url}/v1"\n`,
       )
-      const rendered = await root.env('/etc/svc/api.env')
-      expect(rendered).toMatchObject({
+      expect(await setup.root.env('/etc/svc/api.env')).toMatchObject({
         SVC_PORT: String(ports.api),
         SVC_HOST: '127.0.0.1',
         SVC_AUTH_ENABLED: '1',
       })
-      // the target paths of the env file, moved into the staging root
-      const { SVC_CONFIG_DIR, SVC_STATE_DIR, SVC_CACHE_DIR, ...env } = rendered
-      api = await startApi({
-        env: { ...env, SVC_CACHE_DIR: root.path(SVC_CACHE_DIR ?? '/var/lib/svc/cache') },
-        configDir: root.path(SVC_CONFIG_DIR ?? '/etc/svc'),
-        stateDir: root.path(SVC_STATE_DIR ?? '/var/lib/svc'),
-      })
+      api = await setup.startApi()
       expect(api.port).toBe(ports.api)
     }, 60_000)
 
