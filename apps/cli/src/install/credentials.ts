@@ -69,8 +69,8 @@ export async function readPassword(
 /** Reads one line from a TTY without echoing it. Ctrl-C or Ctrl-D abort. */
 export function promptHidden(io: PromptStreams, prompt: string): Promise<string> {
   const { stdin, stderr } = io
+  stdin.setRawMode?.(true) // before the prompt: nothing typed after it may be echoed
   stderr.write(prompt)
-  stdin.setRawMode?.(true)
   stdin.resume()
   return new Promise((resolve, reject) => {
     let text = ''

@@ -75,7 +75,7 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   // Everything that can fail for a reason the user can fix is checked before the first change.
   let inputs: AuthInputs | undefined
   let caddy: InstalledCaddy | undefined
-  let kept: { proxySecret: string } | undefined
+  let kept: { proxySecret: string; chatToken: string } | undefined
   if (rotate) {
     inputs = await readAuthInputs(env, {
       ...(previous ? { previous } : {}),
@@ -105,7 +105,7 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   let chatToken: string | undefined
   if (rotate) chatToken = await rotateChatToken(fx, true)
   else if (auth === 'off') await rotateChatToken(fx, false)
-  else chatToken = parseEnvFile(fx.read(LAYOUT.chatEnv) ?? '').SVC_CHAT_API_TOKEN
+  else chatToken = kept?.chatToken
 
   const hints: string[] = []
   if (rendered && inputs) {
@@ -233,12 +233,17 @@ function pick(previous: InstallState | undefined): Partial<InstallState> {
   }
 }
 
-/** The proxy secret of a basic-auth install that is kept as it is (a re-run without --auth). */
-function keptSecrets(fx: Effects): { proxySecret: string } {
+/** The secrets of a basic-auth install that is kept as it is (a re-run without --auth). */
+function keptSecrets(fx: Effects): { proxySecret: string; chatToken: string } {
   const proxySecret = parseEnvFile(fx.read(LAYOUT.apiEnv) ?? '').SVC_PROXY_SECRET
-  if (!proxySecret)
-    throw new CliError(`${LAYOUT.apiEnv} has no SVC_PROXY_SECRET: run svc install --auth=basic again`)
-  return { proxySecret }
+  const chatToken = parseEnvFile(fx.read(LAYOUT.chatEnv) ?? '').SVC_CHAT_API_TOKEN
+  if (!proxySecret || !chatToken) {
+    const [file, key] = proxySecret
+      ? [LAYOUT.chatEnv, 'SVC_CHAT_API_TOKEN']
+      : [LAYOUT.apiEnv, 'SVC_PROXY_SECRET']
+    throw new CliError(`${file} has no ${key}: run svc install --auth=basic again`)
+  }
+  return { proxySecret, chatToken }
 }
 
 /** Warnings for paths the svc user could not read (a checkout or node under a private home). */
