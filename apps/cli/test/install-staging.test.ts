@@ -367,5 +367,10 @@ describe.skipIf(skip)('svc install into a staging root', () => {
     expect(keep.code).toBe(0)
     expect(await root.env('/etc/svc/api.env')).toEqual(second.api)
     expect(await root.read('/etc/svc/Caddyfile')).toBe(rendered)
+    // …and will not move the API away from where the proxy sends it
+    const moved = await svc(['install', '--root', root.dir, '--api-port', '9090'])
+    expect(moved.code).toBe(2)
+    expect(moved.stderr).toContain('change ports together with --auth=basic')
+    expect(await root.env('/etc/svc/api.env')).toEqual(second.api)
   })
 })

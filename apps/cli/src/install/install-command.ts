@@ -87,7 +87,15 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
     )
     caddy = await ensureCaddy(fx, env)
   } else {
-    if (auth === 'basic') kept = keptSecrets(fx)
+    if (auth === 'basic') {
+      // the proxy config names the ports; it is only rendered (with the password) by --auth=basic
+      if (previous && JSON.stringify(ports) !== JSON.stringify(previous.ports))
+        throw new CliError(
+          'auth is basic: change ports together with --auth=basic (the proxy config names them)',
+          2,
+        )
+      kept = keptSecrets(fx)
+    }
     say(`svc install: auth ${auth}${args.dryRun ? ' (dry run: nothing is changed)' : ''}`)
   }
   const rendered = inputs ? await renderProxy(inputs, { caddy, ports, env }) : undefined
