@@ -87,9 +87,13 @@ describe('package boundaries', () => {
   it("lets a front end import the API's types, and nothing else of an app", () => {
     const front = (source: string) => pkg('@svc/dashboard', source, ['@svc/api'])
     expect(checkBoundaries([front(`import type { AppType } from '@svc/api'`)])).toEqual([])
-    expect(checkBoundaries([front(`import { createApp } from '@svc/api'`)]).join()).toContain('nothing imports an app')
+    expect(checkBoundaries([front(`import { createApp } from '@svc/api'`)]).join()).toContain(
+      'nothing imports an app',
+    )
     expect(
-      checkBoundaries([front(`import type { AppType } from '@svc/api'\nimport { x } from '@svc/api'`)]).join(),
+      checkBoundaries([
+        front(`import type { AppType } from '@svc/api'\nimport { x } from '@svc/api'`),
+      ]).join(),
     ).toContain('nothing imports an app')
   })
 

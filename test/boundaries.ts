@@ -55,7 +55,9 @@ export function typeOnlyImportsOf(source: string): Set<string> {
   const typed = new Set<string>()
   for (const m of source.matchAll(/(?:^|[\s;])(?:import|export)\s+type\s[^'"`]*?from\s*['"]([^'"]+)['"]/gm))
     typed.add(m[1]!)
-  const value = new Set(importsOf(source.replace(/(?:^|[\s;])(?:import|export)\s+type\s[^'"`]*?from\s*['"][^'"]+['"]/gm, '')))
+  const value = new Set(
+    importsOf(source.replace(/(?:^|[\s;])(?:import|export)\s+type\s[^'"`]*?from\s*['"][^'"]+['"]/gm, '')),
+  )
   for (const spec of value) typed.delete(spec)
   return typed
 }
@@ -95,7 +97,8 @@ export function checkBoundaries(packages: PackageInfo[]): string[] {
         }
         // A front end may import the API's *types* (hono/client's AppType): nothing of it is bundled.
         const apiTypes = isApp && name === '@svc/api' && typeOnly.has(spec)
-        if (APPS.has(name) && name !== pkg.name && !apiTypes) problems.push(`${where}: nothing imports an app`)
+        if (APPS.has(name) && name !== pkg.name && !apiTypes)
+          problems.push(`${where}: nothing imports an app`)
         if (name.startsWith('@svc/') && !APPS.has(name) && name !== pkg.name && !isApp) {
           const mayTest = isTest && name === '@svc/testing'
           if (!allowed?.includes(name) && !mayTest)
@@ -107,7 +110,12 @@ export function checkBoundaries(packages: PackageInfo[]): string[] {
           problems.push(`${where}: Hono stays in apps; packages take Request/Response and plain data`)
         if (name !== pkg.name && !pkg.declared.includes(name))
           problems.push(`${where}: "${name}" is not declared in package.json`)
-        else if (!isTest && !typeOnly.has(spec) && pkg.devOnly.includes(name) && !file.path.startsWith('test/'))
+        else if (
+          !isTest &&
+          !typeOnly.has(spec) &&
+          pkg.devOnly.includes(name) &&
+          !file.path.startsWith('test/')
+        )
           problems.push(`${where}: "${name}" is a devDependency but used by source`)
       }
     }

@@ -17,7 +17,7 @@ export interface SlotLiveMetrics {
   requestsPerMin: number
   /** Median duration of those requests (ms). */
   p50Ms: number | null
-  /** Completion tokens per second of generation over the last minute (from `usage`). */
+  /** Completion tokens (from `usage`) per second of those requests' time, over the last minute. */
   tokensPerS: number | null
   /** Epoch ms the current upstream became ready (uptime = now − readyAt); null when not running. */
   readyAt: number | null

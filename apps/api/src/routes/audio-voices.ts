@@ -48,7 +48,10 @@ export async function ttsVoices(manager: SlotManager, signal?: AbortSignal): Pro
     )
   }
   const raw = Array.isArray(body.voices) ? body.voices : []
-  return { object: 'list', model: slot.model, voices: raw.flatMap(normaliseVoice) }
+  // espeak-ng lists some languages under two voice files (`yue`): one entry per id, the first wins.
+  const seen = new Set<string>()
+  const voices = raw.flatMap(normaliseVoice).filter((v) => !seen.has(v.id) && seen.add(v.id))
+  return { object: 'list', model: slot.model, voices }
 }
 
 function normaliseVoice(v: unknown): Voice[] {

@@ -32,7 +32,7 @@ describe('slot activity', () => {
     expect(activity.current().primary).toEqual({
       requestsPerMin: 3,
       p50Ms: 2000,
-      tokensPerS: 16, // 40 tokens over 0.5 s + 2 s of generation
+      tokensPerS: 10, // 40 tokens over the 1 s + 3 s of the requests that reported usage
       readyAt: null,
     })
     advance(61_000)

@@ -13,9 +13,9 @@ const WINDOW_MS = 60_000
 interface Sample {
   at: number
   ms: number
-  /** Completion tokens and the seconds spent generating them (after the first byte). */
+  /** Completion tokens, and the request's whole time (a non-streamed answer's first byte is its last). */
   tokens: number
-  genSeconds: number
+  seconds: number
 }
 
 export interface SlotActivity {
@@ -54,7 +54,7 @@ export function createSlotActivity(options: SlotActivityOptions): SlotActivity {
       while (list.length > 0 && list[0]!.at < cutoff) list.shift()
       const ms = list.map((s) => s.ms).sort((a, b) => a - b)
       const tokens = list.reduce((n, s) => n + s.tokens, 0)
-      const seconds = list.reduce((n, s) => n + s.genSeconds, 0)
+      const seconds = list.reduce((n, s) => n + (s.tokens > 0 ? s.seconds : 0), 0)
       out[slot] = {
         requestsPerMin: list.length,
         p50Ms: ms.length > 0 ? Math.round(median(ms)) : null,
@@ -89,7 +89,7 @@ export function createSlotActivity(options: SlotActivityOptions): SlotActivity {
         at: now(),
         ms: r.seconds * 1000,
         tokens,
-        genSeconds: tokens > 0 ? Math.max(r.seconds - (r.ttfbSeconds ?? 0), 0.001) : 0,
+        seconds: r.seconds,
       })
       if (list.length > maxSamples) list.shift()
     },

@@ -39,11 +39,13 @@ export function ImagePanel() {
         e.preventDefault()
         setError(null)
         setBusy(true)
+        // b64_json: an <img> cannot send the bearer token that /api/images/cache/* needs with auth on.
         const body: Record<string, unknown> = {
           model: 'img',
           prompt: form.prompt,
           size: form.size,
           n: Number(form.n),
+          response_format: 'b64_json',
         }
         // Seeds above 2^53 travel as strings (svc reads them exactly).
         if (form.seed.trim())
