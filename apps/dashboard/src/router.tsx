@@ -33,11 +33,14 @@ export function Link(props: {
   children: ComponentChildren
   class?: string
   current?: boolean
+  /** An accessible name that starts with the visible text and says more (`Logs of primary`). */
+  label?: string
 }) {
   return (
     <a
       href={props.href}
       class={props.class}
+      aria-label={props.label}
       aria-current={props.current ? 'page' : undefined}
       onClick={(event) => {
         if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return

@@ -54,16 +54,17 @@ export async function startFixture(): Promise<Fixture> {
     process.env.NODE_ENV = env
   }
 
-  // Big enough that a reply of 1500 tokens takes seconds on one thread (so Stop lands mid-stream).
+  // Big enough that a reply of 8000 tokens takes many seconds on one thread (so Stop lands mid-stream).
   const model = await writeTinyGguf(join(dir, 'tiny-chat.gguf'), {
     role: 'chat',
     nEmbd: 256,
     nLayer: 4,
     nFf: 1024,
-    contextLength: 4096,
+    contextLength: 8192,
     tensorType: 'f16',
   })
-  const files: FileServer = await serveFiles({ '/tiny-chat.gguf': await readFile(model.path) })
+  const weights = await readFile(model.path)
+  const files: FileServer = await serveFiles({ '/tiny-chat.gguf': weights, '/tiny-extra.gguf': weights })
   const shipped = await readFile(join(REPO_ROOT, 'manifests/models.toml'), 'utf8')
   const catalogue = join(dir, 'models.toml')
   await writeFile(
@@ -80,13 +81,23 @@ badge = "test · tiny"
 license = "mit"
 license_url = "https://opensource.org/license/mit"
 description = "A random-weight model for the dashboard's tests."
+
+[[model]]
+id = "tiny-extra"
+provider = "llm"
+format = "gguf"
+role = "chat"
+url = "${files.url}/tiny-extra.gguf"
+size = ${model.bytes}
+license = "mit"
+license_url = "https://opensource.org/license/mit"
 `,
   )
   const configDir = join(dir, 'config')
   await mkdir(join(configDir, 'slots'), { recursive: true })
   await writeFile(
     join(configDir, 'slots', 'primary.toml'),
-    'args = ["-c", "2048", "-np", "1", "--threads", "1"]\n',
+    'args = ["-c", "8192", "-np", "1", "--threads", "1"]\n',
   )
   const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0, hashParams: FAST_HASH })
   const admin = (await store.create({ label: 'e2e-admin', scope: 'admin' })).token

@@ -158,7 +158,7 @@ export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
         >
           Settings
         </button>
-        <Link class="svc-button" href={`/logs/${slot.name}`}>
+        <Link class="svc-button" href={`/logs/${slot.name}`} label={`Logs of ${slot.name}`}>
           Logs
         </Link>
       </div>
