@@ -4,45 +4,15 @@
  * each test opens its own browser context (its own sessionStorage). Screenshots of every page at
  * 1280 and 390 px go to a temp folder whose path is printed.
  */
-import { execFileSync } from 'node:child_process'
 import { mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { findEngine } from '@svc/core/node'
-import { missingPart } from '@svc/testing'
-import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromiumAvailable, launchChromium, openPage, type TestBrowser, type WatchedPage } from './browser'
-import { expectStatus, type Fixture, startFixture } from './fixture'
+import { card, launchChromium, PAGES, signInWith, type TestBrowser, type WatchedPage } from './browser'
+import { expectStatus, type Fixture, partsPresent, startFixture } from './fixture'
 
-const onPath = (program: string) => {
-  try {
-    execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-}
-const parts = [
-  chromiumAvailable() ||
-    missingPart('chromium', 'run ./scripts/setup.sh (apt: chromium), or set SVC_CHROMIUM'),
-  Boolean(findEngine('llama-server')) || missingPart('llama-server', 'run ./scripts/setup.sh'),
-  (onPath('espeak-ng') && onPath('ffmpeg')) || missingPart('espeak-ng and ffmpeg', 'run ./scripts/setup.sh'),
-].every((p) => p === true)
-
-const PAGES = [
-  ['slots', '/', 'Slots'],
-  ['models', '/models', 'Models'],
-  ['playground-chat', '/playground/chat', 'Playground'],
-  ['playground-embeddings', '/playground/embeddings', 'Playground'],
-  ['playground-rerank', '/playground/rerank', 'Playground'],
-  ['playground-image', '/playground/image', 'Playground'],
-  ['playground-speech', '/playground/speech', 'Playground'],
-  ['playground-transcribe', '/playground/transcribe', 'Playground'],
-  ['logs', '/logs/primary', 'Logs'],
-  ['settings', '/settings', 'Settings'],
-] as const
+const parts = partsPresent()
 
 describe.skipIf(!parts)('the dashboard in a real browser', () => {
   let fx: Fixture
@@ -56,18 +26,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     fx = await startFixture()
     const put = fx.call('/api/slots/img', { method: 'PUT', json: { runtime: 'remote', url: fx.comfy.url } })
     await expectStatus(put, 200, fx.api)
-    await Promise.all([
-      expectStatus(
-        fx.call('/api/slots/img/load?wait=true', { method: 'POST', json: { model: 'sdxl-turbo' } }),
-        200,
-        fx.api,
-      ),
-      expectStatus(
-        fx.call('/api/slots/tts/load?wait=true', { method: 'POST', json: { model: 'espeak-ng' } }),
-        200,
-        fx.api,
-      ),
-    ])
+    await Promise.all([fx.load('img', 'sdxl-turbo'), fx.load('tts', 'espeak-ng')])
     chrome = await launchChromium()
   }, 240_000)
 
@@ -77,20 +36,11 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     await fx?.[Symbol.asyncDispose]()
   })
 
-  /** A fresh context signed in with `token` through the dashboard's own prompt (keyboard only). */
-  async function signIn(token: string, width = 1280): Promise<WatchedPage> {
-    const w = await openPage(chrome.browser, width)
+  const signIn = async (token: string, width = 1280) => {
+    const w = await signInWith(chrome.browser, fx.api.url, token, width)
     opened.push(w)
-    await w.page.goto(fx.api.url)
-    await w.page.getByRole('heading', { name: 'Sign in to svc' }).waitFor()
-    await w.page.getByLabel('API token').fill(token)
-    await w.page.getByLabel('API token').press('Enter')
-    await w.page.getByRole('heading', { name: 'Slots', level: 1 }).waitFor()
-    await w.page.getByRole('status', { name: 'Live updates: Live' }).waitFor()
     return w
   }
-
-  const card = (page: Page, slot: string) => page.getByRole('article', { name: slot, exact: true })
 
   it('loads a slot from the UI, showing its states live before ready, then unloads it', async () => {
     const { page, errors } = await signIn(fx.tokens.admin)
@@ -135,11 +85,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
   }, 120_000)
 
   it('streams a chat in the playground, and Stop ends the generation upstream', async () => {
-    await expectStatus(
-      fx.call('/api/slots/primary/load?wait=true', { method: 'POST', json: { model: 'tiny-chat' } }),
-      200,
-      fx.api,
-    )
+    await fx.load('primary', 'tiny-chat')
     const predicted = async () => {
       const text = await (await fx.call('/api/metrics')).text()
       return Number(/^llamacpp:tokens_predicted_total\{slot="primary"\} (\d+)/m.exec(text)?.[1] ?? 0)
