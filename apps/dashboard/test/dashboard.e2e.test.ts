@@ -9,7 +9,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { card, launchChromium, PAGES, signInWith, type TestBrowser, type WatchedPage } from './browser'
+import {
+  card,
+  launchChromium,
+  openPage,
+  PAGES,
+  signInWith,
+  type TestBrowser,
+  type WatchedPage,
+} from './browser'
 import { expectStatus, type Fixture, partsPresent, startFixture } from './fixture'
 
 const parts = partsPresent()
@@ -83,6 +91,19 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     expect((await (await fx.call('/api/slots/primary')).json()).state).toBe('offline')
     expect(errors).toEqual([])
   }, 120_000)
+
+  it('behind the proxy, the forwarded identity is admin and no token is asked for', async () => {
+    // What Caddy does after basic auth: a trusted loopback peer sets X-Forwarded-Email.
+    const w = await openPage(chrome.browser)
+    opened.push(w)
+    await w.context.setExtraHTTPHeaders({ 'X-Forwarded-Email': 'ada@example.com' })
+    await w.page.goto(fx.api.url)
+    await w.page.getByRole('heading', { name: 'Slots', level: 1 }).waitFor()
+    await w.page.getByText('admin · ada@example.com').waitFor()
+    expect(await card(w.page, 'tts').getByRole('button', { name: 'Load…' }).isEnabled()).toBe(true)
+    expect(await w.page.getByRole('button', { name: 'Sign out' }).count()).toBe(0)
+    expect(w.errors).toEqual([])
+  }, 60_000)
 
   it('streams a chat in the playground, and Stop ends the generation upstream', async () => {
     await fx.load('primary', 'tiny-chat')
