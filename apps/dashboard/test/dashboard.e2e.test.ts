@@ -50,7 +50,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     return w
   }
 
-  it('loads a slot from the UI, showing its states live before ready, then unloads it', async () => {
+  it('loads a slot from the UI, showing its states live before ready; asks before unloading while busy; unloads it', async () => {
     const { page, errors } = await signIn(fx.tokens.admin)
     await expect(page.getByText('admin · e2e-admin')).toBeTruthy()
     const primary = card(page, 'primary')
@@ -84,7 +84,33 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
       seen.slice(1, -1).some((s) => ['Pulling', 'Starting', 'Warming'].includes(s)),
       seen.join(' → '),
     ).toBe(true)
-    await expect(primary.getByText('tiny-chat')).toBeTruthy()
+    await primary.getByText('tiny-chat').waitFor()
+
+    // With a request in flight, Unload asks first; Cancel leaves the slot serving.
+    const busy = new AbortController()
+    const stream = fx
+      .call('/v1/chat/completions', {
+        method: 'POST',
+        json: {
+          model: 'primary',
+          messages: [{ role: 'user', content: 'go' }],
+          max_tokens: 8000,
+          stream: true,
+        },
+        signal: busy.signal,
+      })
+      .then((r) => r.body?.getReader().read())
+      .catch(() => undefined)
+    await primary.getByText('1 in flight').waitFor()
+    await primary.getByRole('button', { name: 'Unload' }).click()
+    const ask = page.getByRole('dialog', { name: 'Unload primary?' })
+    await ask.getByText('1 request is in flight').waitFor()
+    await ask.getByRole('button', { name: 'Cancel' }).click()
+    await ask.waitFor({ state: 'detached' })
+    expect((await (await fx.call('/api/slots/primary')).json()).state).toBe('serving')
+    busy.abort()
+    await stream
+    await primary.getByText('Idle').waitFor()
 
     await primary.getByRole('button', { name: 'Unload' }).click()
     await primary.getByText('Offline').waitFor({ timeout: 30_000 })
