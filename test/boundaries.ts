@@ -22,8 +22,10 @@ const ALLOWED: Record<string, string[]> = {
   '@svc/auth': ['@svc/core'],
   '@svc/dispatcher': ['@svc/core'],
   '@svc/testing': ['@svc/core'],
+  // Browser-only components; core for its types (slot states, events).
+  '@svc/ui': ['@svc/core'],
 }
-const APPS = new Set(['@svc/api', '@svc/cli', '@svc/dashboard'])
+const APPS = new Set(['@svc/api', '@svc/cli', '@svc/dashboard', '@svc/chat'])
 /** What @svc/core never imports: frameworks and I/O libraries (its `src/node` entry may use node:fs). */
 const CORE_FORBIDDEN = [
   /^hono($|\/)/,
@@ -57,7 +59,7 @@ export function checkBoundaries(packages: PackageInfo[]): string[] {
     const allowed = ALLOWED[pkg.name]
     if (!isApp && !allowed) problems.push(`${pkg.name}: unknown package; add it to the boundary rules`)
     for (const file of pkg.files) {
-      const isTest = /\.test\.ts$|(^|\/)test\//.test(file.path)
+      const isTest = /\.test\.tsx?$|(^|\/)test\//.test(file.path)
       for (const spec of importsOf(file.source)) {
         const where = `${file.path} imports "${spec}"`
         if (spec.startsWith('.')) {
