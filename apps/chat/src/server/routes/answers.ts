@@ -6,7 +6,7 @@ import { generate } from '../chat/generate'
 import type { ChatDeps } from '../deps'
 import { EditSchema, RegenerateSchema, SendSchema } from '../http/schemas'
 import { sseResponse } from '../http/sse'
-import { readJson } from '../http/validate'
+import { jsonBody } from '../http/validate'
 import type { ConversationSummary, Message } from '../store/types'
 import { DEFAULT_TITLE, noConversation } from './conversations'
 
@@ -32,9 +32,9 @@ export function answerRoutes(deps: ChatDeps) {
   }
 
   return new Hono()
-    .post('/:id/messages', async (c) => {
+    .post('/:id/messages', jsonBody(SendSchema), async (c) => {
       const conversation = owned(c, c.req.param('id'))
-      const body = await readJson(c, SendSchema)
+      const body = c.req.valid('json')
       const userId = c.get('user').id
       const attachments = body.attachments.map((file, i) => {
         const found = store.files.get(userId, file)
@@ -52,9 +52,9 @@ export function answerRoutes(deps: ChatDeps) {
         store.messages.append(conversation.id, userId, { role: 'user', content: body.content, attachments }),
       )
     })
-    .post('/:id/messages/:messageId/edit', async (c) => {
+    .post('/:id/messages/:messageId/edit', jsonBody(EditSchema), async (c) => {
       const conversation = owned(c, c.req.param('id'))
-      const body = await readJson(c, EditSchema)
+      const body = c.req.valid('json')
       const target = store.messages.get(conversation.id, c.req.param('messageId'))
       if (target?.role !== 'user' || target.kind !== 'text') {
         throw new SvcError('request.invalid', 'only your own text messages can be edited', {
@@ -67,9 +67,9 @@ export function answerRoutes(deps: ChatDeps) {
         return { ...target, content: body.content }
       })
     })
-    .post('/:id/regenerate', async (c) => {
+    .post('/:id/regenerate', jsonBody(RegenerateSchema), async (c) => {
       const conversation = owned(c, c.req.param('id'))
-      const body = await readJson(c, RegenerateSchema)
+      const body = c.req.valid('json')
       const last = store.messages.lastUser(conversation.id)
       if (last?.kind !== 'text') {
         throw new SvcError('request.invalid', 'there is no message to answer again', { param: null })

@@ -3,7 +3,7 @@ import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { ChatDeps } from '../deps'
 import { SpeechSchema } from '../http/schemas'
-import { readJson } from '../http/validate'
+import { jsonBody } from '../http/validate'
 
 /** The API's own limit for transcriptions. */
 const MAX_AUDIO_BYTES = 25 * 1024 * 1024
@@ -48,8 +48,8 @@ export function audioRoutes(deps: ChatDeps) {
         return c.json({ text: typeof body.text === 'string' ? body.text.trim() : '' })
       },
     )
-    .post('/speech', async (c) => {
-      const body = await readJson(c, SpeechSchema)
+    .post('/speech', jsonBody(SpeechSchema), async (c) => {
+      const body = c.req.valid('json')
       const res = await deps.api.ok('/v1/audio/speech', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

@@ -4,10 +4,11 @@ import * as v from 'valibot'
 import { exportName, toJson, toMarkdown } from '../chat/export'
 import type { ChatDeps } from '../deps'
 import { CreateConversationSchema, PatchConversationSchema } from '../http/schemas'
-import { parseWith, readJson } from '../http/validate'
+import { jsonBody, queryOf } from '../http/validate'
 
 export const DEFAULT_TITLE = 'New chat'
 
+const ListQuery = v.object({ q: v.optional(v.pipe(v.string(), v.maxLength(200))) })
 const ExportQuery = v.object({ format: v.optional(v.picklist(['md', 'json']), 'md') })
 
 /** The 404 for a conversation that does not exist or is someone else's (the two look the same). */
@@ -23,13 +24,13 @@ export function noConversation(id: string): SvcError {
 export function conversationRoutes(deps: ChatDeps) {
   const { store } = deps
   return new Hono()
-    .get('/', (c) => {
-      const query = c.req.query('q')
+    .get('/', queryOf(ListQuery), (c) => {
+      const query = c.req.valid('query').q
       const list = store.conversations.list(c.get('user').id, query === undefined ? {} : { query })
       return c.json({ conversations: list.map((s) => ({ ...s, running: deps.generations.isRunning(s.id) })) })
     })
-    .post('/', async (c) => {
-      const body = await readJson(c, CreateConversationSchema)
+    .post('/', jsonBody(CreateConversationSchema), (c) => {
+      const body = c.req.valid('json')
       const created = store.conversations.create(c.get('user').id, {
         title: body.title || DEFAULT_TITLE,
         model: body.model ?? null,
@@ -43,9 +44,9 @@ export function conversationRoutes(deps: ChatDeps) {
       if (!conversation) throw noConversation(id)
       return c.json({ conversation: { ...conversation, running: deps.generations.isRunning(id) } })
     })
-    .patch('/:id', async (c) => {
+    .patch('/:id', jsonBody(PatchConversationSchema), (c) => {
       const id = c.req.param('id')
-      const patch = await readJson(c, PatchConversationSchema)
+      const patch = c.req.valid('json')
       const updated = store.conversations.update(c.get('user').id, id, patch)
       if (!updated) throw noConversation(id)
       return c.json({ conversation: updated })
@@ -60,9 +61,9 @@ export function conversationRoutes(deps: ChatDeps) {
       await deps.files.unlink(files)
       return c.json({ id, deleted: true })
     })
-    .get('/:id/export', (c) => {
+    .get('/:id/export', queryOf(ExportQuery), (c) => {
       const id = c.req.param('id')
-      const { format } = parseWith(ExportQuery, { format: c.req.query('format') })
+      const { format } = c.req.valid('query')
       const conversation = store.conversations.get(c.get('user').id, id)
       if (!conversation) throw noConversation(id)
       const body = format === 'json' ? toJson(conversation) : toMarkdown(conversation)

@@ -2,7 +2,7 @@ import { SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import type { ChatDeps } from '../deps'
 import { ImageSchema } from '../http/schemas'
-import { readJson } from '../http/validate'
+import { jsonBody } from '../http/validate'
 import type { Attachment, Message, MessageStatus } from '../store/types'
 import { apiFailure } from '../upstream/svc-api'
 import { DEFAULT_TITLE, noConversation } from './conversations'
@@ -16,11 +16,11 @@ import { DEFAULT_TITLE, noConversation } from './conversations'
  */
 export function imageRoutes(deps: ChatDeps) {
   const { store } = deps
-  return new Hono().post('/:id/images', async (c) => {
+  return new Hono().post('/:id/images', jsonBody(ImageSchema), async (c) => {
     const userId = c.get('user').id
     const conversation = store.conversations.summary(userId, c.req.param('id'))
     if (!conversation) throw noConversation(c.req.param('id'))
-    const body = await readJson(c, ImageSchema)
+    const body = c.req.valid('json')
     const controller = deps.generations.begin(conversation.id)
     if (!controller) {
       throw new SvcError(

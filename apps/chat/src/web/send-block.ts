@@ -1,0 +1,26 @@
+import type { ModelList } from '../server/upstream/models'
+
+const WAITS = new Set(['pulling', 'starting', 'warming'])
+
+/**
+ * Why Send is disabled for `model`, in words a person can act on; null when it may be sent. A slot
+ * that is loading may be sent to (svc holds the request until the slot is ready); one that is offline
+ * or unloading may not.
+ */
+export function sendBlock(models: ModelList | null, model: string): string | null {
+  if (!models) return 'Reading the models…'
+  if (models.chat.length === 0)
+    return 'svc offers no chat model. Load one in the dashboard or with `svc slot load primary --model …`.'
+  if (!model) return 'Choose a model.'
+  const entry = models.models.find((m) => m.id === model)
+  if (!entry || entry.loaded || (entry.state && WAITS.has(entry.state))) return null
+  const loadedOther = models.models.some((m) => m.loaded && models.chat.includes(m.id))
+  const where = entry.slot ?? model
+  const hint = loadedOther ? ' Choose a loaded model, or load' : ' Load'
+  return `${model} is not loaded (${entry.state ?? 'no slot holds it'}).${hint} it in the dashboard or with \`svc slot load ${where} --model …\`.`
+}
+
+/** Whether `model` accepts image attachments (the API's `vision` capability). */
+export function acceptsImages(models: ModelList | null, model: string): boolean {
+  return models?.models.find((m) => m.id === model)?.capabilities?.includes('vision') ?? false
+}
