@@ -1,4 +1,4 @@
-import type { ModelList } from '../server/upstream/models'
+import type { ChatModel, ModelList } from '../server/upstream/models'
 
 const WAITS = new Set(['pulling', 'starting', 'warming'])
 
@@ -23,4 +23,12 @@ export function sendBlock(models: ModelList | null, model: string): string | nul
 /** Whether `model` accepts image attachments (the API's `vision` capability). */
 export function acceptsImages(models: ModelList | null, model: string): boolean {
   return models?.models.find((m) => m.id === model)?.capabilities?.includes('vision') ?? false
+}
+
+/**
+ * Whether a helper model (read-aloud's `tts`, voice input's `stt`) can answer now or once it has
+ * loaded; the controls that need it are offered only then.
+ */
+export function usable(model: ChatModel | null | undefined): boolean {
+  return Boolean(model && (model.loaded || (model.state && WAITS.has(model.state))))
 }

@@ -1,7 +1,7 @@
 import { useToasts } from '@svc/ui'
 import { useId, useState } from 'preact/hooks'
 import { generateImage, send, stop, upload } from '../actions'
-import { acceptsImages, sendBlock } from '../send-block'
+import { acceptsImages, sendBlock, usable } from '../send-block'
 import { store, useChat } from '../store'
 import { VoiceInput } from './voice-input'
 
@@ -147,7 +147,7 @@ export function Composer() {
             />
           </>
         ) : null}
-        {models?.transcription && mode === 'chat' ? (
+        {usable(models?.transcription) && mode === 'chat' ? (
           <VoiceInput onText={(text) => setDraft((d) => (d ? `${d} ${text}` : text))} />
         ) : null}
         {streaming ? (

@@ -27,7 +27,6 @@ export function ConversationHeader() {
             aria-label="Conversation title"
             defaultValue={current.title}
             maxLength={200}
-            // biome-ignore lint/a11y/noAutofocus: the person just asked to rename
             autofocus
             onKeyDown={(event) => {
               if (event.key === 'Escape') setRenaming(false)

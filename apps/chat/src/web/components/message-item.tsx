@@ -2,6 +2,8 @@ import { copyText, Markdown } from '@svc/ui'
 import { useState } from 'preact/hooks'
 import type { Message } from '../../server/store/types'
 import { edit, regenerate } from '../actions'
+import { usable } from '../send-block'
+import { useChat } from '../store'
 import { ReadAloud } from './read-aloud'
 
 const STATUS_NOTE: Record<Message['status'], string | null> = {
@@ -25,6 +27,7 @@ export function MessageItem({ message: m, isLastAnswer, busy }: MessageItemProps
   const [editing, setEditing] = useState(false)
   const [copied, setCopied] = useState(false)
   const note = STATUS_NOTE[m.status]
+  const canSpeak = useChat((s) => usable(s.models?.speech))
   return (
     <li class="svc-chat-message chat-message" data-role={m.role} data-status={m.status}>
       <span class="svc-chat-role">
@@ -107,7 +110,9 @@ export function MessageItem({ message: m, isLastAnswer, busy }: MessageItemProps
               Regenerate
             </button>
           ) : null}
-          {m.role === 'assistant' && m.kind === 'text' && m.content ? <ReadAloud text={m.content} /> : null}
+          {m.role === 'assistant' && m.kind === 'text' && m.content && canSpeak ? (
+            <ReadAloud text={m.content} />
+          ) : null}
         </div>
       ) : null}
     </li>
@@ -128,7 +133,6 @@ function EditBox({ message, onDone }: { message: Message; onDone: (content: stri
         aria-label="Edit message"
         rows={3}
         value={draft}
-        // biome-ignore lint/a11y/noAutofocus: the person just asked to edit
         autofocus
         onInput={(event) => setDraft((event.target as HTMLTextAreaElement).value)}
         onKeyDown={(event) => {
