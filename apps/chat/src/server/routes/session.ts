@@ -1,5 +1,6 @@
 import { Hono } from 'hono'
 import type { ChatDeps } from '../deps'
+import { checkAccess } from '../upstream/access'
 import { listModels } from '../upstream/models'
 
 /**
@@ -17,5 +18,11 @@ export function sessionRoutes(deps: ChatDeps) {
         version: deps.version,
       }),
     )
-    .get('/models', async (c) => c.json(await listModels(deps.api, c.req.raw.signal)))
+    .get('/models', async (c) => {
+      const [models] = await Promise.all([
+        listModels(deps.api, c.req.raw.signal),
+        checkAccess(deps.api, c.req.raw.signal),
+      ])
+      return c.json(models)
+    })
 }
