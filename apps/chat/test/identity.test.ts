@@ -162,7 +162,7 @@ describe('with auth on (trusted header and proxy secret)', () => {
 describe('with auth off', () => {
   it('is one local user for everyone, whatever header arrives', async () => {
     await using app = await serveChatApp()
-    for (const headers of [{}, { 'x-forwarded-email': 'mallory@example.com' }]) {
+    for (const headers of [{}, { 'x-forwarded-email': 'mallory@example.com' }] as Record<string, string>[]) {
       const r = await send(app.port, { path: '/api/me', headers })
       expect(r.json()).toEqual({ identity: 'local', auth: 'off', version: 'test' })
     }
