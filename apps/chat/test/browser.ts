@@ -1,10 +1,7 @@
 /** Debian's Chromium, headless, through playwright-core (no browser download). */
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { missingPart } from '@svc/testing'
-import { type BrowserContext, chromium } from 'playwright-core'
+import { type BrowserContext, type BrowserContextOptions, chromium } from 'playwright-core'
 
 export const CHROMIUM = process.env.SVC_CHROMIUM || '/usr/bin/chromium'
 
@@ -16,21 +13,21 @@ export function chromiumAvailable(): boolean {
 }
 
 export interface Browser extends AsyncDisposable {
+  /** A first context (its own cookies, storage and cache). */
   context: BrowserContext
-  /** Console errors and uncaught page errors seen so far. */
+  /** Another, separate context: a second person (`httpCredentials`, `extraHTTPHeaders`…). */
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>
+  /** Console errors and uncaught page errors seen so far, in every context. */
   errors: string[]
 }
 
 /**
- * Launches headless Chromium with a fresh profile (flags per the project's standard), a fake
- * microphone, and audio allowed to play without a gesture. `extraHTTPHeaders` are sent on every
- * request (a test standing in for the proxy's identity header).
+ * Launches headless Chromium with the project's flags, a fake microphone, and audio allowed to play
+ * without a gesture. Playwright gives the browser a fresh temporary profile (`--user-data-dir`) and
+ * removes it on close.
  */
-export async function launchBrowser(
-  options: { extraHTTPHeaders?: Record<string, string> } = {},
-): Promise<Browser> {
-  const profile = await mkdtemp(join(tmpdir(), 'svc-chat-chromium-'))
-  const context = await chromium.launchPersistentContext(profile, {
+export async function launchBrowser(options: BrowserContextOptions = {}): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -46,20 +43,22 @@ export async function launchBrowser(
       '--use-fake-ui-for-media-stream',
       '--autoplay-policy=no-user-gesture-required',
     ],
-    viewport: { width: 1280, height: 900 },
-    ...(options.extraHTTPHeaders ? { extraHTTPHeaders: options.extraHTTPHeaders } : {}),
   })
   const errors: string[] = []
-  context.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text())
-  })
-  context.on('weberror', (error) => errors.push(error.error().message))
+  const newContext = async (contextOptions: BrowserContextOptions = {}) => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions })
+    context.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text())
+    })
+    context.on('weberror', (error) => errors.push(error.error().message))
+    return context
+  }
   return {
-    context,
+    context: await newContext(options),
+    newContext,
     errors,
     async [Symbol.asyncDispose]() {
-      await context.close().catch(() => undefined)
-      await rm(profile, { recursive: true, force: true })
+      await browser.close().catch(() => undefined)
     },
   }
 }

@@ -69,8 +69,13 @@ export async function startLiveStack(options: LiveStackOptions = {}): Promise<Li
   }
   if (options.speech) loads.push(['tts', 'espeak-ng'])
   const api = await startApi({ configDir, ...(options.env ? { env: options.env } : {}) })
+  // With auth on, the test loads as the proxy would vouch for an admin (loopback + the secret).
+  const admin: Record<string, string> =
+    options.env?.SVC_AUTH_ENABLED === '1'
+      ? { 'x-forwarded-email': 'test-admin', 'x-svc-proxy-secret': options.env.SVC_PROXY_SECRET ?? '' }
+      : {}
   try {
-    for (const [slot, model] of loads) await load(api, slot, model)
+    for (const [slot, model] of loads) await load(api, slot, model, admin)
   } catch (error) {
     await api[Symbol.asyncDispose]()
     throw error
@@ -85,11 +90,16 @@ export async function startLiveStack(options: LiveStackOptions = {}): Promise<Li
   }
 }
 
-/** Loads a model into a slot and waits until it is ready (auth off, or with `token`). */
-export async function load(api: ApiProcess, slot: string, model: string, token?: string): Promise<void> {
+/** Loads a model into a slot and waits until it is ready (`headers`: credentials when auth is on). */
+export async function load(
+  api: ApiProcess,
+  slot: string,
+  model: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const res = await fetch(`${api.url}/api/slots/${slot}/load?wait=true`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ model }),
   })
   if (res.status !== 200) {
