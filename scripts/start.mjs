@@ -47,5 +47,12 @@ process.on('SIGTERM', () => stopAll('SIGTERM'))
 process.on('SIGINT', () => stopAll('SIGINT'))
 process.on('SIGHUP', () => stopAll('SIGTERM'))
 
+// The chat app calls the API where this launcher started it, unless told otherwise.
+const env = process.env
+if (!env.SVC_CHAT_API_URL && env.SVC_PORT && env.SVC_PORT !== '0') {
+  const host = !env.SVC_HOST || ['0.0.0.0', '::'].includes(env.SVC_HOST) ? '127.0.0.1' : env.SVC_HOST
+  env.SVC_CHAT_API_URL = `http://${host.includes(':') ? `[${host}]` : host}:${env.SVC_PORT}`
+}
+
 start('api', ['--import', 'tsx', 'apps/api/src/serve.ts'])
-if (process.env.SVC_START_CHAT !== '0') start('chat', ['apps/chat/bin/svc-chat.js'])
+if (env.SVC_START_CHAT !== '0') start('chat', ['apps/chat/bin/svc-chat.js'])

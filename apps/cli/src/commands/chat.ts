@@ -42,7 +42,9 @@ export const chatCommand: Command = {
     try {
       return await new Promise<number>((resolve, reject) => {
         child.once('error', reject)
-        child.once('exit', (code, signal) => resolve(code ?? (signal === 'SIGTERM' || signal === 'SIGINT' ? 0 : 1)))
+        child.once('exit', (code, signal) =>
+          resolve(code ?? (signal === 'SIGTERM' || signal === 'SIGINT' ? 0 : 1)),
+        )
       })
     } finally {
       for (const [signal, handler] of handlers) process.off(signal, handler)
