@@ -63,7 +63,7 @@ export function search(query: string): void {
 export async function followHash(): Promise<void> {
   const id = /^#\/c\/([\w-]+)$/.exec(location.hash)?.[1]
   if (!id) {
-    store.set({ current: null, mode: 'chat' })
+    store.set({ current: null })
     return
   }
   if (store.get().current?.id === id) return
@@ -86,7 +86,7 @@ export async function followHash(): Promise<void> {
 
 export function newChat(): void {
   location.hash = '#/'
-  store.set({ current: null, mode: 'chat' })
+  store.set({ current: null })
 }
 
 async function ensureConversation(): Promise<Conversation> {

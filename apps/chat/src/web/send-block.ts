@@ -20,9 +20,14 @@ export function sendBlock(models: ModelList | null, model: string): string | nul
   return `${model} is not loaded (${entry.state ?? 'no slot holds it'}).${hint} it in the dashboard or with \`svc slot load ${where} --model …\`.`
 }
 
-/** Whether `model` accepts image attachments (the API's `vision` capability). */
+/**
+ * Whether to offer image attachments for `model`: it has the API's `vision` capability, or its
+ * capabilities are unknown (a hosted model: svc cannot tell, so the person may try).
+ */
 export function acceptsImages(models: ModelList | null, model: string): boolean {
-  return models?.models.find((m) => m.id === model)?.capabilities?.includes('vision') ?? false
+  const entry = models?.models.find((m) => m.id === model)
+  if (!entry) return false
+  return entry.capabilities === null || entry.capabilities.includes('vision')
 }
 
 /**
