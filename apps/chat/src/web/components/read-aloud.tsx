@@ -1,6 +1,7 @@
 import { useToasts } from '@svc/ui'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { speak } from '../actions'
+import { plain } from '../plain-text'
 
 /**
  * Read aloud: asks the `tts` slot (through the chat server) to speak the answer and plays it. The
@@ -44,16 +45,4 @@ export function ReadAloud({ text }: { text: string }) {
       ) : null}
     </>
   )
-}
-
-/** The words of a markdown answer, without code fences and markup that would be read as symbols. */
-export function plain(markdown: string): string {
-  return markdown
-    .replace(/```[\s\S]*?```/g, ' (code) ')
-    .replace(/`([^`]*)`/g, '$1')
-    .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[#*_>|~-]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
 }
