@@ -12,7 +12,7 @@ import { type Browser, chromiumAvailable, launchBrowser } from './browser'
 import { type Caddy, caddyAvailable, startCaddyForChat } from './caddy'
 import { type ChatProcess, startChatProcess } from './chat-process'
 import { buildFrontEnd } from './front-end'
-import { type LiveStack, load, partsAvailable, startLiveStack } from './live-stack'
+import { type LiveStack, partsAvailable, startLiveStack } from './live-stack'
 import { send } from './serve-app'
 
 const exec = promisify(execFile)
