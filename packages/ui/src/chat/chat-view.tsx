@@ -128,7 +128,7 @@ export function ChatView(props: ChatViewProps) {
 
   return (
     <section class="svc-chat" aria-label="Chat">
-      <ol class="svc-chat-messages" aria-label="Messages">
+      <ol class="svc-chat-messages" aria-label="Conversation">
         {messages.map((m, i) => (
           <li key={i} class="svc-chat-message" data-role={m.role}>
             <span class="svc-chat-role">
