@@ -14,6 +14,7 @@ APT_PACKAGES=(
   python3                                                     # node-gyp builds better-sqlite3 (chat store)
   docker.io docker-registry                                   # container runtime + local registry (tests)
   caddy                                                       # reverse proxy (auth) and benchmark peer
+  systemd                                                     # systemd-analyze, systemctl --root, systemd-sysusers (svc install tests)
   chromium                                                    # dashboard tests (headless)
   espeak-ng ffmpeg                                            # CPU speech engines and audio conversion
   wrk                                                         # benchmark load generator
