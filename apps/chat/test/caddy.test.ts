@@ -79,7 +79,10 @@ describe.skipIf(!available)('the chat app under /chat/ behind Caddy', () => {
     const answer = page.getByRole('listitem').filter({ hasText: 'Assistant · primary' })
     expect(((await answer.textContent()) ?? '').length).toBeGreaterThan('Assistant · primary'.length)
     await page.reload()
-    await page.getByText('Hello from Alice', { exact: true }).waitFor()
+    await page
+      .getByRole('list', { name: 'Messages' })
+      .getByText('Hello from Alice', { exact: true })
+      .waitFor()
     await page.close()
   }, 60_000)
 

@@ -112,7 +112,7 @@ describe.skipIf(!available)('the chat app in Chromium with svc and llama-server'
     await page.getByRole('button', { name: 'Edit' }).click()
     await page.getByLabel('Edit message').fill('Edited question')
     await page.getByRole('button', { name: 'Save and send' }).click()
-    await page.getByText('Edited question', { exact: true }).waitFor()
+    await page.getByRole('list', { name: 'Messages' }).getByText('Edited question', { exact: true }).waitFor()
     await expect
       .poll(async () => (await saved(id)).messages.map((m) => m.status).join(), { timeout: 30_000 })
       .toBe('complete,complete')
@@ -128,7 +128,7 @@ describe.skipIf(!available)('the chat app in Chromium with svc and llama-server'
     expect(edited.messages[1]!.id).not.toBe(regenerated.messages[1]!.id)
 
     await page.reload()
-    await page.getByText('Edited question', { exact: true }).waitFor()
+    await page.getByRole('list', { name: 'Messages' }).getByText('Edited question', { exact: true }).waitFor()
     await page.close()
   }, 90_000)
 
