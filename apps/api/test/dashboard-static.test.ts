@@ -30,6 +30,7 @@ describe('serving the dashboard build', () => {
     expect(index.status).toBe(200)
     expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8')
     expect(index.headers.get('cache-control')).toBe('no-cache')
+    expect(index.headers.get('content-security-policy')).toContain("script-src 'self'")
     expect(await index.text()).toBe(INDEX)
 
     const js = await app.request('/assets/index-AbC123.js', { headers: { 'accept-encoding': 'gzip, br' } })

@@ -3,7 +3,7 @@
  * download), with the flags of the house standard and a fresh profile per launch.
  */
 import { existsSync } from 'node:fs'
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
 
 export const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium'
 
@@ -58,4 +58,40 @@ export async function openPage(browser: Browser, width = 1280): Promise<WatchedP
   })
   page.on('pageerror', (e) => errors.push(`page: ${e.message}`))
   return { context, page, errors }
+}
+
+/** Every page of the dashboard: screenshot name, path, its h1. */
+export const PAGES = [
+  ['slots', '/', 'Slots'],
+  ['models', '/models', 'Models'],
+  ['playground-chat', '/playground/chat', 'Playground'],
+  ['playground-embeddings', '/playground/embeddings', 'Playground'],
+  ['playground-rerank', '/playground/rerank', 'Playground'],
+  ['playground-image', '/playground/image', 'Playground'],
+  ['playground-speech', '/playground/speech', 'Playground'],
+  ['playground-transcribe', '/playground/transcribe', 'Playground'],
+  ['logs', '/logs/primary', 'Logs'],
+  ['settings', '/settings', 'Settings'],
+] as const
+
+/** A fresh context signed in with `token` through the dashboard's own prompt, by keyboard. */
+export async function signInWith(
+  browser: Browser,
+  url: string,
+  token: string,
+  width = 1280,
+): Promise<WatchedPage> {
+  const w = await openPage(browser, width)
+  await w.page.goto(url)
+  await w.page.getByRole('heading', { name: 'Sign in to svc' }).waitFor()
+  await w.page.getByLabel('API token').fill(token)
+  await w.page.getByLabel('API token').press('Enter')
+  await w.page.getByRole('heading', { name: 'Slots', level: 1 }).waitFor()
+  await w.page.getByRole('status', { name: 'Live updates: Live' }).waitFor()
+  return w
+}
+
+/** A slot's card, by its heading. */
+export function card(page: Page, slot: string): Locator {
+  return page.getByRole('article', { name: slot, exact: true })
 }

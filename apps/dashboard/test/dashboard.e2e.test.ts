@@ -4,45 +4,23 @@
  * each test opens its own browser context (its own sessionStorage). Screenshots of every page at
  * 1280 and 390 px go to a temp folder whose path is printed.
  */
-import { execFileSync } from 'node:child_process'
 import { mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { findEngine } from '@svc/core/node'
-import { missingPart } from '@svc/testing'
-import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromiumAvailable, launchChromium, openPage, type TestBrowser, type WatchedPage } from './browser'
-import { expectStatus, type Fixture, startFixture } from './fixture'
+import {
+  card,
+  launchChromium,
+  openPage,
+  PAGES,
+  signInWith,
+  type TestBrowser,
+  type WatchedPage,
+} from './browser'
+import { expectStatus, type Fixture, partsPresent, startFixture } from './fixture'
 
-const onPath = (program: string) => {
-  try {
-    execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-}
-const parts = [
-  chromiumAvailable() ||
-    missingPart('chromium', 'run ./scripts/setup.sh (apt: chromium), or set SVC_CHROMIUM'),
-  Boolean(findEngine('llama-server')) || missingPart('llama-server', 'run ./scripts/setup.sh'),
-  (onPath('espeak-ng') && onPath('ffmpeg')) || missingPart('espeak-ng and ffmpeg', 'run ./scripts/setup.sh'),
-].every((p) => p === true)
-
-const PAGES = [
-  ['slots', '/', 'Slots'],
-  ['models', '/models', 'Models'],
-  ['playground-chat', '/playground/chat', 'Playground'],
-  ['playground-embeddings', '/playground/embeddings', 'Playground'],
-  ['playground-rerank', '/playground/rerank', 'Playground'],
-  ['playground-image', '/playground/image', 'Playground'],
-  ['playground-speech', '/playground/speech', 'Playground'],
-  ['playground-transcribe', '/playground/transcribe', 'Playground'],
-  ['logs', '/logs/primary', 'Logs'],
-  ['settings', '/settings', 'Settings'],
-] as const
+const parts = partsPresent()
 
 describe.skipIf(!parts)('the dashboard in a real browser', () => {
   let fx: Fixture
@@ -56,18 +34,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     fx = await startFixture()
     const put = fx.call('/api/slots/img', { method: 'PUT', json: { runtime: 'remote', url: fx.comfy.url } })
     await expectStatus(put, 200, fx.api)
-    await Promise.all([
-      expectStatus(
-        fx.call('/api/slots/img/load?wait=true', { method: 'POST', json: { model: 'sdxl-turbo' } }),
-        200,
-        fx.api,
-      ),
-      expectStatus(
-        fx.call('/api/slots/tts/load?wait=true', { method: 'POST', json: { model: 'espeak-ng' } }),
-        200,
-        fx.api,
-      ),
-    ])
+    await Promise.all([fx.load('img', 'sdxl-turbo'), fx.load('tts', 'espeak-ng')])
     chrome = await launchChromium()
   }, 240_000)
 
@@ -77,22 +44,13 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     await fx?.[Symbol.asyncDispose]()
   })
 
-  /** A fresh context signed in with `token` through the dashboard's own prompt (keyboard only). */
-  async function signIn(token: string, width = 1280): Promise<WatchedPage> {
-    const w = await openPage(chrome.browser, width)
+  const signIn = async (token: string, width = 1280) => {
+    const w = await signInWith(chrome.browser, fx.api.url, token, width)
     opened.push(w)
-    await w.page.goto(fx.api.url)
-    await w.page.getByRole('heading', { name: 'Sign in to svc' }).waitFor()
-    await w.page.getByLabel('API token').fill(token)
-    await w.page.getByLabel('API token').press('Enter')
-    await w.page.getByRole('heading', { name: 'Slots', level: 1 }).waitFor()
-    await w.page.getByRole('status', { name: 'Live updates: Live' }).waitFor()
     return w
   }
 
-  const card = (page: Page, slot: string) => page.getByRole('article', { name: slot, exact: true })
-
-  it('loads a slot from the UI, showing its states live before ready, then unloads it', async () => {
+  it('loads a slot from the UI, showing its states live before ready; asks before unloading while busy; unloads it', async () => {
     const { page, errors } = await signIn(fx.tokens.admin)
     await expect(page.getByText('admin · e2e-admin')).toBeTruthy()
     const primary = card(page, 'primary')
@@ -126,7 +84,33 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
       seen.slice(1, -1).some((s) => ['Pulling', 'Starting', 'Warming'].includes(s)),
       seen.join(' → '),
     ).toBe(true)
-    await expect(primary.getByText('tiny-chat')).toBeTruthy()
+    await primary.getByText('tiny-chat').waitFor()
+
+    // With a request in flight, Unload asks first; Cancel leaves the slot serving.
+    const busy = new AbortController()
+    const stream = fx
+      .call('/v1/chat/completions', {
+        method: 'POST',
+        json: {
+          model: 'primary',
+          messages: [{ role: 'user', content: 'go' }],
+          max_tokens: 8000,
+          stream: true,
+        },
+        signal: busy.signal,
+      })
+      .then((r) => r.body?.getReader().read())
+      .catch(() => undefined)
+    await primary.getByText('1 in flight').waitFor()
+    await primary.getByRole('button', { name: 'Unload' }).click()
+    const ask = page.getByRole('dialog', { name: 'Unload primary?' })
+    await ask.getByText('1 request is in flight').waitFor()
+    await ask.getByRole('button', { name: 'Cancel' }).click()
+    await ask.waitFor({ state: 'detached' })
+    expect((await (await fx.call('/api/slots/primary')).json()).state).toBe('serving')
+    busy.abort()
+    await stream
+    await primary.getByText('Idle').waitFor()
 
     await primary.getByRole('button', { name: 'Unload' }).click()
     await primary.getByText('Offline').waitFor({ timeout: 30_000 })
@@ -134,12 +118,21 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     expect(errors).toEqual([])
   }, 120_000)
 
+  it('behind the proxy, the forwarded identity is admin and no token is asked for', async () => {
+    // What Caddy does after basic auth: a trusted loopback peer sets X-Forwarded-Email.
+    const w = await openPage(chrome.browser)
+    opened.push(w)
+    await w.context.setExtraHTTPHeaders({ 'X-Forwarded-Email': 'ada@example.com' })
+    await w.page.goto(fx.api.url)
+    await w.page.getByRole('heading', { name: 'Slots', level: 1 }).waitFor()
+    await w.page.getByText('admin · ada@example.com').waitFor()
+    expect(await card(w.page, 'tts').getByRole('button', { name: 'Load…' }).isEnabled()).toBe(true)
+    expect(await w.page.getByRole('button', { name: 'Sign out' }).count()).toBe(0)
+    expect(w.errors).toEqual([])
+  }, 60_000)
+
   it('streams a chat in the playground, and Stop ends the generation upstream', async () => {
-    await expectStatus(
-      fx.call('/api/slots/primary/load?wait=true', { method: 'POST', json: { model: 'tiny-chat' } }),
-      200,
-      fx.api,
-    )
+    await fx.load('primary', 'tiny-chat')
     const predicted = async () => {
       const text = await (await fx.call('/api/metrics')).text()
       return Number(/^llamacpp:tokens_predicted_total\{slot="primary"\} (\d+)/m.exec(text)?.[1] ?? 0)

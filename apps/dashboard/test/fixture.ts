@@ -4,15 +4,18 @@
  * local file server (so a load from the UI really pulls it), espeak-ng in the tts slot, and the
  * ComfyUI stand-in as a remote `img` slot. Tokens are minted straight into tokens.toml.
  */
+import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createTokenStore } from '@svc/auth'
+import { findEngine } from '@svc/core/node'
 import {
   type ApiProcess,
   type ComfyStandIn,
   type FileServer,
+  missingPart,
   REPO_ROOT,
   serveFiles,
   startApi,
@@ -20,6 +23,7 @@ import {
   writeTinyGguf,
 } from '@svc/testing'
 import { build } from 'vite'
+import { chromiumAvailable } from './browser'
 
 const DASHBOARD_ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'
@@ -32,6 +36,8 @@ export interface Fixture extends AsyncDisposable {
   /** The build the API serves. */
   dist: string
   tokens: { admin: string; readOnly: string }
+  /** Loads `model` into `slot` and waits until it is ready (fails with the API's log otherwise). */
+  load(slot: string, model: string): Promise<void>
   /** Calls the API as admin (bearer). */
   call(path: string, init?: RequestInit & { json?: unknown; token?: string }): Promise<Response>
 }
@@ -133,6 +139,13 @@ license_url = "https://opensource.org/license/mit"
     dist,
     tokens: { admin, readOnly },
     call,
+    async load(slot, model) {
+      await expectStatus(
+        call(`/api/slots/${slot}/load?wait=true`, { method: 'POST', json: { model } }),
+        200,
+        api,
+      )
+    },
     async [Symbol.asyncDispose]() {
       await api[Symbol.asyncDispose]()
       await comfy.close()
@@ -150,4 +163,24 @@ export async function expectStatus(res: Response | Promise<Response>, status: nu
       `${r.url} answered ${r.status}, not ${status}: ${await r.text()}\n${api.output().slice(-3000)}`,
     )
   return r
+}
+
+const onPath = (program: string) => {
+  try {
+    execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Whether every real part is here; a missing one fails in CI and skips loudly elsewhere. */
+export function partsPresent(): boolean {
+  return [
+    chromiumAvailable() ||
+      missingPart('chromium', 'run ./scripts/setup.sh (apt: chromium), or set SVC_CHROMIUM'),
+    Boolean(findEngine('llama-server')) || missingPart('llama-server', 'run ./scripts/setup.sh'),
+    (onPath('espeak-ng') && onPath('ffmpeg')) ||
+      missingPart('espeak-ng and ffmpeg', 'run ./scripts/setup.sh'),
+  ].every((p) => p === true)
 }

@@ -29,6 +29,14 @@ const TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
   '.woff2': 'font/woff2',
 }
+/**
+ * The page's Content-Security-Policy: scripts and styles only from svc itself (model output is
+ * rendered as sanitised markdown; this is the second wall), images and audio also from data:/blob:
+ * URLs (generated images and speech), no framing by other sites.
+ */
+export const DASHBOARD_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'"
+
 const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.json', '.svg', '.txt', '.webmanifest'])
 
 interface StaticFile {
@@ -81,7 +89,10 @@ export function loadDashboardFiles(dir: string = DEFAULT_DASHBOARD_DIR): Dashboa
         vary: 'Accept-Encoding',
         'x-content-type-options': 'nosniff',
       }
-      if (file.type.startsWith('text/html')) headers['referrer-policy'] = 'same-origin'
+      if (file.type.startsWith('text/html')) {
+        headers['referrer-policy'] = 'same-origin'
+        headers['content-security-policy'] = DASHBOARD_CSP
+      }
       if (req.header('if-none-match') === file.etag) return new Response(null, { status: 304, headers })
       const gzip = file.gzip && /\bgzip\b/.test(req.header('accept-encoding') ?? '')
       if (gzip) headers['content-encoding'] = 'gzip'

@@ -47,11 +47,19 @@ export async function ttsVoices(manager: SlotManager, signal?: AbortSignal): Pro
       `the tts engine did not list its voices: ${(error as Error).message}`,
     )
   }
-  const raw = Array.isArray(body.voices) ? body.voices : []
-  // espeak-ng lists some languages under two voice files (`yue`): one entry per id, the first wins.
+  return { object: 'list', model: slot.model, voices: normaliseVoices(body.voices) }
+}
+
+/**
+ * An engine's `voices` as {@link Voice}s: objects with `id`/`name` (espeak server, Kokoro ≥ 0.3) or
+ * plain names (older Kokoro); anything else is skipped. One entry per id, the first wins (espeak-ng
+ * lists some languages under two voice files, e.g. `yue`).
+ */
+export function normaliseVoices(raw: unknown): Voice[] {
   const seen = new Set<string>()
-  const voices = raw.flatMap(normaliseVoice).filter((v) => !seen.has(v.id) && seen.add(v.id))
-  return { object: 'list', model: slot.model, voices }
+  return (Array.isArray(raw) ? raw : [])
+    .flatMap(normaliseVoice)
+    .filter((v) => !seen.has(v.id) && seen.add(v.id))
 }
 
 function normaliseVoice(v: unknown): Voice[] {
