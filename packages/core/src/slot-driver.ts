@@ -13,6 +13,17 @@ export interface UpstreamExit {
   reason: string
 }
 
+/** What an upstream really uses in memory, once loaded. */
+export interface MemoryUse {
+  bytes: number
+  /**
+   * How it was measured: `rss` (resident set of the process), `gpu` (RSS plus the GPU buffers the
+   * kernel reports for it), `container` (the engine's memory figure of the container), `engine` (the
+   * upstream's own report).
+   */
+  by: 'rss' | 'gpu' | 'container' | 'engine'
+}
+
 /** A running upstream: a child process, a container, or a remote URL. */
 export interface UpstreamHandle {
   /** Where the dispatcher sends requests (scheme, host and port; no path). */
@@ -25,6 +36,8 @@ export interface UpstreamHandle {
   describe(): Record<string, string | number>
   /** The last lines the upstream wrote (bounded). */
   logs(): string[]
+  /** What it uses in memory now; undefined when it cannot be measured (remote, gone). Never throws. */
+  memoryUse?(): Promise<MemoryUse | undefined>
 }
 
 export interface SlotDriver {

@@ -1,3 +1,9 @@
 export { type Lease, Slot, type SlotOptions, type SlotSnapshot } from './slot'
-export { type DefaultLoadResult, SlotManager, type SlotManagerOptions } from './slot-manager'
+export {
+  type AdmissionRequest,
+  type DefaultLoadResult,
+  type LoadAdmission,
+  SlotManager,
+  type SlotManagerOptions,
+} from './slot-manager'
 export { type LeaseWaiter, waitForLeasable } from './wait'

@@ -10,6 +10,23 @@ import type { SlotConfig } from '../slot-config'
 import type { SlotDriver } from '../slot-driver'
 import { Slot, type SlotOptions, type SlotSnapshot } from './slot'
 
+/** A load asking to be let in (see `LoadAdmission`). */
+export interface AdmissionRequest {
+  slot: Slot
+  config: SlotConfig
+  model: ModelEntry
+  /** Starts the load. Call it once, synchronously after the last check, and return what it returns. */
+  start(): Promise<SlotSnapshot>
+}
+
+/**
+ * Decides whether a load may start now (the memory budget): it may unload other slots first, then
+ * calls `start`, or throws to refuse. Loads of the model a slot already holds skip it.
+ */
+export interface LoadAdmission {
+  admit(request: AdmissionRequest): Promise<SlotSnapshot>
+}
+
 export interface SlotManagerOptions {
   configs: SlotConfig[]
   bus: EventBus<SvcEvents>
@@ -19,6 +36,8 @@ export interface SlotManagerOptions {
   /** Resolves what a client or the CLI named (curated id, registry ref, local path) to an entry. */
   resolveModel(id: string, config: SlotConfig): Promise<ModelEntry>
   slotOptions?: Partial<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>>
+  /** Lets each load in, or refuses it; without one every load starts at once. */
+  admission?: LoadAdmission
 }
 
 export interface DefaultLoadResult {
@@ -62,8 +81,12 @@ export class SlotManager {
   /** Resolves `modelId` for the slot and loads it (see `Slot.load`). */
   async load(name: string, modelId: string): Promise<SlotSnapshot> {
     const slot = this.get(name)
-    const model = await this.options.resolveModel(modelId, this.config(name))
-    return slot.load(model)
+    const config = this.config(name)
+    const model = await this.options.resolveModel(modelId, config)
+    const start = () => slot.load(model)
+    const admission = this.options.admission
+    if (!admission || slot.targetModel()?.id === model.id) return start()
+    return admission.admit({ slot, config, model, start })
   }
 
   unload(name: string): Promise<SlotSnapshot> {

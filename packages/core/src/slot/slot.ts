@@ -9,7 +9,7 @@
 import { SvcError } from '../errors'
 import type { ModelEntry, PullProgress } from '../models'
 import type { SlotConfig } from '../slot-config'
-import type { SlotDriver, UpstreamHandle } from '../slot-driver'
+import type { MemoryUse, SlotDriver, UpstreamHandle } from '../slot-driver'
 import { canTransition, LEASABLE_STATES, PENDING_STATES, type SlotState } from '../slot-states'
 import type { Lease, SlotOptions, SlotSnapshot } from './slot-types'
 import { type LeaseWaiter, waitForLeasable } from './wait'
@@ -18,6 +18,7 @@ import { warmUp } from './warm'
 export type { Lease, SlotOptions, SlotSnapshot } from './slot-types'
 
 interface Loading {
+  model: ModelEntry
   modelId: string
   controller: AbortController
   promise: Promise<SlotSnapshot>
@@ -85,6 +86,32 @@ export class Slot {
   /** The model the slot holds or is about to hold (a queued load or a pending restart). */
   currentModel(): ModelEntry | null {
     return this.model ?? this.restartModel
+  }
+
+  /**
+   * The model the slot's memory is spoken for by: the one being loaded (a swap's new model), else the
+   * one it holds, else the one a pending restart brings back. Null when it will hold nothing.
+   */
+  targetModel(): ModelEntry | null {
+    if (this.loading && !this.loading.controller.signal.aborted) return this.loading.model
+    return this.model ?? this.restartModel
+  }
+
+  /** What the running upstream uses in memory now (undefined when not running or not measurable). */
+  async memoryUse(): Promise<MemoryUse | undefined> {
+    return (await this.handle?.memoryUse?.().catch(() => undefined)) ?? undefined
+  }
+
+  /**
+   * Unloads the slot if, and only if, it is idle right now: ready or idle, no request in flight,
+   * nothing queued. Decided and begun synchronously (the slot is `unloading` when this returns), so no
+   * request can take a lease in between. Returns the unload, or undefined when the slot is busy.
+   */
+  evictIfIdle(): Promise<SlotSnapshot> | undefined {
+    const idle = this.state === 'ready' || this.state === 'idle'
+    if (!idle || this.inflight > 0 || this.queued > 0 || this.loading || this.restartTimer) return undefined
+    this.transition('unloading')
+    return this.unload()
   }
 
   /** Whether a request that arrives now would get an upstream eventually (loading, restarting). */
@@ -204,7 +231,7 @@ export class Slot {
       await this.doLoad(model, controller.signal)
       return this.snapshot()
     })
-    const loading: Loading = { modelId: model.id, controller, promise }
+    const loading: Loading = { model, modelId: model.id, controller, promise }
     this.loading = loading
     const clear = () => {
       if (this.loading === loading) this.loading = null
@@ -315,7 +342,7 @@ export class Slot {
   private async doUnload(): Promise<void> {
     if (this.state === 'offline' || !this.handle) return
     const handle = this.handle
-    this.transition('unloading')
+    if (this.state !== 'unloading') this.transition('unloading') // evictIfIdle already moved it
     if (this.inflight > 0) {
       const drained = new Promise<void>((resolve) => {
         this.drained = resolve
