@@ -22,6 +22,8 @@ export interface MemoryUse {
    * upstream's own report).
    */
   by: 'rss' | 'gpu' | 'container' | 'engine'
+  /** When known apart: host memory (RSS) and GPU buffers (VRAM + GTT), whose sum is `bytes`. */
+  parts?: { host: number; gpu: number }
 }
 
 /** A running upstream: a child process, a container, or a remote URL. */
