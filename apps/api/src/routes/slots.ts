@@ -6,11 +6,9 @@ import type { SlotSystem } from '../slots/slot-system'
 import { parseWith, readJson } from '../validate'
 
 export const LoadBodySchema = v.strictObject({
-  model: v.pipe(
-    v.string('model must be a string'),
-    v.trim(),
-    v.minLength(1, 'model is required'),
-    v.maxLength(4096),
+  // Optional: the slot's default model, else (a remote slot) the first model the remote serves.
+  model: v.optional(
+    v.pipe(v.string('model must be a string'), v.trim(), v.minLength(1, 'model is required'), v.maxLength(4096)),
   ),
 })
 
@@ -68,24 +66,13 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
       manager.get(name)
       const wait = wants(c.req.query())
       const { model } = await readJson(c, LoadBodySchema)
-      const loading = manager.load(name, model)
+      // Resolution and admission (unknown model, a model this slot or machine cannot serve, not
+      // enough memory) answer this request; only the load itself runs in the background.
+      const { loading } = await manager.start(name, model ?? manager.config(name).model.default ?? '')
       if (wait) {
         await loading
         return c.json(view(name), 200)
       }
-      // Resolution errors (unknown model, refused model) still answer this request.
-      const early = await Promise.race([
-        loading.then(
-          () => null,
-          (e: unknown) => e,
-        ),
-        tick(),
-      ])
-      if (
-        early instanceof SvcError &&
-        ['model.not_found', 'request.invalid', 'backend.unavailable'].includes(early.code)
-      )
-        throw early
       loading.catch(() => undefined) // the outcome is on the event stream and in lastError
       return c.json(view(name), 202)
     })
@@ -110,9 +97,4 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
       deps.slots.configure(result.config)
       return c.json(view(name), 200)
     })
-}
-
-/** Lets an already-settled promise (a resolution error) win a race against "still loading". */
-function tick(): Promise<'pending'> {
-  return new Promise((resolve) => setTimeout(() => resolve('pending'), 50))
 }

@@ -18,11 +18,13 @@ export function v1ModelsRoutes(deps: AppDeps) {
       .filter((name) => deps.slots.manager.config(name).provider !== 'image')
     // Models a request can use without a download: on disk or held by a slot (NPU tags, remote
     // upstreams). The whole catalogue is `GET /api/models` / `svc models ls`.
-    const held = new Set(deps.slots.manager.list().map((slot) => slot.model))
+    const held = new Set(deps.slots.manager.list().flatMap((slot) => (slot.model ? [slot.model] : [])))
     const refs = [
       ...(await deps.slots.store.list())
         .filter((m) => m.path !== undefined || held.has(m.id))
         .map((m) => ({ id: m.id, owned_by: 'svc' })),
+      // Models svc has no entry for: what a remote slot's upstream serves under its own name.
+      ...[...held].map((id) => ({ id, owned_by: 'svc' })),
       ...(deps.upstreamRefs?.() ?? []),
     ]
     const seen = new Set<string>()

@@ -12,6 +12,7 @@ import {
   type Runtime,
   type RuntimeStartRequest,
 } from '@svc/providers'
+import { remoteUrls } from './remote-model'
 
 export interface RuntimesOptions {
   stateDir: string
@@ -29,7 +30,7 @@ export function createRuntimes(options: RuntimesOptions) {
   const npu = new Map<Runtime, Runtime>()
 
   const base = (config: SlotConfig, runtime: string): Runtime => {
-    if (runtime === 'remote') return createRemoteRuntime({ url: config.url! })
+    if (runtime === 'remote') return createRemoteRuntime({ url: remoteUrls(config)[0] ?? '' })
     if (runtime === 'container') {
       if (!options.container)
         throw new SvcError('backend.unavailable', `slot "${config.name}": no container engine is configured`)

@@ -15,16 +15,16 @@ export interface AdmissionRequest {
   slot: Slot
   config: SlotConfig
   model: ModelEntry
-  /** Starts the load. Call it once, synchronously after the last check, and return what it returns. */
-  start(): Promise<SlotSnapshot>
+  /** Starts the load. Call it once, synchronously after the last check. */
+  start(): void
 }
 
 /**
  * Decides whether a load may start now (the memory budget): it may unload other slots first, then
- * calls `start`, or throws to refuse. Loads of the model a slot already holds skip it.
+ * calls `start` and resolves, or rejects to refuse. Loads of the model a slot already holds skip it.
  */
 export interface LoadAdmission {
-  admit(request: AdmissionRequest): Promise<SlotSnapshot>
+  admit(request: AdmissionRequest): Promise<void>
 }
 
 export interface SlotManagerOptions {
@@ -80,13 +80,31 @@ export class SlotManager {
 
   /** Resolves `modelId` for the slot and loads it (see `Slot.load`). */
   async load(name: string, modelId: string): Promise<SlotSnapshot> {
+    return (await this.start(name, modelId)).loading
+  }
+
+  /**
+   * Resolves `modelId` and passes the admission (which may unload idle slots first), then starts the
+   * load. Resolves once the load has begun, with the load itself boxed in `loading`; rejects with the
+   * refusal (unknown model, a model this slot cannot serve, not enough memory).
+   */
+  async start(name: string, modelId: string): Promise<{ loading: Promise<SlotSnapshot> }> {
     const slot = this.get(name)
     const config = this.config(name)
     const model = await this.options.resolveModel(modelId, config)
-    const start = () => slot.load(model)
     const admission = this.options.admission
-    if (!admission || slot.targetModel()?.id === model.id) return start()
-    return admission.admit({ slot, config, model, start })
+    if (!admission || slot.targetModel()?.id === model.id) return { loading: slot.load(model) }
+    let loading: Promise<SlotSnapshot> | undefined
+    await admission.admit({
+      slot,
+      config,
+      model,
+      start: () => {
+        loading = slot.load(model)
+      },
+    })
+    if (!loading) throw new Error(`admission of ${model.id} into ${name} neither started nor refused it (a bug)`)
+    return { loading }
   }
 
   unload(name: string): Promise<SlotSnapshot> {
@@ -115,16 +133,19 @@ export class SlotManager {
     await Promise.all([...this.slots.values()].map((s) => s.recover()))
   }
 
-  /** Loads `[model].default` into every enabled slot that is offline; never throws. */
+  /**
+   * Loads `[model].default` into every enabled slot that is offline (a remote slot without one: the
+   * first model its remote serves); never throws.
+   */
   async loadDefaults(): Promise<DefaultLoadResult[]> {
     const jobs = [...this.configsByName.values()]
-      .filter((c) => c.enabled && c.model.default)
+      .filter((c) => c.enabled && (c.model.default || c.runtime === 'remote'))
       .filter((c) => this.get(c.name).snapshot().state === 'offline')
       .map(async (c): Promise<DefaultLoadResult> => {
-        const model = c.model.default!
+        const model = c.model.default ?? ''
         try {
-          await this.load(c.name, model)
-          return { slot: c.name, model }
+          const loaded = await this.load(c.name, model)
+          return { slot: c.name, model: loaded.model ?? model }
         } catch (error) {
           return { slot: c.name, model, error: error instanceof Error ? error.message : String(error) }
         }
