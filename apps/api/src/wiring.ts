@@ -38,6 +38,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
   const slots = await createSlotSystem({
     hardware,
     ...(hardware.container ? { container: hardware.container } : {}),
+    ...(hardware.swarm ? { swarm: hardware.swarm } : {}),
     configDir: env.paths.configDir,
     stateDir: env.paths.stateDir,
     providers,
@@ -118,7 +119,11 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     async start() {
       const report = await slots.picker?.report().catch(() => undefined)
       const unknown = report
-        ? unknownDevices(memoryDevices(report.hardware, env.memory), env.memory.reserveGb, env.memory.budgetGb)
+        ? unknownDevices(
+            memoryDevices(report.hardware, env.memory),
+            env.memory.reserveGb,
+            env.memory.budgetGb,
+          )
         : []
       if (unknown.length) logger.warn('memory settings name devices this machine does not have', { unknown })
       await slots.manager.recoverAll()

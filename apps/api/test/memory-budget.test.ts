@@ -46,7 +46,11 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
     models.a = tiny.path
     models.b = join(dir, 'tiny-b.gguf')
     await copyFile(tiny.path, models.b)
-    estimate = (await estimateLoad({ model: { id: 'x', format: 'gguf', provider: 'llm', source: 'local', path: tiny.path } })).bytes
+    estimate = (
+      await estimateLoad({
+        model: { id: 'x', format: 'gguf', provider: 'llm', source: 'local', path: tiny.path },
+      })
+    ).bytes
     const configDir = join(dir, 'config')
     await mkdir(join(configDir, 'slots'), { recursive: true })
     await writeFile(join(configDir, 'slots', 'primary.toml'), `${ARGS}restart = "no"\n`)
@@ -135,14 +139,20 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
     const reader = stream.body!.getReader()
     await reader.read() // the first chunk: the request is in flight upstream
     try {
-      const refused = await call<{ error: { code: string; message: string } }>(api, '/api/slots/primary/load', {
-        method: 'POST',
-        json: { model: models.a },
-      })
+      const refused = await call<{ error: { code: string; message: string } }>(
+        api,
+        '/api/slots/primary/load',
+        {
+          method: 'POST',
+          json: { model: models.a },
+        },
+      )
       expect(refused.status).toBe(409)
       expect(refused.body.error.message).toContain('held by slot "second" (tiny-b,')
       expect(refused.body.error.message).toContain('serving, 1 request in flight')
-      expect(refused.body.error.message).toContain('Unloading every idle slot would not make room (busy: "second")')
+      expect(refused.body.error.message).toContain(
+        'Unloading every idle slot would not make room (busy: "second")',
+      )
       const second = await call<SlotBody>(api, '/api/slots/second')
       expect(second.body).toMatchObject({ state: 'serving', inflight: 1 })
     } finally {

@@ -62,7 +62,9 @@ describe.skipIf(!available)('a remote LLM slot', () => {
     })
     expect(r.status).toBe(404)
     expect(r.body.error).toMatchObject({ code: 'model.not_found' })
-    expect(r.body.error.message).toBe(`the remote at ${remote.url} serves no model "not-there" (it serves: far-model)`)
+    expect(r.body.error.message).toBe(
+      `the remote at ${remote.url} serves no model "not-there" (it serves: far-model)`,
+    )
     expect((await call<SlotBody>(api, '/api/slots/far')).body.state).toMatch(/ready|idle/)
   })
 

@@ -26,6 +26,15 @@ export interface MemoryUse {
   parts?: { host: number; gpu: number }
 }
 
+/** One replica behind a handle (a swarm task, one of a remote slot's URLs). */
+export interface UpstreamMember {
+  /** Stable for the life of that replica (a task id, `host:port` of a URL). */
+  readonly id: string
+  readonly base: URL
+  /** Where it runs, for status output (a swarm node's hostname). */
+  readonly node?: string
+}
+
 /** A running upstream: a child process, a container, or a remote URL. */
 export interface UpstreamHandle {
   /** Where the dispatcher sends requests (scheme, host and port; no path). */
@@ -40,6 +49,12 @@ export interface UpstreamHandle {
   logs(): string[]
   /** What it uses in memory now; undefined when it cannot be measured (remote, gone). Never throws. */
   memoryUse?(): Promise<MemoryUse | undefined>
+  /**
+   * Replicas: the upstreams behind this handle right now (a swarm service's running tasks, a remote
+   * slot's URLs); absent for a single upstream. The set may change between calls. Rejects when it
+   * cannot be read (the engine does not answer).
+   */
+  members?(signal: AbortSignal): Promise<readonly UpstreamMember[]>
 }
 
 export interface SlotDriver {

@@ -10,7 +10,10 @@ import type { MemoryBudget } from '../slots/memory-budget'
  * device's budget, which slots hold it, and their estimate against what they really use.
  * `?refresh=1` detects again instead of using the cached detection (30 s).
  */
-export function hardwareRoutes(deps: { hardware?: Pick<Picker, 'report'>; slots?: { memory?: Pick<MemoryBudget, 'report'> } }) {
+export function hardwareRoutes(deps: {
+  hardware?: Pick<Picker, 'report'>
+  slots?: { memory?: Pick<MemoryBudget, 'report'> }
+}) {
   return new Hono().get('/', async (c) => {
     if (!deps.hardware)
       throw new SvcError('route.not_found', 'hardware detection is not wired in this server')

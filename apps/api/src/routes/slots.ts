@@ -8,7 +8,12 @@ import { parseWith, readJson } from '../validate'
 export const LoadBodySchema = v.strictObject({
   // Optional: the slot's default model, else (a remote slot) the first model the remote serves.
   model: v.optional(
-    v.pipe(v.string('model must be a string'), v.trim(), v.minLength(1, 'model is required'), v.maxLength(4096)),
+    v.pipe(
+      v.string('model must be a string'),
+      v.trim(),
+      v.minLength(1, 'model is required'),
+      v.maxLength(4096),
+    ),
   ),
 })
 

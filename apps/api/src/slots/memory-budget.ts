@@ -64,7 +64,13 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
   })
   const estimates = new Map<string, Promise<LoadEstimate>>()
   const estimate = (model: ModelEntry, config: SlotConfig): Promise<LoadEstimate> => {
-    const key = JSON.stringify([model.id, model.path ?? null, model.size ?? null, config.ctxSize ?? null, config.args])
+    const key = JSON.stringify([
+      model.id,
+      model.path ?? null,
+      model.size ?? null,
+      config.ctxSize ?? null,
+      config.args,
+    ])
     let found = estimates.get(key)
     if (!found) {
       if (estimates.size > 256) estimates.clear()
@@ -96,11 +102,17 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
     return Promise.all(
       found.map(async ({ slot, config, model, snapshot }): Promise<MemoryHolder> => {
         const [est, use] = await Promise.all([
-          estimate(model, config).catch((error: Error) => ({ bytes: 0, detail: `no estimate: ${error.message}` })),
+          estimate(model, config).catch((error: Error) => ({
+            bytes: 0,
+            detail: `no estimate: ${error.message}`,
+          })),
           withTimeout(slot.memoryUse(), options.measureTimeoutMs ?? 3_000),
         ])
         // On a discrete GPU only its GPU buffers count; host memory is another device's.
-        const used = device.kind === 'vram' ? (use?.parts?.gpu ?? (use?.by === 'engine' ? use.bytes : null)) : (use?.bytes ?? null)
+        const used =
+          device.kind === 'vram'
+            ? (use?.parts?.gpu ?? (use?.by === 'engine' ? use.bytes : null))
+            : (use?.bytes ?? null)
         return {
           slot: slot.name,
           model: model.id,
@@ -154,7 +166,12 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
       for (const victim of plan.evict) {
         const unloading = options.manager().get(victim).evictIfIdle()
         if (!unloading) continue // a request came in meanwhile: plan again
-        options.logger?.info('slot evicted to make room', { slot: victim, for: name, model: model.id, device: device.id })
+        options.logger?.info('slot evicted to make room', {
+          slot: victim,
+          for: name,
+          model: model.id,
+          device: device.id,
+        })
         await unloading.catch(() => undefined)
       }
     }

@@ -19,6 +19,8 @@ export interface RuntimesOptions {
   env?: Record<string, string | undefined>
   /** The container runtime, when this server has one. */
   container?: Runtime
+  /** The swarm runtime, when this server has an image manifest. */
+  swarm?: Runtime
 }
 
 export function createRuntimes(options: RuntimesOptions) {
@@ -31,6 +33,14 @@ export function createRuntimes(options: RuntimesOptions) {
 
   const base = (config: SlotConfig, runtime: string): Runtime => {
     if (runtime === 'remote') return createRemoteRuntime({ url: remoteUrls(config)[0] ?? '' })
+    if (runtime === 'swarm') {
+      if (!options.swarm)
+        throw new SvcError(
+          'backend.unavailable',
+          `slot "${config.name}": no container engine is configured for swarm`,
+        )
+      return options.swarm
+    }
     if (runtime === 'container') {
       if (!options.container)
         throw new SvcError('backend.unavailable', `slot "${config.name}": no container engine is configured`)

@@ -35,8 +35,8 @@ import {
   type ImageManifest,
   loadCatalogue,
   type MemoryDeviceOptions,
-  memoryDevices,
   ModelStore,
+  memoryDevices,
   npuModelEntries,
   type Picker,
   type Provider,
@@ -76,6 +76,8 @@ export interface SlotSystemOptions {
   hardware?: { detect: () => Promise<HardwareFacts>; manifest?: ImageManifest }
   /** The container runtime, when this server has a container engine and an image manifest. */
   container?: Runtime
+  /** The swarm runtime (same engine, as a swarm manager). */
+  swarm?: Runtime
   /** SVC_MEMORY_RESERVE_GB / SVC_MEMORY_BUDGET_GB, parsed. */
   memory?: MemoryDeviceOptions
   logger?: Logger
@@ -148,6 +150,7 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     stateDir: options.stateDir,
     ...(options.env ? { env: options.env } : {}),
     ...(options.container ? { container: options.container } : {}),
+    ...(options.swarm ? { swarm: options.swarm } : {}),
   })
 
   const providerFor = (config: SlotConfig): Provider => {

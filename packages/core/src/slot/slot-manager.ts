@@ -103,7 +103,8 @@ export class SlotManager {
         loading = slot.load(model)
       },
     })
-    if (!loading) throw new Error(`admission of ${model.id} into ${name} neither started nor refused it (a bug)`)
+    if (!loading)
+      throw new Error(`admission of ${model.id} into ${name} neither started nor refused it (a bug)`)
     return { loading }
   }
 

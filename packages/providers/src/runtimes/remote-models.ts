@@ -4,9 +4,7 @@
  * names none, and what a named model is checked against.
  */
 
-export type RemoteModels =
-  | { ok: true; url: string; models: string[] }
-  | { ok: false; errors: string[] }
+export type RemoteModels = { ok: true; url: string; models: string[] } | { ok: false; errors: string[] }
 
 /**
  * Asks each URL in turn (replicas serve the same models) and returns the first answer; never throws.
@@ -17,7 +15,10 @@ export async function fetchRemoteModels(urls: readonly string[], timeoutMs = 5_0
   for (const url of urls) {
     const target = new URL('v1/models', url.endsWith('/') ? url : `${url}/`)
     try {
-      const res = await fetch(target, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } })
+      const res = await fetch(target, {
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: { accept: 'application/json' },
+      })
       if (!res.ok) {
         await res.body?.cancel()
         errors.push(`${target.origin}: HTTP ${res.status}`)
