@@ -85,7 +85,10 @@ export function swarmServiceSpec(input: SwarmServiceInput): Docker.CreateService
       },
       Resources: {
         Reservations: {
-          ...(input.memoryBytes ? { MemoryBytes: Math.round(input.memoryBytes) } : {}),
+          // The engine refuses reservations under 4 MiB.
+          ...(input.memoryBytes
+            ? { MemoryBytes: Math.max(4 * 1024 ** 2, Math.round(input.memoryBytes)) }
+            : {}),
           // The Engine API's shape; @types/dockerode flattens it wrongly.
           ...(access.gpuRequest
             ? {
