@@ -1,6 +1,7 @@
 export * from './errors'
 export * from './event-bus'
 export * from './events'
+export * from './json-literals'
 export * from './json-numbers'
 export * from './memory/budget-plan'
 export * from './models'

@@ -76,7 +76,15 @@ export const SlotConfigFileSchema = v.strictObject({
   ctx_size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4_194_304))),
   args: v.optional(v.array(v.string())),
   // `model = "name"` is short for `[model] default = "name"` (for a remote slot: the remote's model id).
-  model: v.optional(v.union([modelId, v.strictObject({ default: v.optional(modelId) })])),
+  model: v.optional(
+    v.union([
+      modelId,
+      v.strictObject({
+        default: v.optional(modelId),
+        sha256: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, '64 hex digits'))),
+      }),
+    ]),
+  ),
 })
 export type SlotConfigFile = v.InferOutput<typeof SlotConfigFileSchema>
 
@@ -103,7 +111,8 @@ export interface SlotConfig {
   role?: LlmRole
   ctxSize?: number
   args: string[]
-  model: { default?: string }
+  /** `sha256`: what the file pulled from a URL `default` must hash to (lower-case hex). */
+  model: { default?: string; sha256?: string }
 }
 
 export interface SlotConfigError {
@@ -140,10 +149,19 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
   }
   const refusal = runtimeFieldsRefusal(raw)
   if (refusal) return fail(file, refusal.field, refusal.expected, refusal.detail)
+  const modelDefault = typeof raw.model === 'string' ? raw.model : raw.model?.default
+  const modelSha256 = typeof raw.model === 'string' ? undefined : raw.model?.sha256
+  if (modelSha256 && !/^https?:\/\//i.test(modelDefault ?? '')) {
+    return fail(
+      file,
+      'model.sha256',
+      'an http(s) URL in model.default',
+      'sha256 checks a model pulled from a URL: set model.default to its http(s) URL',
+    )
+  }
   if (raw.role && provider !== 'llm' && provider !== 'npu') {
     return fail(file, 'role', 'no role', `role applies to the llm and npu providers, not "${provider}"`)
   }
-  const modelDefault = typeof raw.model === 'string' ? raw.model : raw.model?.default
   const backendDefault = builtin && 'backend' in builtin ? builtin.backend : undefined
   const roleDefault = builtin && 'role' in builtin ? builtin.role : provider === 'llm' ? 'chat' : undefined
   const config: SlotConfig = {
@@ -154,7 +172,10 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
     restart: raw.restart ?? 'on-failure',
     maxRestarts: raw.max_restarts ?? DEFAULT_MAX_RESTARTS,
     args: raw.args ?? [],
-    model: modelDefault ? { default: modelDefault } : {},
+    model: {
+      ...(modelDefault ? { default: modelDefault } : {}),
+      ...(modelSha256 ? { sha256: modelSha256.toLowerCase() } : {}),
+    },
   }
   const backend = raw.backend ?? backendDefault
   if (backend) config.backend = backend
@@ -224,7 +245,12 @@ export function stringifySlotConfig(config: SlotConfig): string {
   if (config.role) out.role = config.role
   if (config.ctxSize !== undefined) out.ctx_size = config.ctxSize
   if (config.args.length > 0) out.args = config.args
-  if (config.model.default) out.model = { default: config.model.default }
+  if (config.model.default) {
+    out.model = {
+      default: config.model.default,
+      ...(config.model.sha256 ? { sha256: config.model.sha256 } : {}),
+    }
+  }
   return `${stringifyToml(out)}\n`
 }
 

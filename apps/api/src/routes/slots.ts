@@ -15,6 +15,14 @@ export const LoadBodySchema = v.strictObject({
       v.maxLength(4096),
     ),
   ),
+  /** With a URL: what the pulled file must hash to (checked before it is used). */
+  sha256: v.optional(
+    v.pipe(
+      v.string('sha256 must be a string'),
+      v.regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex digits'),
+      v.toLowerCase(),
+    ),
+  ),
 })
 
 const WaitQuerySchema = v.object({
@@ -35,7 +43,7 @@ export interface SlotView extends SlotSnapshot {
  * Management of slots.
  *
  * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one; `GET /api/slots/:slot/logs` → `{lines}`
- * - `POST /api/slots/:slot/load {model}` → 202 with the slot (loading continues in the background);
+ * - `POST /api/slots/:slot/load {model, sha256?}` → 202 with the slot (loading continues in the background);
  *   `?wait=true` answers 200 once ready, or the failure's error body.
  * - `POST /api/slots/:slot/unload` → 202 (`?wait=true`: 200 once offline).
  * - `PUT /api/slots/:slot` with the config as JSON (the TOML file's fields) → validated, written
@@ -70,10 +78,11 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
       const name = c.req.param('slot')
       manager.get(name)
       const wait = wants(c.req.query())
-      const { model } = await readJson(c, LoadBodySchema)
+      const { model, sha256 } = await readJson(c, LoadBodySchema)
       // Resolution and admission (unknown model, a model this slot or machine cannot serve, not
       // enough memory) answer this request; only the load itself runs in the background.
-      const { loading } = await manager.start(name, model ?? manager.config(name).model.default ?? '')
+      const named = model ?? manager.config(name).model.default ?? ''
+      const { loading } = await manager.start(name, named, sha256 ? { sha256 } : {})
       if (wait) {
         await loading
         return c.json(view(name), 200)

@@ -3,6 +3,7 @@ export {
   type AdmissionRequest,
   type DefaultLoadResult,
   type LoadAdmission,
+  type LoadOptions,
   SlotManager,
   type SlotManagerOptions,
 } from './slot-manager'

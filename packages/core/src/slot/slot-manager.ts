@@ -33,11 +33,19 @@ export interface SlotManagerOptions {
   clock: Clock
   /** Builds the driver (provider + runtime) for a slot config. Called again after `configure`. */
   createDriver(config: SlotConfig): SlotDriver
-  /** Resolves what a client or the CLI named (curated id, registry ref, local path) to an entry. */
-  resolveModel(id: string, config: SlotConfig): Promise<ModelEntry>
+  /**
+   * Resolves what a client or the CLI named (curated id, registry ref, local path, URL) to an entry;
+   * `sha256` is what a model pulled from a URL must hash to.
+   */
+  resolveModel(id: string, config: SlotConfig, options?: LoadOptions): Promise<ModelEntry>
   slotOptions?: Partial<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>>
   /** Lets each load in, or refuses it; without one every load starts at once. */
   admission?: LoadAdmission
+}
+
+export interface LoadOptions {
+  /** sha256 (hex) the file pulled from a URL must have. */
+  sha256?: string
 }
 
 export interface DefaultLoadResult {
@@ -79,8 +87,8 @@ export class SlotManager {
   }
 
   /** Resolves `modelId` for the slot and loads it (see `Slot.load`). */
-  async load(name: string, modelId: string): Promise<SlotSnapshot> {
-    return (await this.start(name, modelId)).loading
+  async load(name: string, modelId: string, options: LoadOptions = {}): Promise<SlotSnapshot> {
+    return (await this.start(name, modelId, options)).loading
   }
 
   /**
@@ -88,10 +96,14 @@ export class SlotManager {
    * load. Resolves once the load has begun, with the load itself boxed in `loading`; rejects with the
    * refusal (unknown model, a model this slot cannot serve, not enough memory).
    */
-  async start(name: string, modelId: string): Promise<{ loading: Promise<SlotSnapshot> }> {
+  async start(
+    name: string,
+    modelId: string,
+    options: LoadOptions = {},
+  ): Promise<{ loading: Promise<SlotSnapshot> }> {
     const slot = this.get(name)
     const config = this.config(name)
-    const model = await this.options.resolveModel(modelId, config)
+    const model = await this.options.resolveModel(modelId, config, options)
     const admission = this.options.admission
     if (!admission || slot.targetModel()?.id === model.id) return { loading: slot.load(model) }
     let loading: Promise<SlotSnapshot> | undefined
@@ -145,7 +157,7 @@ export class SlotManager {
       .map(async (c): Promise<DefaultLoadResult> => {
         const model = c.model.default ?? ''
         try {
-          const loaded = await this.load(c.name, model)
+          const loaded = await this.load(c.name, model, c.model.sha256 ? { sha256: c.model.sha256 } : {})
           return { slot: c.name, model: loaded.model ?? model }
         } catch (error) {
           return { slot: c.name, model, error: error instanceof Error ? error.message : String(error) }
