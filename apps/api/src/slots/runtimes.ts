@@ -32,7 +32,7 @@ export function createRuntimes(options: RuntimesOptions) {
   const npu = new Map<Runtime, Runtime>()
 
   const base = (config: SlotConfig, runtime: string): Runtime => {
-    if (runtime === 'remote') return createRemoteRuntime({ url: remoteUrls(config)[0] ?? '' })
+    if (runtime === 'remote') return createRemoteRuntime({ urls: remoteUrls(config) })
     if (runtime === 'swarm') {
       if (!options.swarm)
         throw new SvcError(

@@ -1,3 +1,4 @@
+export { type Replica, ReplicaSet, type ReplicaStatus } from './replica-set'
 export { type Lease, Slot, type SlotOptions, type SlotSnapshot } from './slot'
 export {
   type AdmissionRequest,
@@ -7,4 +8,5 @@ export {
   SlotManager,
   type SlotManagerOptions,
 } from './slot-manager'
+export { type LeaseTarget, UpstreamBinding } from './upstream-binding'
 export { type LeaseWaiter, waitForLeasable } from './wait'

@@ -1,0 +1,98 @@
+/**
+ * The running upstream of a loaded slot as its leases see it: one instance (a process, a container)
+ * or a replica set (a handle with `members`). It warms, routes and counts leases the same way for
+ * both, so the slot owner does not care which: one instance is a key of its own in the lease ledger;
+ * a replica set keys each replica (replica-set.ts).
+ */
+import { SvcError } from '../errors'
+import type { Clock } from '../events'
+import type { UpstreamExit, UpstreamHandle } from '../slot-driver'
+import type { LeaseLedger } from './lease-ledger'
+import { ReplicaSet, type ReplicaStatus } from './replica-set'
+
+export interface UpstreamBindingOptions {
+  slot: string
+  ledger: LeaseLedger<object>
+  probe(handle: UpstreamHandle, signal: AbortSignal): Promise<boolean>
+  clock: Clock
+  /** Between replica health rounds once serving (ms). */
+  replicaProbeMs: number
+  /** Rounds with no healthy replica before the slot counts its upstream as gone. */
+  replicaDownAfter: number
+}
+
+/** Where one lease goes, and how it ends. */
+export interface LeaseTarget {
+  base: URL
+  release(): void
+  /** A request could not reach it (replicas only): out of rotation until its probe passes. */
+  fail?(reason: string): void
+}
+
+export class UpstreamBinding {
+  readonly replicas: ReplicaSet | null
+  /** Settles when the upstream exits, or when no replica has answered for a while. */
+  readonly gone: Promise<UpstreamExit>
+
+  constructor(
+    readonly handle: UpstreamHandle,
+    private readonly o: UpstreamBindingOptions,
+  ) {
+    this.replicas = handle.members
+      ? new ReplicaSet({
+          handle,
+          ledger: o.ledger,
+          probe: o.probe,
+          clock: o.clock,
+          intervalMs: o.replicaProbeMs,
+          downAfter: o.replicaDownAfter,
+        })
+      : null
+    this.gone = this.replicas ? Promise.race([handle.exited, this.replicas.down]) : handle.exited
+  }
+
+  /** The warm-up probe: the upstream's health, or (replicas) one round that finds at least one healthy. */
+  async probe(signal: AbortSignal): Promise<boolean> {
+    if (this.replicas) return (await this.replicas.refresh(signal)) > 0
+    return this.o.probe(this.handle, signal)
+  }
+
+  /** Starts taking leases (once warm), and for replicas the background health rounds. */
+  open(): void {
+    if (this.replicas) this.replicas.start()
+    else this.o.ledger.open(this.handle)
+  }
+
+  /** A lease on the upstream, or on the healthy replica with the fewest in flight. */
+  take(): LeaseTarget {
+    if (!this.replicas) return { base: this.handle.base, release: this.o.ledger.take(this.handle) }
+    const replicas = this.replicas
+    const replica = replicas.pick()
+    if (!replica) {
+      throw new SvcError('upstream.unavailable', `slot ${this.o.slot}: ${replicas.downReason()}`)
+    }
+    return {
+      base: replica.member.base,
+      release: this.o.ledger.take(replica),
+      fail: (reason) => replicas.markFailed(replica, reason),
+    }
+  }
+
+  inflight(): number {
+    return this.replicas ? this.replicas.inflight() : this.o.ledger.inflight(this.handle)
+  }
+
+  drained(): Promise<void> {
+    return this.replicas ? this.replicas.drained() : this.o.ledger.drained(this.handle)
+  }
+
+  /** Its leases stop counting (their upstream is gone) and replica probing stops. Idempotent. */
+  close(): void {
+    if (this.replicas) this.replicas.close()
+    else this.o.ledger.close(this.handle)
+  }
+
+  status(): ReplicaStatus[] | null {
+    return this.replicas?.status() ?? null
+  }
+}
