@@ -40,6 +40,11 @@ describe.skipIf(!available)('a remote LLM slot', () => {
     const slot = await waitForSlot(api, 'far', (s) => s.state === 'ready', 30_000)
     expect(slot).toMatchObject({ model: 'far-model', backend: 'cuda', lastError: null })
     expect(slot.upstream?.base).toBe(remote.url) // requests go to the remote itself
+    // The remote's health and latency are in the slot's status.
+    const replicas = (slot as SlotBody & { replicas: { url: string; healthy: boolean; latencyMs: number }[] })
+      .replicas
+    expect(replicas).toEqual([expect.objectContaining({ url: remote.url, healthy: true })])
+    expect(replicas[0]?.latencyMs).toBeGreaterThanOrEqual(0)
   })
 
   it("lists the remote's model in /v1/models and serves it through svc by model or slot name", async () => {

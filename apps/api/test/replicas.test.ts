@@ -45,7 +45,8 @@ describe.skipIf(!available)('a slot with two replicas', () => {
       json: { model: 'duo', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
     })
   const duo = async () => (await call<DuoBody>(api, '/api/slots/duo')).body
-  const replicaOf = (name: 'a' | 'b', body: DuoBody) => body.replicas?.find((r) => r.url === servers[name]?.url)
+  const replicaOf = (name: 'a' | 'b', body: DuoBody) =>
+    body.replicas?.find((r) => r.url === servers[name]?.url)
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-replicas-'))
@@ -86,7 +87,12 @@ describe.skipIf(!available)('a slot with two replicas', () => {
     const stream = await fetch(`${api.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'duo', stream: true, max_tokens: 5_000, messages: [{ role: 'user', content: 'go' }] }),
+      body: JSON.stringify({
+        model: 'duo',
+        stream: true,
+        max_tokens: 5_000,
+        messages: [{ role: 'user', content: 'go' }],
+      }),
       signal: abort.signal,
     })
     const reader = stream.body!.getReader()
@@ -118,7 +124,10 @@ describe.skipIf(!available)('a slot with two replicas', () => {
     }
     const after = await duo()
     expect(after.state).toMatch(/ready|idle|serving/)
-    expect(replicaOf('b', after)).toMatchObject({ healthy: false, error: expect.stringMatching(/unreachable|health check/) })
+    expect(replicaOf('b', after)).toMatchObject({
+      healthy: false,
+      error: expect.stringMatching(/unreachable|health check/),
+    })
     for (let i = 0; i < 5; i++) {
       const r = await chat()
       expect(r.status).toBe(200)

@@ -30,6 +30,8 @@ import { call, collectEvents, loadOk, type SlotBody, waitForSlot } from './live'
 
 const exec = promisify(execFile)
 
+type Swarmed = SlotBody & { replicas: { url: string; node: string | null; healthy: boolean }[] | null }
+
 interface Setup {
   configDir: string
   stateDir: string
@@ -193,11 +195,26 @@ describe('a slot with runtime = "swarm"', () => {
     while ((await servicesOf(s))[0]?.replicas !== '2/2' && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 500))
     expect((await servicesOf(s))[0]?.replicas).toBe('2/2')
-    const chat = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'primary', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 },
-    })
-    expect(chat.status).toBe(200)
+    // The slot routes to each task: both show as healthy replicas, on this node, on their own ports.
+    const both = await waitForSlot(
+      api,
+      'primary',
+      (x) => (x as Swarmed).replicas?.filter((r) => r.healthy).length === 2,
+      30_000,
+    )
+    const replicas = (both as Swarmed).replicas ?? []
+    expect(new Set(replicas.map((r) => r.url)).size).toBe(2)
+    for (const r of replicas) expect(r.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(replicas.every((r) => r.node !== null)).toBe(true)
+    const chats = await Promise.all(
+      [1, 2, 3, 4].map(() =>
+        call(api!, '/v1/chat/completions', {
+          method: 'POST',
+          json: { model: 'primary', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 },
+        }),
+      ),
+    )
+    expect(chats.map((c) => c.status)).toEqual([200, 200, 200, 200])
     const logs = await call<{ lines: string[] }>(api, '/api/slots/primary/logs')
     expect(logs.body.lines.join('\n')).toMatch(/llama|server|model/i) // the service's own logs
   }, 240_000)
