@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type ApiProcess, type LlamaServer, startApi, startLlamaServer, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, llamaServerAvailable, type SlotBody, waitForSlot } from './live'
+import { call, cli, llamaServerAvailable, type SlotBody, waitForSlot } from './live'
 
 const available = llamaServerAvailable()
 
@@ -73,10 +73,23 @@ describe.skipIf(!available)('a remote LLM slot', () => {
     expect((await call<SlotBody>(api, '/api/slots/far')).body.state).toMatch(/ready|idle/)
   })
 
-  it('reloads by name after an unload, without any body', async () => {
+  it('reloads after an unload with no model named (API and CLI)', async () => {
     await call(api, '/api/slots/far/unload?wait=true', { method: 'POST' })
     const r = await call<SlotBody>(api, '/api/slots/far/load?wait=true', { method: 'POST', json: {} })
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ state: 'ready', model: 'far-model' })
+    await call(api, '/api/slots/far/unload?wait=true', { method: 'POST' })
+    const byCli = await cli(api, ['slot', 'load', 'far'])
+    expect(byCli.stderr).toBe('')
+    expect(byCli.stdout).toMatch(/far is ready with far-model/)
+  })
+
+  it('still asks for a model when a local slot has none to fall back on', async () => {
+    const r = await call<{ error: { code: string; param: string } }>(api, '/api/slots/primary/load', {
+      method: 'POST',
+      json: {},
+    })
+    expect(r.status).toBe(400)
+    expect(r.body.error).toMatchObject({ code: 'request.invalid', param: 'model' })
   })
 })

@@ -36,6 +36,9 @@ export interface SlotView extends SlotSnapshot {
     restart: string
     role: string | null
     url: string | null
+    urls: string[] | null
+    replicas: number | null
+    evict: string
   }
 }
 
@@ -62,6 +65,9 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
         restart: config.restart,
         role: config.role ?? null,
         url: config.url ?? null,
+        urls: config.urls ?? null,
+        replicas: config.replicas ?? null,
+        evict: config.evict,
       },
     }
   }
