@@ -8,5 +8,5 @@ export {
   SlotManager,
   type SlotManagerOptions,
 } from './slot-manager'
-export { type LeaseTarget, UpstreamBinding } from './upstream-binding'
+export { UpstreamBinding } from './upstream-binding'
 export { type LeaseWaiter, waitForLeasable } from './wait'

@@ -213,9 +213,9 @@ export class Slot {
   }
 
   private takeLease(): Lease {
-    const target = this.upstream!.take() // throws when no replica is healthy
+    const lease = this.upstream!.take(this.model!) // throws when no replica is healthy
     if (this.state !== 'serving') this.transition('serving')
-    return { ...target, model: this.model! }
+    return lease
   }
 
   private bind(handle: UpstreamHandle): UpstreamBinding {

@@ -6,9 +6,11 @@
  */
 import { SvcError } from '../errors'
 import type { Clock } from '../events'
+import type { ModelEntry } from '../models'
 import type { UpstreamExit, UpstreamHandle } from '../slot-driver'
 import type { LeaseLedger } from './lease-ledger'
 import { ReplicaSet, type ReplicaStatus } from './replica-set'
+import type { Lease } from './slot-types'
 
 export interface UpstreamBindingOptions {
   slot: string
@@ -19,14 +21,6 @@ export interface UpstreamBindingOptions {
   replicaProbeMs: number
   /** Rounds with no healthy replica before the slot counts its upstream as gone. */
   replicaDownAfter: number
-}
-
-/** Where one lease goes, and how it ends. */
-export interface LeaseTarget {
-  base: URL
-  release(): void
-  /** A request could not reach it (replicas only): out of rotation until its probe passes. */
-  fail?(reason: string): void
 }
 
 export class UpstreamBinding {
@@ -64,8 +58,8 @@ export class UpstreamBinding {
   }
 
   /** A lease on the upstream, or on the healthy replica with the fewest in flight. */
-  take(): LeaseTarget {
-    if (!this.replicas) return { base: this.handle.base, release: this.o.ledger.take(this.handle) }
+  take(model: ModelEntry): Lease {
+    if (!this.replicas) return { base: this.handle.base, model, release: this.o.ledger.take(this.handle) }
     const replicas = this.replicas
     const replica = replicas.pick()
     if (!replica) {
@@ -73,6 +67,7 @@ export class UpstreamBinding {
     }
     return {
       base: replica.member.base,
+      model,
       release: this.o.ledger.take(replica),
       fail: (reason) => replicas.markFailed(replica, reason),
     }
