@@ -7,6 +7,7 @@
  */
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml'
 import * as v from 'valibot'
+import { deepestIssue, runtimeFieldsRefusal } from './slot-config-checks'
 
 export const BACKENDS = ['vulkan', 'rocm', 'cuda', 'cpu', 'npu'] as const
 export type Backend = (typeof BACKENDS)[number]
@@ -252,59 +253,6 @@ export function stringifySlotConfig(config: SlotConfig): string {
     }
   }
   return `${stringifyToml(out)}\n`
-}
-
-type Issue = v.InferIssue<typeof SlotConfigFileSchema>
-
-/**
- * A union (`model` is a string or a table) reports each branch's issues with paths relative to it:
- * the one deepest in wins, with its full path (`model.default`).
- */
-function deepestIssue(issue: Issue): Issue {
-  let best = issue
-  for (const sub of (issue.issues ?? []) as Issue[]) {
-    const deeper = deepestIssue(sub)
-    const path = [...(issue.path ?? []), ...(deeper.path ?? [])] as Issue['path']
-    if ((path?.length ?? 0) > (best.path?.length ?? 0)) best = { ...deeper, path } as Issue
-  }
-  return best
-}
-
-/** Which fields go with which runtime: url/urls with remote, replicas/constraints with swarm. */
-function runtimeFieldsRefusal(
-  raw: SlotConfigFile,
-): { field: string; expected: string; detail: string } | undefined {
-  const remote = raw.runtime === 'remote'
-  if (remote && !raw.url && !raw.urls) {
-    return {
-      field: 'url',
-      expected: 'an http(s) URL',
-      detail: 'runtime = "remote" needs the url (or urls) of the running upstream',
-    }
-  }
-  if (raw.url && raw.urls) {
-    return { field: 'urls', expected: 'url or urls', detail: 'give either url or urls, not both' }
-  }
-  for (const field of ['url', 'urls'] as const) {
-    if (raw[field] && !remote) {
-      return {
-        field,
-        expected: 'runtime = "remote"',
-        detail: `${field} is only used with runtime = "remote"`,
-      }
-    }
-  }
-  for (const field of ['replicas', 'constraints'] as const) {
-    if (raw[field] !== undefined && raw.runtime !== 'swarm') {
-      const hint = field === 'replicas' ? ' (a remote slot lists its replicas in urls)' : ''
-      return {
-        field,
-        expected: 'runtime = "swarm"',
-        detail: `${field} is only used with runtime = "swarm"${hint}`,
-      }
-    }
-  }
-  return undefined
 }
 
 function firstLine(message: string): string {
