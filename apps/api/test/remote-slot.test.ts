@@ -92,4 +92,20 @@ describe.skipIf(!available)('a remote LLM slot', () => {
     expect(r.status).toBe(400)
     expect(r.body.error).toMatchObject({ code: 'request.invalid', param: 'model' })
   })
+
+  it('still loads the way it did before: a local file named as its model (never read)', async () => {
+    const legacy = join(dir, 'stand-in.gguf')
+    await writeFile(legacy, 'remote slot: svc never reads this file')
+    const r = await call<SlotBody>(api, '/api/slots/far/load?wait=true', {
+      method: 'POST',
+      json: { model: legacy },
+    })
+    expect(r.status).toBe(200)
+    expect(r.body).toMatchObject({ state: 'ready', model: 'stand-in' })
+    const chat = await call(api, '/v1/chat/completions', {
+      method: 'POST',
+      json: { model: 'far', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
+    })
+    expect(chat.status).toBe(200)
+  })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createEventBus } from '../event-bus'
-import type { SlotTransitionEvent, SvcEvents } from '../events'
+import type { SlotReplicasEvent, SlotTransitionEvent, SvcEvents } from '../events'
 import { defaultSlotConfig } from '../slot-config'
 import type { SlotDriver, UpstreamExit, UpstreamHandle, UpstreamMember } from '../slot-driver'
 import { Slot } from './slot'
@@ -44,6 +44,8 @@ function setup(urls: string[]) {
   const bus = createEventBus<SvcEvents>()
   const events: SlotTransitionEvent[] = []
   bus.on('slot.transition', (e) => events.push(e))
+  const replicaEvents: SlotReplicasEvent[] = []
+  bus.on('slot.replicas', (e) => replicaEvents.push(e))
   const r = replicated(urls)
   const slot = new Slot({
     config: { ...defaultSlotConfig('primary')!, restart: 'no' },
@@ -54,7 +56,7 @@ function setup(urls: string[]) {
     replicaProbeMs: 100,
     replicaDownAfter: 3,
   })
-  return { clock, slot, events, ...r }
+  return { clock, slot, events, replicaEvents, ...r }
 }
 
 const A = 'http://10.0.0.1:8080'
@@ -81,7 +83,7 @@ describe('a slot with replicas', () => {
   })
 
   it('takes a replica a request could not reach out of rotation until its probe passes', async () => {
-    const { clock, slot } = setup([A, B])
+    const { clock, slot, replicaEvents } = setup([A, B])
     await clock.run(slot.load(model('m')))
     const first = await slot.acquire({ timeoutMs: 10 })
     const failed = first.base.origin
@@ -98,6 +100,14 @@ describe('a slot with replicas', () => {
     })
     await clock.advance(100) // its probe passes: back in rotation
     expect(slot.snapshot().replicas?.every((r) => r.healthy)).toBe(true)
+    // Each change was an event (no URLs in it), and a round that changed nothing was none.
+    expect(replicaEvents.map((e) => e.replicas.map((r) => r.healthy))).toEqual([
+      failed === A ? [false, true] : [true, false],
+      [true, true],
+    ])
+    expect(JSON.stringify(replicaEvents)).not.toContain('http')
+    await clock.advance(300)
+    expect(replicaEvents).toHaveLength(2)
   })
 
   it('closes the leases of a replica that left the set, and routes to the new one', async () => {

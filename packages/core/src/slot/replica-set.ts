@@ -47,6 +47,8 @@ export interface ReplicaSetOptions {
   intervalMs: number
   /** Rounds in a row with no healthy replica before `down` settles. */
   downAfter: number
+  /** A replica joined or left, or went in or out of rotation. */
+  onChange?(): void
 }
 
 export class ReplicaSet {
@@ -65,6 +67,7 @@ export class ReplicaSet {
 
   /** One round: reads the members, forgets those gone, probes every one. Resolves with how many are healthy. */
   async refresh(signal: AbortSignal): Promise<number> {
+    const before = this.shape()
     const members = await this.o.handle.members?.(signal).catch(() => undefined)
     if (members) {
       const ids = new Set(members.map((m) => m.id))
@@ -90,6 +93,7 @@ export class ReplicaSet {
       this.list = [...this.replicas.values()]
     }
     await Promise.all([...this.replicas.values()].map((r) => this.probeOne(r, signal)))
+    if (this.shape() !== before) this.o.onChange?.()
     return this.healthy()
   }
 
@@ -134,9 +138,10 @@ export class ReplicaSet {
 
   /** A request could not reach `replica`: out of rotation until a health probe passes again. */
   markFailed(replica: Replica, reason: string): void {
-    if (!this.replicas.has(replica.member.id)) return
+    if (!this.replicas.has(replica.member.id) || !replica.healthy) return
     replica.healthy = false
     replica.error = reason
+    this.o.onChange?.()
   }
 
   healthy(): number {
@@ -172,6 +177,13 @@ export class ReplicaSet {
       checkedAt: r.checkedAt,
       error: r.error,
     }))
+  }
+
+  /** Which replicas there are and which serve: what `onChange` reports changes of. */
+  private shape(): string {
+    let out = ''
+    for (const r of this.list) out += `${r.member.id}:${r.healthy ? 1 : 0} `
+    return out
   }
 
   /** Why none serves: each replica and its last error. */

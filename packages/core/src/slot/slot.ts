@@ -226,6 +226,7 @@ export class Slot {
       clock: this.o.clock,
       replicaProbeMs: this.o.replicaProbeMs,
       replicaDownAfter: this.o.replicaDownAfter,
+      bus: this.o.bus,
     })
   }
 

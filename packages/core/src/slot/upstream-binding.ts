@@ -5,7 +5,8 @@
  * a replica set keys each replica (replica-set.ts).
  */
 import { SvcError } from '../errors'
-import type { Clock } from '../events'
+import type { EventBus } from '../event-bus'
+import type { Clock, SvcEvents } from '../events'
 import type { ModelEntry } from '../models'
 import type { UpstreamExit, UpstreamHandle } from '../slot-driver'
 import type { LeaseLedger } from './lease-ledger'
@@ -21,10 +22,13 @@ export interface UpstreamBindingOptions {
   replicaProbeMs: number
   /** Rounds with no healthy replica before the slot counts its upstream as gone. */
   replicaDownAfter: number
+  /** Where `slot.replicas` goes when replicas join, leave, or go in or out of rotation. */
+  bus: EventBus<SvcEvents>
 }
 
 export class UpstreamBinding {
   readonly replicas: ReplicaSet | null
+  private serving = false
   /** Settles when the upstream exits, or when no replica has answered for a while. */
   readonly gone: Promise<UpstreamExit>
 
@@ -40,6 +44,7 @@ export class UpstreamBinding {
           clock: o.clock,
           intervalMs: o.replicaProbeMs,
           downAfter: o.replicaDownAfter,
+          onChange: () => this.publish(),
         })
       : null
     this.gone = this.replicas ? Promise.race([handle.exited, this.replicas.down]) : handle.exited
@@ -53,6 +58,7 @@ export class UpstreamBinding {
 
   /** Starts taking leases (once warm), and for replicas the background health rounds. */
   open(): void {
+    this.serving = true
     if (this.replicas) this.replicas.start()
     else this.o.ledger.open(this.handle)
   }
@@ -83,11 +89,21 @@ export class UpstreamBinding {
 
   /** Its leases stop counting (their upstream is gone) and replica probing stops. Idempotent. */
   close(): void {
+    this.serving = false
     if (this.replicas) this.replicas.close()
     else this.o.ledger.close(this.handle)
   }
 
   status(): ReplicaStatus[] | null {
     return this.replicas?.status() ?? null
+  }
+
+  /** `slot.replicas`, while serving (warm-up rounds are the slot's transitions to tell). */
+  private publish(): void {
+    if (!this.serving || !this.replicas) return
+    const replicas = this.replicas
+      .status()
+      .map(({ id, node, healthy, error }) => ({ id, node, healthy, error }))
+    this.o.bus.emit('slot.replicas', { slot: this.o.slot, at: this.o.clock.now(), replicas })
   }
 }

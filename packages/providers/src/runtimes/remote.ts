@@ -17,10 +17,11 @@ export function createRemoteRuntime(options: RemoteRuntimeOptions): Runtime {
   return {
     kind: 'remote',
     async start() {
-      const members: UpstreamMember[] = options.urls.map((url) => {
-        const base = new URL(url)
-        return { id: base.host, base }
-      })
+      // Ids by position (`url-1`, …), not by address: the status shows them to every scope.
+      const members: UpstreamMember[] = options.urls.map((url, i) => ({
+        id: `url-${i + 1}`,
+        base: new URL(url),
+      }))
       const first = members[0]
       if (!first) throw new Error('a remote slot needs the url of its upstream')
       let resolveExit!: (e: UpstreamExit) => void
