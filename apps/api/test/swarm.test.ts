@@ -244,4 +244,34 @@ describe('a slot with runtime = "swarm"', () => {
     expect(await docker(['service', 'inspect', service!.id]).catch(() => 'gone')).toBe('gone')
     expect(await docker(['ps', '-aq', '--filter', `label=svc.swarm-service=${name}`])).toBe('')
   }, 120_000)
+
+  it('fails a load no node can take with the swarm reason, and leaves no service', async () => {
+    if (!s || !api) return
+    const put = await call(api, '/api/slots/picky', {
+      method: 'PUT',
+      json: {
+        provider: 'llm',
+        runtime: 'swarm',
+        backend: 'cpu',
+        restart: 'no',
+        constraints: ['node.labels.svc.gpu==rocm'], // no node of this swarm carries that label
+        args: ['-c', '256', '-np', '1', '--threads', '1'],
+      },
+    })
+    expect(put.status).toBe(200)
+    const r = await call<{ error: { code: string; message: string } }>(
+      api,
+      '/api/slots/picky/load?wait=true',
+      {
+        method: 'POST',
+        json: { model: s.model },
+      },
+    )
+    expect(r.status).toBe(502)
+    expect(r.body.error.message).toMatch(/^no swarm node can run picky: pending: no suitable node/)
+    const slot = await call<SlotBody>(api, '/api/slots/picky')
+    expect(slot.body).toMatchObject({ state: 'offline' })
+    expect(slot.body.lastError).toContain('no suitable node')
+    expect(await servicesOf(s)).toEqual([])
+  }, 120_000)
 })

@@ -91,6 +91,14 @@ describe('the phase of a swarm service', () => {
       detail: 'preparing: preparing',
     })
     expect(servicePhase([task('preparing'), task('starting')]).phase).toBe('starting')
+    const unplaced = task('pending', {
+      message: 'pending task scheduling',
+      error: 'no suitable node (scheduling constraints not satisfied on 1 node)',
+    })
+    expect(servicePhase([unplaced])).toEqual({
+      phase: 'pulling',
+      detail: 'pending: no suitable node (scheduling constraints not satisfied on 1 node)',
+    })
     expect(servicePhase([task('running'), task('starting')])).toEqual({ phase: 'running', running: 1 })
   })
 

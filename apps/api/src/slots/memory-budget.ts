@@ -136,7 +136,7 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
     const { slot, config, model } = request
     const name = slot.name
     for (let round = 1; ; round++) {
-      const devices = await options.devices()
+      const devices = await options.devices().catch(() => []) // no detection: no budget to enforce
       const device = deviceFor(devices, options.place(config).backend)
       if (!device || device.budgetBytes === null) return start()
       const need = await estimate(model, config)
@@ -186,7 +186,7 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
       return admitted
     },
     async report() {
-      const devices = await options.devices()
+      const devices = await options.devices().catch(() => []) // no detection: no budget to enforce
       return {
         devices: await Promise.all(
           devices.map(async (device): Promise<DeviceBudget> => {

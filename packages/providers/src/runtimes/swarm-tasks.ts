@@ -70,7 +70,11 @@ export function servicePhase(tasks: readonly SwarmTask[]): ServicePhase {
   const starting = live.find((t) => STARTING.includes(t.state))
   if (starting) return { phase: 'starting', detail: starting.message }
   const pulling = live.find((t) => PULLING.includes(t.state))
-  return { phase: 'pulling', detail: pulling ? `${pulling.state}: ${pulling.message}` : 'no task yet' }
+  // A task the scheduler cannot place says why in `Err` ("no suitable node (…)"), not in its message.
+  return {
+    phase: 'pulling',
+    detail: pulling ? `${pulling.state}: ${pulling.error ?? pulling.message}` : 'no task yet',
+  }
 }
 
 /** The address each node is reached at (its advertised address), and its hostname. */

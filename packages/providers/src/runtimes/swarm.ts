@@ -173,6 +173,11 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
       if (stale) await gone(stale, undefined)
       const info = await create(req)
       pending.set(req.slot, info)
+      // A load cancelled between pull and start would leave the service to nobody: remove it then.
+      const onAbort = () => {
+        if (pending.get(req.slot) === info) void gone(info, undefined)
+      }
+      req.signal.addEventListener('abort', onAbort, { once: true })
       await waitFor(info, 'starting', req)
     },
 
