@@ -4,7 +4,6 @@
  * I/O; this entry is Node-only by design.
  */
 export * from './atomic-write'
-export * from './engines'
 export * from './file-lock'
 export * from './paths'
 export * from './slot-config-dir'

@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs'
 import { delimiter, isAbsolute, join } from 'node:path'
 import { SvcError } from '@svc/core'
-import { ENGINE_NAMES, type EngineName, engineEnvVar, findEngine } from '@svc/core/node'
+import { ENGINE_NAMES, type EngineName, engineEnvVar, findEngine } from '@svc/engines'
 
 type Env = Record<string, string | undefined>
 

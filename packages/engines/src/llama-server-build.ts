@@ -10,7 +10,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { cacheRoot, engineDir } from '@svc/core/node'
 import {
   cmakeTarget,
   ENGINE_BUILD_BACKENDS,
@@ -21,6 +20,7 @@ import {
   runner,
   STATIC_FLAGS,
 } from './cmake-build'
+import { cacheRoot, engineDir } from './engine-paths'
 import { runCommand } from './run-command'
 
 /** The build backends (`--backend`); kept under this name for the CLI. */

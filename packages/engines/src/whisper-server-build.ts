@@ -18,7 +18,6 @@ import { existsSync, readFileSync } from 'node:fs'
 import { cp, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { cacheRoot, engineDir } from '@svc/core/node'
 import {
   cmakeTarget,
   GGML_BACKEND_FLAGS,
@@ -27,6 +26,7 @@ import {
   runner,
   STATIC_FLAGS,
 } from './cmake-build'
+import { cacheRoot, engineDir } from './engine-paths'
 import {
   type BuildOptions,
   type BuildResult,
