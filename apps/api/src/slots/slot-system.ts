@@ -1,8 +1,8 @@
 /**
  * Wires the slot machinery: config dir → SlotManager, each slot's driver built from its provider
  * (built-in or third-party), its placement (backend and runtime: config first, then the picker's
- * choice for this machine) and its runtime; the model store; one event bus. Apps are the only place
- * that knows both `@svc/core` and `@svc/providers`.
+ * choice for this machine) and its runtime; the model store; one event bus. Only apps wire core's
+ * slots to the providers and runtimes of `@svc/providers` (core never imports them).
  */
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
