@@ -4,7 +4,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { Logger } from './logger'
 
 /**
- * The one renderer that turns any thrown error into the JSON error body of DESIGN.md. Handlers throw
+ * The one renderer that turns any thrown error into the JSON error body (docs/architecture.md "Errors"). Handlers throw
  * `SvcError`; nothing else catches and logs. Unknown errors are logged once and become a 500 whose
  * body reveals nothing but the request id.
  */

@@ -1,5 +1,5 @@
 /**
- * The one error family of svc (DESIGN.md "Errors"). Failures are thrown as `SvcError`; the API has a
+ * The one error family of svc (docs/architecture.md "Errors"). Failures are thrown as `SvcError`; the API has a
  * single renderer that turns any of them into `{"error":{code,message,type,param}}` with `status`.
  */
 
@@ -10,7 +10,7 @@ export const ERROR_CODES = {
   'auth.throttled': { status: 429, type: 'rate_limit_error' },
   'model.not_found': { status: 404, type: 'invalid_request_error' },
   'model.not_loaded': { status: 409, type: 'invalid_request_error' },
-  /** Not in DESIGN.md's table: a model a slot holds cannot be deleted (unload it first). */
+  /** A model a slot holds cannot be deleted (unload it first). */
   'model.in_use': { status: 409, type: 'invalid_request_error' },
   'slot.not_found': { status: 404, type: 'invalid_request_error' },
   'token.not_found': { status: 404, type: 'invalid_request_error' },
@@ -22,7 +22,7 @@ export const ERROR_CODES = {
   'request.too_large': { status: 413, type: 'invalid_request_error' },
   'upstream.unavailable': { status: 502, type: 'server_error' },
   'upstream.timeout': { status: 504, type: 'server_error' },
-  // Not in DESIGN.md's table; needed so that every response, even for a wrong URL, has the same body.
+  // So that every response, even for a wrong URL, has the same body.
   'route.not_found': { status: 404, type: 'invalid_request_error' },
   'method.not_allowed': { status: 405, type: 'invalid_request_error' },
   /** An upstream answered with an error of its own; the status is the upstream's. */

@@ -3,7 +3,7 @@
  * a slot or a hosted upstream, takes a slot lease (waiting while the slot loads, bounded), and
  * streams the request through. It always answers (errors as the JSON error body) and never throws.
  *
- * It works on Node's raw request/response on purpose: this is the hot path DESIGN.md measures, and
+ * It works on Node's raw request/response on purpose: this is the hot path `pnpm bench` measures (docs/architecture.md), and
  * piping raw streams into a keep-alive `http.request` is what keeps the hop near Caddy's cost.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'

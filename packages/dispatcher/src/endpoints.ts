@@ -25,7 +25,7 @@ export interface EndpointSpec {
   endpoint: EndpointName
   body: 'json' | 'multipart'
   schema?: v.GenericSchema
-  /** `/v1/images/*` always goes to this slot (DESIGN.md "Dispatcher"). */
+  /** `/v1/images/*` always goes to this slot (README "The OpenAI API"). */
   pinnedSlot?: string
   /** For hosted upstreams (OpenAI-compatible): the path after their base URL. */
   hostedPath: string

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http'
 import { SvcError } from '@svc/core'
 
 /**
- * Writes an error as the JSON error body of DESIGN.md. After headers went out (a stream in flight)
+ * Writes an error as the JSON error body (docs/architecture.md "Errors"). After headers went out (a stream in flight)
  * nothing can be said any more: the connection is cut so the client sees a failure, not success.
  */
 export function writeError(res: ServerResponse, error: unknown, requestId: string): number {
@@ -23,7 +23,7 @@ export function writeError(res: ServerResponse, error: unknown, requestId: strin
   return err.status
 }
 
-/** The SSE error event that ends a stream whose upstream died mid-way (PROVIDERS.md §6.6). */
+/** The SSE error event that ends a stream whose upstream died mid-way (what OpenAI's SDKs read). */
 export function sseErrorEvent(error: SvcError): string {
   return `data: ${JSON.stringify(error.toBody())}\n\n`
 }

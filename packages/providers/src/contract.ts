@@ -1,5 +1,5 @@
 /**
- * The provider contract (DESIGN.md "Provider contract"). Public: third parties import this module to
+ * The provider contract (docs/providers.md, "The contract"). Public: third parties import this module to
  * add a provider, and adding one changes no slot-manager code.
  *
  * A provider says *what* to run (argv, env, health, paths); a runtime (process / container / remote)

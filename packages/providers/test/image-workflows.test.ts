@@ -29,7 +29,7 @@ describe('workflow templates', () => {
     }
   })
 
-  it('carry the defaults workflows.md gives each model', async () => {
+  it('carry the defaults workflows/README.md gives each model', async () => {
     const facts = {
       'sd-1.5-pruned-emaonly': {
         size: [512, 512],

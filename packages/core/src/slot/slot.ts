@@ -1,5 +1,5 @@
 /**
- * One slot: its state machine and the single owner of every change to it (DESIGN.md "Slot lifecycle").
+ * One slot: its state machine and the single owner of every change to it (docs/architecture.md, "The slot lifecycle").
  *
  * Callers ask for outcomes (`load`, `unload`, `acquire`) and never check state first. Changes run one
  * at a time on an operation chain; a newer `load` or an `unload` cancels a load that has not reached

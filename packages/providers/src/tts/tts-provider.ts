@@ -4,7 +4,7 @@
  * - on the host (`runtime = "process"`): svc's own OpenAI-compatible speech server over the real
  *   `espeak-ng` (`packages/providers/bin/espeak-speech-server.mjs`, run by this Node): model
  *   `espeak-ng`, nothing to download, fast and robotic, many languages;
- * - in a container: Kokoro-FastAPI (PROVIDERS.md §5.1, image `kokoro-cpu`), model `kokoro-82m`
+ * - in a container: Kokoro-FastAPI (docs/providers.md, "tts"; image `kokoro-cpu`), model `kokoro-82m`
  *   baked into the image. It listens on 8880 whatever it is told (the image entry's `port`), opens its
  *   port only once the model is warm, maps the OpenAI voice names itself, and accepts only its own
  *   model names (so `model` is rewritten to `kokoro`). Its entrypoint would re-download the model at

@@ -1,5 +1,5 @@
 /**
- * ComfyUI's `validate_prompt` / `validate_inputs` (execution.py @ a125cd84, protocol.md §2), check
+ * ComfyUI's `validate_prompt` / `validate_inputs` (execution.py @ a125cd84), check
  * for check: the same order, the same error types, messages, `details` and `extra_info`, the same
  * quirks (one error per input; `step`/`round` not enforced; a literal where a link type is expected
  * passes; nodes invalid only because of an upstream node carry no errors of their own).
