@@ -8,6 +8,7 @@ import {
   CompletionSchema,
   EmbeddingSchema,
   ImageGenerationSchema,
+  ModerationSchema,
   RerankSchema,
   SpeechSchema,
 } from './schemas'
@@ -20,6 +21,7 @@ export type EndpointName =
   | 'transcriptions'
   | 'speech'
   | 'images'
+  | 'moderations'
 
 export interface EndpointSpec {
   endpoint: EndpointName
@@ -59,6 +61,12 @@ export const ENDPOINTS: Record<string, EndpointSpec> = {
     hostedPath: '/audio/transcriptions',
   },
   '/v1/audio/speech': { endpoint: 'speech', body: 'json', schema: SpeechSchema, hostedPath: '/audio/speech' },
+  '/v1/moderations': {
+    endpoint: 'moderations',
+    body: 'json',
+    schema: ModerationSchema,
+    hostedPath: '/moderations',
+  },
   '/v1/images/generations': {
     endpoint: 'images',
     body: 'json',
