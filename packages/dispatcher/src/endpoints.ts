@@ -8,7 +8,6 @@ import {
   CompletionSchema,
   EmbeddingSchema,
   ImageGenerationSchema,
-  ModerationSchema,
   RerankSchema,
   SpeechSchema,
 } from './schemas'
@@ -21,7 +20,6 @@ export type EndpointName =
   | 'transcriptions'
   | 'speech'
   | 'images'
-  | 'moderations'
 
 export interface EndpointSpec {
   endpoint: EndpointName
@@ -61,12 +59,6 @@ export const ENDPOINTS: Record<string, EndpointSpec> = {
     hostedPath: '/audio/transcriptions',
   },
   '/v1/audio/speech': { endpoint: 'speech', body: 'json', schema: SpeechSchema, hostedPath: '/audio/speech' },
-  '/v1/moderations': {
-    endpoint: 'moderations',
-    body: 'json',
-    schema: ModerationSchema,
-    hostedPath: '/moderations',
-  },
   '/v1/images/generations': {
     endpoint: 'images',
     body: 'json',
