@@ -1,6 +1,6 @@
 /**
  * The OpenAI endpoints svc dispatches, by path. `endpoint` is the provider-contract name the
- * upstream path is looked up by; `schema` validates JSON bodies; `slot` pins an endpoint to a slot.
+ * upstream path is looked up by; `schema` validates JSON bodies; `pinnedSlot` pins it to a slot.
  */
 import type * as v from 'valibot'
 import {
@@ -31,7 +31,11 @@ export interface EndpointSpec {
   hostedPath: string
 }
 
-export const ENDPOINTS: Record<string, EndpointSpec> = {
+/**
+ * The inference routes, by path: what `/v1/*` path is which endpoint and how its body is read. (The
+ * endpoint *names* are the provider contract's; this table only maps paths to them.)
+ */
+export const INFERENCE_ROUTES: Record<string, EndpointSpec> = {
   '/v1/chat/completions': {
     endpoint: 'chat',
     body: 'json',
@@ -69,5 +73,5 @@ export const ENDPOINTS: Record<string, EndpointSpec> = {
 }
 
 export function endpointFor(path: string): EndpointSpec | undefined {
-  return ENDPOINTS[path]
+  return INFERENCE_ROUTES[path]
 }
