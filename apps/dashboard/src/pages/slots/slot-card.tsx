@@ -51,6 +51,21 @@ export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
           state={slot.state}
           detail={slot.inflight > 0 ? `${slot.inflight} in flight` : undefined}
         />
+        {/* The slot's own tools sit in its header, so the actions below stay one row at any width. */}
+        <div class="card-tools">
+          <button
+            type="button"
+            class="svc-button"
+            disabled={!!denied || !view}
+            title={denied}
+            onClick={() => setDialog('settings')}
+          >
+            Settings
+          </button>
+          <Link class="svc-button" href={`/logs/${slot.name}`} label={`Logs of ${slot.name}`}>
+            Logs
+          </Link>
+        </div>
       </header>
       <dl class="facts">
         <div>
@@ -106,7 +121,7 @@ export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
           <strong>Last error:</strong> {slot.lastError}
         </p>
       ) : null}
-      <div class="actions">
+      <div class="actions slot-actions">
         <button
           type="button"
           class="svc-button svc-button-primary"
@@ -149,18 +164,6 @@ export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
             </button>
           </>
         ) : null}
-        <button
-          type="button"
-          class="svc-button"
-          disabled={!!denied || !view}
-          title={denied}
-          onClick={() => setDialog('settings')}
-        >
-          Settings
-        </button>
-        <Link class="svc-button" href={`/logs/${slot.name}`} label={`Logs of ${slot.name}`}>
-          Logs
-        </Link>
       </div>
       {dialog === 'load' ? (
         <LoadPicker
