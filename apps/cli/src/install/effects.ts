@@ -37,6 +37,7 @@ export class Effects {
   /** Without root privileges a staging run cannot chown; it says so once and goes on. */
   private readonly canChown = process.getuid?.() === 0
   private warnedChown = false
+  private readonly warnedIgnored = new Set<string>()
 
   constructor(options: EffectsOptions) {
     this.root = options.root
@@ -57,6 +58,11 @@ export class Effects {
    * caller then writes the file afresh, which replaces the link itself.
    */
   read(target: string): string | undefined {
+    return this.readBytes(target)?.toString('utf8')
+  }
+
+  /** {@link read}, as bytes. */
+  readBytes(target: string): Buffer | undefined {
     let fd: number
     try {
       fd = openSync(this.local(target), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
@@ -68,7 +74,7 @@ export class Effects {
       const st = fstatSync(fd)
       if (!st.isFile()) return this.ignored(target, 'not a regular file')
       if (st.nlink > 1) return this.ignored(target, `a hard link (${st.nlink} names)`)
-      return readFileSync(fd, 'utf8')
+      return readFileSync(fd)
     } catch {
       return undefined
     } finally {
@@ -119,16 +125,17 @@ export class Effects {
   }
 
   /** Writes `content` unless the file already has it (and its mode and owner); says which. */
-  async write(target: string, content: string, own: Ownership): Promise<void> {
+  async write(target: string, content: string | Uint8Array, own: Ownership): Promise<void> {
     const path = this.local(target)
-    const before = this.read(target)
+    const bytes = typeof content === 'string' ? Buffer.from(content) : content
+    const before = this.readBytes(target)
     const ids = this.ids(own, this.dryRun)
     const st = lstatOrUndefined(path)
     const sameMeta =
       st !== undefined &&
       (st.mode & 0o7777) === own.mode &&
       (!ids || (st.uid === ids.uid && st.gid === ids.gid))
-    if (before === content && sameMeta) {
+    if (before !== undefined && Buffer.compare(before, bytes) === 0 && sameMeta) {
       this.log(`${this.dryRun ? 'would leave' : 'kept'} ${target} (unchanged)`)
       return
     }
@@ -142,7 +149,7 @@ export class Effects {
     try {
       const fh = await open(tmp, 'wx', 0o600)
       try {
-        await fh.writeFile(content)
+        await fh.writeFile(bytes)
         if (ids) await fh.chown(ids.uid, ids.gid)
         await fh.chmod(own.mode)
         await fh.sync()
@@ -217,7 +224,9 @@ export class Effects {
   }
 
   private ignored(target: string, what: string): undefined {
-    this.log(`${target} is ${what}, not a file svc install wrote: its content is not read, it is replaced`)
+    if (!this.warnedIgnored.has(target))
+      this.log(`${target} is ${what}, not a file svc install wrote: its content is not read, it is replaced`)
+    this.warnedIgnored.add(target)
     return undefined
   }
 
