@@ -111,6 +111,11 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     busy.abort()
     await stream
     await primary.getByText('Idle').waitFor()
+    // That stream was cut before its end, so no token counts came: it counts as a request, and
+    // tokens/s reads "—" (not 0, not NaN).
+    const live = (name: string) => primary.locator('.metrics div', { hasText: name }).locator('dd')
+    await expect.poll(() => live('Requests/min').textContent(), { timeout: 10_000 }).toBe('1')
+    expect(await live('Tokens/s').textContent()).toBe('—')
 
     await primary.getByRole('button', { name: 'Unload' }).click()
     await primary.getByText('Offline').waitFor({ timeout: 30_000 })

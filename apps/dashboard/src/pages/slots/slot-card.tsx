@@ -6,6 +6,7 @@ import type { SlotView } from '../../api/types'
 import { useNow } from '../../hooks/use-now'
 import { Link } from '../../router'
 import { useSession } from '../../session-context'
+import { figure } from './figure'
 import { LoadPicker } from './load-picker'
 import { SlotConfigForm } from './slot-config-form'
 
@@ -26,10 +27,6 @@ export interface SlotCardProps {
 
 const LOADING = ['pulling', 'starting', 'warming'] as const
 const RUNNING = ['ready', 'serving', 'idle'] as const
-
-function figure(value: number | null | undefined, unit: string): string {
-  return value == null ? '—' : `${value}${unit}`
-}
 
 /** One slot: state, model, where it runs, live figures, last error, progress, and its controls. */
 export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
@@ -92,7 +89,7 @@ export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
         </div>
         <div>
           <dt>Tokens/s</dt>
-          <dd>{figure(metrics?.tokensPerS, '')}</dd>
+          <dd>{figure(metrics?.tokensPerS)}</dd>
         </div>
         <div>
           <dt>Uptime</dt>
