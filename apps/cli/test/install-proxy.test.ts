@@ -185,8 +185,10 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
     it.each([
       ['POST', '/v1/chat/completions'],
       // Caddy's path matchers ignore case: /V1 takes the /v1 route (no basic auth) to the API, where
-      // the spoofed identity must count for nothing. (GET /V1/models is no API route: an open 404.)
+      // the spoofed identity must count for nothing; the API treats other spellings of /v1 and /api
+      // as admin-only (no open dashboard read), so even a path it has no route for is refused.
       ['POST', '/V1/chat/completions'],
+      ['GET', '/V1/models'],
       ['GET', '/API/slots'],
       ['GET', '//v1/models'],
       ['GET', '/v1/../api/slots'],
