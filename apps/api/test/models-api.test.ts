@@ -88,4 +88,41 @@ describe('GET /api/models', () => {
       reason: 'no provider "vllm" is installed',
     })
   })
+
+  it('offers a model only when some slot runs its provider; the machine’s own reason comes first', async () => {
+    const npuModel = { id: 'flm-qwen3-0.6b', format: 'npu', provider: 'npu', source: 'catalogue' } as const
+    const hasNpu = { npu: { npu: { ok: true as const, runtimes: ['process' as const] } } }
+    const slotProviders = new Set(['llm', 'stt', 'tts', 'image'])
+    expect(offer(npuModel, { providers: hasNpu, slotProviders })).toEqual({
+      offered: false,
+      reason: 'no slot runs provider "npu" (add one with provider = "npu")',
+    })
+    expect(offer(npuModel, { providers: hasNpu, slotProviders: new Set(['npu']) }).offered).toBe(true)
+    const noNpu = { npu: { npu: { ok: false as const, reason: 'no /dev/accel/accel0 (AMD XDNA NPU)' } } }
+    expect(offer(npuModel, { providers: noNpu, slotProviders }).reason).toBe(
+      'npu: no /dev/accel/accel0 (AMD XDNA NPU)',
+    )
+
+    // The server's own slots decide (no picker here, so nothing else stands in the way): the
+    // built-in ones run llm, stt, tts and image, none runs npu, until a slot is added that does.
+    const { app } = await testApp()
+    const npuRows = async () =>
+      (
+        (await (await app.request('/api/models')).json()) as {
+          models: { id: string; provider: string; offered: boolean; reason: string | null }[]
+        }
+      ).models.filter((m) => m.provider === 'npu')
+    const before = await npuRows()
+    expect(before.length).toBeGreaterThan(0)
+    expect(new Set(before.map((m) => `${m.offered} ${m.reason}`))).toEqual(
+      new Set(['false no slot runs provider "npu" (add one with provider = "npu")']),
+    )
+    const created = await app.request('/api/slots', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'npu-chat', provider: 'npu' }),
+    })
+    expect(created.status, await created.text()).toBe(201)
+    expect((await npuRows()).every((m) => m.offered && m.reason === null)).toBe(true)
+  })
 })

@@ -10,6 +10,8 @@ export interface OfferContext {
   installed?: ReadonlySet<string>
   /** Provider kinds a slot runs with `runtime = "remote"`: nothing local is needed for those. */
   remote?: ReadonlySet<string>
+  /** Provider kinds some configured slot runs: a model no slot could load is not offered. */
+  slotProviders?: ReadonlySet<string>
 }
 
 export interface Offer {
@@ -20,8 +22,9 @@ export interface Offer {
 
 /**
  * Whether svc offers a model on this machine, and why not: its provider must be installed and have
- * a backend that runs here (or a remote slot that serves it), an image model needs a workflow
- * template, and any model needs the memory its catalogue entry names (`min_vram_gb`).
+ * a backend that runs here (or a remote slot that serves it), some slot must run that provider (else
+ * nothing could load it), an image model needs a workflow template, and any model needs the memory
+ * its catalogue entry names (`min_vram_gb`).
  */
 export function offer(model: ModelEntry, ctx: OfferContext = {}): Offer {
   const why = providerReason(model.provider, ctx)
@@ -37,7 +40,12 @@ function providerReason(kind: string, ctx: OfferContext): string | undefined {
   if (ctx.remote?.has(kind)) return undefined
   const verdicts = Object.entries(ctx.providers?.[kind] ?? {})
   // Kinds the picker does not decide for (tts, third-party) run on any host: not second-guessed.
-  if (verdicts.length === 0 || verdicts.some(([, v]) => v?.ok)) return undefined
-  const why = verdicts.map(([backend, v]) => `${backend}: ${v && !v.ok ? v.reason : 'unknown'}`)
-  return verdicts.length === 1 ? why[0] : `no backend runs here (${why.join('; ')})`
+  // The machine's reason comes first: a slot would not help where no backend runs.
+  if (verdicts.length > 0 && !verdicts.some(([, v]) => v?.ok)) {
+    const why = verdicts.map(([backend, v]) => `${backend}: ${v && !v.ok ? v.reason : 'unknown'}`)
+    return verdicts.length === 1 ? why[0] : `no backend runs here (${why.join('; ')})`
+  }
+  if (ctx.slotProviders && !ctx.slotProviders.has(kind))
+    return `no slot runs provider "${kind}" (add one with provider = "${kind}")`
+  return undefined
 }

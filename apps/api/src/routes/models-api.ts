@@ -107,13 +107,16 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
 async function offerContext(slots: SlotSystem): Promise<OfferContext> {
   const report = await slots.picker?.report().catch(() => undefined)
   const remote = new Set<string>()
+  const slotProviders = new Set<string>()
   for (const name of slots.manager.names()) {
     const config = slots.manager.config(name)
+    slotProviders.add(config.provider)
     if (config.runtime === 'remote') remote.add(config.provider)
   }
   return {
     ...(report ? { facts: report.hardware, providers: report.providers } : {}),
     installed: new Set(slots.providers.keys()),
     remote,
+    slotProviders,
   }
 }
