@@ -1,7 +1,7 @@
 import { createPicker, detectHardware } from '@svc/providers'
 import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
-import { renderError } from '../src/errors'
+import { errorResponse } from '../src/errors'
 import { silentLogger } from '../src/logger'
 import { hardwareRoutes } from '../src/routes/hardware'
 
@@ -41,7 +41,7 @@ describe('GET /api/hardware', () => {
 
   it('is a 404 when no picker is wired', async () => {
     const app = new Hono().route('/api/hardware', hardwareRoutes({}))
-    app.onError((error, c) => renderError(error, c, silentLogger))
+    app.onError((error, c) => errorResponse(error, c, silentLogger))
     const res = await app.request('/api/hardware')
     expect(res.status).toBe(404)
     expect(await res.json()).toMatchObject({ error: { code: 'route.not_found' } })

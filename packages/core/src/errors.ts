@@ -1,6 +1,7 @@
 /**
- * The one error family of svc (docs/architecture.md "Errors"). Failures are thrown as `SvcError`; the API has a
- * single renderer that turns any of them into `{"error":{code,message,type,param}}` with `status`.
+ * The one error family of svc (docs/architecture.md "Errors"). Failures are thrown as `SvcError`;
+ * `renderError` (the one renderer) turns anything thrown into `{"error":{code,message,type,param}}`
+ * with its status and headers, for the Hono app and the raw inference path alike.
  */
 
 export const ERROR_CODES = {
@@ -81,4 +82,30 @@ export function isSvcError(value: unknown): value is SvcError {
 /** Builds the error body for a code without throwing (for code paths that write responses directly). */
 export function errorBody(code: ErrorCode, message: string, param: string | null = null): ErrorBody {
   return { error: { code, message, type: ERROR_CODES[code].type, param } }
+}
+
+/** An error as an HTTP answer. */
+export interface RenderedError {
+  status: number
+  /** `content-type` and what the error needs (`Retry-After`, `WWW-Authenticate`, `Allow`). */
+  headers: Record<string, string>
+  /** The JSON error body, as text. */
+  body: string
+  /** Not an `SvcError`: a bug. The body says nothing of it; the caller logs it with the request id. */
+  unexpected: boolean
+}
+
+/**
+ * The one error renderer: an `SvcError` answers with its status, headers and body; anything else is
+ * 500 `internal.error` whose body reveals nothing. Pure: writing the answer is the caller's.
+ */
+export function renderError(error: unknown): RenderedError {
+  const unexpected = !isSvcError(error)
+  const err = unexpected ? new SvcError('internal.error', 'internal error') : error
+  return {
+    status: err.status,
+    headers: { 'content-type': 'application/json', ...err.headers },
+    body: JSON.stringify(err.toBody()),
+    unexpected,
+  }
 }
