@@ -79,10 +79,6 @@ export function isSvcError(value: unknown): value is SvcError {
   return value instanceof SvcError
 }
 
-/** Builds the error body for a code without throwing (for code paths that write responses directly). */
-export function errorBody(code: ErrorCode, message: string, param: string | null = null): ErrorBody {
-  return { error: { code, message, type: ERROR_CODES[code].type, param } }
-}
 
 /** An error as an HTTP answer. */
 export interface RenderedError {
