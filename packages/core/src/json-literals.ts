@@ -33,7 +33,7 @@ export function numberLiteralsAt(
 ): Map<readonly string[], LiteralAt> {
   const found = new Map<readonly string[], LiteralAt>()
   const maxDepth = Math.max(0, ...paths.map((p) => p.length))
-  const longest = Math.max(0, ...paths.flat().map((k) => k.length))
+  const wantedKey = keyMatcher(text, paths)
   // Per open container: whether it is an object, and the wanted key its current value is under.
   const isObject: boolean[] = []
   const keys: (string | undefined)[] = []
@@ -55,8 +55,7 @@ export function numberLiteralsAt(
       if (expectKey) {
         expectKey = false
         const depth = isObject.length
-        keys[depth - 1] =
-          depth <= maxDepth ? wantedKey(text, start, i, escaped, paths, depth - 1, longest) : undefined
+        keys[depth - 1] = depth <= maxDepth ? wantedKey(start, i, escaped, depth - 1) : undefined
       }
     } else if (c === 0x7b || c === 0x5b) {
       isObject.push(c === 0x7b)
@@ -93,27 +92,28 @@ export function numberLiteralsAt(
   return found
 }
 
-/** The wanted key (at `level`) that the string `text[start, end)` spells, if any. */
-function wantedKey(
+/**
+ * For `text` and the wanted `paths`: the function that answers which wanted key (at `level`) the
+ * string literal `text[start, end)` spells, if any (`escaped`: it holds a backslash escape).
+ */
+function keyMatcher(
   text: string,
-  start: number,
-  end: number,
-  escaped: boolean,
   paths: readonly (readonly string[])[],
-  level: number,
-  longest: number,
-): string | undefined {
-  const length = end - start - 2
-  if (length > (escaped ? longest * ESCAPE_FACTOR : longest)) return undefined
-  const key = escaped ? decode(text.slice(start, end)) : undefined
-  for (const path of paths) {
-    const name = path[level]
-    if (name === undefined) continue
-    if (key !== undefined ? key === name : length === name.length && text.startsWith(name, start + 1)) {
-      return name
+): (start: number, end: number, escaped: boolean, level: number) => string | undefined {
+  const longest = Math.max(0, ...paths.flat().map((k) => k.length))
+  return (start, end, escaped, level) => {
+    const length = end - start - 2
+    if (length > (escaped ? longest * ESCAPE_FACTOR : longest)) return undefined
+    const key = escaped ? decode(text.slice(start, end)) : undefined
+    for (const path of paths) {
+      const name = path[level]
+      if (name === undefined) continue
+      if (key !== undefined ? key === name : length === name.length && text.startsWith(name, start + 1)) {
+        return name
+      }
     }
+    return undefined
   }
-  return undefined
 }
 
 function decode(literal: string): string | undefined {
