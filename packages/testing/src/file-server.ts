@@ -2,10 +2,13 @@ import { createServer, type Server } from 'node:http'
 
 export interface FileServer extends AsyncDisposable {
   url: string
-  /** Requests seen, with their Range header. */
-  requests: { path: string; range: string | undefined }[]
-  /** Cut the next response after this many bytes (destroys the socket), once. */
-  cutNextAfter(bytes: number): void
+  /** Requests seen, with their Range and User-Agent headers. */
+  requests: { path: string; range: string | undefined; userAgent: string | undefined }[]
+  /**
+   * Cut the next response after this many bytes (destroys the socket), once; with `path`, the next
+   * response for that path only.
+   */
+  cutNextAfter(bytes: number, path?: string): void
 }
 
 /**
@@ -13,11 +16,11 @@ export interface FileServer extends AsyncDisposable {
  * told to drop the connection mid-body, as a flaky mirror does.
  */
 export async function serveFiles(files: Record<string, Buffer>): Promise<FileServer> {
-  let cut: number | undefined
+  const cuts = new Map<string | undefined, number>()
   const requests: FileServer['requests'] = []
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/'
-    requests.push({ path, range: req.headers.range })
+    requests.push({ path, range: req.headers.range, userAgent: req.headers['user-agent'] })
     const body = files[path]
     if (!body) {
       res.writeHead(404).end('not found')
@@ -39,9 +42,10 @@ export async function serveFiles(files: Record<string, Buffer>): Promise<FileSer
       res.writeHead(200, { 'content-length': body.length })
     }
     const rest = body.subarray(start)
-    if (cut !== undefined) {
-      const n = cut
-      cut = undefined
+    const key = cuts.has(path) ? path : cuts.has(undefined) ? undefined : null
+    if (key !== null) {
+      const n = cuts.get(key)!
+      cuts.delete(key)
       res.write(rest.subarray(0, n), () => setTimeout(() => res.destroy(), 20))
       return
     }
@@ -53,8 +57,8 @@ export async function serveFiles(files: Record<string, Buffer>): Promise<FileSer
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    cutNextAfter(bytes) {
-      cut = bytes
+    cutNextAfter(bytes, path) {
+      cuts.set(path, bytes)
     },
     async [Symbol.asyncDispose]() {
       server.closeAllConnections()
