@@ -54,6 +54,8 @@ export const SlotConfigFileSchema = v.strictObject({
   model: v.optional(
     v.strictObject({
       default: v.optional(v.pipe(v.string(), v.minLength(1, 'a model id'))),
+      /** The vision projector loaded with `default` (llm only): a local path or an http(s) URL. */
+      mmproj: v.optional(v.pipe(v.string(), v.minLength(1, 'a projector file path or URL'))),
     }),
   ),
 })
@@ -73,7 +75,7 @@ export interface SlotConfig {
   role?: LlmRole
   ctxSize?: number
   args: string[]
-  model: { default?: string }
+  model: { default?: string; mmproj?: string }
 }
 
 export interface SlotConfigError {
@@ -114,6 +116,17 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
   if (raw.url && raw.runtime !== 'remote') {
     return fail(file, 'url', 'runtime = "remote"', 'url is only used with runtime = "remote"')
   }
+  if (raw.model?.mmproj && provider !== 'llm') {
+    return fail(
+      file,
+      'model.mmproj',
+      'no mmproj',
+      `a vision projector applies to the llm provider, not "${provider}"`,
+    )
+  }
+  if (raw.model?.mmproj && !raw.model.default) {
+    return fail(file, 'model.mmproj', 'model.default', 'model.mmproj needs the model.default it belongs to')
+  }
   if (raw.role && provider !== 'llm' && provider !== 'npu') {
     return fail(file, 'role', 'no role', `role applies to the llm and npu providers, not "${provider}"`)
   }
@@ -126,7 +139,10 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
     restart: raw.restart ?? 'on-failure',
     maxRestarts: raw.max_restarts ?? DEFAULT_MAX_RESTARTS,
     args: raw.args ?? [],
-    model: { ...(raw.model?.default ? { default: raw.model.default } : {}) },
+    model: {
+      ...(raw.model?.default ? { default: raw.model.default } : {}),
+      ...(raw.model?.mmproj ? { mmproj: raw.model.mmproj } : {}),
+    },
   }
   const backend = raw.backend ?? backendDefault
   if (backend) config.backend = backend
@@ -189,7 +205,11 @@ export function stringifySlotConfig(config: SlotConfig): string {
   if (config.role) out.role = config.role
   if (config.ctxSize !== undefined) out.ctx_size = config.ctxSize
   if (config.args.length > 0) out.args = config.args
-  if (config.model.default) out.model = { default: config.model.default }
+  if (config.model.default)
+    out.model = {
+      default: config.model.default,
+      ...(config.model.mmproj ? { mmproj: config.model.mmproj } : {}),
+    }
   return `${stringifyToml(out)}\n`
 }
 

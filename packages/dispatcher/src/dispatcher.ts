@@ -17,6 +17,7 @@ import { resolveTarget, type Target } from './resolve'
 import { writeError } from './respond'
 import type { HostedUpstream } from './upstreams'
 import type { Usage } from './usage'
+import { refuseImagesWithoutVision } from './vision'
 
 /** What the dispatcher needs of a slot's provider (structurally the provider contract's fields). */
 export interface SlotRoute {
@@ -102,6 +103,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             { param: 'model' },
           )
         }
+        // Images for a model that cannot see them: refused before waiting on a load, and again
+        // below for the model the lease really got (a swap may have happened meanwhile).
+        const seeing = spec.endpoint === 'chat' && json ? json : undefined
+        const planned = target.slot.currentModel()
+        if (seeing && planned) refuseImagesWithoutVision(seeing, planned, target.slot.name)
         // The signal is a getter: acquire reads it only when it has to wait for a loading slot.
         lease = await target.slot.acquire({
           get signal() {
@@ -109,6 +115,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           },
           timeoutMs: queueTimeoutMs,
         })
+        if (seeing) refuseImagesWithoutVision(seeing, lease.model, target.slot.name)
         if (route.translate?.endpoints.includes(spec.endpoint) && json) {
           const response = await route.translate.handle({
             endpoint: spec.endpoint,

@@ -27,6 +27,8 @@ export interface SlotContext {
   model: ModelEntry
   /** Path of the model *as the upstream sees it* (host path for a process, mount path in a container). */
   modelPath: string
+  /** Path of the model's vision projector as the upstream sees it, when the model has one on disk. */
+  mmprojPath?: string
   backend: Backend
   runtime: RuntimeKind
   /** llm only: what the slot is for. */

@@ -1,4 +1,4 @@
-import type { ModelEntry } from '@svc/core'
+import { type ModelEntry, modelCapabilities } from '@svc/core'
 import { type HardwareFacts, memoryShortfall } from '@svc/providers'
 import { Hono } from 'hono'
 import type { SlotSystem } from '../slots/slot-system'
@@ -19,7 +19,7 @@ export function offer(
 
 /**
  * `GET /api/models` → `{models:[{id, provider, format, role, source, present, size, path, slot,
- * offered, reason, …}]}`: every curated, pulled and local model, whether its file is on disk, the slot
+ * capabilities, mmproj, offered, reason, …}]}`: every curated, pulled and local model, whether its file is on disk, the slot
  * holding it, and whether svc offers it on this machine (and why not).
  */
 export function modelsApiRoutes(deps: { slots: SlotSystem }) {
@@ -36,9 +36,12 @@ export function modelsApiRoutes(deps: { slots: SlotSystem }) {
         format: m.format,
         role: m.role ?? null,
         source: m.source,
-        present: m.path !== undefined,
+        // Every file on disk: the model and, for a vision model, its projector.
+        present: m.path !== undefined && (!m.mmproj || m.mmproj.path !== undefined),
         // Nothing to download: on disk, or served without a file (espeak-ng, NPU tags, baked into an image).
-        needs_pull: m.path === undefined && m.url !== undefined,
+        needs_pull:
+          (m.path === undefined && m.url !== undefined) ||
+          (m.mmproj !== undefined && m.mmproj.path === undefined && m.mmproj.url !== undefined),
         size: m.size ?? null,
         path: m.path ?? null,
         url: m.url ?? null,
@@ -49,6 +52,16 @@ export function modelsApiRoutes(deps: { slots: SlotSystem }) {
         badge: m.badge ?? null,
         description: m.description ?? null,
         slot: deps.slots.manager.findByModel(m.id)?.name ?? null,
+        capabilities: modelCapabilities(m),
+        // The vision projector, a second file (its path and url follow the model's own redaction).
+        mmproj: m.mmproj
+          ? {
+              present: m.mmproj.path !== undefined,
+              size: m.mmproj.size ?? null,
+              path: m.mmproj.path ?? null,
+              url: m.mmproj.url ?? null,
+            }
+          : null,
         ...offer(m, facts),
       })),
     })

@@ -12,6 +12,15 @@ export const LoadBodySchema = v.strictObject({
     v.minLength(1, 'model is required'),
     v.maxLength(4096),
   ),
+  /** A vision projector (local path or http(s) URL) for an llm model named by path or URL. */
+  mmproj: v.optional(
+    v.pipe(
+      v.string('mmproj must be a string'),
+      v.trim(),
+      v.minLength(1, 'mmproj must not be empty'),
+      v.maxLength(4096),
+    ),
+  ),
 })
 
 const WaitQuerySchema = v.object({
@@ -22,6 +31,7 @@ export interface SlotView extends SlotSnapshot {
   config: {
     enabled: boolean
     default_model: string | null
+    default_mmproj: string | null
     restart: string
     role: string | null
     url: string | null
@@ -32,7 +42,7 @@ export interface SlotView extends SlotSnapshot {
  * Management of slots.
  *
  * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one; `GET /api/slots/:slot/logs` → `{lines}`
- * - `POST /api/slots/:slot/load {model}` → 202 with the slot (loading continues in the background);
+ * - `POST /api/slots/:slot/load {model, mmproj?}` → 202 with the slot (loading continues in the background);
  *   `?wait=true` answers 200 once ready, or the failure's error body.
  * - `POST /api/slots/:slot/unload` → 202 (`?wait=true`: 200 once offline).
  * - `PUT /api/slots/:slot` with the config as JSON (the TOML file's fields) → validated, written
@@ -48,6 +58,7 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
       config: {
         enabled: config.enabled,
         default_model: config.model.default ?? null,
+        default_mmproj: config.model.mmproj ?? null,
         restart: config.restart,
         role: config.role ?? null,
         url: config.url ?? null,
@@ -67,8 +78,8 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
       const name = c.req.param('slot')
       manager.get(name)
       const wait = wants(c.req.query())
-      const { model } = await readJson(c, LoadBodySchema)
-      const loading = manager.load(name, model)
+      const { model, mmproj } = await readJson(c, LoadBodySchema)
+      const loading = manager.load(name, model, mmproj ? { mmproj } : undefined)
       if (wait) {
         await loading
         return c.json(view(name), 200)

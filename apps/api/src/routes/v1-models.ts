@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/core'
+import { type Capability, modelCapabilities, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import type { AppDeps } from '../deps'
 
@@ -8,7 +8,20 @@ import type { AppDeps } from '../deps'
  * picks the first model gets the primary chat slot, then the refs usable without a download (on
  * disk or in a slot) and hosted upstream refs.
  * `GET /v1/models/:id` → one of those objects, or 404 `model.not_found`.
+ *
+ * svc adds `capabilities` to each (`["chat","vision"]`, see `modelCapabilities`): a slot alias has
+ * those of the model it holds or is loading (an empty slot those of its role, without `vision`); a
+ * hosted ref has `null` (the hosted service decides). Front ends offer image attachments by it.
  */
+export interface V1Model {
+  id: string
+  object: 'model'
+  created: number
+  owned_by: string
+  /** What the model accepts; null when svc cannot know (hosted upstream refs). */
+  capabilities: Capability[] | null
+}
+
 export function v1ModelsRoutes(deps: AppDeps) {
   const created = Math.floor(deps.startedAt / 1000)
   const list = async () => {
@@ -19,18 +32,29 @@ export function v1ModelsRoutes(deps: AppDeps) {
     // Models a request can use without a download: on disk or held by a slot (NPU tags, remote
     // upstreams). The whole catalogue is `GET /api/models` / `svc models ls`.
     const held = new Set(deps.slots.manager.list().map((slot) => slot.model))
+    const slotCapabilities = (name: string): Capability[] => {
+      const holds = deps.slots.manager.get(name).currentModel()
+      const config = deps.slots.manager.config(name)
+      return modelCapabilities(
+        holds ?? { provider: config.provider, ...(config.role ? { role: config.role } : {}) },
+      )
+    }
     const refs = [
       ...(await deps.slots.store.list())
         .filter((m) => m.path !== undefined || held.has(m.id))
-        .map((m) => ({ id: m.id, owned_by: 'svc' })),
-      ...(deps.upstreamRefs?.() ?? []),
+        .map((m) => ({ id: m.id, owned_by: 'svc', capabilities: modelCapabilities(m) })),
+      ...(deps.upstreamRefs?.() ?? []).map((r) => ({ ...r, capabilities: null })),
     ]
     const seen = new Set<string>()
-    const data: { id: string; object: 'model'; created: number; owned_by: string }[] = []
-    for (const entry of [...aliases.map((id) => ({ id, owned_by: 'svc' })), ...refs]) {
+    const data: V1Model[] = []
+    const all = [
+      ...aliases.map((id) => ({ id, owned_by: 'svc', capabilities: slotCapabilities(id) })),
+      ...refs,
+    ]
+    for (const entry of all) {
       if (seen.has(entry.id)) continue
       seen.add(entry.id)
-      data.push({ id: entry.id, object: 'model', created, owned_by: entry.owned_by })
+      data.push({ id: entry.id, object: 'model', created, ...entry })
     }
     return data
   }

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { apiError, callApi } from '../api-client'
 import { type CliContext, CliError, type Command } from '../context'
@@ -18,8 +20,10 @@ interface SlotView {
 
 const HELP = `Usage: svc slot <subcommand>   (also: slot <subcommand>)
 
-  svc slot load <slot> --model <id>   load a model and follow it until ready
+  svc slot load <slot> --model <id> [--mmproj <file>]
+                                      load a model and follow it until ready
                                       <id>: a curated id, a registry ref, a path to a .gguf, or an http(s) URL
+                                      --mmproj: the vision projector (path or URL) of a .gguf given by path or URL
   svc slot unload <slot>              unload (in-flight requests may finish first)
   svc slot ls                         list slots as a table
 
@@ -49,7 +53,7 @@ export const slotCommand: Command = {
 async function load(args: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { model: { type: 'string', short: 'm' } },
+    options: { model: { type: 'string', short: 'm' }, mmproj: { type: 'string' } },
     allowPositionals: true,
   })
   const slot = positionals[0]
@@ -62,7 +66,10 @@ async function load(args: string[], ctx: CliContext): Promise<number> {
     await follow.ready
     const res = await callApi<SlotView>(ctx, `/api/slots/${encodeURIComponent(slot)}/load?wait=true`, {
       method: 'POST',
-      body: JSON.stringify({ model: values.model }),
+      body: JSON.stringify({
+        model: localPath(values.model),
+        ...(values.mmproj ? { mmproj: localPath(values.mmproj) } : {}),
+      }),
     })
     display.end()
     if (res.status !== 200) throw apiError(res)
@@ -75,6 +82,16 @@ async function load(args: string[], ctx: CliContext): Promise<number> {
     events.abort()
     await follow.done.catch(() => undefined)
   }
+}
+
+/**
+ * A file named relative to where the CLI runs is sent as an absolute path: the API resolves paths
+ * against its own working directory, which is not the user's.
+ */
+function localPath(spec: string): string {
+  if (/^https?:\/\//i.test(spec) || !(spec.startsWith('.') || spec.includes('/'))) return spec
+  const path = resolve(spec)
+  return existsSync(path) ? path : spec
 }
 
 async function unload(args: string[], ctx: CliContext): Promise<number> {

@@ -18,7 +18,8 @@ import { warmUp } from './warm'
 export type { Lease, SlotOptions, SlotSnapshot } from './slot-types'
 
 interface Loading {
-  modelId: string
+  /** {@link loadKey} of the model being loaded. */
+  key: string
   controller: AbortController
   promise: Promise<SlotSnapshot>
 }
@@ -185,8 +186,8 @@ export class Slot {
   }
 
   private startLoad(model: ModelEntry, isRestart: boolean): Promise<SlotSnapshot> {
-    if (this.loading?.modelId === model.id) return this.loading.promise
-    if (this.queued === 0 && this.model?.id === model.id && this.handle) {
+    if (this.loading?.key === loadKey(model)) return this.loading.promise
+    if (this.queued === 0 && this.model && loadKey(this.model) === loadKey(model) && this.handle) {
       return Promise.resolve(this.snapshot())
     }
     this.loading?.controller.abort(new Cancelled(`replaced by a load of ${model.id}`))
@@ -204,7 +205,7 @@ export class Slot {
       await this.doLoad(model, controller.signal)
       return this.snapshot()
     })
-    const loading: Loading = { modelId: model.id, controller, promise }
+    const loading: Loading = { key: loadKey(model), controller, promise }
     this.loading = loading
     const clear = () => {
       if (this.loading === loading) this.loading = null
@@ -370,4 +371,12 @@ function errorMessage(error: unknown): string {
 
 function reasonOf(signal: AbortSignal): string {
   return signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'cancelled')
+}
+
+/**
+ * What makes two loads the same upstream: the ref and its projector file. The same ref loaded with
+ * another projector is a swap, not a no-op.
+ */
+function loadKey(model: ModelEntry): string {
+  return `${model.id}\n${model.mmproj?.url ?? model.mmproj?.path ?? ''}`
 }

@@ -5,10 +5,10 @@
  */
 import { readFile, stat } from 'node:fs/promises'
 import { basename, extname, isAbsolute, join, resolve as resolvePath } from 'node:path'
-import { type ModelEntry, type PullProgress, SvcError } from '@svc/core'
+import { type ModelEntry, type ProjectorFile, type PullProgress, SvcError } from '@svc/core'
 import { withFileLock, writeFileAtomic } from '@svc/core/node'
 import { type CatalogueEntry, catalogueToModel } from './catalogue'
-import { downloadFile } from './download'
+import { type PullFile, pullFiles } from './pull-files'
 
 export interface ModelStoreOptions {
   stateDir: string
@@ -67,6 +67,18 @@ export class ModelStore {
     return join(this.options.stateDir, 'models', entry.id, file)
   }
 
+  /** Where a model's projector is downloaded to: beside the model, `<state>/models/<id>/<file>`. */
+  projectorDest(entry: ModelEntry): string | undefined {
+    const url = entry.mmproj?.url
+    if (!url) return undefined
+    return join(
+      this.options.stateDir,
+      'models',
+      entry.id,
+      decodeURIComponent(basename(new URL(url).pathname)),
+    )
+  }
+
   /** Every known model, with `path` set when its file is on disk. Registered entries win over curated. */
   async list(): Promise<ModelEntry[]> {
     const all = new Map(this.curated)
@@ -85,7 +97,12 @@ export class ModelStore {
    * named after the file, pulled on load); or a path to a local file (registered as a ref named after
    * the file stem). Throws 404 `model.not_found` otherwise.
    */
-  async resolve(spec: string): Promise<ModelEntry> {
+  async resolve(spec: string, options: { mmproj?: string } = {}): Promise<ModelEntry> {
+    const entry = await this.resolveSpec(spec)
+    return options.mmproj ? this.attachProjector(entry, options.mmproj) : entry
+  }
+
+  private async resolveSpec(spec: string): Promise<ModelEntry> {
     const known = await this.get(spec)
     if (known) return known
     if (/^https?:\/\//i.test(spec)) {
@@ -116,32 +133,45 @@ export class ModelStore {
     )
   }
 
-  /** Whether the model's file is on disk (complete: partial downloads are `.part` files). */
+  /**
+   * Whether the model's files are on disk (complete: partial downloads are `.part` files): the
+   * weights and, for a model with a projector, the projector too.
+   */
   async isPresent(entry: ModelEntry): Promise<boolean> {
-    return (await this.withPath(entry)).path !== undefined
+    const found = await this.withPath(entry)
+    return found.path !== undefined && (!found.mmproj || found.mmproj.path !== undefined)
   }
 
-  /** Downloads a missing model file (see `downloadFile`) and returns the entry with its path. */
+  /**
+   * Downloads what is missing of a model — its file, then its projector (see `pullFiles`: one
+   * progress figure for both, each file resumable on its own) — and returns the entry with paths.
+   */
   async pull(
     entry: ModelEntry,
     onProgress: (p: PullProgress) => void,
     signal: AbortSignal,
   ): Promise<ModelEntry> {
-    if (await this.isPresent(entry)) return this.withPath(entry)
-    if (!entry.url)
-      throw new SvcError(
-        'model.not_found',
-        `model "${entry.id}" has no file on disk and no URL to pull it from`,
-      )
-    const dest = this.dest(entry)
-    const result = await downloadFile({
-      url: entry.url,
-      dest,
-      signal,
-      onProgress,
-      ...(entry.sha256 ? { sha256: entry.sha256 } : {}),
-    })
-    const pulled: ModelEntry = { ...entry, path: dest, size: result.bytes }
+    const found = await this.withPath(entry)
+    const files: PullFile[] = []
+    if (!found.path) {
+      if (!entry.url)
+        throw new SvcError(
+          'model.not_found',
+          `model "${entry.id}" has no file on disk and no URL to pull it from`,
+        )
+      files.push(pullFile(entry.url, this.dest(entry), entry))
+    }
+    const projector = this.projectorDest(entry)
+    if (found.mmproj && !found.mmproj.path) {
+      if (!found.mmproj.url || !projector)
+        throw new SvcError('model.not_found', `the projector of "${entry.id}" is not on disk and has no URL`)
+      files.push(pullFile(found.mmproj.url, projector, found.mmproj))
+    }
+    if (files.length === 0) return found
+    const sizes = await pullFiles(files, onProgress, signal)
+    const pulled = await this.withPath(entry)
+    if (!found.path && sizes[0] !== undefined) pulled.size = sizes[0]
+    if (pulled.mmproj && files.length > (found.path ? 0 : 1)) pulled.mmproj.size = sizes.at(-1)
     if (entry.source !== 'catalogue') await this.register(pulled)
     return pulled
   }
@@ -166,12 +196,70 @@ export class ModelStore {
     return this.withPath(entry)
   }
 
-  private async withPath(entry: ModelEntry): Promise<ModelEntry> {
-    const candidates = entry.source === 'local' && entry.path ? [entry.path] : [entry.path, this.dest(entry)]
-    for (const path of candidates) {
-      if (path && (await stat(path).catch(() => undefined))?.isFile()) return { ...entry, path }
+  /**
+   * Attaches a projector (a local path or an http(s) URL) to a registered model and records it:
+   * later loads of the ref bring it along. Curated models come with their own projector or none.
+   */
+  private async attachProjector(entry: ModelEntry, spec: string): Promise<ModelEntry> {
+    if (entry.source === 'catalogue') {
+      throw new SvcError(
+        'request.invalid',
+        `"${entry.id}" is a curated model: ${entry.mmproj ? 'its projector comes with it' : 'it has no vision projector'}; --mmproj goes with a local model file or a URL`,
+        { param: 'mmproj' },
+      )
     }
-    const { path: _gone, ...rest } = entry
+    if (entry.provider !== 'llm')
+      throw new SvcError(
+        'request.invalid',
+        `a vision projector goes with an llm (GGUF) model, not "${entry.id}"`,
+        {
+          param: 'mmproj',
+        },
+      )
+    let mmproj: ProjectorFile
+    if (/^https?:\/\//i.test(spec)) {
+      mmproj = { url: new URL(spec).href }
+    } else {
+      const path = resolvePath(spec)
+      const info = await stat(path).catch(() => undefined)
+      if (!info?.isFile())
+        throw new SvcError('request.invalid', `no projector file at ${path}`, { param: 'mmproj' })
+      mmproj = { path, size: info.size }
+    }
+    return this.register({ ...entry, mmproj })
+  }
+
+  private async withPath(entry: ModelEntry): Promise<ModelEntry> {
+    const mmproj = entry.mmproj ? await this.projectorWithPath(entry) : undefined
+    const candidates = entry.source === 'local' && entry.path ? [entry.path] : [entry.path, this.dest(entry)]
+    const { path: _gone, mmproj: _projector, ...rest } = entry
+    const out: ModelEntry = mmproj ? { ...rest, mmproj } : rest
+    for (const path of candidates) {
+      if (path && (await isFile(path))) return { ...out, path }
+    }
+    return out
+  }
+
+  /** The projector with `path` set when it is on disk (a local file, or the pulled one). */
+  private async projectorWithPath(entry: ModelEntry): Promise<ProjectorFile> {
+    const { path, ...rest } = entry.mmproj!
+    const candidates = rest.url ? [path, this.projectorDest(entry)] : [path]
+    for (const candidate of candidates) {
+      if (candidate && (await isFile(candidate))) return { ...rest, path: candidate }
+    }
     return rest
   }
+}
+
+function pullFile(url: string, dest: string, facts: { sha256?: string; size?: number }): PullFile {
+  return {
+    url,
+    dest,
+    ...(facts.sha256 ? { sha256: facts.sha256 } : {}),
+    ...(facts.size !== undefined ? { expectedBytes: facts.size } : {}),
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isFile() ?? false
 }

@@ -43,6 +43,8 @@ export interface ContainerRuntimeOptions {
 }
 
 export const MODEL_MOUNT = '/models'
+/** Where a projector that does not sit beside its model is mounted. */
+export const PROJECTOR_MOUNT = '/mmproj'
 
 export function createContainerRuntime(options: ContainerRuntimeOptions): Runtime {
   const docker = options.docker ?? new Docker()
@@ -107,6 +109,15 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
         mounts.push({ host: dirname(req.model.path), container: MODEL_MOUNT, readOnly: true })
         modelPath = `${MODEL_MOUNT}/${basename(req.model.path)}`
       }
+      // A projector beside the model is already in the mount; one elsewhere gets its own.
+      let mmprojPath: string | undefined
+      const projector = req.model.mmproj?.path
+      if (projector && req.model.path && dirname(projector) === dirname(req.model.path)) {
+        mmprojPath = `${MODEL_MOUNT}/${basename(projector)}`
+      } else if (projector) {
+        mounts.push({ host: dirname(projector), container: PROJECTOR_MOUNT, readOnly: true })
+        mmprojPath = `${PROJECTOR_MOUNT}/${basename(projector)}`
+      }
       for (const volume of entry.volumes ?? []) {
         const [dir = '', container = ''] = volume.split(/:(.*)/s)
         const host = join(options.stateDir, 'volumes', dir)
@@ -117,6 +128,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
         slot: req.slot,
         model: req.model,
         modelPath,
+        ...(mmprojPath ? { mmprojPath } : {}),
         backend: req.backend,
         runtime: 'container',
         host: '0.0.0.0',
