@@ -200,7 +200,7 @@ export class Slot {
           `loading ${model.id} into ${this.name} was cancelled: ${reasonOf(controller.signal)}`,
         )
       }
-      if (this.model?.id !== model.id || !this.handle) await this.doUnload()
+      if (!this.model || loadKey(this.model) !== loadKey(model) || !this.handle) await this.doUnload()
       if (this.handle) return this.snapshot() // same model survived (a cancelled swap)
       await this.doLoad(model, controller.signal)
       return this.snapshot()

@@ -168,10 +168,10 @@ export class ModelStore {
       files.push(pullFile(found.mmproj.url, projector, found.mmproj))
     }
     if (files.length === 0) return found
-    const sizes = await pullFiles(files, onProgress, signal)
+    // What is complete already counts as done, so the figure is the whole model's.
+    const onDisk = (found.path ? (found.size ?? 0) : 0) + (found.mmproj?.path ? (found.mmproj.size ?? 0) : 0)
+    await pullFiles(files, onProgress, signal, onDisk)
     const pulled = await this.withPath(entry)
-    if (!found.path && sizes[0] !== undefined) pulled.size = sizes[0]
-    if (pulled.mmproj && files.length > (found.path ? 0 : 1)) pulled.mmproj.size = sizes.at(-1)
     if (entry.source !== 'catalogue') await this.register(pulled)
     return pulled
   }
@@ -235,7 +235,8 @@ export class ModelStore {
     const { path: _gone, mmproj: _projector, ...rest } = entry
     const out: ModelEntry = mmproj ? { ...rest, mmproj } : rest
     for (const path of candidates) {
-      if (path && (await isFile(path))) return { ...out, path }
+      const size = await fileSize(path)
+      if (size !== undefined) return { ...out, path: path!, size }
     }
     return out
   }
@@ -245,7 +246,8 @@ export class ModelStore {
     const { path, ...rest } = entry.mmproj!
     const candidates = rest.url ? [path, this.projectorDest(entry)] : [path]
     for (const candidate of candidates) {
-      if (candidate && (await isFile(candidate))) return { ...rest, path: candidate }
+      const size = await fileSize(candidate)
+      if (size !== undefined) return { ...rest, path: candidate!, size }
     }
     return rest
   }
@@ -260,6 +262,8 @@ function pullFile(url: string, dest: string, facts: { sha256?: string; size?: nu
   }
 }
 
-async function isFile(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined))?.isFile() ?? false
+/** The size of a regular file, or undefined when there is none at `path`. */
+async function fileSize(path: string | undefined): Promise<number | undefined> {
+  const info = path ? await stat(path).catch(() => undefined) : undefined
+  return info?.isFile() ? info.size : undefined
 }

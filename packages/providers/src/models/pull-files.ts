@@ -16,21 +16,25 @@ export interface PullFile {
 }
 
 /**
- * Downloads `files` in order. Progress is the sum over all files: `done` counts the bytes of the
- * files finished and of the one in flight; `total` adds each file's real size once its response
- * said so, the expected size before that, and is null while any file's size is unknown.
+ * Downloads `files` in order. Progress is the sum over all the model's files: `done` counts
+ * `onDisk` (bytes of its files already complete, not fetched again), the files finished and the one
+ * in flight; `total` adds `onDisk`, each file's real size once its response said so and the expected
+ * size before that, and is null while any file's size is unknown.
  * Resolves with the bytes of each file; rejects with the first failure (earlier files stay done).
  */
 export async function pullFiles(
   files: readonly PullFile[],
   onProgress: (p: PullProgress) => void,
   signal: AbortSignal,
+  onDisk = 0,
 ): Promise<number[]> {
   const done = files.map(() => 0)
   const totals: (number | null)[] = files.map((f) => f.expectedBytes ?? null)
   const report = () => {
-    const total = totals.every((t) => t !== null) ? totals.reduce<number>((a, t) => a + (t ?? 0), 0) : null
-    onProgress({ done: done.reduce((a, b) => a + b, 0), total })
+    const total = totals.every((t) => t !== null)
+      ? totals.reduce<number>((a, t) => a + (t ?? 0), onDisk)
+      : null
+    onProgress({ done: done.reduce((a, b) => a + b, onDisk), total })
   }
   const sizes: number[] = []
   for (const [i, file] of files.entries()) {
