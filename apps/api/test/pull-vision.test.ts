@@ -110,7 +110,9 @@ describe.skipIf(!available)('pulling a catalogued vision model', () => {
             content: [
               {
                 type: 'image_url',
-                image_url: { url: `data:image/png;base64,${encodePng(renderImage(3n, 0, 32, 32)).toString('base64')}` },
+                image_url: {
+                  url: `data:image/png;base64,${encodePng(renderImage(3n, 0, 32, 32)).toString('base64')}`,
+                },
               },
             ],
           },

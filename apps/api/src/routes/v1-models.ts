@@ -54,7 +54,7 @@ export function v1ModelsRoutes(deps: AppDeps) {
     for (const entry of all) {
       if (seen.has(entry.id)) continue
       seen.add(entry.id)
-      data.push({ id: entry.id, object: 'model', created, ...entry })
+      data.push({ object: 'model', created, ...entry })
     }
     return data
   }
