@@ -18,6 +18,7 @@ import { slotRoutes } from './routes/slots'
 import { systemRoutes } from './routes/system'
 import { tokenRoutes } from './routes/tokens'
 import { v1ModelsRoutes } from './routes/v1-models'
+import { voiceUploadRoutes } from './routes/voice-uploads'
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 
@@ -66,6 +67,14 @@ export function createApp(deps: AppDeps) {
     .route('/api/events', eventRoutes(deps))
     .route('/api/hardware', hardwareRoutes(deps))
     .route('/api/images/cache', imageCacheRoutes(deps.slots))
+    .route(
+      '/v1/audio/voices',
+      voiceUploadRoutes({
+        voices: deps.slots.voices,
+        ttsModel: () =>
+          deps.slots.manager.has('tts') ? deps.slots.manager.get('tts').snapshot().model : null,
+      }),
+    )
 
   // Returned, not thrown: methodNotAllowed only turns a plain 404 into a 405.
   app.notFound((c) => {

@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   'model.not_loaded': { status: 409, type: 'invalid_request_error' },
   'slot.not_found': { status: 404, type: 'invalid_request_error' },
   'token.not_found': { status: 404, type: 'invalid_request_error' },
+  /** An uploaded voice reference (`/v1/audio/voices/:name`). */
+  'voice.not_found': { status: 404, type: 'invalid_request_error' },
   'backend.unavailable': { status: 409, type: 'invalid_request_error' },
   'slot.unavailable': { status: 503, type: 'server_error' },
   'request.invalid': { status: 400, type: 'invalid_request_error' },

@@ -15,6 +15,7 @@ import { type EndpointName, type EndpointSpec, endpointFor } from './endpoints'
 import { type ForwardBody, forward } from './proxy'
 import { resolveTarget, type Target } from './resolve'
 import { writeError } from './respond'
+import { translates } from './translates'
 import type { HostedUpstream } from './upstreams'
 import type { Usage } from './usage'
 import { refuseImagesWithoutVision } from './vision'
@@ -26,6 +27,12 @@ export interface SlotRoute {
   upstreamModel?(ctx: { model: ModelEntry }): string | undefined
   translate?: {
     readonly endpoints: readonly string[]
+    /** Whether this request needs the translator; false: proxied as usual. Absent = always. */
+    appliesTo?(request: {
+      endpoint: EndpointName
+      model: ModelEntry
+      body: Record<string, unknown>
+    }): boolean | Promise<boolean>
     handle(request: {
       endpoint: EndpointName
       body: Record<string, unknown>
@@ -116,7 +123,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           timeoutMs: queueTimeoutMs,
         })
         if (seeing) refuseImagesWithoutVision(seeing, lease.model, target.slot.name)
-        if (route.translate?.endpoints.includes(spec.endpoint) && json) {
+        if (
+          json &&
+          route.translate &&
+          (await translates(route.translate, spec.endpoint, lease.model, json))
+        ) {
           const response = await route.translate.handle({
             endpoint: spec.endpoint,
             body: json,

@@ -61,8 +61,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
       return groupIds(etc, backendGroups(backend))
     })
 
-  const imageOf = (req: Pick<RuntimeStartRequest, 'provider' | 'backend'>) => {
-    const name = req.provider.image?.(req.backend)
+  const imageOf = (req: Pick<RuntimeStartRequest, 'provider' | 'backend' | 'model'>) => {
+    const name = req.provider.image?.(req.backend, req.model)
     if (!name) {
       throw new SvcError(
         'backend.unavailable',
