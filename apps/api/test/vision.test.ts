@@ -21,7 +21,7 @@ import {
 import OpenAI, { BadRequestError, InternalServerError } from 'openai'
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, cli, LIGHT_ARGS, llamaServerAvailable, loadOk } from './live'
+import { call, cli, LIGHT_ARGS, llamaServerAvailable, loadOk, waitForSlot } from './live'
 
 const available = llamaServerAvailable()
 
@@ -40,6 +40,7 @@ describe.skipIf(!available)('chat with images through svc', () => {
     const [seeing] = await Promise.all([
       writeTinyGguf(join(dir, 'tiny-seeing.gguf')),
       writeTinyGguf(join(dir, 'tiny-text.gguf'), { seed: 2 }),
+      writeTinyGguf(join(dir, 'tiny-auto.gguf'), { seed: 3 }),
     ])
     mmproj = await writeTinyMmproj(join(dir, 'tiny-mmproj.gguf'), { nEmbdText: seeing.nEmbd })
     images = await serveFiles({ '/cat.png': png })
@@ -47,6 +48,11 @@ describe.skipIf(!available)('chat with images through svc', () => {
     await mkdir(join(configDir, 'slots'), { recursive: true })
     await writeFile(join(configDir, 'slots', 'primary.toml'), LIGHT_ARGS)
     await writeFile(join(configDir, 'slots', 'text.toml'), `provider = "llm"\n${LIGHT_ARGS}`)
+    // A slot file names the projector beside its default model; it loads when the API starts.
+    await writeFile(
+      join(configDir, 'slots', 'auto.toml'),
+      `provider = "llm"\nenabled = true\n${LIGHT_ARGS}[model]\ndefault = "${join(dir, 'tiny-auto.gguf')}"\nmmproj = "${mmproj.path}"\n`,
+    )
     api = await startApi({ configDir })
     // The CLI, as a user types it: the projector by path next to the model by path.
     const loaded = await cli(api, [
@@ -95,6 +101,13 @@ describe.skipIf(!available)('chat with images through svc', () => {
     expect(vision.map((m) => m.id)).toEqual(
       expect.arrayContaining(['qwen2-vl-2b-instruct-q4_k_m', 'smolvlm-500m-instruct-q8_0']),
     )
+  })
+
+  it('loads a slot file’s default model with the projector it names', async () => {
+    const slot = await waitForSlot(api, 'auto', (s) => s.state === 'ready' || s.state === 'idle', 60_000)
+    expect(slot.model).toBe('tiny-auto')
+    const plain = await promptTokens('auto', [question])
+    expect((await promptTokens('auto', [question, image(dataUrl)])) - plain).toBe(mmproj.imageTokens)
   })
 
   it('answers a chat with a base64 image, which costs the projector’s image tokens', async () => {
