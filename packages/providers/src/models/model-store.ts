@@ -71,12 +71,10 @@ export class ModelStore {
   projectorDest(entry: ModelEntry): string | undefined {
     const url = entry.mmproj?.url
     if (!url) return undefined
-    return join(
-      this.options.stateDir,
-      'models',
-      entry.id,
-      decodeURIComponent(basename(new URL(url).pathname)),
-    )
+    const file = decodeURIComponent(basename(new URL(url).pathname))
+    // Beside the model, never over it: two repositories may both call their files model.gguf.
+    const model = entry.url ? decodeURIComponent(basename(new URL(entry.url).pathname)) : undefined
+    return join(this.options.stateDir, 'models', entry.id, file === model ? `mmproj-${file}` : file)
   }
 
   /** Every known model, with `path` set when its file is on disk. Registered entries win over curated. */
