@@ -81,7 +81,10 @@ describe('open endpoints', () => {
       object: 'model',
       created: expect.any(Number),
       owned_by: 'svc',
+      // svc's addition: what the model in the slot accepts (an empty slot: its role's)
+      capabilities: ['chat'],
     })
+    expect(body.data.find((m: { id: string }) => m.id === 'embed').capabilities).toEqual(['embeddings'])
     const one = await app.request('/v1/models/mine')
     expect(await one.json()).toMatchObject({ id: 'mine', object: 'model' })
     // Catalogued but not downloaded: listed by /api/models, not offered here.
