@@ -13,6 +13,7 @@ APT_PACKAGES=(
   git ca-certificates curl cmake build-essential pkg-config   # engine builds (llama.cpp, whisper.cpp)
   docker.io docker-registry                                   # container runtime + local registry (tests)
   caddy                                                       # reverse proxy (auth) and benchmark peer
+  systemd                                                     # systemd-analyze, systemctl --root, systemd-sysusers (svc install tests)
   chromium                                                    # dashboard tests (headless)
   espeak-ng ffmpeg                                            # CPU speech engines and audio conversion
   wrk                                                         # benchmark load generator

@@ -1,10 +1,12 @@
 import { enginesCommand } from './commands/engines'
 import { manifestCommand } from './commands/manifest'
 import { modelsCommand } from './commands/models'
+import { serveCommand } from './commands/serve'
 import { slotCommand } from './commands/slot'
 import { statusCommand } from './commands/status'
 import { tokenCommand } from './commands/token'
 import { type CliContext, CliError, type Command, defaultContext } from './context'
+import { installCommand } from './install/install-command'
 
 /** Every top-level command. Subcommands (`slot load`, `token create`) live inside their command. */
 export const COMMANDS: Command[] = [
@@ -14,6 +16,8 @@ export const COMMANDS: Command[] = [
   enginesCommand,
   manifestCommand,
   tokenCommand,
+  serveCommand,
+  installCommand,
 ]
 
 function usage(): string {
