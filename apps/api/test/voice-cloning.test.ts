@@ -110,7 +110,7 @@ describe.skipIf(!speechParts)('the tts slot with the voice-cloning model', () =>
     if (!api) return ctx.skip()
     const form = new FormData()
     form.set('name', 'ada')
-    form.set('audio_sample', new Blob([reference], { type: 'audio/wav' }), 'ada.wav')
+    form.set('audio_sample', new Blob([new Uint8Array(reference)], { type: 'audio/wav' }), 'ada.wav')
     const res = await fetch(`${api.url}/v1/audio/voices`, { method: 'POST', body: form })
     expect(res.status).toBe(201)
     expect(await res.json()).toMatchObject({
