@@ -45,6 +45,9 @@ fi
 log "installing dependencies"
 CI=true pnpm install --frozen-lockfile --reporter=silent
 
+log "building the front ends (pnpm build)"
+pnpm build
+
 # Links `svc` and `slot` onto PATH (the same as `pnpm svc …`).
 for bin in svc slot; do
   ln -sf "$PWD/apps/cli/bin/$bin.js" "/usr/local/bin/$bin" 2>/dev/null || true

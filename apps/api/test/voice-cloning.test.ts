@@ -123,7 +123,10 @@ describe.skipIf(!speechParts)('the tts slot with the voice-cloning model', () =>
     const again = await fetch(`${api.url}/v1/audio/voices`, { method: 'POST', body: form })
     expect(again.status).toBe(400)
     expect(await again.json()).toMatchObject({ error: { code: 'request.invalid', param: 'name' } })
-    const list = await call<{ voices: Voice[] }>(api, '/v1/audio/voices')
+    // espeak-ng's own voices first, then the uploaded one.
+    const list = await call<{ model: string; voices: Voice[] }>(api, '/v1/audio/voices')
+    expect(list.body.model).toBe('espeak-ng')
+    expect(list.body.voices.find((v) => v.id === 'alloy')?.source).toBe('builtin')
     expect(list.body.voices.filter((v) => v.source === 'cloned').map((v) => v.id)).toEqual(['ada'])
   })
 
@@ -145,6 +148,10 @@ describe.skipIf(!speechParts)('the tts slot with the voice-cloning model', () =>
     const models = await client.models.list()
     const entry = models.data.find((m) => m.id === 'tts') as unknown as { capabilities: string[] }
     expect(entry.capabilities).toEqual(['speech', 'voice_cloning'])
+    // Chatterbox's own library (GET /voices there) is empty; the uploaded voice is svc's.
+    const list = await call<{ model: string; voices: Voice[] }>(api, '/v1/audio/voices')
+    expect(list.body).toMatchObject({ model: 'chatterbox', voices: [{ id: 'ada', source: 'cloned' }] })
+    expect(list.body.voices).toHaveLength(1)
   }, 120_000)
 
   it('speaks in the uploaded voice: the engine cloned exactly that sample', async (ctx) => {

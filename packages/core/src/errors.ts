@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   'auth.throttled': { status: 429, type: 'rate_limit_error' },
   'model.not_found': { status: 404, type: 'invalid_request_error' },
   'model.not_loaded': { status: 409, type: 'invalid_request_error' },
+  /** Not in DESIGN.md's table: a model a slot holds cannot be deleted (unload it first). */
+  'model.in_use': { status: 409, type: 'invalid_request_error' },
   'slot.not_found': { status: 404, type: 'invalid_request_error' },
   'token.not_found': { status: 404, type: 'invalid_request_error' },
   /** An uploaded voice reference (`/v1/audio/voices/:name`). */

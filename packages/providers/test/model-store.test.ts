@@ -102,6 +102,22 @@ describe('ModelStore', () => {
     expect(await models.isPresent(pulled)).toBe(true)
   })
 
+  it('deletes a pulled model together with its downloaded projector', async () => {
+    await using files = await serveFiles({
+      '/m/vl.gguf': Buffer.from('weights'),
+      '/m/mmproj.gguf': Buffer.from('p'),
+    })
+    const { stateDir, models } = await store(
+      `[[model]]\nid = "vl"\nprovider = "llm"\nformat = "gguf"\nurl = "${files.url}/m/vl.gguf"\nmmproj = { url = "${files.url}/m/mmproj.gguf" }\n`,
+    )
+    const pulled = await models.pull(await models.resolve('vl'), () => {}, AbortSignal.timeout(5_000))
+    expect(pulled.mmproj?.path).toBe(join(stateDir, 'models', 'vl', 'mmproj.gguf'))
+    expect(await models.remove(pulled)).toEqual({ deleted: join(stateDir, 'models', 'vl', 'vl.gguf') })
+    const after = await models.get('vl')
+    expect(after?.path).toBeUndefined()
+    expect(after?.mmproj?.path).toBeUndefined()
+  })
+
   it('derives refs from file names', () => {
     expect(refFromFileName('Qwen3-0.6B-Q8_0.gguf')).toBe('qwen3-0.6b-q8_0')
     expect(refFromFileName('__weird name!.gguf')).toBe('weird-name-')

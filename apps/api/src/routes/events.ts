@@ -1,13 +1,11 @@
-import type { SvcEvents } from '@svc/core'
+import { FORWARDED_EVENTS, type SvcEvents } from '@svc/core'
 import { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { SlotSystem } from '../slots/slot-system'
 
-const FORWARDED = ['slot.transition', 'slot.progress', 'slot.restart'] as const
-
 /**
  * `GET /api/events` → Server-Sent Events: first one `snapshot` event (`{slots:[…]}`), then every
- * `slot.transition`, `slot.progress` and `slot.restart` as it happens (event name = type, data =
+ * event of `FORWARDED_EVENTS` (core `api-events.ts`, the one definition the dashboard reads too) as it happens (event name = type, data =
  * JSON), and a `: ping` comment every 15 s so proxies keep the stream open.
  */
 export function eventRoutes(deps: { slots: SlotSystem; heartbeatMs?: number }) {
@@ -17,7 +15,7 @@ export function eventRoutes(deps: { slots: SlotSystem; heartbeatMs?: number }) {
     return streamSSE(c, async (stream) => {
       const queue: { event: string; data: string }[] = []
       let wake: (() => void) | undefined
-      const offs = FORWARDED.map((type) =>
+      const offs = FORWARDED_EVENTS.map((type) =>
         deps.slots.bus.on(type, (payload: SvcEvents[typeof type]) => {
           queue.push({ event: type, data: JSON.stringify(payload) })
           if (queue.length > 1000) queue.shift() // a stalled client drops old progress, never grows memory

@@ -1,6 +1,7 @@
-import { type ModelEntry, modelCapabilities } from '@svc/core'
+import { type ModelEntry, modelCapabilities, SvcError } from '@svc/core'
 import { type HardwareFacts, memoryShortfall } from '@svc/providers'
 import { Hono } from 'hono'
+import type { ModelPulls } from '../slots/model-pulls'
 import type { SlotSystem } from '../slots/slot-system'
 
 /**
@@ -18,52 +19,128 @@ export function offer(
 }
 
 /**
- * `GET /api/models` → `{models:[{id, provider, format, role, source, present, size, path, slot,
- * capabilities, mmproj, offered, reason, …}]}`: every curated, pulled and local model, whether its file is on disk, the slot
- * holding it, and whether svc offers it on this machine (and why not).
+ * Models, mounted at `/api/models`.
+ *
+ * - `GET /` → `{models:[{id, provider, format, role, source, present, needs_pull, size, path, url,
+ *   slot, capabilities, mmproj, offered, reason, pulling, …}]}`: every curated, pulled and local model,
+ *   whether its files are on disk (a vision model's projector too), the slot holding it, what it
+ *   accepts, whether svc offers it on this machine (and why not), and the progress of a pull started
+ *   here (`pulling: {done, total} | null`).
+ * - `POST /:id/pull` → 202 `{model, status:"pulling", done, total}`: downloads without loading;
+ *   progress and outcome are `model.pull` events. 200 `{status:"done"}` when already on disk; 409
+ *   `model.in_use` while a slot is loading it.
+ * - `DELETE /:id/pull` → `{model, cancelled}`; the partial file stays, a later pull resumes it.
+ * - `DELETE /:id` → `{id, deleted}`: removes the downloaded file (a ref pulled from a URL is
+ *   forgotten too). 409 `model.in_use` while a slot holds it or it is being pulled; 400 for a local
+ *   file (not svc's to delete); 404 `model.not_found` for an unknown id.
  */
-export function modelsApiRoutes(deps: { slots: SlotSystem }) {
-  return new Hono().get('/', async (c) => {
-    const models = await deps.slots.store.list()
-    const facts = await deps.slots.picker
-      ?.report()
-      .then((r) => r.hardware)
-      .catch(() => undefined)
-    return c.json({
-      models: models.map((m) => ({
-        id: m.id,
-        provider: m.provider,
-        format: m.format,
-        role: m.role ?? null,
-        source: m.source,
-        // Every file on disk: the model and, for a vision model, its projector.
-        present: m.path !== undefined && (!m.mmproj || m.mmproj.path !== undefined),
-        // Nothing to download: on disk, or served without a file (espeak-ng, NPU tags, baked into an image).
-        needs_pull:
-          (m.path === undefined && m.url !== undefined) ||
-          (m.mmproj !== undefined && m.mmproj.path === undefined && m.mmproj.url !== undefined),
-        size: m.size ?? null,
-        path: m.path ?? null,
-        url: m.url ?? null,
-        family: m.family ?? null,
-        min_vram_gb: m.minVramGb ?? null,
-        license: m.license ?? null,
-        license_url: m.licenseUrl ?? null,
-        badge: m.badge ?? null,
-        description: m.description ?? null,
-        slot: deps.slots.manager.findByModel(m.id)?.name ?? null,
-        capabilities: modelCapabilities(m),
-        // The vision projector, a second file (its path and url follow the model's own redaction).
-        mmproj: m.mmproj
-          ? {
-              present: m.mmproj.path !== undefined,
-              size: m.mmproj.size ?? null,
-              path: m.mmproj.path ?? null,
-              url: m.mmproj.url ?? null,
-            }
-          : null,
-        ...offer(m, facts),
-      })),
+export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls }) {
+  const known = async (id: string): Promise<ModelEntry> => {
+    const entry = await deps.slots.store.get(id)
+    if (!entry) throw new SvcError('model.not_found', `no model "${id}"`, { param: 'id' })
+    return entry
+  }
+  const holder = (id: string) => deps.slots.manager.findByModel(id)?.name
+  return new Hono()
+    .get('/', async (c) => {
+      const models = await deps.slots.store.list()
+      const facts = await deps.slots.picker
+        ?.report()
+        .then((r) => r.hardware)
+        .catch(() => undefined)
+      return c.json({
+        models: models.map((m) => {
+          const pull = deps.pulls?.get(m.id)
+          return {
+            id: m.id,
+            provider: m.provider,
+            format: m.format,
+            role: m.role ?? null,
+            source: m.source,
+            // Every file on disk: the model and, for a vision model, its projector.
+            present: complete(m),
+            // Nothing to download: on disk, or served without a file (espeak-ng, NPU tags, baked into an image).
+            needs_pull: missingDownload(m),
+            size: m.size ?? null,
+            path: m.path ?? null,
+            url: m.url ?? null,
+            family: m.family ?? null,
+            min_vram_gb: m.minVramGb ?? null,
+            license: m.license ?? null,
+            license_url: m.licenseUrl ?? null,
+            badge: m.badge ?? null,
+            description: m.description ?? null,
+            slot: holder(m.id) ?? null,
+            capabilities: modelCapabilities(m),
+            // The vision projector, a second file (its path and url follow the model's own redaction).
+            mmproj: m.mmproj
+              ? {
+                  present: m.mmproj.path !== undefined,
+                  size: m.mmproj.size ?? null,
+                  path: m.mmproj.path ?? null,
+                  url: m.mmproj.url ?? null,
+                }
+              : null,
+            pulling: pull ? { done: pull.done, total: pull.total } : null,
+            ...offer(m, facts),
+          }
+        }),
+      })
     })
-  })
+    .post('/:id/pull', async (c) => {
+      const entry = await known(c.req.param('id'))
+      if (complete(entry))
+        return c.json(
+          { model: entry.id, status: 'done' as const, done: entry.size ?? 0, total: entry.size ?? null },
+          200,
+        )
+      if (!missingDownload(entry))
+        throw new SvcError(
+          'request.invalid',
+          `"${entry.id}" has nothing to download (it is served without a file)`,
+          {
+            param: 'id',
+          },
+        )
+      const slot = holder(entry.id)
+      if (slot)
+        throw new SvcError('model.in_use', `slot "${slot}" is loading "${entry.id}"; its pull is under way`)
+      if (!deps.pulls) throw new SvcError('route.not_found', 'pulls are not available here')
+      const started = deps.pulls.start(entry)
+      return c.json(
+        { model: started.model, status: started.status, done: started.done, total: started.total },
+        202,
+      )
+    })
+    .delete('/:id/pull', async (c) => {
+      const entry = await known(c.req.param('id'))
+      return c.json({ model: entry.id, cancelled: deps.pulls?.cancel(entry.id) ?? false })
+    })
+    .delete('/:id', async (c) => {
+      const entry = await known(c.req.param('id'))
+      const slot = holder(entry.id)
+      if (slot)
+        throw new SvcError('model.in_use', `slot "${slot}" holds "${entry.id}": unload it first`, {
+          param: 'id',
+        })
+      if (deps.pulls?.get(entry.id))
+        throw new SvcError('model.in_use', `"${entry.id}" is being pulled: cancel the pull first`, {
+          param: 'id',
+        })
+      const { deleted } = await deps.slots.store.remove(entry)
+      return c.json({ id: entry.id, deleted: deleted !== null })
+    })
+}
+
+/** Whether every file of the model is on disk: its own and, for a vision model, the projector. */
+function complete(m: ModelEntry): boolean {
+  return m.path !== undefined && (!m.mmproj || m.mmproj.path !== undefined)
+}
+
+/** Whether a file of the model is missing and has a URL to pull it from. */
+function missingDownload(m: ModelEntry): boolean {
+  return (
+    (m.path === undefined && m.url !== undefined) ||
+    (m.mmproj !== undefined && m.mmproj.path === undefined && m.mmproj.url !== undefined)
+  )
 }

@@ -1,7 +1,15 @@
-import { type SlotSnapshot, SvcError, validateSlotConfig } from '@svc/core'
+import {
+  SLOT_NAME_PATTERN,
+  type SlotLiveMetrics,
+  type SlotSnapshot,
+  SvcError,
+  validateSlotConfig,
+} from '@svc/core'
 import { writeSlotConfig } from '@svc/core/node'
 import { Hono } from 'hono'
 import * as v from 'valibot'
+import type { ModelPulls } from '../slots/model-pulls'
+import type { SlotActivity } from '../slots/slot-activity'
 import type { SlotSystem } from '../slots/slot-system'
 import { parseWith, readJson } from '../validate'
 
@@ -27,28 +35,49 @@ const WaitQuerySchema = v.object({
   wait: v.optional(v.picklist(['true', 'false', '1', '0'], 'wait must be true or false')),
 })
 
+const CreateSlotSchema = v.looseObject({
+  name: v.pipe(
+    v.string('name must be a string'),
+    v.regex(SLOT_NAME_PATTERN, 'a lower-case name of a-z, 0-9, - and _ (at most 32), starting with a letter'),
+  ),
+})
+
 export interface SlotView extends SlotSnapshot {
   config: {
     enabled: boolean
     default_model: string | null
     default_mmproj: string | null
     restart: string
+    max_restarts: number
     role: string | null
+    ctx_size: number | null
+    args: string[]
     url: string | null
   }
+  /** Live figures of the last minute (also pushed as `slot.metrics` events). */
+  metrics: SlotLiveMetrics | null
 }
 
 /**
  * Management of slots.
  *
- * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one; `GET /api/slots/:slot/logs` → `{lines}`
+ * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one (logs: slot-logs.ts)
  * - `POST /api/slots/:slot/load {model, mmproj?}` → 202 with the slot (loading continues in the background);
  *   `?wait=true` answers 200 once ready, or the failure's error body.
  * - `POST /api/slots/:slot/unload` → 202 (`?wait=true`: 200 once offline).
  * - `PUT /api/slots/:slot` with the config as JSON (the TOML file's fields) → validated, written
  *   atomically to `<config>/slots/<slot>.toml`, applied at the next load. Creates a custom slot.
+ * - `POST /api/slots` `{name, provider, …config}` → 201: creates a custom slot; 400 `request.invalid`
+ *   (param `name`) when a slot of that name exists, so a create never overwrites.
+ *
+ * Validation errors name the field in `param` (`provider`, `url`, `model.default`, …).
  */
-export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
+export function slotRoutes(deps: {
+  slots: SlotSystem
+  configDir: string
+  activity?: SlotActivity
+  pulls?: ModelPulls
+}) {
   const { manager } = deps.slots
   const view = (name: string): SlotView => {
     const slot = manager.get(name)
@@ -60,10 +89,22 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
         default_model: config.model.default ?? null,
         default_mmproj: config.model.mmproj ?? null,
         restart: config.restart,
+        max_restarts: config.maxRestarts,
         role: config.role ?? null,
+        ctx_size: config.ctxSize ?? null,
+        args: config.args,
         url: config.url ?? null,
       },
+      metrics: deps.activity?.current()[name] ?? null,
     }
+  }
+  const save = async (name: string, body: Record<string, unknown>) => {
+    const result = validateSlotConfig(name, body, `slots/${name}.toml`)
+    if (!result.ok) {
+      throw new SvcError('request.invalid', result.error.message, { param: result.error.field })
+    }
+    await writeSlotConfig(deps.configDir, result.config)
+    deps.slots.configure(result.config)
   }
   const wants = (query: Record<string, string>) => {
     const q = parseWith(WaitQuerySchema, query)
@@ -72,13 +113,24 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
 
   return new Hono()
     .get('/', (c) => c.json({ slots: manager.names().map(view) }))
+    .post('/', async (c) => {
+      const { name, ...config } = await readJson(c, CreateSlotSchema)
+      if (manager.has(name))
+        throw new SvcError('request.invalid', `a slot named "${name}" already exists`, { param: 'name' })
+      await save(name, config)
+      return c.json(view(name), 201)
+    })
     .get('/:slot', (c) => c.json(view(c.req.param('slot'))))
-    .get('/:slot/logs', (c) => c.json({ lines: manager.get(c.req.param('slot')).logs() }))
     .post('/:slot/load', async (c) => {
       const name = c.req.param('slot')
       manager.get(name)
       const wait = wants(c.req.query())
       const { model, mmproj } = await readJson(c, LoadBodySchema)
+      // Two writers of one `.part` file would corrupt it: a pull from the Models page goes first.
+      if (deps.pulls?.get(model))
+        throw new SvcError('model.in_use', `"${model}" is being pulled: wait for it, or cancel the pull`, {
+          param: 'model',
+        })
       const loading = manager.load(name, model, mmproj ? { mmproj } : undefined)
       if (wait) {
         await loading
@@ -112,13 +164,7 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
     })
     .put('/:slot', async (c) => {
       const name = c.req.param('slot')
-      const body = await readJson(c, v.record(v.string(), v.unknown()))
-      const result = validateSlotConfig(name, body, `slots/${name}.toml`)
-      if (!result.ok) {
-        throw new SvcError('request.invalid', result.error.message, { param: result.error.field })
-      }
-      await writeSlotConfig(deps.configDir, result.config)
-      deps.slots.configure(result.config)
+      await save(name, await readJson(c, v.record(v.string(), v.unknown())))
       return c.json(view(name), 200)
     })
 }

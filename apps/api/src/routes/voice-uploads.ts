@@ -46,8 +46,7 @@ const MAX_UPLOAD_BYTES = 10 * 1024 * 1024 + 64 * 1024
  * Voice references for the voice-cloning TTS model, under `/v1/audio/voices` (OpenAI's custom voices
  * path, so SDK users find it where they look):
  *
- * - `GET /` → `{object:"list", model, voices:[…]}`: the uploaded voices (`source: "cloned"`);
- *   `model` is what the tts slot holds (null when empty).
+ * - `GET /` is audio-voices.ts: the engine's voices and these (`uploadedVoices`).
  * - `POST /` multipart: `name` (1–64 letters, digits, - or _), `audio_sample` (OpenAI's field name;
  *   `file` and Chatterbox's `voice_file` also work: wav, mp3, flac, ogg or m4a, at most 10 MiB, a few
  *   seconds of one clear speaker), optional `language` → 201 with the voice. OpenAI's `consent`
@@ -57,11 +56,8 @@ const MAX_UPLOAD_BYTES = 10 * 1024 * 1024 + 64 * 1024
  *
  * A speech request names an uploaded voice as `voice: "<name>"` (or `{"id": "<name>"}`).
  */
-export function voiceUploadRoutes(deps: { voices: VoiceStore; ttsModel: () => string | null }) {
+export function voiceUploadRoutes(deps: { voices: VoiceStore }) {
   return new Hono()
-    .get('/', async (c) =>
-      c.json({ object: 'list' as const, model: deps.ttsModel(), voices: await uploadedVoices(deps.voices) }),
-    )
     .post(
       '/',
       bodyLimit({
