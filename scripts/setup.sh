@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 PNPM_VERSION="$(node -p "require('./package.json').packageManager.split('@')[1]")"
 APT_PACKAGES=(
   git ca-certificates curl cmake build-essential pkg-config   # engine builds (llama.cpp, whisper.cpp)
+  python3                                                     # node-gyp builds better-sqlite3 (chat store)
   docker.io docker-registry                                   # container runtime + local registry (tests)
   caddy                                                       # reverse proxy (auth) and benchmark peer
   systemd                                                     # systemd-analyze, systemctl --root, systemd-sysusers (svc install tests)

@@ -1,3 +1,4 @@
+import { chatCommand } from './commands/chat'
 import { enginesCommand } from './commands/engines'
 import { manifestCommand } from './commands/manifest'
 import { modelsCommand } from './commands/models'
@@ -16,6 +17,7 @@ export const COMMANDS: Command[] = [
   enginesCommand,
   manifestCommand,
   tokenCommand,
+  chatCommand,
   serveCommand,
   installCommand,
 ]

@@ -28,6 +28,11 @@ export const ERROR_CODES = {
   /** An upstream answered with an error of its own; the status is the upstream's. */
   'upstream.error': { status: 502, type: 'server_error' },
   'internal.error': { status: 500, type: 'server_error' },
+  // The chat app (apps/chat): its own resources, and the API refusing the chat app's token.
+  'conversation.not_found': { status: 404, type: 'invalid_request_error' },
+  'conversation.busy': { status: 409, type: 'invalid_request_error' },
+  'file.not_found': { status: 404, type: 'invalid_request_error' },
+  'upstream.auth': { status: 502, type: 'server_error' },
 } as const satisfies Record<string, { status: number; type: string }>
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -1,6 +1,17 @@
-import { type Capability, modelCapabilities, SvcError } from '@svc/core'
+import { type Capability, modelCapabilities, type SlotSnapshot, type SlotState, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import type { AppDeps } from '../deps'
+
+/** svc's extension of a `/v1/models` entry: which slot answers for it and whether it is loaded. */
+export interface SvcModelView {
+  slot: string | null
+  model: string | null
+  state: SlotState | null
+  loaded: boolean
+}
+
+/** States in which a request is answered at once (no pull, start or warm-up first). */
+const LOADED: ReadonlySet<SlotState> = new Set(['ready', 'serving', 'idle'])
 
 /**
  * `GET /v1/models` → `{object:"list", data:[{id, object:"model", created, owned_by}]}` in OpenAI's
@@ -9,19 +20,15 @@ import type { AppDeps } from '../deps'
  * disk or in a slot) and hosted upstream refs.
  * `GET /v1/models/:id` → one of those objects, or 404 `model.not_found`.
  *
- * svc adds `capabilities` to each (`["chat","vision"]`, see `modelCapabilities`): a slot alias has
- * those of the model it holds or is loading (an empty slot those of its role, without `vision`); a
- * hosted ref has `null` (the hosted service decides). Front ends offer image attachments by it.
+ * Each entry also carries `_svc: {slot, model, state, loaded}` so that a `v1-only` caller (the chat
+ * app) can tell what answers without loading anything: `slot` is the slot the entry names or that
+ * holds the ref (null for a ref in no slot and for hosted refs), `model` the ref it runs, `state` that
+ * slot's state, `loaded` true when the slot is ready/serving/idle, and always for hosted refs.
+ *
+ * And `capabilities` (`["chat","vision"]`, see `modelCapabilities`): a slot alias has those of the
+ * model it holds or is loading (an empty slot those of its role, without `vision`); a hosted ref has
+ * `null` (the hosted service decides). Front ends offer image attachments by it.
  */
-export interface V1Model {
-  id: string
-  object: 'model'
-  created: number
-  owned_by: string
-  /** What the model accepts; null when svc cannot know (hosted upstream refs). */
-  capabilities: Capability[] | null
-}
-
 export function v1ModelsRoutes(deps: AppDeps) {
   const created = Math.floor(deps.startedAt / 1000)
   const list = async () => {
@@ -31,7 +38,9 @@ export function v1ModelsRoutes(deps: AppDeps) {
       .filter((name) => deps.slots.manager.config(name).provider !== 'image')
     // Models a request can use without a download: on disk or held by a slot (NPU tags, remote
     // upstreams). The whole catalogue is `GET /api/models` / `svc models ls`.
-    const held = new Set(deps.slots.manager.list().map((slot) => slot.model))
+    const slots = deps.slots.manager.list()
+    const bySlot = new Map(slots.map((slot) => [slot.name, slot]))
+    const byModel = new Map(slots.filter((slot) => slot.model).map((slot) => [slot.model!, slot]))
     const slotCapabilities = (name: string): Capability[] => {
       const holds = deps.slots.manager.get(name).currentModel()
       const config = deps.slots.manager.config(name)
@@ -39,22 +48,57 @@ export function v1ModelsRoutes(deps: AppDeps) {
         holds ?? { provider: config.provider, ...(config.role ? { role: config.role } : {}) },
       )
     }
+    const view = (slot: SlotSnapshot | undefined, model: string | null): SvcModelView => ({
+      slot: slot?.name ?? null,
+      model: slot?.model ?? model,
+      state: slot?.state ?? null,
+      loaded: slot !== undefined && LOADED.has(slot.state),
+    })
     const refs = [
       ...(await deps.slots.store.list())
-        .filter((m) => m.path !== undefined || held.has(m.id))
-        .map((m) => ({ id: m.id, owned_by: 'svc', capabilities: modelCapabilities(m) })),
-      ...(deps.upstreamRefs?.() ?? []).map((r) => ({ ...r, capabilities: null })),
+        .filter((m) => m.path !== undefined || byModel.has(m.id))
+        .map((m) => ({
+          id: m.id,
+          owned_by: 'svc',
+          capabilities: modelCapabilities(m) as Capability[] | null,
+          _svc: view(byModel.get(m.id), m.id),
+        })),
+      ...(deps.upstreamRefs?.() ?? []).map((r) => ({
+        ...r,
+        capabilities: null,
+        _svc: { slot: null, model: r.id, state: null, loaded: true },
+      })),
     ]
     const seen = new Set<string>()
-    const data: V1Model[] = []
-    const all = [
-      ...aliases.map((id) => ({ id, owned_by: 'svc', capabilities: slotCapabilities(id) })),
+    const data: {
+      id: string
+      object: 'model'
+      created: number
+      owned_by: string
+      /** What the model accepts; null when svc cannot know (hosted upstream refs). */
+      capabilities: Capability[] | null
+      _svc: SvcModelView
+    }[] = []
+    const entries = [
+      ...aliases.map((id) => ({
+        id,
+        owned_by: 'svc',
+        capabilities: slotCapabilities(id) as Capability[] | null,
+        _svc: view(bySlot.get(id), null),
+      })),
       ...refs,
     ]
-    for (const entry of all) {
+    for (const entry of entries) {
       if (seen.has(entry.id)) continue
       seen.add(entry.id)
-      data.push({ object: 'model', created, ...entry })
+      data.push({
+        id: entry.id,
+        object: 'model',
+        created,
+        owned_by: entry.owned_by,
+        capabilities: entry.capabilities,
+        _svc: entry._svc,
+      })
     }
     return data
   }
