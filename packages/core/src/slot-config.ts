@@ -54,6 +54,7 @@ export const SlotConfigFileSchema = v.strictObject({
   model: v.optional(
     v.strictObject({
       default: v.optional(v.pipe(v.string(), v.minLength(1, 'a model id'))),
+      sha256: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, '64 hex digits'))),
       /** The vision projector loaded with `default` (llm only): a local path or an http(s) URL. */
       mmproj: v.optional(v.pipe(v.string(), v.minLength(1, 'a projector file path or URL'))),
     }),
@@ -75,7 +76,11 @@ export interface SlotConfig {
   role?: LlmRole
   ctxSize?: number
   args: string[]
-  model: { default?: string; mmproj?: string }
+  /**
+   * `sha256`: what the file pulled from a URL `default` must hash to (lower-case hex); `mmproj`: the
+   * vision projector loaded with it.
+   */
+  model: { default?: string; sha256?: string; mmproj?: string }
 }
 
 export interface SlotConfigError {
@@ -116,6 +121,14 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
   if (raw.url && raw.runtime !== 'remote') {
     return fail(file, 'url', 'runtime = "remote"', 'url is only used with runtime = "remote"')
   }
+  if (raw.model?.sha256 && !/^https?:\/\//i.test(raw.model.default ?? '')) {
+    return fail(
+      file,
+      'model.sha256',
+      'an http(s) URL in model.default',
+      'sha256 checks a model pulled from a URL: set model.default to its http(s) URL',
+    )
+  }
   if (raw.model?.mmproj && provider !== 'llm') {
     return fail(
       file,
@@ -141,6 +154,7 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
     args: raw.args ?? [],
     model: {
       ...(raw.model?.default ? { default: raw.model.default } : {}),
+      ...(raw.model?.sha256 ? { sha256: raw.model.sha256.toLowerCase() } : {}),
       ...(raw.model?.mmproj ? { mmproj: raw.model.mmproj } : {}),
     },
   }
@@ -205,11 +219,13 @@ export function stringifySlotConfig(config: SlotConfig): string {
   if (config.role) out.role = config.role
   if (config.ctxSize !== undefined) out.ctx_size = config.ctxSize
   if (config.args.length > 0) out.args = config.args
-  if (config.model.default)
+  if (config.model.default) {
     out.model = {
       default: config.model.default,
+      ...(config.model.sha256 ? { sha256: config.model.sha256 } : {}),
       ...(config.model.mmproj ? { mmproj: config.model.mmproj } : {}),
     }
+  }
   return `${stringifyToml(out)}\n`
 }
 

@@ -20,6 +20,14 @@ export const LoadBodySchema = v.strictObject({
     v.minLength(1, 'model is required'),
     v.maxLength(4096),
   ),
+  /** With a URL: what the pulled file must hash to (checked before it is used). */
+  sha256: v.optional(
+    v.pipe(
+      v.string('sha256 must be a string'),
+      v.regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex digits'),
+      v.toLowerCase(),
+    ),
+  ),
   /** A vision projector (local path or http(s) URL) for an llm model named by path or URL. */
   mmproj: v.optional(
     v.pipe(
@@ -62,7 +70,7 @@ export interface SlotView extends SlotSnapshot {
  * Management of slots.
  *
  * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one (logs: slot-logs.ts)
- * - `POST /api/slots/:slot/load {model, mmproj?}` → 202 with the slot (loading continues in the background);
+ * - `POST /api/slots/:slot/load {model, sha256?, mmproj?}` → 202 with the slot (loading continues in the background);
  *   `?wait=true` answers 200 once ready, or the failure's error body.
  * - `POST /api/slots/:slot/unload` → 202 (`?wait=true`: 200 once offline).
  * - `PUT /api/slots/:slot` with the config as JSON (the TOML file's fields) → validated, written
@@ -125,13 +133,16 @@ export function slotRoutes(deps: {
       const name = c.req.param('slot')
       manager.get(name)
       const wait = wants(c.req.query())
-      const { model, mmproj } = await readJson(c, LoadBodySchema)
+      const { model, sha256, mmproj } = await readJson(c, LoadBodySchema)
       // Two writers of one `.part` file would corrupt it: a pull from the Models page goes first.
       if (deps.pulls?.get(model))
         throw new SvcError('model.in_use', `"${model}" is being pulled: wait for it, or cancel the pull`, {
           param: 'model',
         })
-      const loading = manager.load(name, model, mmproj ? { mmproj } : undefined)
+      const loading = manager.load(name, model, {
+        ...(sha256 ? { sha256 } : {}),
+        ...(mmproj ? { mmproj } : {}),
+      })
       if (wait) {
         await loading
         return c.json(view(name), 200)

@@ -195,9 +195,12 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
       return unavailableDriver(error)
     }
   }
-  const resolveModel = async (id: string, config: SlotConfig, load?: LoadOptions): Promise<ModelEntry> => {
+  const resolveModel = async (id: string, config: SlotConfig, options?: LoadOptions): Promise<ModelEntry> => {
     const provider = providerFor(config)
-    const entry = await store.resolve(id, load?.mmproj ? { mmproj: load.mmproj } : {})
+    const entry = await store.resolve(id, {
+      ...(options?.sha256 ? { sha256: options.sha256 } : {}),
+      ...(options?.mmproj ? { mmproj: options.mmproj } : {}),
+    })
     const builtin = ['llm', 'image', 'stt', 'tts']
     if (
       builtin.includes(config.provider) &&

@@ -20,9 +20,10 @@ interface SlotView {
 
 const HELP = `Usage: svc slot <subcommand>   (also: slot <subcommand>)
 
-  svc slot load <slot> --model <id> [--mmproj <file>]
+  svc slot load <slot> --model <id> [--sha256 <hex>] [--mmproj <file>]
                                       load a model and follow it until ready
                                       <id>: a curated id, a registry ref, a path to a .gguf, or an http(s) URL
+                                      --sha256: with a URL, what the pulled file must hash to
                                       --mmproj: the vision projector (path or URL) of a .gguf given by path or URL
   svc slot unload <slot>              unload (in-flight requests may finish first)
   svc slot ls                         list slots as a table
@@ -53,11 +54,16 @@ export const slotCommand: Command = {
 async function load(args: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { model: { type: 'string', short: 'm' }, mmproj: { type: 'string' } },
+    options: {
+      model: { type: 'string', short: 'm' },
+      sha256: { type: 'string' },
+      mmproj: { type: 'string' },
+    },
     allowPositionals: true,
   })
   const slot = positionals[0]
-  if (!slot || !values.model) throw new CliError('usage: svc slot load <slot> --model <id>', 2)
+  if (!slot || !values.model)
+    throw new CliError('usage: svc slot load <slot> --model <id> [--sha256 <hex>]', 2)
   const display = new LoadDisplay(ctx.stdout, slot)
   const events = new AbortController()
   const started = Date.now()
@@ -68,6 +74,7 @@ async function load(args: string[], ctx: CliContext): Promise<number> {
       method: 'POST',
       body: JSON.stringify({
         model: localPath(values.model),
+        ...(values.sha256 ? { sha256: values.sha256 } : {}),
         ...(values.mmproj ? { mmproj: localPath(values.mmproj) } : {}),
       }),
     })

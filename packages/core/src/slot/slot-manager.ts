@@ -17,14 +17,17 @@ export interface SlotManagerOptions {
   /** Builds the driver (provider + runtime) for a slot config. Called again after `configure`. */
   createDriver(config: SlotConfig): SlotDriver
   /**
-   * Resolves what a client or the CLI named (curated id, registry ref, local path) to an entry;
-   * `options.mmproj` names a vision projector to load with it (a local path or a URL).
+   * Resolves what a client or the CLI named (curated id, registry ref, local path, URL) to an entry;
+   * `sha256` is what a model pulled from a URL must hash to, `mmproj` a vision projector to load
+   * with it (a local path or a URL).
    */
   resolveModel(id: string, config: SlotConfig, options?: LoadOptions): Promise<ModelEntry>
   slotOptions?: Partial<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>>
 }
 
 export interface LoadOptions {
+  /** sha256 (hex) the file pulled from a URL must have. */
+  sha256?: string
   /** A vision projector file (path or URL) for an llm model. */
   mmproj?: string
 }
@@ -67,8 +70,8 @@ export class SlotManager {
     return [...this.slots.keys()]
   }
 
-  /** Resolves `modelId` (with `options.mmproj`) for the slot and loads it (see `Slot.load`). */
-  async load(name: string, modelId: string, options?: LoadOptions): Promise<SlotSnapshot> {
+  /** Resolves `modelId` (with `options`) for the slot and loads it (see `Slot.load`). */
+  async load(name: string, modelId: string, options: LoadOptions = {}): Promise<SlotSnapshot> {
     const slot = this.get(name)
     const model = await this.options.resolveModel(modelId, this.config(name), options)
     return slot.load(model)
@@ -108,7 +111,10 @@ export class SlotManager {
       .map(async (c): Promise<DefaultLoadResult> => {
         const model = c.model.default!
         try {
-          await this.load(c.name, model, c.model.mmproj ? { mmproj: c.model.mmproj } : undefined)
+          await this.load(c.name, model, {
+            ...(c.model.sha256 ? { sha256: c.model.sha256 } : {}),
+            ...(c.model.mmproj ? { mmproj: c.model.mmproj } : {}),
+          })
           return { slot: c.name, model }
         } catch (error) {
           return { slot: c.name, model, error: error instanceof Error ? error.message : String(error) }
