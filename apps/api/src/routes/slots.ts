@@ -1,5 +1,6 @@
 import {
   SLOT_NAME_PATTERN,
+  type SlotConfig,
   type SlotLiveMetrics,
   type SlotSnapshot,
   SvcError,
@@ -14,11 +15,14 @@ import type { SlotSystem } from '../slots/slot-system'
 import { parseWith, readJson } from '../validate'
 
 export const LoadBodySchema = v.strictObject({
-  model: v.pipe(
-    v.string('model must be a string'),
-    v.trim(),
-    v.minLength(1, 'model is required'),
-    v.maxLength(4096),
+  // Optional: the slot's default model, else (a remote slot) the first model the remote serves.
+  model: v.optional(
+    v.pipe(
+      v.string('model must be a string'),
+      v.trim(),
+      v.minLength(1, 'model is required'),
+      v.maxLength(4096),
+    ),
   ),
   /** With a URL: what the pulled file must hash to (checked before it is used). */
   sha256: v.optional(
@@ -61,6 +65,9 @@ export interface SlotView extends SlotSnapshot {
     ctx_size: number | null
     args: string[]
     url: string | null
+    urls: string[] | null
+    replicas: number | null
+    evict: string
   }
   /** Live figures of the last minute (also pushed as `slot.metrics` events). */
   metrics: SlotLiveMetrics | null
@@ -70,7 +77,8 @@ export interface SlotView extends SlotSnapshot {
  * Management of slots.
  *
  * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one (logs: slot-logs.ts)
- * - `POST /api/slots/:slot/load {model, sha256?, mmproj?}` → 202 with the slot (loading continues in the background);
+ * - `POST /api/slots/:slot/load {model?, sha256?, mmproj?}` → 202 with the slot (loading continues in the background);
+ *   no `model`: the slot file's default model, with the file's `sha256`/`mmproj` unless the body names them;
  *   `?wait=true` answers 200 once ready, or the failure's error body.
  * - `POST /api/slots/:slot/unload` → 202 (`?wait=true`: 200 once offline).
  * - `PUT /api/slots/:slot` with the config as JSON (the TOML file's fields) → validated, written
@@ -102,6 +110,9 @@ export function slotRoutes(deps: {
         ctx_size: config.ctxSize ?? null,
         args: config.args,
         url: config.url ?? null,
+        urls: config.urls ?? null,
+        replicas: config.replicas ?? null,
+        evict: config.evict,
       },
       metrics: deps.activity?.current()[name] ?? null,
     }
@@ -133,13 +144,20 @@ export function slotRoutes(deps: {
       const name = c.req.param('slot')
       manager.get(name)
       const wait = wants(c.req.query())
-      const { model, sha256, mmproj } = await readJson(c, LoadBodySchema)
+      const body = await readJson(c, LoadBodySchema)
+      // No model named: the load the slot file describes (its default with its checksum and projector).
+      const fallback: SlotConfig['model'] = body.model ? {} : manager.config(name).model
+      const named = body.model ?? fallback.default ?? ''
+      const sha256 = body.sha256 ?? fallback.sha256
+      const mmproj = body.mmproj ?? fallback.mmproj
       // Two writers of one `.part` file would corrupt it: a pull from the Models page goes first.
-      if (deps.pulls?.get(model))
-        throw new SvcError('model.in_use', `"${model}" is being pulled: wait for it, or cancel the pull`, {
+      if (deps.pulls?.get(named))
+        throw new SvcError('model.in_use', `"${named}" is being pulled: wait for it, or cancel the pull`, {
           param: 'model',
         })
-      const loading = manager.load(name, model, {
+      // Resolution and admission (unknown model, a model this slot or machine cannot serve, not
+      // enough memory) answer this request; only the load itself runs in the background.
+      const { loading } = await manager.start(name, named, {
         ...(sha256 ? { sha256 } : {}),
         ...(mmproj ? { mmproj } : {}),
       })
@@ -147,19 +165,6 @@ export function slotRoutes(deps: {
         await loading
         return c.json(view(name), 200)
       }
-      // Resolution errors (unknown model, refused model) still answer this request.
-      const early = await Promise.race([
-        loading.then(
-          () => null,
-          (e: unknown) => e,
-        ),
-        tick(),
-      ])
-      if (
-        early instanceof SvcError &&
-        ['model.not_found', 'request.invalid', 'backend.unavailable'].includes(early.code)
-      )
-        throw early
       loading.catch(() => undefined) // the outcome is on the event stream and in lastError
       return c.json(view(name), 202)
     })
@@ -178,9 +183,4 @@ export function slotRoutes(deps: {
       await save(name, await readJson(c, v.record(v.string(), v.unknown())))
       return c.json(view(name), 200)
     })
-}
-
-/** Lets an already-settled promise (a resolution error) win a race against "still loading". */
-function tick(): Promise<'pending'> {
-  return new Promise((resolve) => setTimeout(() => resolve('pending'), 50))
 }

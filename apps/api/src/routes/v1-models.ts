@@ -26,8 +26,8 @@ const LOADED: ReadonlySet<SlotState> = new Set(['ready', 'serving', 'idle'])
  * slot's state, `loaded` true when the slot is ready/serving/idle, and always for hosted refs.
  *
  * And `capabilities` (`["chat","vision"]`, see `modelCapabilities`): a slot alias has those of the
- * model it holds or is loading (an empty slot those of its role, without `vision`); a hosted ref has
- * `null` (the hosted service decides). Front ends offer image attachments by it.
+ * model it holds or is loading (an empty slot those of its role, without `vision`); a hosted ref and
+ * a remote slot (and what it serves) have `null` (the upstream decides). Front ends offer image attachments by it.
  */
 export function v1ModelsRoutes(deps: AppDeps) {
   const created = Math.floor(deps.startedAt / 1000)
@@ -41,13 +41,16 @@ export function v1ModelsRoutes(deps: AppDeps) {
     const slots = deps.slots.manager.list()
     const bySlot = new Map(slots.map((slot) => [slot.name, slot]))
     const byModel = new Map(slots.filter((slot) => slot.model).map((slot) => [slot.model!, slot]))
-    const slotCapabilities = (name: string): Capability[] => {
+    const slotCapabilities = (name: string): Capability[] | null => {
       const holds = deps.slots.manager.get(name).currentModel()
       const config = deps.slots.manager.config(name)
+      // A remote upstream has its own files (a projector or not): unknown, like a hosted ref.
+      if (config.runtime === 'remote') return null
       return modelCapabilities(
         holds ?? { provider: config.provider, ...(config.role ? { role: config.role } : {}) },
       )
     }
+    const remoteHeld = (id: string) => byModel.get(id)?.runtime === 'remote'
     const view = (slot: SlotSnapshot | undefined, model: string | null): SvcModelView => ({
       slot: slot?.name ?? null,
       model: slot?.model ?? model,
@@ -60,9 +63,16 @@ export function v1ModelsRoutes(deps: AppDeps) {
         .map((m) => ({
           id: m.id,
           owned_by: 'svc',
-          capabilities: modelCapabilities(m) as Capability[] | null,
+          capabilities: remoteHeld(m.id) ? null : (modelCapabilities(m) as Capability[] | null),
           _svc: view(byModel.get(m.id), m.id),
         })),
+      // Models svc has no entry for: what a remote slot's upstream serves under its own name.
+      ...[...byModel].map(([id, slot]) => ({
+        id,
+        owned_by: 'svc',
+        capabilities: slotCapabilities(slot.name),
+        _svc: view(slot, id),
+      })),
       ...(deps.upstreamRefs?.() ?? []).map((r) => ({
         ...r,
         capabilities: null,
@@ -83,7 +93,7 @@ export function v1ModelsRoutes(deps: AppDeps) {
       ...aliases.map((id) => ({
         id,
         owned_by: 'svc',
-        capabilities: slotCapabilities(id) as Capability[] | null,
+        capabilities: slotCapabilities(id),
         _svc: view(bySlot.get(id), null),
       })),
       ...refs,

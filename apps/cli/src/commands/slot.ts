@@ -20,9 +20,11 @@ interface SlotView {
 
 const HELP = `Usage: svc slot <subcommand>   (also: slot <subcommand>)
 
-  svc slot load <slot> --model <id> [--sha256 <hex>] [--mmproj <file>]
+  svc slot load <slot> [--model <id>] [--sha256 <hex>] [--mmproj <file>]
                                       load a model and follow it until ready
-                                      <id>: a curated id, a registry ref, a path to a .gguf, or an http(s) URL
+                                      <id>: a curated id, a registry ref, a path to a .gguf, or an http(s) URL;
+                                      without --model: the slot's default model (a remote slot: the
+                                      first model its remote serves)
                                       --sha256: with a URL, what the pulled file must hash to
                                       --mmproj: the vision projector (path or URL) of a .gguf given by path or URL
   svc slot unload <slot>              unload (in-flight requests may finish first)
@@ -62,8 +64,7 @@ async function load(args: string[], ctx: CliContext): Promise<number> {
     allowPositionals: true,
   })
   const slot = positionals[0]
-  if (!slot || !values.model)
-    throw new CliError('usage: svc slot load <slot> --model <id> [--sha256 <hex>]', 2)
+  if (!slot) throw new CliError('usage: svc slot load <slot> [--model <id>] [--sha256 <hex>] [--mmproj <file>]', 2)
   const display = new LoadDisplay(ctx.stdout, slot)
   const events = new AbortController()
   const started = Date.now()
@@ -73,7 +74,7 @@ async function load(args: string[], ctx: CliContext): Promise<number> {
     const res = await callApi<SlotView>(ctx, `/api/slots/${encodeURIComponent(slot)}/load?wait=true`, {
       method: 'POST',
       body: JSON.stringify({
-        model: localPath(values.model),
+        ...(values.model ? { model: localPath(values.model) } : {}),
         ...(values.sha256 ? { sha256: values.sha256 } : {}),
         ...(values.mmproj ? { mmproj: localPath(values.mmproj) } : {}),
       }),
