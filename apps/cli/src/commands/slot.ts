@@ -64,7 +64,8 @@ async function load(args: string[], ctx: CliContext): Promise<number> {
     allowPositionals: true,
   })
   const slot = positionals[0]
-  if (!slot) throw new CliError('usage: svc slot load <slot> [--model <id>] [--sha256 <hex>] [--mmproj <file>]', 2)
+  if (!slot)
+    throw new CliError('usage: svc slot load <slot> [--model <id>] [--sha256 <hex>] [--mmproj <file>]', 2)
   const display = new LoadDisplay(ctx.stdout, slot)
   const events = new AbortController()
   const started = Date.now()
