@@ -14,14 +14,15 @@
  */
 import { readFileSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { SvcError, type UpstreamHandle } from '@svc/core'
 import Docker from 'dockerode'
 import type { SlotContext } from '../contract'
 import type { ImageEntry, ImageManifest } from '../manifest/manifest'
 import { containerHandle, publishedPort, removeContainer } from './container-handle'
 import { pullImage } from './container-pull'
-import { backendGroups, containerSpec, groupIds, LABELS, type Mount } from './container-spec'
+import { backendGroups, containerSpec, groupIds, LABELS } from './container-spec'
+import { modelMounts } from './model-mounts'
 import { LogRing, type Runtime, type RuntimeStartRequest } from './runtime'
 
 export interface ContainerRuntimeOptions {
@@ -42,9 +43,7 @@ export interface ContainerRuntimeOptions {
   logLines?: number
 }
 
-export const MODEL_MOUNT = '/models'
-/** Where a projector that does not sit beside its model is mounted. */
-export const PROJECTOR_MOUNT = '/mmproj'
+export { MODEL_MOUNT, PROJECTOR_MOUNT } from './model-mounts'
 
 export function createContainerRuntime(options: ContainerRuntimeOptions): Runtime {
   const docker = options.docker ?? new Docker()
@@ -103,21 +102,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     async start(req) {
       const { name: entryName, entry, reference } = imageOf(req)
       const port = entry.port ?? options.containerPort ?? 8080
-      const mounts: Mount[] = []
-      let modelPath = req.model.path ?? req.model.id
-      if (req.model.path) {
-        mounts.push({ host: dirname(req.model.path), container: MODEL_MOUNT, readOnly: true })
-        modelPath = `${MODEL_MOUNT}/${basename(req.model.path)}`
-      }
-      // A projector beside the model is already in the mount; one elsewhere gets its own.
-      let mmprojPath: string | undefined
-      const projector = req.model.mmproj?.path
-      if (projector && req.model.path && dirname(projector) === dirname(req.model.path)) {
-        mmprojPath = `${MODEL_MOUNT}/${basename(projector)}`
-      } else if (projector) {
-        mounts.push({ host: dirname(projector), container: PROJECTOR_MOUNT, readOnly: true })
-        mmprojPath = `${PROJECTOR_MOUNT}/${basename(projector)}`
-      }
+      const { mounts, modelPath, mmprojPath } = modelMounts(req.model)
       for (const volume of entry.volumes ?? []) {
         const [dir = '', container = ''] = volume.split(/:(.*)/s)
         const host = join(options.stateDir, 'volumes', dir)
