@@ -108,6 +108,11 @@ describe.skipIf(!available)('chat with images through svc', () => {
     expect(slot.model).toBe('tiny-auto')
     const plain = await promptTokens('auto', [question])
     expect((await promptTokens('auto', [question, image(dataUrl)])) - plain).toBe(mmproj.imageTokens)
+    // A load that names no model is the slot file's load: its default with the projector.
+    await call(api, '/api/slots/auto/unload?wait=true', { method: 'POST' })
+    const reloaded = await call(api, '/api/slots/auto/load?wait=true', { method: 'POST', json: {} })
+    expect(reloaded).toMatchObject({ status: 200, body: { model: 'tiny-auto' } })
+    expect((await promptTokens('auto', [question, image(dataUrl)])) - plain).toBe(mmproj.imageTokens)
   })
 
   it('answers a chat with a base64 image, which costs the projector’s image tokens', async () => {

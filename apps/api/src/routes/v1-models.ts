@@ -1,4 +1,11 @@
-import { type Capability, modelCapabilities, type SlotSnapshot, type SlotState, SvcError } from '@svc/core'
+import {
+  type Capability,
+  type ModelEntry,
+  modelCapabilities,
+  type SlotSnapshot,
+  type SlotState,
+  SvcError,
+} from '@svc/core'
 import { Hono } from 'hono'
 import type { AppDeps } from '../deps'
 
@@ -27,7 +34,7 @@ const LOADED: ReadonlySet<SlotState> = new Set(['ready', 'serving', 'idle'])
  *
  * And `capabilities` (`["chat","vision"]`, see `modelCapabilities`): a slot alias has those of the
  * model it holds or is loading (an empty slot those of its role, without `vision`); a hosted ref and
- * a remote slot (and what it serves) have `null` (the upstream decides). Front ends offer image attachments by it.
+ * a remote chat slot (and what it serves) have `null` (the upstream decides whether it sees images). Front ends offer image attachments by it.
  */
 export function v1ModelsRoutes(deps: AppDeps) {
   const created = Math.floor(deps.startedAt / 1000)
@@ -44,13 +51,18 @@ export function v1ModelsRoutes(deps: AppDeps) {
     const slotCapabilities = (name: string): Capability[] | null => {
       const holds = deps.slots.manager.get(name).currentModel()
       const config = deps.slots.manager.config(name)
-      // A remote upstream has its own files (a projector or not): unknown, like a hosted ref.
-      if (config.runtime === 'remote') return null
-      return modelCapabilities(
+      const known = modelCapabilities(
         holds ?? { provider: config.provider, ...(config.role ? { role: config.role } : {}) },
       )
+      // A remote chat upstream has its own files, a projector or not: whether it sees images is
+      // unknown, so the whole answer is (null, like a hosted ref). Its other roles are the slot's.
+      return config.runtime === 'remote' && known.includes('chat') ? null : known
     }
-    const remoteHeld = (id: string) => byModel.get(id)?.runtime === 'remote'
+    /** A stored model's capabilities, unless a remote slot serves it (then that slot's). */
+    const refCapabilities = (model: ModelEntry): Capability[] | null => {
+      const holder = byModel.get(model.id)
+      return holder?.runtime === 'remote' ? slotCapabilities(holder.name) : modelCapabilities(model)
+    }
     const view = (slot: SlotSnapshot | undefined, model: string | null): SvcModelView => ({
       slot: slot?.name ?? null,
       model: slot?.model ?? model,
@@ -63,7 +75,7 @@ export function v1ModelsRoutes(deps: AppDeps) {
         .map((m) => ({
           id: m.id,
           owned_by: 'svc',
-          capabilities: remoteHeld(m.id) ? null : (modelCapabilities(m) as Capability[] | null),
+          capabilities: refCapabilities(m),
           _svc: view(byModel.get(m.id), m.id),
         })),
       // Models svc has no entry for: what a remote slot's upstream serves under its own name.
