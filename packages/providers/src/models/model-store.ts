@@ -10,8 +10,9 @@ import { basename, dirname, extname, isAbsolute, join, resolve as resolvePath, s
 import { type ModelEntry, type ProjectorFile, type PullProgress, SvcError } from '@svc/core'
 import { withFileLock, writeFileAtomic } from '@svc/core/node'
 import { type CatalogueEntry, catalogueToModel } from './catalogue'
+import { fileSize, projectorDestBeside, projectorFromSpec, projectorOnDisk } from './model-projector'
 import { fileNameFromUrl, parseModelUrl } from './model-url'
-import { type PullFile, pullFiles } from './pull-files'
+import { type PullFile, pullFile, pullFiles } from './pull-files'
 
 export interface ModelStoreOptions {
   stateDir: string
@@ -94,12 +95,8 @@ export class ModelStore {
 
   /** Where a model's projector is downloaded to: beside the model, `<state>/models/<id>/<file>`. */
   projectorDest(entry: ModelEntry): string | undefined {
-    const url = entry.mmproj?.url ? parseUrl(entry.mmproj.url) : undefined
     const model = this.destOrUndefined(entry)
-    if (!url || !model) return undefined
-    const file = fileNameFromUrl(url) ?? 'mmproj.gguf'
-    // Beside the model, never over it: two repositories may both call their files model.gguf.
-    return join(dirname(model), file === basename(model) ? `mmproj-${file}` : file)
+    return entry.mmproj?.url && model ? projectorDestBeside(model, entry.mmproj.url) : undefined
   }
 
   /** Every known model, with `path` set when its file is on disk. Registered entries win over curated. */
@@ -294,35 +291,7 @@ export class ModelStore {
    * later loads of the ref bring it along. Curated models come with their own projector or none.
    */
   private async attachProjector(entry: ModelEntry, spec: string): Promise<ModelEntry> {
-    if (entry.source === 'catalogue') {
-      throw new SvcError(
-        'request.invalid',
-        `"${entry.id}" is a curated model: ${entry.mmproj ? 'its projector comes with it' : 'it has no vision projector'}; --mmproj goes with a local model file or a URL`,
-        { param: 'mmproj' },
-      )
-    }
-    if (entry.provider !== 'llm')
-      throw new SvcError(
-        'request.invalid',
-        `a vision projector goes with an llm (GGUF) model, not "${entry.id}"`,
-        {
-          param: 'mmproj',
-        },
-      )
-    let mmproj: ProjectorFile
-    if (/^https?:\/\//i.test(spec)) {
-      const url = parseModelUrl(spec)
-      if (!fileNameFromUrl(url))
-        throw new SvcError('request.invalid', `the projector URL ${spec} names no file`, { param: 'mmproj' })
-      mmproj = { url: url.href }
-    } else {
-      const path = resolvePath(spec)
-      const info = await stat(path).catch(() => undefined)
-      if (!info?.isFile())
-        throw new SvcError('request.invalid', `no projector file at ${path}`, { param: 'mmproj' })
-      mmproj = { path, size: info.size }
-    }
-    return this.register({ ...entry, mmproj })
+    return this.register({ ...entry, mmproj: await projectorFromSpec(entry, spec) })
   }
 
   /** `dest`, or undefined for an entry (say, from an edited registry file) that has no safe place. */
@@ -335,7 +304,7 @@ export class ModelStore {
   }
 
   private async withPath(entry: ModelEntry): Promise<ModelEntry> {
-    const mmproj = entry.mmproj ? await this.projectorWithPath(entry) : undefined
+    const mmproj = entry.mmproj ? await this.projectorWithPath(entry, entry.mmproj) : undefined
     const candidates =
       entry.source === 'local' && entry.path ? [entry.path] : [entry.path, this.destOrUndefined(entry)]
     const { path: _gone, mmproj: _projector, ...rest } = entry
@@ -348,30 +317,9 @@ export class ModelStore {
   }
 
   /** The projector with `path` set when it is on disk (a local file, or the pulled one). */
-  private async projectorWithPath(entry: ModelEntry): Promise<ProjectorFile> {
-    const { path, ...rest } = entry.mmproj!
-    const candidates = rest.url ? [path, this.projectorDest(entry)] : [path]
-    for (const candidate of candidates) {
-      const size = await fileSize(candidate)
-      if (size !== undefined) return { ...rest, path: candidate!, size }
-    }
-    return rest
+  private projectorWithPath(entry: ModelEntry, mmproj: ProjectorFile): Promise<ProjectorFile> {
+    return projectorOnDisk(mmproj, mmproj.url ? [mmproj.path, this.projectorDest(entry)] : [mmproj.path])
   }
-}
-
-function pullFile(url: string, dest: string, facts: { sha256?: string; size?: number }): PullFile {
-  return {
-    url,
-    dest,
-    ...(facts.sha256 ? { sha256: facts.sha256 } : {}),
-    ...(facts.size !== undefined ? { expectedBytes: facts.size } : {}),
-  }
-}
-
-/** The size of a regular file, or undefined when there is none at `path`. */
-async function fileSize(path: string | undefined): Promise<number | undefined> {
-  const info = path ? await stat(path).catch(() => undefined) : undefined
-  return info?.isFile() ? info.size : undefined
 }
 
 function parseUrl(text: string): URL | undefined {

@@ -56,3 +56,13 @@ export async function pullFiles(
   report()
   return sizes
 }
+
+/** The `PullFile` for `url` to `dest`, with the checksum and size the catalogue knows. */
+export function pullFile(url: string, dest: string, facts: { sha256?: string; size?: number }): PullFile {
+  return {
+    url,
+    dest,
+    ...(facts.sha256 ? { sha256: facts.sha256 } : {}),
+    ...(facts.size !== undefined ? { expectedBytes: facts.size } : {}),
+  }
+}
