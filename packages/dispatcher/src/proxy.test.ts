@@ -1,107 +1,81 @@
-import { setTimeout as sleep } from 'node:timers/promises'
+/**
+ * The hop over a kept-alive connection that the upstream has closed: servers close idle or
+ * much-used connections (llama-server's HTTP library does both), and a request that reuses one at
+ * that moment fails with ECONNRESET before anything reached the upstream. Real sockets here: svc's
+ * side is a node:http server calling `forward`, the upstream a TCP server that answers the first
+ * request on a connection and resets the connection at the second — the same failure, on cue.
+ */
+import { Agent, createServer as createHttpServer, type Server } from 'node:http'
+import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type DispatchHarness, post, startDispatchHarness } from './dispatch-harness'
+import { ClientWatch } from './client-watch'
+import { type ForwardBody, forward } from './proxy'
 
-const chat = (extra: object = {}) => ({
-  model: 'primary',
-  messages: [{ role: 'user', content: 'hi' }],
-  ...extra,
-})
+const listen = (server: Server | TcpServer) =>
+  new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
+  )
 
-describe('the dispatcher proxies', () => {
-  let h: DispatchHarness
+describe('forward over a kept-alive connection the upstream closed', () => {
+  let upstream: TcpServer
+  let svc: Server
+  let svcUrl = ''
+  let connections = 0
+  const sockets = new Set<Socket>()
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+
   beforeAll(async () => {
-    h = await startDispatchHarness({ upstreamTimeoutMs: 300 })
+    upstream = createTcpServer((socket) => {
+      connections++
+      sockets.add(socket)
+      let answered = 0
+      socket.on('data', () => {
+        if (answered++ === 0) {
+          socket.write(
+            'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\nConnection: keep-alive\r\n\r\n{"ok":true}',
+          )
+        } else socket.resetAndDestroy() // as a server that had closed the connection
+      })
+      socket.on('error', () => {})
+      socket.on('close', () => sockets.delete(socket))
+    })
+    const port = await listen(upstream)
+    svc = createHttpServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        const body: ForwardBody = { kind: 'buffer', data: Buffer.concat(chunks) }
+        void forward({
+          url: new URL(`http://127.0.0.1:${port}/v1/chat/completions`),
+          headers: { 'content-type': 'application/json', 'content-length': body.data.length },
+          body,
+          res,
+          client: new ClientWatch(res),
+          timeoutMs: 5000,
+          who: 'slot primary',
+          agent,
+          requestId: 'test',
+        })
+      })
+    })
+    svcUrl = `http://127.0.0.1:${await listen(svc)}`
   })
+
   afterAll(async () => {
-    await h[Symbol.asyncDispose]()
+    agent.destroy()
+    for (const socket of sockets) socket.destroy()
+    await new Promise((r) => svc.close(r))
+    await new Promise((r) => upstream.close(r))
   })
 
-  it('streams SSE through event by event, unbuffered', async () => {
-    let next!: () => void
-    const second = new Promise<void>((r) => {
-      next = r
-    })
-    h.route('/v1/chat/completions', (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      res.write('data: {"n":1}\n\n')
-      void second.then(() => res.end('data: {"n":2}\n\ndata: [DONE]\n\n'))
-    })
-    const res = await post(h, '/v1/chat/completions', chat({ stream: true }))
-    expect(res.headers.get('content-type')).toBe('text/event-stream')
-    expect(res.headers.get('x-accel-buffering')).toBe('no')
-    const reader = res.body!.getReader()
-    // The first event arrives while the upstream still holds the second one back.
-    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: {"n":1}\n\n')
-    next()
-    let rest = ''
-    for (let r = await reader.read(); !r.done; r = await reader.read())
-      rest += new TextDecoder().decode(r.value)
-    expect(rest).toBe('data: {"n":2}\n\ndata: [DONE]\n\n')
-  })
-
-  it("turns an upstream's error into svc's error body, keeping a client error's status", async () => {
-    h.route('/v1/chat/completions', (_req, res) => {
-      res.writeHead(400, { 'content-type': 'application/json' })
-      res.end('{"error":{"code":400,"message":"context too long","type":"exceed_context_size_error"}}')
-    })
-    const res = await post(h, '/v1/chat/completions', chat())
-    expect(res.status).toBe(400)
-    expect((await res.json()).error).toMatchObject({
-      code: 'request.invalid',
-      type: 'exceed_context_size_error',
-      message: expect.stringContaining('context too long'),
-    })
-    h.route('/v1/chat/completions', (_req, res) => {
-      res.writeHead(500, { 'content-type': 'text/html' })
-      res.end('<html><body>Internal Server Error</body></html>')
-    })
-    const html = await post(h, '/v1/chat/completions', chat())
-    expect(html.status).toBe(502)
-    expect((await html.json()).error.code).toBe('upstream.error')
-  })
-
-  it('answers 504 upstream.timeout when the upstream does not start answering in time', async () => {
-    h.route('/v1/chat/completions', (_req, res) => {
-      setTimeout(() => res.writeHead(200).end('{}'), 1_000).unref()
-    })
-    const res = await post(h, '/v1/chat/completions', chat())
-    expect(res.status).toBe(504)
-    expect((await res.json()).error.code).toBe('upstream.timeout')
-  })
-
-  it('answers 502 upstream.unavailable when the upstream drops the connection before answering', async () => {
-    h.route('/v1/chat/completions', (req) => req.socket.destroy())
-    const res = await post(h, '/v1/chat/completions', chat())
-    expect(res.status).toBe(502)
-    expect((await res.json()).error.code).toBe('upstream.unavailable')
-  })
-
-  it('ends an SSE stream whose upstream dies with a data: {"error"} event', async () => {
-    h.route('/v1/chat/completions', (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      res.write('data: {"n":1}\n\n')
-      setTimeout(() => res.socket?.destroy(), 20).unref()
-    })
-    const text = await (await post(h, '/v1/chat/completions', chat({ stream: true }))).text()
-    expect(text).toMatch(/^data: \{"n":1\}\n\ndata: \{"error":\{"code":"upstream.unavailable"/)
-  })
-
-  it('aborts the upstream request when the client goes away mid-stream', async () => {
-    h.route('/v1/chat/completions', (_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      res.write('data: {"n":1}\n\n')
-      // Never ends on its own: only the client leaving can close it.
-    })
-    const client = new AbortController()
-    const before = h.seen.length
-    const res = await post(h, '/v1/chat/completions', chat({ stream: true }), {
-      signal: client.signal,
-      headers: { 'content-type': 'application/json' },
-    })
-    await res.body!.getReader().read()
-    client.abort()
-    const closed = await Promise.race([h.seen[before]!.closed.then(() => true), sleep(2_000, false)])
-    expect(closed).toBe(true)
+  it('sends the request again on a new connection instead of answering 502', async () => {
+    const post = () => fetch(`${svcUrl}/`, { method: 'POST', body: '{"model":"primary"}' })
+    const first = await post()
+    expect(first.status).toBe(200)
+    expect(connections).toBe(1)
+    const second = await post() // reuses the kept-alive connection, which the upstream resets
+    expect(second.status, await second.clone().text()).toBe(200)
+    expect(await second.json()).toEqual({ ok: true })
+    expect(connections).toBe(2)
   })
 })

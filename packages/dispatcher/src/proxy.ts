@@ -53,6 +53,8 @@ export interface ForwardRequest {
    * a buffered body, which can be sent again.
    */
   retryUnreachable?: boolean
+  /** A new connection instead of the agent's kept-alive ones (the resend after a stale one). */
+  fresh?: boolean
 }
 
 export interface ForwardResult {
@@ -63,6 +65,8 @@ export interface ForwardResult {
   cause?: string
 }
 
+/** What a kept-alive connection that the upstream had already closed fails with when reused. */
+const STALE = new Set(['ECONNRESET', 'EPIPE'])
 /** Connection errors that mean the request got no answer from the upstream at all. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH'])
 
@@ -100,7 +104,7 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
       path: f.url.pathname + f.url.search,
       method: 'POST',
       headers: f.headers,
-      agent: f.agent,
+      agent: f.fresh ? false : f.agent,
     })
     const timer = setTimeout(() => {
       upstream.destroy()
@@ -119,6 +123,16 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (done || f.res.headersSent) return
       const cause = error.code ?? error.message
+      // The upstream closed this kept-alive connection (idle timeout, request cap) as it was reused:
+      // nothing reached it. A buffered body goes once more on a new connection (Node's advice for
+      // `reusedSocket`); a streamed one cannot be replayed.
+      if (upstream.reusedSocket && !f.fresh && f.body.kind === 'buffer' && STALE.has(error.code ?? '')) {
+        done = true
+        clearTimeout(timer)
+        offGone()
+        resolve(forward({ ...f, fresh: true }))
+        return
+      }
       if (f.retryUnreachable && f.body.kind === 'buffer' && UNREACHABLE.has(error.code ?? '')) {
         finish({ status: 0, outcome: 'unreachable', cause })
         return

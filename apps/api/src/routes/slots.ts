@@ -1,5 +1,6 @@
 import {
   SLOT_NAME_PATTERN,
+  type SlotConfig,
   type SlotLiveMetrics,
   type SlotSnapshot,
   SvcError,
@@ -31,6 +32,15 @@ export const LoadBodySchema = v.strictObject({
       v.toLowerCase(),
     ),
   ),
+  /** A vision projector (local path or http(s) URL) for an llm model named by path or URL. */
+  mmproj: v.optional(
+    v.pipe(
+      v.string('mmproj must be a string'),
+      v.trim(),
+      v.minLength(1, 'mmproj must not be empty'),
+      v.maxLength(4096),
+    ),
+  ),
 })
 
 const WaitQuerySchema = v.object({
@@ -48,6 +58,7 @@ export interface SlotView extends SlotSnapshot {
   config: {
     enabled: boolean
     default_model: string | null
+    default_mmproj: string | null
     restart: string
     max_restarts: number
     role: string | null
@@ -66,7 +77,8 @@ export interface SlotView extends SlotSnapshot {
  * Management of slots.
  *
  * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one (logs: slot-logs.ts)
- * - `POST /api/slots/:slot/load {model?, sha256?}` → 202 with the slot (loading continues in the background);
+ * - `POST /api/slots/:slot/load {model?, sha256?, mmproj?}` → 202 with the slot (loading continues in the background);
+ *   no `model`: the slot file's default model, with the file's `sha256`/`mmproj` unless the body names them;
  *   `?wait=true` answers 200 once ready, or the failure's error body.
  * - `POST /api/slots/:slot/unload` → 202 (`?wait=true`: 200 once offline).
  * - `PUT /api/slots/:slot` with the config as JSON (the TOML file's fields) → validated, written
@@ -91,6 +103,7 @@ export function slotRoutes(deps: {
       config: {
         enabled: config.enabled,
         default_model: config.model.default ?? null,
+        default_mmproj: config.model.mmproj ?? null,
         restart: config.restart,
         max_restarts: config.maxRestarts,
         role: config.role ?? null,
@@ -131,8 +144,12 @@ export function slotRoutes(deps: {
       const name = c.req.param('slot')
       manager.get(name)
       const wait = wants(c.req.query())
-      const { model, sha256 } = await readJson(c, LoadBodySchema)
-      const named = model ?? manager.config(name).model.default ?? ''
+      const body = await readJson(c, LoadBodySchema)
+      // No model named: the load the slot file describes (its default with its checksum and projector).
+      const fallback: SlotConfig['model'] = body.model ? {} : manager.config(name).model
+      const named = body.model ?? fallback.default ?? ''
+      const sha256 = body.sha256 ?? fallback.sha256
+      const mmproj = body.mmproj ?? fallback.mmproj
       // Two writers of one `.part` file would corrupt it: a pull from the Models page goes first.
       if (deps.pulls?.get(named))
         throw new SvcError('model.in_use', `"${named}" is being pulled: wait for it, or cancel the pull`, {
@@ -140,7 +157,10 @@ export function slotRoutes(deps: {
         })
       // Resolution and admission (unknown model, a model this slot or machine cannot serve, not
       // enough memory) answer this request; only the load itself runs in the background.
-      const { loading } = await manager.start(name, named, sha256 ? { sha256 } : {})
+      const { loading } = await manager.start(name, named, {
+        ...(sha256 ? { sha256 } : {}),
+        ...(mmproj ? { mmproj } : {}),
+      })
       if (wait) {
         await loading
         return c.json(view(name), 200)

@@ -11,7 +11,7 @@ export class Cancelled extends Error {}
 
 interface QueuedLoad<T> {
   model: ModelEntry
-  /** What makes two loads the same load (the model's id). */
+  /** What makes two loads the same load (`loadKey`: the model and its projector). */
   key: string
   controller: AbortController
   promise: Promise<T>

@@ -13,6 +13,7 @@ import type { ModelEntry } from '../models'
 import type { SlotConfig } from '../slot-config'
 import type { MemoryUse, SlotDriver } from '../slot-driver'
 import { LEASABLE_STATES, PENDING_STATES } from '../slot-states'
+import { loadKey } from './load-key'
 import { Cancelled, LoadQueue } from './load-queue'
 import { RestartBackoff } from './restart-backoff'
 import { SlotLeases } from './slot-leases'
@@ -189,15 +190,16 @@ export class Slot {
   }
 
   private startLoad(model: ModelEntry, isRestart: boolean): Promise<SlotSnapshot> {
-    const joined = this.queue.joinable(model.id)
+    const key = loadKey(model) // the same ref with another projector is a swap
+    const joined = this.queue.joinable(key)
     if (joined) return joined
-    if (this.queue.empty && this.cell.model?.id === model.id && this.upstream) {
+    if (this.queue.empty && this.cell.model && loadKey(this.cell.model) === key && this.upstream) {
       return Promise.resolve(this.snapshot())
     }
     if (!isRestart) this.restarts.reset()
-    return this.queue.load(model, model.id, async (signal) => {
+    return this.queue.load(model, key, async (signal) => {
       if (signal.aborted) throw cancelledLoad(model, this.name, signal)
-      if (this.cell.model?.id !== model.id || !this.upstream) await this.doUnload()
+      if (!this.cell.model || loadKey(this.cell.model) !== key || !this.upstream) await this.doUnload()
       if (this.upstream) return this.snapshot() // same model survived (a cancelled swap)
       await this.doLoad(model, signal)
       return this.snapshot()
