@@ -1,6 +1,6 @@
 import { type AddressMatcher, parseAddressList } from '@svc/auth'
 import { envFlag, resolvePaths, type SvcPaths } from '@svc/core/node'
-import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers'
+import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers/memory'
 
 /** The environment svc reads, parsed once at startup (README "Configuration"). */
 export interface ServeEnv {

@@ -1,6 +1,6 @@
 import { createTokenStore, createTokenVerifier, isLoopbackHost } from '@svc/auth'
 import { createDispatcher, type Dispatcher, hostedRefs } from '@svc/dispatcher'
-import { memoryDevices, unknownDevices } from '@svc/providers'
+import { memoryDevices, unknownDevices } from '@svc/providers/memory'
 import { loadDashboardFiles } from './dashboard/dashboard-files'
 import type { AppDeps } from './deps'
 import { createDispatchMetrics } from './dispatch-metrics'

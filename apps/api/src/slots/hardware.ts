@@ -1,14 +1,12 @@
 import {
   createContainerRuntime,
   createSwarmRuntime,
-  defaultImagesManifestPath,
   detectHardware,
   type HardwareFacts,
-  type ImageManifest,
-  loadImageManifest,
-  loadInstanceId,
   type Runtime,
 } from '@svc/providers'
+import { loadInstanceId } from '@svc/providers/internals'
+import { defaultImagesManifestPath, type ImageManifest, loadImageManifest } from '@svc/providers/manifest'
 import type { Logger } from '../logger'
 
 export interface HardwareWiring {

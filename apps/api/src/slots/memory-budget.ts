@@ -23,7 +23,7 @@ import {
   type SvcEvents,
   shortfallMessage,
 } from '@svc/core'
-import { deviceFor, estimateLoad, type LoadEstimate, type MemoryDevice } from '@svc/providers'
+import { deviceFor, estimateLoad, type LoadEstimate, type MemoryDevice } from '@svc/providers/memory'
 import type { Logger } from '../logger'
 import type { Placement } from './placement'
 

@@ -35,17 +35,15 @@ import {
   describeProvider,
   type HardwareFacts,
   type ImageCache,
-  type ImageManifest,
-  loadCatalogue,
-  type MemoryDeviceOptions,
-  ModelStore,
-  memoryDevices,
   npuModelEntries,
   type Picker,
   type Provider,
   type Runtime,
   type VoiceStore,
 } from '@svc/providers'
+import type { ImageManifest } from '@svc/providers/manifest'
+import { type MemoryDeviceOptions, memoryDevices } from '@svc/providers/memory'
+import { loadCatalogue, ModelStore } from '@svc/providers/models'
 import type { Logger } from '../logger'
 import { createMemoryBudget, type MemoryBudget } from './memory-budget'
 import { createModelRoutedRuntime } from './model-runtime'

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { findEngine } from '@svc/engines'
-import { pinManifest } from '@svc/providers'
+import { pinManifest } from '@svc/providers/manifest'
 import {
   type ApiProcess,
   docker,
