@@ -8,6 +8,8 @@
  * body — millions of numbers, a number of ten million digits — costs what reading it costs.
  */
 
+import { isIntegerLiteral, numberLiteralEnd } from './json-numbers'
+
 export interface LiteralAt {
   /** The literal as written, cut to `maxLength` characters when `truncated`. */
   text: string
@@ -16,7 +18,6 @@ export interface LiteralAt {
   truncated: boolean
 }
 
-const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y
 /** An escaped key is decoded only when it could spell a wanted name (`\uXXXX` is 6 characters). */
 const ESCAPE_FACTOR = 6
 
@@ -70,19 +71,18 @@ export function numberLiteralsAt(
       expectKey = isObject.at(-1) === true
       i++
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      NUMBER.lastIndex = i
-      const m = NUMBER.exec(text)
-      if (!m) {
+      const end = numberLiteralEnd(text, i)
+      if (end < 0) {
         i++
         continue
       }
-      const length = NUMBER.lastIndex - i
+      const length = end - i
       const path = isObject.length <= maxDepth ? pathAt(paths, isObject, keys) : undefined
       if (path) {
         const truncated = length > options.maxLength
         found.set(path, {
-          text: truncated ? text.slice(i, i + options.maxLength) : m[0],
-          integer: m[1] === undefined && m[2] === undefined,
+          text: text.slice(i, truncated ? i + options.maxLength : end),
+          integer: isIntegerLiteral(text.slice(i, end)),
           truncated,
         })
       }
