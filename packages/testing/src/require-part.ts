@@ -32,6 +32,7 @@ export function skipUnless<T>(
   reason = 'a real part this test needs is missing (see the warning above)',
 ): T {
   if (value === undefined || value === null) ctx.skip(reason)
-  if (typeof value === 'object' && value !== null && 'skip' in value && value.skip === true) ctx.skip(value.reason)
+  if (typeof value === 'object' && value !== null && 'skip' in value && value.skip === true)
+    ctx.skip(value.reason)
   return value as T
 }
