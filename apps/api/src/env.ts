@@ -1,5 +1,6 @@
 import { type AddressMatcher, parseAddressList } from '@svc/auth'
 import { envFlag, resolvePaths, type SvcPaths } from '@svc/core/node'
+import { type CorsOrigins, parseCorsOrigins } from './cors'
 
 /** The environment svc reads, parsed once at startup (README "Configuration"). */
 export interface ServeEnv {
@@ -20,6 +21,8 @@ export interface ServeEnv {
   upstreamTimeoutMs: number
   /** How long an unload waits for in-flight requests before stopping the upstream (ms; SVC_UNLOAD_GRACE in s). */
   unloadGraceMs: number
+  /** `SVC_CORS_ORIGINS`: who may read `/v1/*` answers from a browser page (default `*`; `none`). */
+  corsOrigins: CorsOrigins
 }
 
 type Env = Record<string, string | undefined>
@@ -51,6 +54,7 @@ export function readServeEnv(env: Env): ServeEnv {
     queueTimeoutMs: queueS * 1000,
     upstreamTimeoutMs: upstreamS * 1000,
     unloadGraceMs: graceS * 1000,
+    corsOrigins: parseCorsOrigins(env.SVC_CORS_ORIGINS),
   }
 }
 

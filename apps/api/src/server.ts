@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:http'
 import { createApp } from './app'
+import { createCors } from './cors'
 import type { ServeEnv } from './env'
 import { createHttpHandler } from './http-handler'
 import type { Logger } from './logger'
@@ -40,7 +41,8 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
   })
   // The raw inference path gets the same check as the app (same verifier, cache and throttle).
   const guard = env.authEnabled ? { guard: authGuard(createAuthenticator(wiring.deps.auth)) } : {}
-  const server = createServer(createHttpHandler({ app, dispatcher: wiring.dispatcher, ...guard }))
+  const cors = createCors(env.corsOrigins)
+  const server = createServer(createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, ...guard }))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(env.port, env.host, () => {
