@@ -44,7 +44,13 @@ export interface ForwardResult {
   usage?: Usage
 }
 
-const HOP_BY_HOP = new Set([
+/**
+ * Response headers never relayed: hop-by-hop ones, and what belongs to the upstream's account or
+ * host rather than to this answer — cookies (a hosted service's session or bot-management cookie),
+ * the operator's organisation and project ids and rate limits (OpenAI, Anthropic), `alt-svc` and
+ * HSTS for a host that is not svc's, and the upstream's own request id (svc's `X-Request-Id` stays).
+ */
+const NOT_RELAYED = new Set([
   'connection',
   'keep-alive',
   'proxy-authenticate',
@@ -53,7 +59,22 @@ const HOP_BY_HOP = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
+  'set-cookie',
+  'set-cookie2',
+  'x-request-id',
+  'alt-svc',
+  'strict-transport-security',
+  'openai-organization',
+  'openai-project',
+  'anthropic-organization-id',
 ])
+const NOT_RELAYED_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-']
+
+function relayed(name: string): boolean {
+  if (NOT_RELAYED.has(name)) return false
+  for (const prefix of NOT_RELAYED_PREFIXES) if (name.startsWith(prefix)) return false
+  return true
+}
 const MAX_ERROR_BODY = 64 * 1024
 const TAIL = 4096
 
@@ -142,7 +163,7 @@ function relay(
     started = true
     const headers: OutgoingHttpHeaders = { 'x-request-id': f.requestId }
     for (const [name, value] of Object.entries(up.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value
+      if (value !== undefined && relayed(name)) headers[name] = value
     }
     if (isSse) {
       headers['cache-control'] = 'no-cache'

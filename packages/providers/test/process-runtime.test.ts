@@ -113,4 +113,55 @@ describe('process runtime', () => {
       'llama-server not found: run "svc engines build llama-server"',
     )
   })
+
+  it('gives the upstream only the environment it needs, never svc secrets or hosted API keys', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-proc-'))
+    const envFile = join(dir, 'upstream.env')
+    const runtime = createProcessRuntime({
+      stateDir: dir,
+      env: {
+        PATH: process.env.PATH,
+        HOME: '/home/svc',
+        LANG: 'C.UTF-8',
+        HSA_OVERRIDE_GFX_VERSION: '11.5.1',
+        GGML_VK_VISIBLE_DEVICES: '0',
+        SVC_PROXY_SECRET: 'proxy-secret-value',
+        OPENAI_API_KEY: 'sk-hosted-key',
+        AWS_SECRET_ACCESS_KEY: 'aws-secret',
+      },
+    })
+    // A wrapper script, as operators write them: it records its environment, then execs the server.
+    const wrapped: Provider = {
+      ...fakeProvider(),
+      startCommand: (ctx) => [
+        '/bin/sh',
+        '-c',
+        'env > "$0"; exec "$@"',
+        envFile,
+        ...fakeProvider().startCommand(ctx),
+      ],
+    }
+    const handle = await runtime.start(request(wrapped))
+    try {
+      const seen = Object.fromEntries(
+        (await readFile(envFile, 'utf8'))
+          .split('\n')
+          .filter((l) => l.includes('='))
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      )
+      expect(seen).toMatchObject({
+        PATH: process.env.PATH,
+        HOME: '/home/svc',
+        LANG: 'C.UTF-8',
+        HSA_OVERRIDE_GFX_VERSION: '11.5.1',
+        GGML_VK_VISIBLE_DEVICES: '0',
+        FAKE_ENV: 'from-provider',
+      })
+      for (const secret of ['SVC_PROXY_SECRET', 'OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY']) {
+        expect(seen[secret], secret).toBeUndefined()
+      }
+    } finally {
+      await handle.stop(2_000)
+    }
+  })
 })

@@ -2,6 +2,7 @@ import type { ModelEntry } from '@svc/core'
 import { type HardwareFacts, memoryShortfall } from '@svc/providers'
 import { Hono } from 'hono'
 import type { SlotSystem } from '../slots/slot-system'
+import { isAdmin } from '../views/redact'
 
 /**
  * Whether svc offers a model on this machine, and why not: an image model needs a workflow
@@ -20,10 +21,12 @@ export function offer(
 /**
  * `GET /api/models` → `{models:[{id, provider, format, role, source, present, size, path, slot,
  * offered, reason, …}]}`: every curated, pulled and local model, whether its file is on disk, the slot
- * holding it, and whether svc offers it on this machine (and why not).
+ * holding it, and whether svc offers it on this machine (and why not). `path` and `url` (where the
+ * file lies, where it is downloaded from) are admin-only: `null` for every other scope.
  */
 export function modelsApiRoutes(deps: { slots: SlotSystem }) {
   return new Hono().get('/', async (c) => {
+    const admin = isAdmin(c.get('principal'))
     const models = await deps.slots.store.list()
     const facts = await deps.slots.picker
       ?.report()
@@ -40,8 +43,8 @@ export function modelsApiRoutes(deps: { slots: SlotSystem }) {
         // Nothing to download: on disk, or served without a file (espeak-ng, NPU tags, baked into an image).
         needs_pull: m.path === undefined && m.url !== undefined,
         size: m.size ?? null,
-        path: m.path ?? null,
-        url: m.url ?? null,
+        path: admin ? (m.path ?? null) : null,
+        url: admin ? (m.url ?? null) : null,
         family: m.family ?? null,
         min_vram_gb: m.minVramGb ?? null,
         license: m.license ?? null,

@@ -1,9 +1,11 @@
-import { type SlotSnapshot, SvcError, validateSlotConfig } from '@svc/core'
+import { SvcError, validateSlotConfig } from '@svc/core'
 import { writeSlotConfig } from '@svc/core/node'
 import { Hono } from 'hono'
 import * as v from 'valibot'
 import type { SlotSystem } from '../slots/slot-system'
 import { parseWith, readJson } from '../validate'
+import { isAdmin, redactText } from '../views/redact'
+import { type SlotStatus, slotStatusFor } from '../views/slot-view'
 
 export const LoadBodySchema = v.strictObject({
   model: v.pipe(
@@ -18,7 +20,7 @@ const WaitQuerySchema = v.object({
   wait: v.optional(v.picklist(['true', 'false', '1', '0'], 'wait must be true or false')),
 })
 
-export interface SlotView extends SlotSnapshot {
+export interface SlotView extends SlotStatus {
   config: {
     enabled: boolean
     default_model: string | null
@@ -29,7 +31,8 @@ export interface SlotView extends SlotSnapshot {
 }
 
 /**
- * Management of slots.
+ * Management of slots. What a caller sees depends on its scope (`views/slot-view.ts`): `upstream` and
+ * `config.url` are admin-only, messages are redacted for everyone else, and so are log lines.
  *
  * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one; `GET /api/slots/:slot/logs` → `{lines}`
  * - `POST /api/slots/:slot/load {model}` → 202 with the slot (loading continues in the background);
@@ -40,17 +43,16 @@ export interface SlotView extends SlotSnapshot {
  */
 export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
   const { manager } = deps.slots
-  const view = (name: string): SlotView => {
-    const slot = manager.get(name)
+  const view = (name: string, admin: boolean): SlotView => {
     const config = manager.config(name)
     return {
-      ...slot.snapshot(),
+      ...slotStatusFor(deps.slots.status(name), admin),
       config: {
         enabled: config.enabled,
         default_model: config.model.default ?? null,
         restart: config.restart,
         role: config.role ?? null,
-        url: config.url ?? null,
+        url: admin ? (config.url ?? null) : null,
       },
     }
   }
@@ -60,9 +62,15 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
   }
 
   return new Hono()
-    .get('/', (c) => c.json({ slots: manager.names().map(view) }))
-    .get('/:slot', (c) => c.json(view(c.req.param('slot'))))
-    .get('/:slot/logs', (c) => c.json({ lines: manager.get(c.req.param('slot')).logs() }))
+    .get('/', (c) => {
+      const admin = isAdmin(c.get('principal'))
+      return c.json({ slots: manager.names().map((name) => view(name, admin)) })
+    })
+    .get('/:slot', (c) => c.json(view(c.req.param('slot'), isAdmin(c.get('principal')))))
+    .get('/:slot/logs', (c) => {
+      const lines = manager.get(c.req.param('slot')).logs()
+      return c.json({ lines: isAdmin(c.get('principal')) ? lines : lines.map(redactText) })
+    })
     .post('/:slot/load', async (c) => {
       const name = c.req.param('slot')
       manager.get(name)
@@ -71,7 +79,7 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
       const loading = manager.load(name, model)
       if (wait) {
         await loading
-        return c.json(view(name), 200)
+        return c.json(view(name, isAdmin(c.get('principal'))), 200)
       }
       // Resolution errors (unknown model, refused model) still answer this request.
       const early = await Promise.race([
@@ -87,17 +95,17 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
       )
         throw early
       loading.catch(() => undefined) // the outcome is on the event stream and in lastError
-      return c.json(view(name), 202)
+      return c.json(view(name, isAdmin(c.get('principal'))), 202)
     })
     .post('/:slot/unload', async (c) => {
       const name = c.req.param('slot')
       const unloading = manager.unload(name)
       if (wants(c.req.query())) {
         await unloading
-        return c.json(view(name), 200)
+        return c.json(view(name, isAdmin(c.get('principal'))), 200)
       }
       unloading.catch(() => undefined)
-      return c.json(view(name), 202)
+      return c.json(view(name, isAdmin(c.get('principal'))), 202)
     })
     .put('/:slot', async (c) => {
       const name = c.req.param('slot')
@@ -108,7 +116,7 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
       }
       await writeSlotConfig(deps.configDir, result.config)
       deps.slots.configure(result.config)
-      return c.json(view(name), 200)
+      return c.json(view(name, isAdmin(c.get('principal'))), 200)
     })
 }
 

@@ -15,6 +15,7 @@ import {
   type SlotConfigError,
   SlotManager,
   type SlotOptions,
+  type SlotSnapshot,
   SvcError,
   type SvcEvents,
   systemClock,
@@ -72,6 +73,18 @@ export interface SlotSystemOptions {
   container?: Runtime
 }
 
+/** A refused edit of a slot's config file (file, field, why), kept until a later edit applies. */
+export interface SlotConfigProblem {
+  file: string
+  field: string | null
+  message: string
+}
+
+/** A slot as the API reports it: the core snapshot plus the last refused edit of its config file. */
+export interface SlotStatus extends SlotSnapshot {
+  configError: SlotConfigProblem | null
+}
+
 export interface SlotSystem {
   manager: SlotManager
   store: ModelStore
@@ -88,6 +101,12 @@ export interface SlotSystem {
   provider(config: SlotConfig): Provider
   /** Applies a (new or changed) slot config: defaults resolved, effective at the next load. */
   configure(config: SlotConfig): void
+  /** Refused edits of slot config files, by slot (kept by the config watcher). */
+  configProblems: Map<string, SlotConfigProblem>
+  /** One slot's status (throws `slot.not_found`). */
+  status(name: string): SlotStatus
+  /** Every slot's status, in the manager's order. */
+  statuses(): SlotStatus[]
 }
 
 export async function createSlotSystem(options: SlotSystemOptions): Promise<SlotSystem> {
@@ -196,6 +215,11 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     resolveModel,
     ...(options.slotOptions ? { slotOptions: options.slotOptions } : {}),
   })
+  const configProblems = new Map<string, SlotConfigProblem>()
+  const status = (name: string): SlotStatus => ({
+    ...manager.get(name).snapshot(),
+    configError: configProblems.get(name) ?? null,
+  })
   return {
     manager,
     store,
@@ -207,6 +231,9 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     resolveModel,
     provider: providerFor,
     configure: (config) => manager.configure(effective(config)),
+    configProblems,
+    status,
+    statuses: () => manager.names().map(status),
   }
 }
 

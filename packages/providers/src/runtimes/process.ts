@@ -15,10 +15,14 @@ import { LogFile } from './log-file'
 import { isSameProcess, type PidRecord, readPidFile, removePidFile, writePidFile } from './pid-file'
 import { resolveProgram } from './program'
 import type { Runtime, RuntimeStartRequest } from './runtime'
+import { upstreamEnv } from './upstream-env'
 
 export interface ProcessRuntimeOptions {
   stateDir: string
-  /** Env used to find programs and passed to upstreams (plus the provider's env). Default process.env. */
+  /**
+   * Env used to find programs; upstreams get only the part of it they need (`upstream-env.ts`) plus
+   * the provider's env. Default process.env.
+   */
   env?: Record<string, string | undefined>
   /** How often an adopted (not our child) upstream is checked for life (ms). Default 500. */
   adoptedPollMs?: number
@@ -53,7 +57,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
     req.signal.throwIfAborted()
     const { log, fd } = await LogFile.create(logPath(req.slot))
     const child = spawn(path, rest, {
-      env: { ...env, ...req.provider.buildEnv(ctx) } as NodeJS.ProcessEnv,
+      env: upstreamEnv(env, req.provider.buildEnv(ctx)),
       detached: true, // own process group: stop signals reach whatever the upstream forks
       stdio: ['ignore', fd, fd],
     })

@@ -1,0 +1,32 @@
+/** Event payloads of `/api/events` as a caller may see them (see `slot-view.ts` for the rules). */
+import { redactText } from './redact'
+
+export type EventPayload = Record<string, unknown>
+
+/** The payload for a caller: unchanged for admins; messages, file names and URLs reduced otherwise. */
+export function eventFor(type: string, payload: EventPayload, admin: boolean): EventPayload {
+  if (admin) return payload
+  if (type === 'slot.transition' && typeof payload.error === 'string') {
+    return { ...payload, error: redactText(payload.error) }
+  }
+  if (type === 'slot.config') {
+    const file = typeof payload.file === 'string' ? payload.file : ''
+    const relative = file.replace(/^.*\/(slots\/[^/]+)$/, '$1')
+    const error = payload.error as { message?: string } | null | undefined
+    return {
+      ...payload,
+      file: relative,
+      error: error
+        ? {
+            ...error,
+            message: redactText(
+              String(error.message ?? '')
+                .split(file)
+                .join(relative),
+            ),
+          }
+        : null,
+    }
+  }
+  return payload
+}

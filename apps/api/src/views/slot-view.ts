@@ -1,0 +1,31 @@
+/**
+ * What `/api/slots` and the event stream show of a slot, per caller: admins see everything; `all`
+ * and `read-only` see no upstream address (loopback ports of upstreams without auth of their own),
+ * no remote URL (it may carry a password), and messages with URLs and file paths reduced.
+ */
+import type { SlotConfigProblem, SlotStatus } from '../slots/slot-system'
+import { redactMaybe, redactText } from './redact'
+
+export type { SlotConfigProblem, SlotStatus }
+
+/** The snapshot for a caller: unchanged for admins, reduced for everyone else. */
+export function slotStatusFor(status: SlotStatus, admin: boolean): SlotStatus {
+  if (admin) return status
+  return {
+    ...status,
+    upstream: null,
+    lastError: redactMaybe(status.lastError),
+    configError: status.configError && configProblemFor(status.configError, false),
+  }
+}
+
+/** A config problem for a caller: the file named relative to the config dir unless admin. */
+export function configProblemFor(problem: SlotConfigProblem, admin: boolean): SlotConfigProblem {
+  if (admin) return problem
+  const relative = problem.file.replace(/^.*\/(slots\/[^/]+)$/, '$1')
+  return {
+    file: relative,
+    field: problem.field,
+    message: redactText(problem.message.split(problem.file).join(relative)),
+  }
+}
