@@ -6,6 +6,7 @@ import type { ServeEnv } from './env'
 import type { Logger } from './logger'
 import type { ApiMetrics } from './metrics'
 import type { AuthDeps } from './middleware/auth'
+import { watchSlotConfigs } from './slots/config-watch'
 import { wireHardware } from './slots/hardware'
 import { loadHostedUpstreams } from './slots/hosted-upstreams'
 import { loadProviderModules } from './slots/provider-modules'
@@ -44,7 +45,12 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     slotOptions: { drainMs: env.unloadGraceMs },
     ...(input.rawEnv.SVC_MODELS_MANIFEST ? { catalogueFile: input.rawEnv.SVC_MODELS_MANIFEST } : {}),
   })
-  for (const error of slots.configErrors) logger.warn('slot config ignored', { error: error.message })
+  for (const error of slots.configErrors) {
+    logger.warn('slot config ignored', { error: error.message })
+    const slot = /([^/]+)\.toml$/.exec(error.file)?.[1]
+    if (slot) slots.configProblems.set(slot, { file: error.file, field: error.field, message: error.message })
+  }
+  const configWatch = watchSlotConfigs({ configDir: env.paths.configDir, slots, logger })
   const slotMetrics = registerSlotMetrics(input.metrics, slots)
   const debug = env.logLevel === 'debug'
   slots.bus.on('slot.transition', (e) => {
@@ -120,6 +126,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       }
     },
     async stop() {
+      configWatch.close()
       await slots.manager.stopAll()
       await tokens.close() // writes the last `last_used_at` batch
       dispatcher.close()

@@ -116,6 +116,7 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
       }
       await writeSlotConfig(deps.configDir, result.config)
       deps.slots.configure(result.config)
+      deps.slots.configProblems.delete(name)
       return c.json(view(name, isAdmin(c.get('principal'))), 200)
     })
 }
