@@ -3,6 +3,7 @@
  * `serve.ts` calls it for production; integration tests call it in-process on port 0.
  */
 import { createServer, type Server } from 'node:http'
+import { checkTokensFile } from '@svc/auth'
 import { createApp } from './app'
 import { createCors } from './cors'
 import type { ServeEnv } from './env'
@@ -29,6 +30,10 @@ export interface StartOptions {
 
 export async function startSvc(options: StartOptions): Promise<SvcServer> {
   const { env, logger } = options
+  // A broken tokens.toml at start: refuse, naming file and line, rather than run with no tokens
+  // (while running, the last good tokens stay in force instead).
+  const tokensProblem = await checkTokensFile(env.paths.configDir)
+  if (tokensProblem) throw new Error(`${tokensProblem}; fix it and start svc again (svc never rewrites it)`)
   const metrics = createMetrics()
   const wiring = await createWiring({ env, logger, metrics, rawEnv: options.rawEnv })
   const app = createApp({

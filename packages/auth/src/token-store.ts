@@ -8,8 +8,11 @@
  *   `tokens.toml` marks the store stale synchronously; whoever reads next (`refresh`) stats the file
  *   and re-reads it when its identity (inode, size, mtime, ctime) changed. Without a working watcher
  *   the store is always stale, so every check stats the file: slower, never wrong.
- * - A broken file is reported (`problem`, `onProblem`) and treated as holding no tokens (fail
- *   closed); changes are refused until it is fixed, so a broken file is never overwritten.
+ * - A broken (or unreadable) file is reported (`problem`, `onProblem`) and memory keeps the last good
+ *   tokens, so one bad edit does not lock every program out (nor let anyone in). Changes are refused
+ *   with 409 `config.invalid` until it is fixed, so a broken file is never overwritten. A file that
+ *   was never good (broken at first read) holds no tokens; the API refuses to start on it
+ *   (`checkTokensFile`).
  * - `touch` records use in memory; `flush` writes `last_used_at` in one batch (every
  *   `flushIntervalMs` and on `close`), never per request.
  */
@@ -62,7 +65,7 @@ export interface TokenStore {
   readonly stale: boolean
   /** Grows whenever memory takes a new state of the file (for caches built on `lookup`). */
   readonly version: number
-  /** Why the file is unusable (then no token is valid), or null. */
+  /** Why the file is unusable (then the last good tokens stay in force), or null. */
   readonly problem: string | null
   /** The record in memory for `id` (synchronous; no I/O). */
   lookup(id: string): TokenRecord | undefined
@@ -70,7 +73,10 @@ export interface TokenStore {
   refresh(): Promise<void>
   /** Creates a token. Throws `SvcError('request.invalid')` for a bad label or scope. */
   create(input: { label: string; scope?: Scope }): Promise<CreatedToken>
-  /** Every token, read fresh from the file, with `last_used_at` including unflushed use. */
+  /**
+   * Every token, read fresh from the file, with `last_used_at` including unflushed use. While the
+   * file is broken: the last good tokens (the ones in force; see `problem`).
+   */
   list(): Promise<TokenInfo[]>
   /** Removes a token at once; false when no token has that id. Idempotent. */
   revoke(id: string): Promise<boolean>
@@ -138,10 +144,11 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
     }
   }
 
-  function apply(mySeq: number, list: TokenRecord[], sig: string | null, trouble: string | null) {
+  /** Takes a state of the file; `list` null means "broken": the last good records stay. */
+  function apply(mySeq: number, list: TokenRecord[] | null, sig: string | null, trouble: string | null) {
     if (mySeq <= appliedSeq) return
     appliedSeq = mySeq
-    records = new Map(list.map((r) => [r.id, r]))
+    if (list !== null) records = new Map(list.map((r) => [r.id, r]))
     signature = sig
     if (trouble !== null && trouble !== problem) onProblem?.(trouble)
     problem = trouble
@@ -160,12 +167,12 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
         if (read === null) apply(mySeq, [], null, null)
         else {
           const parsed = parseTokensFile(read.text, path)
-          apply(mySeq, parsed.ok ? parsed.records : [], read.signature, parsed.ok ? null : parsed.error)
+          apply(mySeq, parsed.ok ? parsed.records : null, read.signature, parsed.ok ? null : parsed.error)
         }
       }
     } catch (error) {
-      // Unreadable (permissions, I/O): no token is valid until a later read succeeds.
-      apply(mySeq, [], null, `cannot read ${path}: ${message(error)}`)
+      // Unreadable (permissions, I/O): the last good tokens stay until a later read succeeds.
+      apply(mySeq, null, null, `cannot read ${path}: ${message(error)}`)
     }
     if (epoch === myEpoch) dirty = false
   }
@@ -195,7 +202,9 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
           let current: TokenRecord[] = []
           if (read !== null) {
             const parsed = parseTokensFile(read.text, path)
-            if (!parsed.ok) throw new Error(`${parsed.error}; fix or remove it before changing tokens`)
+            if (!parsed.ok) {
+              throw new SvcError('config.invalid', `${parsed.error}; fix or remove it before changing tokens`)
+            }
             current = parsed.records
           }
           const { next, result } = change(current)
@@ -278,8 +287,10 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       const read = await readSnapshot(path)
       if (read === null) return []
       const parsed = parseTokensFile(read.text, path)
-      if (!parsed.ok) throw new Error(parsed.error)
-      return parsed.records.map(info)
+      if (parsed.ok) return parsed.records.map(info)
+      // Broken: what is in force is the last good state (`problem` says why).
+      await refresh()
+      return [...records.values()].map(info)
     },
     async revoke(id) {
       const removed = await mutate((current) => {
@@ -306,6 +317,24 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       }
     },
   }
+}
+
+/**
+ * Whether `<configDir>/tokens.toml` can be used: null when it parses or does not exist, else the
+ * problem (naming the file and the line). The API refuses to start on a problem rather than run
+ * with no tokens; nothing is written.
+ */
+export async function checkTokensFile(configDir: string): Promise<string | null> {
+  const path = join(configDir, TOKENS_FILE)
+  let read: Awaited<ReturnType<typeof readSnapshot>>
+  try {
+    read = await readSnapshot(path)
+  } catch (error) {
+    return `cannot read ${path}: ${message(error)}`
+  }
+  if (read === null) return null
+  const parsed = parseTokensFile(read.text, path)
+  return parsed.ok ? null : parsed.error
 }
 
 function message(error: unknown): string {

@@ -24,6 +24,8 @@ export const ERROR_CODES = {
   /** An upstream answered with an error of its own; the status is the upstream's. */
   'upstream.error': { status: 502, type: 'server_error' },
   'internal.error': { status: 500, type: 'server_error' },
+  /** A config file svc must change (tokens.toml) does not parse: fix it first; svc never overwrites it. */
+  'config.invalid': { status: 409, type: 'server_error' },
 } as const satisfies Record<string, { status: number; type: string }>
 
 export type ErrorCode = keyof typeof ERROR_CODES
