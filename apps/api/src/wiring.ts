@@ -101,6 +101,8 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     queueTimeoutMs: env.queueTimeoutMs,
     upstreamTimeoutMs: env.upstreamTimeoutMs,
     observe: createDispatchMetrics(input.metrics.hot),
+    onUnexpected: (error, { requestId, route }) =>
+      logger.error('unhandled error', { requestId, path: route, error }),
   })
   return {
     dispatcher,

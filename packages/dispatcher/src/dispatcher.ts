@@ -62,6 +62,11 @@ export interface DispatcherOptions {
   maxJsonBytes?: number
   maxUploadBytes?: number
   observe?: (record: DispatchRecord) => void
+  /**
+   * Called with an error that is not an `SvcError` (a bug: answered 500 `internal.error` without
+   * its details), so the app can log it with the request id.
+   */
+  onUnexpected?: (error: unknown, context: { requestId: string; route: string }) => void
 }
 
 export interface Dispatcher {
@@ -140,6 +145,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         await sendHosted(target, spec, body, json, req, res, requestId, client, record, started)
       }
     } catch (error) {
+      // A client that went away aborts what was running for it: expected, not a bug.
+      if (!(error instanceof SvcError) && !client.gone)
+        options.onUnexpected?.(error, { requestId, route: path })
       if (client.gone && !res.headersSent) {
         record.outcome = 'client-gone'
         record.status = 499

@@ -73,27 +73,17 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
     })
     .post('/:slot/load', async (c) => {
       const name = c.req.param('slot')
-      manager.get(name)
+      const slot = manager.get(name)
       const wait = wants(c.req.query())
       const { model } = await readJson(c, LoadBodySchema)
-      const loading = manager.load(name, model)
+      // Resolution (unknown model, a model this slot or machine cannot serve) answers this request,
+      // however long it takes; only the load itself runs in the background.
+      const entry = await deps.slots.resolveModel(model, manager.config(name))
+      const loading = slot.load(entry)
       if (wait) {
         await loading
         return c.json(view(name, isAdmin(c.get('principal'))), 200)
       }
-      // Resolution errors (unknown model, refused model) still answer this request.
-      const early = await Promise.race([
-        loading.then(
-          () => null,
-          (e: unknown) => e,
-        ),
-        tick(),
-      ])
-      if (
-        early instanceof SvcError &&
-        ['model.not_found', 'request.invalid', 'backend.unavailable'].includes(early.code)
-      )
-        throw early
       loading.catch(() => undefined) // the outcome is on the event stream and in lastError
       return c.json(view(name, isAdmin(c.get('principal'))), 202)
     })
@@ -119,9 +109,4 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
       deps.slots.configProblems.delete(name)
       return c.json(view(name, isAdmin(c.get('principal'))), 200)
     })
-}
-
-/** Lets an already-settled promise (a resolution error) win a race against "still loading". */
-function tick(): Promise<'pending'> {
-  return new Promise((resolve) => setTimeout(() => resolve('pending'), 50))
 }
