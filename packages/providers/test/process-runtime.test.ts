@@ -7,7 +7,7 @@ import { FAKE_UPSTREAM_BIN } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 import { httpOk, type Provider } from '../src/contract'
 import { freePort } from '../src/runtimes/free-port'
-import { readPidFile } from '../src/runtimes/pid-file'
+import { readPidFile, writePidFile } from '../src/runtimes/pid-file'
 import { createProcessRuntime } from '../src/runtimes/process'
 
 const model: ModelEntry = { id: 'fake', format: 'gguf', provider: 'llm', source: 'local', path: '/dev/null' }
@@ -164,4 +164,53 @@ describe('process runtime', () => {
       await handle.stop(2_000)
     }
   })
+
+  it('after an svc crash, adopts a leftover started through a wrapper (pid file identity, not argv)', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'svc-proc-'))
+    // `sh -c 'exec "$@"'`: what runs in the end is not what was started, as with wrapper scripts.
+    const wrapped: Provider = {
+      ...fakeProvider(),
+      startCommand: (ctx) => ['/bin/sh', '-c', 'exec "$@"', 'sh', ...fakeProvider().startCommand(ctx)],
+    }
+    const first = await createProcessRuntime({ stateDir }).start(request(wrapped))
+    const pid = Number(first.describe().pid)
+    try {
+      // A new svc process over the same state dir: the old one crashed and left its upstream.
+      const again = createProcessRuntime({ stateDir })
+      const found = await again.recover?.('test', (h) =>
+        httpOk(h.base, '/health', AbortSignal.timeout(2_000)),
+      )
+      expect(found?.handle.describe().pid).toBe(pid)
+      expect(found?.handle.base.href).toBe(first.base.href)
+      await found?.handle.stop(2_000)
+      await expect.poll(() => alive(pid)).toBe(false)
+    } finally {
+      if (alive(pid)) process.kill(pid, 'SIGKILL')
+    }
+  })
+
+  it('never adopts or signals a process that merely reuses the recorded pid', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'svc-proc-'))
+    const runtime = createProcessRuntime({ stateDir })
+    const handle = await runtime.start(request(fakeProvider()))
+    const record = (await readPidFile(stateDir, 'test'))!
+    // Same pid and argv, another process start: as if the pid had been recycled.
+    await writePidFile(stateDir, { ...record, startTicks: (record.startTicks ?? 0) + 1 })
+    try {
+      const found = await createProcessRuntime({ stateDir }).recover?.('test', async () => true)
+      expect(found).toBeUndefined()
+      expect(alive(record.pid)).toBe(true)
+    } finally {
+      await handle.stop(2_000)
+    }
+  })
 })
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
