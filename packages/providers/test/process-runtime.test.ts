@@ -177,8 +177,10 @@ describe('process runtime', () => {
     try {
       // A new svc process over the same state dir: the old one crashed and left its upstream.
       const again = createProcessRuntime({ stateDir })
-      const found = await again.recover?.('test', (h) =>
-        httpOk(h.base, '/health', AbortSignal.timeout(2_000)),
+      const found = await again.recover?.(
+        'test',
+        (h) => httpOk(h.base, '/health', AbortSignal.timeout(2_000)),
+        AbortSignal.timeout(10_000),
       )
       expect(found?.handle.describe().pid).toBe(pid)
       expect(found?.handle.base.href).toBe(first.base.href)
@@ -197,7 +199,11 @@ describe('process runtime', () => {
     // Same pid and argv, another process start: as if the pid had been recycled.
     await writePidFile(stateDir, { ...record, startTicks: (record.startTicks ?? 0) + 1 })
     try {
-      const found = await createProcessRuntime({ stateDir }).recover?.('test', async () => true)
+      const found = await createProcessRuntime({ stateDir }).recover?.(
+        'test',
+        async () => true,
+        AbortSignal.timeout(10_000),
+      )
       expect(found).toBeUndefined()
       expect(alive(record.pid)).toBe(true)
     } finally {
