@@ -134,6 +134,9 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
         cache: imageCache,
         workflowsDir: options.workflowsDir ?? DEFAULT_WORKFLOWS,
         models: imageModels,
+        // The comfyui-rocm container's output volume (manifests/images.toml): svc removes the files
+        // ComfyUI writes there for each request once they are in its own bounded cache.
+        outputDir: join(options.stateDir, 'volumes', 'comfyui', 'output'),
       }),
     ],
     ['npu', createNpuProvider()],
