@@ -12,7 +12,7 @@ import { AgentPool } from './agents'
 import { parseJsonBody, readBody, scanMultipartModel } from './body'
 import { ClientWatch } from './client-watch'
 import { type EndpointName, type EndpointSpec, endpointFor } from './endpoints'
-import { type ForwardBody, forward } from './proxy'
+import { type ForwardBody, forward, type NormaliseBody } from './proxy'
 import { resolveTarget, type Target } from './resolve'
 import { writeError } from './respond'
 import type { HostedUpstream } from './upstreams'
@@ -23,6 +23,8 @@ export interface SlotRoute {
   readonly endpoints: readonly string[]
   requestPath(endpoint: EndpointName): string
   upstreamModel?(ctx: { model: ModelEntry }): string | undefined
+  /** Errors disguised as successes (FastFlowLM): see `ForwardRequest.normaliseBody`. */
+  normaliseBody?: NormaliseBody
   translate?: {
     readonly endpoints: readonly string[]
     handle(request: {
@@ -140,6 +142,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           upstreamTimeoutMs,
           record,
           started,
+          route.normaliseBody ? { normaliseBody: route.normaliseBody } : {},
         )
       } else {
         await sendHosted(target, spec, body, json, req, res, requestId, client, record, started)
@@ -191,12 +194,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     timeoutMs: number,
     record: DispatchRecord,
     started: number,
-    auth?: string,
+    extra: { auth?: string; normaliseBody?: NormaliseBody } = {},
   ): Promise<void> {
     let sentAt = 0
     const result = await forward({
       url,
-      headers: upstreamHeaders(req, body, requestId, auth),
+      headers: upstreamHeaders(req, body, requestId, extra.auth),
+      ...(extra.normaliseBody ? { normaliseBody: extra.normaliseBody } : {}),
       body,
       res,
       client,
@@ -249,7 +253,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       upstream.timeoutMs,
       record,
       started,
-      upstream.apiKey,
+      upstream.apiKey ? { auth: upstream.apiKey } : {},
     )
   }
 

@@ -36,7 +36,19 @@ export interface ForwardRequest {
   requestId: string
   onUpstreamRequest?: () => void
   onFirstByte?: () => void
+  /**
+   * The provider's own reading of a whole (non-SSE) reply, for upstreams whose errors hide in
+   * successes (FastFlowLM: HTTP 200 with `{"error": …}` or `null`): the error to send instead, or
+   * undefined for a real success. When set, such replies are read whole before anything is sent.
+   */
+  normaliseBody?: NormaliseBody
 }
+
+/** See `ForwardRequest.normaliseBody`; `body` is the parsed JSON (`null` for an empty body). */
+export type NormaliseBody = (
+  status: number,
+  body: unknown,
+) => { status: number; body: unknown; headers: Record<string, string> } | undefined
 
 export interface ForwardResult {
   status: number
@@ -76,6 +88,8 @@ function relayed(name: string): boolean {
   return true
 }
 const MAX_ERROR_BODY = 64 * 1024
+/** The largest reply read whole for `normaliseBody` (FLM's JSON: chat, embeddings, transcripts). */
+const MAX_NORMALISED_BODY = 64 * 1024 * 1024
 const TAIL = 4096
 
 export function forward(f: ForwardRequest): Promise<ForwardResult> {
@@ -129,6 +143,10 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
       }
       const status = up.statusCode ?? 502
       const type = up.headers['content-type']
+      if (f.normaliseBody && !/text\/event-stream/i.test(type ?? '')) {
+        relayNormalised(up, status, f, finish, fail)
+        return
+      }
       if (status >= 400) {
         readSome(up, MAX_ERROR_BODY).then((body) => fail(normaliseUpstreamError(status, body, type, f.who)))
         return
@@ -234,6 +252,71 @@ function relay(
       f.res.destroy()
     }
     finish({ status: 502, outcome: 'upstream-died' })
+  })
+}
+
+/** Reads a reply whole, lets the provider judge it, and sends either it or the error it stands for. */
+function relayNormalised(
+  up: IncomingMessage,
+  status: number,
+  f: ForwardRequest,
+  finish: (r: ForwardResult) => void,
+  fail: (e: SvcError) => void,
+): void {
+  const chunks: Buffer[] = []
+  let size = 0
+  let ended = false
+  up.on('data', (chunk: Buffer) => {
+    size += chunk.length
+    if (size > MAX_NORMALISED_BODY) {
+      up.destroy()
+      fail(new SvcError('upstream.error', `${f.who} sent a reply larger than 64 MiB`, { status: 502 }))
+      return
+    }
+    chunks.push(chunk)
+  })
+  up.on('close', () => {
+    if (!ended) fail(new SvcError('upstream.unavailable', `${f.who} closed the connection mid-reply`))
+  })
+  up.on('end', () => {
+    ended = true
+    const data = Buffer.concat(chunks)
+    const text = data.toString('utf8')
+    let body: unknown
+    let parsed = true
+    try {
+      body = text.trim() === '' ? null : JSON.parse(text)
+    } catch {
+      parsed = false
+    }
+    const error = parsed ? f.normaliseBody?.(status, body) : undefined
+    if (error) {
+      const json = JSON.stringify(error.body)
+      if (!f.res.destroyed) {
+        f.res.writeHead(error.status, {
+          ...error.headers,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(json),
+          'x-request-id': f.requestId,
+        })
+        f.res.end(json)
+      }
+      finish({ status: error.status, outcome: 'error' })
+      return
+    }
+    if (status >= 400) {
+      fail(normaliseUpstreamError(status, text, up.headers['content-type'], f.who))
+      return
+    }
+    const headers: OutgoingHttpHeaders = { 'x-request-id': f.requestId }
+    for (const [name, value] of Object.entries(up.headers)) {
+      if (value !== undefined && relayed(name)) headers[name] = value
+    }
+    headers['content-length'] = data.length
+    f.res.writeHead(status, headers)
+    f.res.end(data)
+    const usage = usageFromTail(text.slice(-TAIL))
+    finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
   })
 }
 

@@ -90,6 +90,16 @@ export interface Provider {
   upstreamModel?(ctx: Pick<SlotContext, 'model'>): string | undefined
   /** Name of the `manifests/images.toml` entry to run for a backend (container runtime). */
   image?(backend: Backend): string | undefined
+  /**
+   * For upstreams whose errors look like successes (FastFlowLM: HTTP 200 with `{"error": …}` or
+   * `null`): judges a whole non-streaming JSON reply (`body` parsed; `null` when empty) and returns
+   * the error to send instead, or undefined to pass it on. Setting it makes the dispatcher read such
+   * replies whole before answering; SSE streams pass through untouched.
+   */
+  normaliseBody?(
+    status: number,
+    body: unknown,
+  ): { status: number; body: unknown; headers: Record<string, string> } | undefined
 }
 
 /** Probes `GET <base><path>` and answers whether it returned 2xx, within `signal`. */
