@@ -4,6 +4,7 @@
  */
 import type { PullProgress } from './models'
 import type { SlotState } from './slot-states'
+import type { SlotConfigEvent } from './slot-status'
 
 export interface SlotTransitionEvent {
   slot: string
@@ -35,6 +36,7 @@ export interface SvcEvents {
   'slot.transition': SlotTransitionEvent
   'slot.progress': SlotProgressEvent
   'slot.restart': SlotRestartEvent
+  'slot.config': SlotConfigEvent
   [type: string]: unknown
 }
 

@@ -48,7 +48,10 @@ export function eventRoutes(deps: EventRoutesDeps) {
       let closed = false
       const offs = FORWARDED_EVENTS.map((type) =>
         deps.slots.bus.on(type, (payload: SvcEvents[typeof type]) => {
-          queue.push({ event: type, data: JSON.stringify(eventFor(type, payload as EventPayload, admin)) })
+          queue.push({
+            event: type,
+            data: JSON.stringify(eventFor(type, payload as unknown as EventPayload, admin)),
+          })
           wake?.()
         }),
       )

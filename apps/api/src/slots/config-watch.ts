@@ -16,19 +16,9 @@
 import { type FSWatcher, mkdirSync, watch } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { defaultSlotConfig, parseSlotConfig, SLOT_NAME_PATTERN } from '@svc/core'
+import { defaultSlotConfig, parseSlotConfig, SLOT_NAME_PATTERN, type SlotConfigEvent } from '@svc/core'
 import type { Logger } from '../logger'
 import type { SlotSystem } from './slot-system'
-
-/** `slot.config` on the event bus. */
-export interface SlotConfigEvent {
-  slot: string
-  /** The file, absolute. */
-  file: string
-  ok: boolean
-  error: { field: string | null; expected: string; message: string } | null
-  at: number
-}
 
 export interface SlotConfigWatcher {
   /** Stops watching; pending reloads are dropped. Idempotent. */

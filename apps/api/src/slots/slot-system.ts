@@ -13,9 +13,10 @@ import {
   type ModelEntry,
   type SlotConfig,
   type SlotConfigError,
+  type SlotConfigProblem,
   SlotManager,
   type SlotOptions,
-  type SlotSnapshot,
+  type SlotStatus,
   SvcError,
   type SvcEvents,
   systemClock,
@@ -73,17 +74,7 @@ export interface SlotSystemOptions {
   container?: Runtime
 }
 
-/** A refused edit of a slot's config file (file, field, why), kept until a later edit applies. */
-export interface SlotConfigProblem {
-  file: string
-  field: string | null
-  message: string
-}
-
-/** A slot as the API reports it: the core snapshot plus the last refused edit of its config file. */
-export interface SlotStatus extends SlotSnapshot {
-  configError: SlotConfigProblem | null
-}
+export type { SlotConfigProblem, SlotStatus }
 
 export interface SlotSystem {
   manager: SlotManager

@@ -6,9 +6,6 @@ export type EventPayload = Record<string, unknown>
 /** The payload for a caller: unchanged for admins; messages, file names and URLs reduced otherwise. */
 export function eventFor(type: string, payload: EventPayload, admin: boolean): EventPayload {
   if (admin) return payload
-  if (type === 'slot.transition' && typeof payload.error === 'string') {
-    return { ...payload, error: redactText(payload.error) }
-  }
   if (type === 'slot.config') {
     const file = typeof payload.file === 'string' ? payload.file : ''
     const relative = file.replace(/^.*\/(slots\/[^/]+)$/, '$1')
@@ -26,6 +23,14 @@ export function eventFor(type: string, payload: EventPayload, admin: boolean): E
             ),
           }
         : null,
+    }
+  }
+  // Any event's `error` message (slot.transition, a model pull's failure, …) and `url`.
+  if (typeof payload.error === 'string' || typeof payload.url === 'string') {
+    return {
+      ...payload,
+      ...(typeof payload.error === 'string' ? { error: redactText(payload.error) } : {}),
+      ...(typeof payload.url === 'string' ? { url: null } : {}),
     }
   }
   return payload
