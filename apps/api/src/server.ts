@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http'
 import { checkTokensFile } from '@svc/auth'
 import { createApp } from './app'
+import { answerClientError } from './client-error'
 import { createCors } from './cors'
 import type { ServeEnv } from './env'
 import { createHttpHandler } from './http-handler'
@@ -48,6 +49,7 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
   const guard = env.authEnabled ? { guard: authGuard(createAuthenticator(wiring.deps.auth)) } : {}
   const cors = createCors(env.corsOrigins)
   const server = createServer(createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, ...guard }))
+  server.on('clientError', answerClientError)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(env.port, env.host, () => {

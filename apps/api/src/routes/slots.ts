@@ -16,6 +16,11 @@ export const LoadBodySchema = v.strictObject({
   ),
 })
 
+const JsonObjectSchema = v.custom<Record<string, unknown>>(
+  (x) => typeof x === 'object' && x !== null && !Array.isArray(x),
+  'the body must be a JSON object',
+)
+
 const WaitQuerySchema = v.object({
   wait: v.optional(v.picklist(['true', 'false', '1', '0'], 'wait must be true or false')),
 })
@@ -99,7 +104,9 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
     })
     .put('/:slot', async (c) => {
       const name = c.req.param('slot')
-      const body = await readJson(c, v.record(v.string(), v.unknown()))
+      // Only "is it an object": validateSlotConfig checks every field (a record schema would copy
+      // every key of a hostile body first).
+      const body = await readJson(c, JsonObjectSchema)
       const result = validateSlotConfig(name, body, `slots/${name}.toml`)
       if (!result.ok) {
         throw new SvcError('request.invalid', result.error.message, { param: result.error.field })
