@@ -87,6 +87,8 @@ function relayed(name: string): boolean {
   for (const prefix of NOT_RELAYED_PREFIXES) if (name.startsWith(prefix)) return false
   return true
 }
+/** Errors of a reused connection that the upstream had already closed. */
+const RESET = new Set(['ECONNRESET', 'EPIPE'])
 const MAX_ERROR_BODY = 64 * 1024
 /** The largest reply read whole for `normaliseBody` (FLM's JSON: chat, embeddings, transcripts). */
 const MAX_NORMALISED_BODY = 64 * 1024 * 1024
@@ -106,15 +108,18 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
     const fail = (error: SvcError) =>
       finish({ status: writeError(f.res, error, f.requestId), outcome: 'error' })
     const send = f.url.protocol === 'https:' ? httpsRequest : request
-    const upstream = send({
-      protocol: f.url.protocol,
-      hostname: f.url.hostname,
-      port: f.url.port,
-      path: f.url.pathname + f.url.search,
-      method: 'POST',
-      headers: f.headers,
-      agent: f.agent,
-    })
+    const open = () =>
+      send({
+        protocol: f.url.protocol,
+        hostname: f.url.hostname,
+        port: f.url.port,
+        path: f.url.pathname + f.url.search,
+        method: 'POST',
+        headers: f.headers,
+        agent: f.agent,
+      })
+    let upstream = open()
+    let retried = false
     const timer = setTimeout(() => {
       upstream.destroy()
       fail(
@@ -129,12 +134,23 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
       finish({ status: 499, outcome: 'client-gone' })
     })
 
-    upstream.on('error', (error: NodeJS.ErrnoException) => {
+    const onError = (error: NodeJS.ErrnoException) => {
       if (done || f.res.headersSent) return
+      // A kept-alive connection the upstream closed just as it was reused (llama-server closes idle
+      // ones): the request never reached it. Sent once more on a new connection — JSON bodies only,
+      // an upload that was streamed cannot be replayed.
+      if (!retried && upstream.reusedSocket && f.body.kind === 'buffer' && RESET.has(error.code ?? '')) {
+        retried = true
+        upstream = open()
+        upstream.on('error', onError)
+        upstream.on('response', onResponse)
+        upstream.end(f.body.data)
+        return
+      }
       const cause = error.code ?? error.message
       fail(new SvcError('upstream.unavailable', `${f.who} is unreachable (${cause})`, { cause: error }))
-    })
-    upstream.on('response', (up) => {
+    }
+    const onResponse = (up: IncomingMessage) => {
       clearTimeout(timer)
       f.onFirstByte?.()
       if (done) {
@@ -152,7 +168,9 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
         return
       }
       relay(up, status, f, finish, fail)
-    })
+    }
+    upstream.on('error', onError)
+    upstream.on('response', onResponse)
 
     f.onUpstreamRequest?.()
     if (f.body.kind === 'buffer') {
