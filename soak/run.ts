@@ -124,10 +124,13 @@ async function main(): Promise<number> {
           await guarded(kind, fn)
         }
       })
-      const every = async (periodMs: number, fn: () => Promise<unknown>) => {
-        while (Date.now() + periodMs < stopAt) {
-          await new Promise((r) => setTimeout(r, periodMs))
+      /** Runs `fn` first after `firstMs`, then every `periodMs`, while the phase lasts. */
+      const every = async (periodMs: number, fn: () => Promise<unknown>, firstMs = periodMs) => {
+        let wait = firstMs
+        while (Date.now() + wait < stopAt) {
+          await new Promise((r) => setTimeout(r, wait))
           await fn()
+          wait = periodMs
         }
       }
       let swaps = 0
@@ -143,8 +146,11 @@ async function main(): Promise<number> {
         every(5_000, async () => delays.push(await loopDelay(api.url))),
         ...(withSwaps
           ? [
-              every(60_000, () =>
-                guarded('swap', () => step.swap(client, ++swaps % 2 === 1 ? chatB.path : chatA.path)),
+              // Mid-minute: a 60-second run swaps once, a 600-second one ten times.
+              every(
+                60_000,
+                () => guarded('swap', () => step.swap(client, ++swaps % 2 === 1 ? chatB.path : chatA.path)),
+                30_000,
               ),
             ]
           : []),
@@ -163,7 +169,7 @@ async function main(): Promise<number> {
     delays.length = 0
     await loopDelay(api.url) // a new measurement window for the main phase
     const t0 = Date.now()
-    await run(SECONDS * 1000, SECONDS >= 60)
+    await run(SECONDS * 1000, true)
     const elapsed = (Date.now() - t0) / 1000
     const end = await idle()
 

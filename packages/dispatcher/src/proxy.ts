@@ -108,7 +108,8 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
     const fail = (error: SvcError) =>
       finish({ status: writeError(f.res, error, f.requestId), outcome: 'error' })
     const send = f.url.protocol === 'https:' ? httpsRequest : request
-    const open = () =>
+    // `fresh`: a connection of its own, not another pooled one (which may be just as closed).
+    const open = (fresh = false) =>
       send({
         protocol: f.url.protocol,
         hostname: f.url.hostname,
@@ -116,7 +117,7 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
         path: f.url.pathname + f.url.search,
         method: 'POST',
         headers: f.headers,
-        agent: f.agent,
+        agent: fresh ? false : f.agent,
       })
     let upstream = open()
     let retried = false
@@ -137,11 +138,11 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
     const onError = (error: NodeJS.ErrnoException) => {
       if (done || f.res.headersSent) return
       // A kept-alive connection the upstream closed just as it was reused (llama-server closes idle
-      // ones): the request never reached it. Sent once more on a new connection — JSON bodies only,
+      // ones): the request never reached it. Sent once more on a connection of its own — JSON bodies only,
       // an upload that was streamed cannot be replayed.
       if (!retried && upstream.reusedSocket && f.body.kind === 'buffer' && RESET.has(error.code ?? '')) {
         retried = true
-        upstream = open()
+        upstream = open(true)
         upstream.on('error', onError)
         upstream.on('response', onResponse)
         upstream.end(f.body.data)
