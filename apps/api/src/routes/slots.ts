@@ -90,6 +90,17 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
         return c.json(view(name, isAdmin(c.get('principal'))), 200)
       }
       loading.catch(() => undefined) // the outcome is on the event stream and in lastError
+      // Answer once the slot has moved (its first transition) or the load settled, whichever comes
+      // first — an event, not a timer — so the 202 shows the load under way.
+      const moved = new AbortController()
+      await Promise.race([
+        loading.then(
+          () => undefined,
+          () => undefined,
+        ),
+        deps.slots.bus.once('slot.transition', (e) => e.slot === name, moved.signal).catch(() => undefined),
+      ])
+      moved.abort()
       return c.json(view(name, isAdmin(c.get('principal'))), 202)
     })
     .post('/:slot/unload', async (c) => {
