@@ -11,8 +11,10 @@ cd "$(dirname "$0")/.."
 PNPM_VERSION="$(node -p "require('./package.json').packageManager.split('@')[1]")"
 APT_PACKAGES=(
   git ca-certificates curl cmake build-essential pkg-config   # engine builds (llama.cpp, whisper.cpp)
+  python3                                                     # node-gyp builds better-sqlite3 (chat store)
   docker.io docker-registry                                   # container runtime + local registry (tests)
   caddy                                                       # reverse proxy (auth) and benchmark peer
+  systemd                                                     # systemd-analyze, systemctl --root, systemd-sysusers (svc install tests)
   chromium                                                    # dashboard tests (headless)
   espeak-ng ffmpeg                                            # CPU speech engines and audio conversion
   wrk                                                         # benchmark load generator
@@ -43,6 +45,9 @@ fi
 
 log "installing dependencies"
 CI=true pnpm install --frozen-lockfile --reporter=silent
+
+log "building the front ends (pnpm build)"
+pnpm build
 
 # Links `svc` and `slot` onto PATH (the same as `pnpm svc …`).
 for bin in svc slot; do

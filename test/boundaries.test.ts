@@ -84,6 +84,19 @@ describe('package boundaries', () => {
     expect(problems.join('\n')).toContain(message)
   })
 
+  it("lets a front end import the API's types, and nothing else of an app", () => {
+    const front = (source: string) => pkg('@svc/dashboard', source, ['@svc/api'])
+    expect(checkBoundaries([front(`import type { AppType } from '@svc/api'`)])).toEqual([])
+    expect(checkBoundaries([front(`import { createApp } from '@svc/api'`)]).join()).toContain(
+      'nothing imports an app',
+    )
+    expect(
+      checkBoundaries([
+        front(`import type { AppType } from '@svc/api'\nimport { x } from '@svc/api'`),
+      ]).join(),
+    ).toContain('nothing imports an app')
+  })
+
   it('lets core use Node I/O in its src/node entry and apps import any package', () => {
     expect(
       checkBoundaries([

@@ -22,8 +22,10 @@ const ALLOWED: Record<string, string[]> = {
   '@svc/auth': ['@svc/core'],
   '@svc/dispatcher': ['@svc/core'],
   '@svc/testing': ['@svc/core'],
+  // Browser-only components; core for its types (slot states, events).
+  '@svc/ui': ['@svc/core'],
 }
-const APPS = new Set(['@svc/api', '@svc/cli', '@svc/dashboard'])
+const APPS = new Set(['@svc/api', '@svc/cli', '@svc/dashboard', '@svc/chat'])
 /** What @svc/core never imports: frameworks and I/O libraries (its `src/node` entry may use node:fs). */
 const CORE_FORBIDDEN = [
   /^hono($|\/)/,
@@ -45,6 +47,21 @@ export function importsOf(source: string): string[] {
   return out
 }
 
+/**
+ * The specifiers a file imports only as types (`import type … from`, `export type … from`): erased
+ * when compiled, so they create no runtime dependency.
+ */
+export function typeOnlyImportsOf(source: string): Set<string> {
+  const typed = new Set<string>()
+  for (const m of source.matchAll(/(?:^|[\s;])(?:import|export)\s+type\s[^'"`]*?from\s*['"]([^'"]+)['"]/gm))
+    typed.add(m[1]!)
+  const value = new Set(
+    importsOf(source.replace(/(?:^|[\s;])(?:import|export)\s+type\s[^'"`]*?from\s*['"][^'"]+['"]/gm, '')),
+  )
+  for (const spec of value) typed.delete(spec)
+  return typed
+}
+
 function bare(spec: string): string {
   const parts = spec.split('/')
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
@@ -57,7 +74,8 @@ export function checkBoundaries(packages: PackageInfo[]): string[] {
     const allowed = ALLOWED[pkg.name]
     if (!isApp && !allowed) problems.push(`${pkg.name}: unknown package; add it to the boundary rules`)
     for (const file of pkg.files) {
-      const isTest = /\.test\.ts$|(^|\/)test\//.test(file.path)
+      const isTest = /\.test\.tsx?$|(^|\/)test\//.test(file.path)
+      const typeOnly = typeOnlyImportsOf(file.source)
       for (const spec of importsOf(file.source)) {
         const where = `${file.path} imports "${spec}"`
         if (spec.startsWith('.')) {
@@ -77,7 +95,10 @@ export function checkBoundaries(packages: PackageInfo[]): string[] {
             problems.push(`${where}: @svc/core imports no framework or I/O library`)
           continue
         }
-        if (APPS.has(name) && name !== pkg.name) problems.push(`${where}: nothing imports an app`)
+        // A front end may import the API's *types* (hono/client's AppType): nothing of it is bundled.
+        const apiTypes = isApp && name === '@svc/api' && typeOnly.has(spec)
+        if (APPS.has(name) && name !== pkg.name && !apiTypes)
+          problems.push(`${where}: nothing imports an app`)
         if (name.startsWith('@svc/') && !APPS.has(name) && name !== pkg.name && !isApp) {
           const mayTest = isTest && name === '@svc/testing'
           if (!allowed?.includes(name) && !mayTest)
@@ -89,7 +110,12 @@ export function checkBoundaries(packages: PackageInfo[]): string[] {
           problems.push(`${where}: Hono stays in apps; packages take Request/Response and plain data`)
         if (name !== pkg.name && !pkg.declared.includes(name))
           problems.push(`${where}: "${name}" is not declared in package.json`)
-        else if (!isTest && pkg.devOnly.includes(name) && !file.path.startsWith('test/'))
+        else if (
+          !isTest &&
+          !typeOnly.has(spec) &&
+          pkg.devOnly.includes(name) &&
+          !file.path.startsWith('test/')
+        )
           problems.push(`${where}: "${name}" is a devDependency but used by source`)
       }
     }

@@ -7,6 +7,7 @@ import type { AppDeps } from './deps'
 import { renderError } from './errors'
 import { authMiddleware, createAuthenticator } from './middleware/auth'
 import { httpMetrics } from './middleware/http-metrics'
+import { audioVoicesRoutes } from './routes/audio-voices'
 import { authOpenRoutes } from './routes/auth-open'
 import { configRoutes } from './routes/config-urls'
 import { eventRoutes } from './routes/events'
@@ -14,6 +15,7 @@ import { hardwareRoutes } from './routes/hardware'
 import { imageCacheRoutes } from './routes/image-cache'
 import { installRoutes } from './routes/install'
 import { modelsApiRoutes } from './routes/models-api'
+import { slotLogRoutes } from './routes/slot-logs'
 import { slotRoutes } from './routes/slots'
 import { systemRoutes } from './routes/system'
 import { tokenRoutes } from './routes/tokens'
@@ -61,14 +63,31 @@ export function createApp(deps: AppDeps) {
     .route('/api/auth', authOpenRoutes(deps))
     .route('/api/auth/tokens', tokenRoutes(deps))
     .route('/v1/models', v1ModelsRoutes(deps))
-    .route('/api/slots', slotRoutes({ slots: deps.slots, configDir: deps.paths.configDir }))
+    .route(
+      '/api/slots',
+      slotRoutes({
+        slots: deps.slots,
+        configDir: deps.paths.configDir,
+        ...(deps.activity ? { activity: deps.activity } : {}),
+        ...(deps.pulls ? { pulls: deps.pulls } : {}),
+      }),
+    )
+    .route('/api/slots', slotLogRoutes({ manager: deps.slots.manager }))
     .route('/api/models', modelsApiRoutes(deps))
+    .route('/v1/audio/voices', audioVoicesRoutes({ manager: deps.slots.manager }))
     .route('/api/events', eventRoutes(deps))
     .route('/api/hardware', hardwareRoutes(deps))
     .route('/api/images/cache', imageCacheRoutes(deps.slots))
 
-  // Returned, not thrown: methodNotAllowed only turns a plain 404 into a 405.
+  // Returned, not thrown: methodNotAllowed only turns a plain 404 into a 405. The dashboard's files
+  // (and its client routes) are what no API route matched.
   app.notFound((c) => {
+    const file = deps.dashboard?.respond({
+      method: c.req.method,
+      path: c.req.path,
+      header: (n) => c.req.header(n),
+    })
+    if (file) return file
     const error = new SvcError('route.not_found', `no route for ${c.req.method} ${c.req.path}`)
     return c.json(error.toBody(), 404)
   })

@@ -1,7 +1,10 @@
 import type { Picker } from '@svc/providers'
+import type { DashboardFiles } from './dashboard/dashboard-files'
 import type { Logger } from './logger'
 import type { ApiMetrics } from './metrics'
 import type { AuthDeps } from './middleware/auth'
+import type { ModelPulls } from './slots/model-pulls'
+import type { SlotActivity } from './slots/slot-activity'
 import type { SlotSystem } from './slots/slot-system'
 
 /** Feature flags reported by `GET /api/features` (what this build and config switch on). */
@@ -40,4 +43,10 @@ export interface AppDeps {
   slots: SlotSystem
   /** The picker behind `GET /api/hardware` (hardware, images, backends per provider). */
   hardware?: Pick<Picker, 'report'>
+  /** The dashboard's build, served at `/` (absent: no build, `features.dashboard` is false). */
+  dashboard?: DashboardFiles
+  /** Live per-slot figures (`slot.metrics`, `metrics` in `/api/slots`). */
+  activity?: SlotActivity
+  /** Pulls started from the Models page (`POST /api/models/:id/pull`). */
+  pulls?: ModelPulls
 }

@@ -1,5 +1,6 @@
 import { createTokenStore, createTokenVerifier, isLoopbackHost } from '@svc/auth'
 import { createDispatcher, type Dispatcher, hostedRefs } from '@svc/dispatcher'
+import { loadDashboardFiles } from './dashboard/dashboard-files'
 import type { AppDeps } from './deps'
 import { createDispatchMetrics } from './dispatch-metrics'
 import type { ServeEnv } from './env'
@@ -9,7 +10,9 @@ import type { AuthDeps } from './middleware/auth'
 import { watchSlotConfigs } from './slots/config-watch'
 import { wireHardware } from './slots/hardware'
 import { loadHostedUpstreams } from './slots/hosted-upstreams'
+import { createModelPulls } from './slots/model-pulls'
 import { loadProviderModules } from './slots/provider-modules'
+import { createSlotActivity } from './slots/slot-activity'
 import { registerSlotMetrics } from './slots/slot-metrics'
 import { createSlotSystem } from './slots/slot-system'
 
@@ -22,7 +25,18 @@ export interface WiringInput {
 }
 
 export interface Wiring {
-  deps: Pick<AppDeps, 'features' | 'slots' | 'upstreamMetrics' | 'upstreamRefs' | 'auth' | 'hardware'>
+  deps: Pick<
+    AppDeps,
+    | 'features'
+    | 'slots'
+    | 'upstreamMetrics'
+    | 'upstreamRefs'
+    | 'auth'
+    | 'hardware'
+    | 'dashboard'
+    | 'activity'
+    | 'pulls'
+  >
   dispatcher: Dispatcher
   /** Starts background work once the server listens: adopt leftovers, load enabled slots. */
   start(): Promise<void>
@@ -52,6 +66,10 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
   }
   const configWatch = watchSlotConfigs({ configDir: env.paths.configDir, slots, logger })
   const slotMetrics = registerSlotMetrics(input.metrics, slots)
+  const activity = createSlotActivity({ bus: slots.bus })
+  const pulls = createModelPulls({ store: slots.store, bus: slots.bus })
+  // SVC_DASHBOARD_DIR: another build (tests); default apps/dashboard/dist. No build: no dashboard.
+  const dashboard = loadDashboardFiles(input.rawEnv.SVC_DASHBOARD_DIR || undefined)
   const debug = env.logLevel === 'debug'
   slots.bus.on('slot.transition', (e) => {
     // serving ⇄ idle happen on every request: never a log line on the hot path unless debugging
@@ -100,7 +118,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     isKnownModel: async (id) => (await slots.store.get(id)) !== undefined,
     queueTimeoutMs: env.queueTimeoutMs,
     upstreamTimeoutMs: env.upstreamTimeoutMs,
-    observe: createDispatchMetrics(input.metrics.hot),
+    observe: observeBoth(createDispatchMetrics(input.metrics.hot), activity.record),
     onUnexpected: (error, { requestId, route }) =>
       logger.error('unhandled error', { requestId, path: route, error }),
   })
@@ -112,8 +130,11 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
         slots: true,
         images: true,
         containers: hardware.container !== undefined,
-        dashboard: false,
+        dashboard: dashboard !== undefined,
       },
+      ...(dashboard ? { dashboard } : {}),
+      activity,
+      pulls,
       slots,
       ...(slots.picker ? { hardware: slots.picker } : {}),
       upstreamMetrics: () => slotMetrics.scrapeUpstreams(),
@@ -129,10 +150,20 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     },
     async stop() {
       configWatch.close()
+      activity.stop()
+      pulls.stop()
       await slots.manager.stopAll()
       await tokens.close() // writes the last `last_used_at` batch
       dispatcher.close()
       upstreams = []
     },
+  }
+}
+
+/** Two observers of each dispatch record (metrics and the dashboard's live figures). */
+function observeBoth<R>(a: (record: R) => void, b: (record: R) => void): (record: R) => void {
+  return (record) => {
+    a(record)
+    b(record)
   }
 }

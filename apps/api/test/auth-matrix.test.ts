@@ -33,6 +33,11 @@ const ROUTES: Record<string, SendOptions & { open?: boolean }> = {
   '/api read (slots)': { path: '/api/slots' },
   '/api read (models)': { path: '/api/models' },
   'slot mutation': { method: 'POST', path: '/api/slots/nope/unload', body: '{}' },
+  'slot logs (follow)': { path: '/api/slots/nope/logs?follow=1' },
+  'create a custom slot': { method: 'POST', path: '/api/slots', body: '{}' },
+  'pull a model': { method: 'POST', path: '/api/models/nope/pull' },
+  'delete a model': { method: 'DELETE', path: '/api/models/nope' },
+  'tts voices (v1)': { path: '/v1/audio/voices' },
   'token management (list)': { path: '/api/auth/tokens' },
   'token management (revoke)': { method: 'DELETE', path: '/api/auth/tokens/AAAAAAAAAAAA' },
   'image cache': { path: '/api/images/cache/00000000-0000-4000-8000-000000000000.png' },
@@ -40,7 +45,9 @@ const ROUTES: Record<string, SendOptions & { open?: boolean }> = {
     method: 'DELETE',
     path: '/api/images/cache/00000000-0000-4000-8000-000000000000.png',
   },
-  dashboard: { path: '/index.html' },
+  // Open: the page must load before it can ask for a token; it holds no data.
+  dashboard: { path: '/index.html', open: true },
+  'dashboard client route': { path: '/settings', open: true },
 }
 
 /** DESIGN.md's scope table, by route (the open ones pass for everyone). */
@@ -49,13 +56,14 @@ const ALLOWED: Record<Scope, string[]> = {
   all: [
     '/v1 inference (chat)',
     '/v1 inference (embeddings)',
+    'tts voices (v1)',
     '/api read (slots)',
     '/api read (models)',
+    'slot logs (follow)',
     'image cache',
-    'dashboard',
   ],
-  'v1-only': ['/v1 inference (chat)', '/v1 inference (embeddings)', 'image cache'],
-  'read-only': ['/api read (slots)', '/api read (models)', 'image cache', 'dashboard'],
+  'v1-only': ['/v1 inference (chat)', '/v1 inference (embeddings)', 'tts voices (v1)', 'image cache'],
+  'read-only': ['/api read (slots)', '/api read (models)', 'slot logs (follow)', 'image cache'],
 }
 
 interface Caller {

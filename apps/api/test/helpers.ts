@@ -5,6 +5,7 @@ import { createApp } from '../src/app'
 import type { AppDeps } from '../src/deps'
 import { silentLogger } from '../src/logger'
 import { createMetrics } from '../src/metrics'
+import { createModelPulls } from '../src/slots/model-pulls'
 import { createSlotSystem, type SlotSystemOptions } from '../src/slots/slot-system'
 
 /** An app over temp directories with every dependency at a sensible test default. */
@@ -26,6 +27,7 @@ export async function testApp(
     features: { auth: false, slots: true, images: false, containers: false, dashboard: false },
     metrics: createMetrics({ processMetrics: false }),
     logger: silentLogger,
+    pulls: createModelPulls({ store: slots.store, bus: slots.bus }),
     ...overrides,
   }
   return { app: createApp(deps), deps }

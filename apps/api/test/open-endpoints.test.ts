@@ -81,6 +81,8 @@ describe('open endpoints', () => {
       object: 'model',
       created: expect.any(Number),
       owned_by: 'svc',
+      // Nothing is loaded: the chat app reads this to disable Send with the reason.
+      _svc: { slot: 'primary', model: null, state: 'offline', loaded: false },
     })
     const one = await app.request('/v1/models/mine')
     expect(await one.json()).toMatchObject({ id: 'mine', object: 'model' })

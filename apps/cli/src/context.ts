@@ -1,10 +1,12 @@
-import type { Writable } from 'node:stream'
+import type { Readable, Writable } from 'node:stream'
 
 /** What every command gets: its streams and env, injected so tests run commands in-process. */
 export interface CliContext {
   env: Record<string, string | undefined>
   stdout: Writable & { isTTY?: boolean }
   stderr: Writable & { isTTY?: boolean }
+  /** For questions on a terminal (`svc install` asks for the admin password); absent in tests. */
+  stdin?: Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown }
   /** Base URL of a running API (`SVC_API_URL`, default http://127.0.0.1:8080). */
   apiUrl: string
 }
@@ -32,6 +34,10 @@ export function defaultContext(env: Record<string, string | undefined> = process
     env,
     stdout: process.stdout,
     stderr: process.stderr,
+    // a getter: touching process.stdin opens it, which only `svc install` on a terminal needs
+    get stdin() {
+      return process.stdin
+    },
     apiUrl: (env.SVC_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, ''),
   }
 }

@@ -1,10 +1,13 @@
+import { chatCommand } from './commands/chat'
 import { enginesCommand } from './commands/engines'
 import { manifestCommand } from './commands/manifest'
 import { modelsCommand } from './commands/models'
+import { serveCommand } from './commands/serve'
 import { slotCommand } from './commands/slot'
 import { statusCommand } from './commands/status'
 import { tokenCommand } from './commands/token'
 import { type CliContext, CliError, type Command, defaultContext } from './context'
+import { installCommand } from './install/install-command'
 
 /** Every top-level command. Subcommands (`slot load`, `token create`) live inside their command. */
 export const COMMANDS: Command[] = [
@@ -14,6 +17,9 @@ export const COMMANDS: Command[] = [
   enginesCommand,
   manifestCommand,
   tokenCommand,
+  chatCommand,
+  serveCommand,
+  installCommand,
 ]
 
 function usage(): string {

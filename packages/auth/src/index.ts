@@ -5,6 +5,7 @@
 export * from './client-address'
 export * from './policy'
 export * from './principal'
+export * from './proxy-trust'
 export * from './secret-hash'
 export * from './throttle'
 export * from './token-format'

@@ -38,6 +38,11 @@ describe('classify', () => {
     ['POST', '/api/slots/primary/unload', 'slot-mutation'],
     ['PUT', '/api/slots/primary', 'slot-mutation'],
     ['DELETE', '/api/models/qwen', 'slot-mutation'],
+    ['POST', '/api/slots', 'slot-mutation'],
+    ['POST', '/api/models/qwen/pull', 'slot-mutation'],
+    ['DELETE', '/api/models/qwen/pull', 'slot-mutation'],
+    ['GET', '/api/slots/primary/logs', 'api-read'],
+    ['GET', '/v1/audio/voices', 'v1-inference'],
     ['GET', '/api/auth/tokens', 'token-management'],
     ['POST', '/api/auth/tokens', 'token-management'],
     ['DELETE', '/api/auth/tokens/abcdefABCDEF', 'token-management'],
@@ -81,7 +86,7 @@ describe('allows', () => {
     'v1-inference': '1110',
     'image-cache': '1111',
     'api-read': '1101',
-    dashboard: '1101',
+    dashboard: '1111',
     'slot-mutation': '1000',
     'token-management': '1000',
     'api-mutation': '1000',
@@ -97,6 +102,6 @@ describe('allows', () => {
     for (const routeClass of ROUTE_CLASSES) {
       expect(allows(null, routeClass)).toBe(POLICY[routeClass].open)
     }
-    expect(ROUTE_CLASSES.filter((c) => POLICY[c].open)).toEqual(['open', 'v1-models'])
+    expect(ROUTE_CLASSES.filter((c) => POLICY[c].open)).toEqual(['open', 'v1-models', 'dashboard'])
   })
 })

@@ -16,7 +16,14 @@
  *   `read-only`. `/api/auth/tokens` is token management for every method, reads included: `admin` only.
  * - Mutations of `/api/slots/*` and `/api/models/*` (slot mutations) and of anything else under
  *   `/api/*` are `admin` only.
- * - Paths outside `/api` and `/v1` (the dashboard's files): reads need any scope but `v1-only`.
+ * - Paths outside `/api` and `/v1` (the dashboard's files) are open for reads: the page must load
+ *   before it can ask a person for a token (issue 10: opened directly on :8080 with auth on, the
+ *   dashboard asks for one). The files are the public build and hold no data; every request the page
+ *   then makes is checked as usual.
+ * - `GET /v1/audio/voices` (the tts slot's voice list) is `/v1` like any other: inference scopes.
+ * - New management routes fall into the classes above by prefix and method: `POST /api/slots`
+ *   (create a custom slot), `POST|DELETE /api/models/:id/pull`, `DELETE /api/models/:id` are slot
+ *   mutations (admin); `GET /api/slots/:slot/logs[?follow=1]` is an api read.
  * - A path with empty or dot segments (`//`, `/./`, `/../`) is never routed by svc; it is classed as
  *   an admin-only mutation so that no spelling of a path can fall into a more permissive class.
  *   One trailing slash is ignored.
@@ -52,7 +59,7 @@ export const POLICY: Readonly<Record<RouteClass, RoutePolicy>> = {
   'v1-inference': { open: false, scopes: ['admin', 'all', 'v1-only'] },
   'image-cache': { open: false, scopes: ['admin', 'all', 'v1-only', 'read-only'] },
   'api-read': { open: false, scopes: ['admin', 'all', 'read-only'] },
-  dashboard: { open: false, scopes: ['admin', 'all', 'read-only'] },
+  dashboard: { open: true, scopes: SCOPES },
   'slot-mutation': { open: false, scopes: ['admin'] },
   'token-management': { open: false, scopes: ['admin'] },
   'api-mutation': { open: false, scopes: ['admin'] },

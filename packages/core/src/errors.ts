@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   'auth.throttled': { status: 429, type: 'rate_limit_error' },
   'model.not_found': { status: 404, type: 'invalid_request_error' },
   'model.not_loaded': { status: 409, type: 'invalid_request_error' },
+  /** Not in DESIGN.md's table: a model a slot holds cannot be deleted (unload it first). */
+  'model.in_use': { status: 409, type: 'invalid_request_error' },
   'slot.not_found': { status: 404, type: 'invalid_request_error' },
   'token.not_found': { status: 404, type: 'invalid_request_error' },
   'backend.unavailable': { status: 409, type: 'invalid_request_error' },
@@ -24,6 +26,11 @@ export const ERROR_CODES = {
   /** An upstream answered with an error of its own; the status is the upstream's. */
   'upstream.error': { status: 502, type: 'server_error' },
   'internal.error': { status: 500, type: 'server_error' },
+  // The chat app (apps/chat): its own resources, and the API refusing the chat app's token.
+  'conversation.not_found': { status: 404, type: 'invalid_request_error' },
+  'conversation.busy': { status: 409, type: 'invalid_request_error' },
+  'file.not_found': { status: 404, type: 'invalid_request_error' },
+  'upstream.auth': { status: 502, type: 'server_error' },
   /** A config file svc must change (tokens.toml) does not parse: fix it first; svc never overwrites it. */
   'config.invalid': { status: 409, type: 'server_error' },
 } as const satisfies Record<string, { status: number; type: string }>

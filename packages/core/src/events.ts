@@ -2,6 +2,7 @@
  * Events on the bus (DESIGN.md: "Every transition is an event on the bus: the dashboard (SSE),
  * metrics and logs all read the same events").
  */
+import type { ModelPullEvent, SlotMetricsEvent } from './api-events'
 import type { PullProgress } from './models'
 import type { SlotState } from './slot-states'
 import type { SlotConfigEvent } from './slot-status'
@@ -37,6 +38,8 @@ export interface SvcEvents {
   'slot.progress': SlotProgressEvent
   'slot.restart': SlotRestartEvent
   'slot.config': SlotConfigEvent
+  'slot.metrics': SlotMetricsEvent
+  'model.pull': ModelPullEvent
   [type: string]: unknown
 }
 

@@ -1,3 +1,4 @@
+export * from './api-events'
 export * from './errors'
 export * from './event-bus'
 export * from './events'

@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isIP } from 'node:net'
 import { getConnInfo } from '@hono/node-server/conninfo'
@@ -9,8 +8,9 @@ import {
   allows,
   classify,
   clientKey,
-  createAddressMatcher,
+  createProxyTrust,
   isOpen,
+  PROXY_SECRET_HEADER,
   type Principal,
   type TokenStore,
   type TokenVerifier,
@@ -88,15 +88,11 @@ const PASS_ANONYMOUS: AuthOutcome = { ok: true, principal: ANONYMOUS }
  * characters in a header: 400); neither is a 500.
  */
 export function createAuthenticator(auth: AuthDeps): Authenticate {
-  const trusted = auth.trustedProxies ?? createAddressMatcher()
-  const secretDigest = auth.proxySecret ? sha256(auth.proxySecret) : undefined
+  const trusts = createProxyTrust({ trustedProxies: auth.trustedProxies, proxySecret: auth.proxySecret })
 
   /** The peer is our proxy: a trusted address and, when configured, the right shared secret. */
   function fromProxy(req: AuthRequest, peer: string | undefined): boolean {
-    if (!trusted.matches(peer)) return false
-    if (!secretDigest) return true
-    const given = req.header('x-svc-proxy-secret')
-    return given !== undefined && timingSafeEqual(sha256(given), secretDigest)
+    return trusts(peer, req.header(PROXY_SECRET_HEADER))
   }
 
   function throttleKey(req: AuthRequest): string {
@@ -232,8 +228,4 @@ function refuse(
   headers?: Record<string, string>,
 ): AuthOutcome {
   return { ok: false, error: new SvcError(code, message, headers ? { headers } : {}) }
-}
-
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text).digest()
 }

@@ -1,4 +1,4 @@
-import type { SvcEvents } from '@svc/core'
+import { FORWARDED_EVENTS, type SvcEvents } from '@svc/core'
 import { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import { createEventQueue } from '../events/event-queue'
@@ -7,7 +7,6 @@ import { type EventPayload, eventFor } from '../views/event-view'
 import { isAdmin } from '../views/redact'
 import { slotStatusFor } from '../views/slot-view'
 
-export const FORWARDED_EVENTS = ['slot.transition', 'slot.progress', 'slot.restart', 'slot.config'] as const
 /** Events a client may be behind by before it is sent a `resync` instead. */
 export const EVENT_QUEUE_MAX = 256
 
@@ -23,8 +22,9 @@ export interface EventRoutesDeps {
  * `GET /api/events` → Server-Sent Events (the contract the dashboard and the CLI rely on):
  *
  * 1. a `: connected` comment, then `snapshot` — `{slots: SlotStatus[]}`;
- * 2. `slot.transition`, `slot.progress`, `slot.restart` and `slot.config` as they happen (event name =
- *    type, data = JSON);
+ * 2. every bus event of `FORWARDED_EVENTS` (core `api-events.ts`, the one definition the dashboard
+ *    reads too: `slot.transition`, `slot.progress`, `slot.restart`, `slot.config`, `slot.metrics`,
+ *    `model.pull`) as it happens (event name = type, data = JSON);
  * 3. `resync` — `{slots: SlotStatus[]}`, the same as `snapshot` — when this client fell more than
  *    `eventQueueMax` events behind: what was queued is dropped and the client replaces its state;
  * 4. a `: ping` comment every `heartbeatMs` so proxies keep the stream open.

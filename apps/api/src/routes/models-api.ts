@@ -1,6 +1,7 @@
-import type { ModelEntry } from '@svc/core'
+import { type ModelEntry, SvcError } from '@svc/core'
 import { type HardwareFacts, memoryShortfall } from '@svc/providers'
 import { Hono } from 'hono'
+import type { ModelPulls } from '../slots/model-pulls'
 import type { SlotSystem } from '../slots/slot-system'
 import { isAdmin } from '../views/redact'
 
@@ -19,41 +20,105 @@ export function offer(
 }
 
 /**
- * `GET /api/models` → `{models:[{id, provider, format, role, source, present, size, path, slot,
- * offered, reason, …}]}`: every curated, pulled and local model, whether its file is on disk, the slot
- * holding it, and whether svc offers it on this machine (and why not). `path` and `url` (where the
- * file lies, where it is downloaded from) are admin-only: `null` for every other scope.
+ * Models, mounted at `/api/models`.
+ *
+ * - `GET /` → `{models:[{id, provider, format, role, source, present, needs_pull, size, path, url,
+ *   slot, offered, reason, pulling, …}]}`: every curated, pulled and local model, whether its file is
+ *   on disk, the slot holding it, whether svc offers it on this machine (and why not), and the
+ *   progress of a pull started here (`pulling: {done, total} | null`). `path` and `url` (where the
+ *   file lies, where it is downloaded from) are admin-only: `null` for every other scope.
+ * - `POST /:id/pull` → 202 `{model, status:"pulling", done, total}`: downloads without loading;
+ *   progress and outcome are `model.pull` events. 200 `{status:"done"}` when already on disk; 409
+ *   `model.in_use` while a slot is loading it.
+ * - `DELETE /:id/pull` → `{model, cancelled}`; the partial file stays, a later pull resumes it.
+ * - `DELETE /:id` → `{id, deleted}`: removes the downloaded file (a ref pulled from a URL is
+ *   forgotten too). 409 `model.in_use` while a slot holds it or it is being pulled; 400 for a local
+ *   file (not svc's to delete); 404 `model.not_found` for an unknown id.
  */
-export function modelsApiRoutes(deps: { slots: SlotSystem }) {
-  return new Hono().get('/', async (c) => {
-    const admin = isAdmin(c.get('principal'))
-    const models = await deps.slots.store.list()
-    const facts = await deps.slots.picker
-      ?.report()
-      .then((r) => r.hardware)
-      .catch(() => undefined)
-    return c.json({
-      models: models.map((m) => ({
-        id: m.id,
-        provider: m.provider,
-        format: m.format,
-        role: m.role ?? null,
-        source: m.source,
-        present: m.path !== undefined,
-        // Nothing to download: on disk, or served without a file (espeak-ng, NPU tags, baked into an image).
-        needs_pull: m.path === undefined && m.url !== undefined,
-        size: m.size ?? null,
-        path: admin ? (m.path ?? null) : null,
-        url: admin ? (m.url ?? null) : null,
-        family: m.family ?? null,
-        min_vram_gb: m.minVramGb ?? null,
-        license: m.license ?? null,
-        license_url: m.licenseUrl ?? null,
-        badge: m.badge ?? null,
-        description: m.description ?? null,
-        slot: deps.slots.manager.findByModel(m.id)?.name ?? null,
-        ...offer(m, facts),
-      })),
+export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls }) {
+  const known = async (id: string): Promise<ModelEntry> => {
+    const entry = await deps.slots.store.get(id)
+    if (!entry) throw new SvcError('model.not_found', `no model "${id}"`, { param: 'id' })
+    return entry
+  }
+  const holder = (id: string) => deps.slots.manager.findByModel(id)?.name
+  return new Hono()
+    .get('/', async (c) => {
+      const admin = isAdmin(c.get('principal'))
+      const models = await deps.slots.store.list()
+      const facts = await deps.slots.picker
+        ?.report()
+        .then((r) => r.hardware)
+        .catch(() => undefined)
+      return c.json({
+        models: models.map((m) => {
+          const pull = deps.pulls?.get(m.id)
+          return {
+            id: m.id,
+            provider: m.provider,
+            format: m.format,
+            role: m.role ?? null,
+            source: m.source,
+            present: m.path !== undefined,
+            // Nothing to download: on disk, or served without a file (espeak-ng, NPU tags, baked into an image).
+            needs_pull: m.path === undefined && m.url !== undefined,
+            size: m.size ?? null,
+            path: admin ? (m.path ?? null) : null,
+            url: admin ? (m.url ?? null) : null,
+            family: m.family ?? null,
+            min_vram_gb: m.minVramGb ?? null,
+            license: m.license ?? null,
+            license_url: m.licenseUrl ?? null,
+            badge: m.badge ?? null,
+            description: m.description ?? null,
+            slot: holder(m.id) ?? null,
+            pulling: pull ? { done: pull.done, total: pull.total } : null,
+            ...offer(m, facts),
+          }
+        }),
+      })
     })
-  })
+    .post('/:id/pull', async (c) => {
+      const entry = await known(c.req.param('id'))
+      if (entry.path)
+        return c.json(
+          { model: entry.id, status: 'done' as const, done: entry.size ?? 0, total: entry.size ?? null },
+          200,
+        )
+      if (!entry.url)
+        throw new SvcError(
+          'request.invalid',
+          `"${entry.id}" has nothing to download (it is served without a file)`,
+          {
+            param: 'id',
+          },
+        )
+      const slot = holder(entry.id)
+      if (slot)
+        throw new SvcError('model.in_use', `slot "${slot}" is loading "${entry.id}"; its pull is under way`)
+      if (!deps.pulls) throw new SvcError('route.not_found', 'pulls are not available here')
+      const started = deps.pulls.start(entry)
+      return c.json(
+        { model: started.model, status: started.status, done: started.done, total: started.total },
+        202,
+      )
+    })
+    .delete('/:id/pull', async (c) => {
+      const entry = await known(c.req.param('id'))
+      return c.json({ model: entry.id, cancelled: deps.pulls?.cancel(entry.id) ?? false })
+    })
+    .delete('/:id', async (c) => {
+      const entry = await known(c.req.param('id'))
+      const slot = holder(entry.id)
+      if (slot)
+        throw new SvcError('model.in_use', `slot "${slot}" holds "${entry.id}": unload it first`, {
+          param: 'id',
+        })
+      if (deps.pulls?.get(entry.id))
+        throw new SvcError('model.in_use', `"${entry.id}" is being pulled: cancel the pull first`, {
+          param: 'id',
+        })
+      const { deleted } = await deps.slots.store.remove(entry)
+      return c.json({ id: entry.id, deleted: deleted !== null })
+    })
 }

@@ -1,10 +1,12 @@
-import { SvcError, validateSlotConfig } from '@svc/core'
+import { SLOT_NAME_PATTERN, type SlotLiveMetrics, SvcError, validateSlotConfig } from '@svc/core'
 import { writeSlotConfig } from '@svc/core/node'
 import { Hono } from 'hono'
 import * as v from 'valibot'
+import type { ModelPulls } from '../slots/model-pulls'
+import type { SlotActivity } from '../slots/slot-activity'
 import type { SlotSystem } from '../slots/slot-system'
 import { parseWith, readJson } from '../validate'
-import { isAdmin, redactText } from '../views/redact'
+import { isAdmin } from '../views/redact'
 import { type SlotStatus, slotStatusFor } from '../views/slot-view'
 
 export const LoadBodySchema = v.strictObject({
@@ -16,37 +18,58 @@ export const LoadBodySchema = v.strictObject({
   ),
 })
 
+const WaitQuerySchema = v.object({
+  wait: v.optional(v.picklist(['true', 'false', '1', '0'], 'wait must be true or false')),
+})
+
+const CreateSlotSchema = v.looseObject({
+  name: v.pipe(
+    v.string('name must be a string'),
+    v.regex(SLOT_NAME_PATTERN, 'a lower-case name of a-z, 0-9, - and _ (at most 32), starting with a letter'),
+  ),
+})
+
 const JsonObjectSchema = v.custom<Record<string, unknown>>(
   (x) => typeof x === 'object' && x !== null && !Array.isArray(x),
   'the body must be a JSON object',
 )
-
-const WaitQuerySchema = v.object({
-  wait: v.optional(v.picklist(['true', 'false', '1', '0'], 'wait must be true or false')),
-})
 
 export interface SlotView extends SlotStatus {
   config: {
     enabled: boolean
     default_model: string | null
     restart: string
+    max_restarts: number
     role: string | null
+    ctx_size: number | null
+    args: string[]
     url: string | null
   }
+  /** Live figures of the last minute (also pushed as `slot.metrics` events). */
+  metrics: SlotLiveMetrics | null
 }
 
 /**
  * Management of slots. What a caller sees depends on its scope (`views/slot-view.ts`): `upstream` and
- * `config.url` are admin-only, messages are redacted for everyone else, and so are log lines.
+ * `config.url` are admin-only, and messages are redacted for everyone else.
  *
- * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one; `GET /api/slots/:slot/logs` → `{lines}`
+ * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one (logs: slot-logs.ts)
  * - `POST /api/slots/:slot/load {model}` → 202 with the slot (loading continues in the background);
  *   `?wait=true` answers 200 once ready, or the failure's error body.
  * - `POST /api/slots/:slot/unload` → 202 (`?wait=true`: 200 once offline).
  * - `PUT /api/slots/:slot` with the config as JSON (the TOML file's fields) → validated, written
  *   atomically to `<config>/slots/<slot>.toml`, applied at the next load. Creates a custom slot.
+ * - `POST /api/slots` `{name, provider, …config}` → 201: creates a custom slot; 400 `request.invalid`
+ *   (param `name`) when a slot of that name exists, so a create never overwrites.
+ *
+ * Validation errors name the field in `param` (`provider`, `url`, `model.default`, …).
  */
-export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
+export function slotRoutes(deps: {
+  slots: SlotSystem
+  configDir: string
+  activity?: SlotActivity
+  pulls?: ModelPulls
+}) {
   const { manager } = deps.slots
   const view = (name: string, admin: boolean): SlotView => {
     const config = manager.config(name)
@@ -56,10 +79,23 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
         enabled: config.enabled,
         default_model: config.model.default ?? null,
         restart: config.restart,
+        max_restarts: config.maxRestarts,
         role: config.role ?? null,
+        ctx_size: config.ctxSize ?? null,
+        args: config.args,
         url: admin ? (config.url ?? null) : null,
       },
+      metrics: deps.activity?.current()[name] ?? null,
     }
+  }
+  const save = async (name: string, body: Record<string, unknown>) => {
+    const result = validateSlotConfig(name, body, `slots/${name}.toml`)
+    if (!result.ok) {
+      throw new SvcError('request.invalid', result.error.message, { param: result.error.field })
+    }
+    await writeSlotConfig(deps.configDir, result.config)
+    deps.slots.configure(result.config)
+    deps.slots.configProblems.delete(name)
   }
   const wants = (query: Record<string, string>) => {
     const q = parseWith(WaitQuerySchema, query)
@@ -71,16 +107,24 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
       const admin = isAdmin(c.get('principal'))
       return c.json({ slots: manager.names().map((name) => view(name, admin)) })
     })
-    .get('/:slot', (c) => c.json(view(c.req.param('slot'), isAdmin(c.get('principal')))))
-    .get('/:slot/logs', (c) => {
-      const lines = manager.get(c.req.param('slot')).logs()
-      return c.json({ lines: isAdmin(c.get('principal')) ? lines : lines.map(redactText) })
+    .post('/', async (c) => {
+      const { name, ...config } = await readJson(c, CreateSlotSchema)
+      if (manager.has(name))
+        throw new SvcError('request.invalid', `a slot named "${name}" already exists`, { param: 'name' })
+      await save(name, config)
+      return c.json(view(name, isAdmin(c.get('principal'))), 201)
     })
+    .get('/:slot', (c) => c.json(view(c.req.param('slot'), isAdmin(c.get('principal')))))
     .post('/:slot/load', async (c) => {
       const name = c.req.param('slot')
       const slot = manager.get(name)
       const wait = wants(c.req.query())
       const { model } = await readJson(c, LoadBodySchema)
+      // Two writers of one `.part` file would corrupt it: a pull from the Models page goes first.
+      if (deps.pulls?.get(model))
+        throw new SvcError('model.in_use', `"${model}" is being pulled: wait for it, or cancel the pull`, {
+          param: 'model',
+        })
       // Resolution (unknown model, a model this slot or machine cannot serve) answers this request,
       // however long it takes; only the load itself runs in the background.
       const entry = await deps.slots.resolveModel(model, manager.config(name))
@@ -117,14 +161,7 @@ export function slotRoutes(deps: { slots: SlotSystem; configDir: string }) {
       const name = c.req.param('slot')
       // Only "is it an object": validateSlotConfig checks every field (a record schema would copy
       // every key of a hostile body first).
-      const body = await readJson(c, JsonObjectSchema)
-      const result = validateSlotConfig(name, body, `slots/${name}.toml`)
-      if (!result.ok) {
-        throw new SvcError('request.invalid', result.error.message, { param: result.error.field })
-      }
-      await writeSlotConfig(deps.configDir, result.config)
-      deps.slots.configure(result.config)
-      deps.slots.configProblems.delete(name)
+      await save(name, await readJson(c, JsonObjectSchema))
       return c.json(view(name, isAdmin(c.get('principal'))), 200)
     })
 }

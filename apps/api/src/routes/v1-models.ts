@@ -1,6 +1,17 @@
-import { SvcError } from '@svc/core'
+import { type SlotSnapshot, type SlotState, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import type { AppDeps } from '../deps'
+
+/** svc's extension of a `/v1/models` entry: which slot answers for it and whether it is loaded. */
+export interface SvcModelView {
+  slot: string | null
+  model: string | null
+  state: SlotState | null
+  loaded: boolean
+}
+
+/** States in which a request is answered at once (no pull, start or warm-up first). */
+const LOADED: ReadonlySet<SlotState> = new Set(['ready', 'serving', 'idle'])
 
 /**
  * `GET /v1/models` → `{object:"list", data:[{id, object:"model", created, owned_by}]}` in OpenAI's
@@ -8,6 +19,11 @@ import type { AppDeps } from '../deps'
  * picks the first model gets the primary chat slot, then the refs usable without a download (on
  * disk or in a slot) and hosted upstream refs.
  * `GET /v1/models/:id` → one of those objects, or 404 `model.not_found`.
+ *
+ * Each entry also carries `_svc: {slot, model, state, loaded}` so that a `v1-only` caller (the chat
+ * app) can tell what answers without loading anything: `slot` is the slot the entry names or that
+ * holds the ref (null for a ref in no slot and for hosted refs), `model` the ref it runs, `state` that
+ * slot's state, `loaded` true when the slot is ready/serving/idle, and always for hosted refs.
  */
 export function v1ModelsRoutes(deps: AppDeps) {
   const created = Math.floor(deps.startedAt / 1000)
@@ -18,19 +34,40 @@ export function v1ModelsRoutes(deps: AppDeps) {
       .filter((name) => deps.slots.manager.config(name).provider !== 'image')
     // Models a request can use without a download: on disk or held by a slot (NPU tags, remote
     // upstreams). The whole catalogue is `GET /api/models` / `svc models ls`.
-    const held = new Set(deps.slots.manager.list().map((slot) => slot.model))
+    const slots = deps.slots.manager.list()
+    const bySlot = new Map(slots.map((slot) => [slot.name, slot]))
+    const byModel = new Map(slots.filter((slot) => slot.model).map((slot) => [slot.model!, slot]))
+    const view = (slot: SlotSnapshot | undefined, model: string | null): SvcModelView => ({
+      slot: slot?.name ?? null,
+      model: slot?.model ?? model,
+      state: slot?.state ?? null,
+      loaded: slot !== undefined && LOADED.has(slot.state),
+    })
     const refs = [
       ...(await deps.slots.store.list())
-        .filter((m) => m.path !== undefined || held.has(m.id))
-        .map((m) => ({ id: m.id, owned_by: 'svc' })),
-      ...(deps.upstreamRefs?.() ?? []),
+        .filter((m) => m.path !== undefined || byModel.has(m.id))
+        .map((m) => ({ id: m.id, owned_by: 'svc', _svc: view(byModel.get(m.id), m.id) })),
+      ...(deps.upstreamRefs?.() ?? []).map((r) => ({
+        ...r,
+        _svc: { slot: null, model: r.id, state: null, loaded: true },
+      })),
     ]
     const seen = new Set<string>()
-    const data: { id: string; object: 'model'; created: number; owned_by: string }[] = []
-    for (const entry of [...aliases.map((id) => ({ id, owned_by: 'svc' })), ...refs]) {
+    const data: {
+      id: string
+      object: 'model'
+      created: number
+      owned_by: string
+      _svc: SvcModelView
+    }[] = []
+    const entries = [
+      ...aliases.map((id) => ({ id, owned_by: 'svc', _svc: view(bySlot.get(id), null) })),
+      ...refs,
+    ]
+    for (const entry of entries) {
       if (seen.has(entry.id)) continue
       seen.add(entry.id)
-      data.push({ id: entry.id, object: 'model', created, owned_by: entry.owned_by })
+      data.push({ id: entry.id, object: 'model', created, owned_by: entry.owned_by, _svc: entry._svc })
     }
     return data
   }

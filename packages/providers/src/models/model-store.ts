@@ -3,8 +3,8 @@
  * (`<state>/models/registry.json`). `resolve` turns what a user typed after `--model` into an entry;
  * `pull` downloads a missing file to where `dest` says and records it.
  */
-import { readFile, stat } from 'node:fs/promises'
-import { basename, extname, isAbsolute, join, resolve as resolvePath } from 'node:path'
+import { readFile, rm, rmdir, stat } from 'node:fs/promises'
+import { basename, dirname, extname, isAbsolute, join, resolve as resolvePath } from 'node:path'
 import { type ModelEntry, type PullProgress, SvcError } from '@svc/core'
 import { withFileLock, writeFileAtomic } from '@svc/core/node'
 import { type CatalogueEntry, catalogueToModel } from './catalogue'
@@ -144,6 +144,34 @@ export class ModelStore {
     const pulled: ModelEntry = { ...entry, path: dest, size: result.bytes }
     if (entry.source !== 'catalogue') await this.register(pulled)
     return pulled
+  }
+
+  /**
+   * Deletes what a pull put on disk: the model's file under `<state>` (and a partial `.part`), then its
+   * folder when empty; a ref registered by a pull from a URL is forgotten too. A local file is the
+   * user's (svc only points at it): refused with 400. Idempotent; the caller checks no slot holds it.
+   */
+  async remove(entry: ModelEntry): Promise<{ deleted: string | null }> {
+    if (entry.source === 'local')
+      throw new SvcError(
+        'request.invalid',
+        `"${entry.id}" is a local file svc did not download; delete it yourself if you mean to`,
+        { param: 'id' },
+      )
+    const dest = this.dest(entry)
+    const present = (await stat(dest).catch(() => undefined))?.isFile() ?? false
+    await rm(dest, { force: true })
+    await rm(`${dest}.part`, { force: true })
+    await rmdir(dirname(dest)).catch(() => undefined) // only when empty
+    if (entry.source === 'pulled') {
+      await withFileLock(this.registryPath, async () => {
+        await this.reload()
+        if (!this.registered.delete(entry.id)) return
+        const file: RegistryFile = { models: [...this.registered.values()] }
+        await writeFileAtomic(this.registryPath, `${JSON.stringify(file, null, 2)}\n`)
+      })
+    }
+    return { deleted: present ? dest : null }
   }
 
   /** Re-reads the registry file (another process may have registered models). */

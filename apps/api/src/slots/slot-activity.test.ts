@@ -1,0 +1,80 @@
+import { createEventBus, type SvcEvents } from '@svc/core'
+import { describe, expect, it } from 'vitest'
+import { createSlotActivity } from './slot-activity'
+
+function setup() {
+  let t = 1_000_000
+  const bus = createEventBus<SvcEvents>()
+  const activity = createSlotActivity({ bus, now: () => t, intervalMs: 60_000 })
+  return { bus, activity, advance: (ms: number) => (t += ms), at: () => t }
+}
+
+const ok = { route: '/v1/chat/completions', status: 200, outcome: 'ok' as const }
+
+describe('slot activity', () => {
+  it('counts requests of the last minute with their median latency and generation speed', () => {
+    const { activity, advance } = setup()
+    activity.record({
+      ...ok,
+      slot: 'primary',
+      seconds: 1,
+      ttfbSeconds: 0.5,
+      usage: { promptTokens: 3, completionTokens: 10 },
+    })
+    activity.record({
+      ...ok,
+      slot: 'primary',
+      seconds: 3,
+      ttfbSeconds: 1,
+      usage: { promptTokens: 3, completionTokens: 30 },
+    })
+    activity.record({ ...ok, slot: 'primary', seconds: 2, ttfbSeconds: 0.5 })
+    expect(activity.current().primary).toEqual({
+      requestsPerMin: 3,
+      p50Ms: 2000,
+      tokensPerS: 10, // 40 tokens over the 1 s + 3 s of the requests that reported usage
+      readyAt: null,
+    })
+    advance(61_000)
+    expect(activity.current().primary).toMatchObject({ requestsPerMin: 0, p50Ms: null, tokensPerS: null })
+    activity.stop()
+  })
+
+  it('ignores hosted upstreams and requests refused before reaching an upstream', () => {
+    const { activity } = setup()
+    activity.record({ ...ok, slot: 'upstream:openai', seconds: 1, ttfbSeconds: 0.1 })
+    activity.record({ route: '/v1/embeddings', slot: 'embed', status: 409, outcome: 'error', seconds: 0.001 })
+    activity.record({ route: '/v1/embeddings', slot: '-', status: 404, outcome: 'error', seconds: 0.001 })
+    expect(activity.current()).toEqual({})
+    activity.stop()
+  })
+
+  it('knows since when an upstream is ready, until it goes offline', () => {
+    const { bus, activity, at } = setup()
+    bus.emit('slot.transition', { slot: 'embed', from: 'warming', to: 'ready', model: 'm', at: at() })
+    bus.emit('slot.transition', { slot: 'embed', from: 'ready', to: 'serving', model: 'm', at: at() + 5 })
+    bus.emit('slot.transition', { slot: 'embed', from: 'serving', to: 'idle', model: 'm', at: at() + 9 })
+    expect(activity.current().embed?.readyAt).toBe(at())
+    bus.emit('slot.transition', { slot: 'embed', from: 'idle', to: 'unloading', model: 'm', at: at() + 10 })
+    bus.emit('slot.transition', {
+      slot: 'embed',
+      from: 'unloading',
+      to: 'offline',
+      model: 'm',
+      at: at() + 11,
+    })
+    expect(activity.current().embed).toBeUndefined()
+    activity.stop()
+  })
+
+  it('publishes slot.metrics only when a figure changed', async () => {
+    const bus = createEventBus<SvcEvents>()
+    const seen: unknown[] = []
+    bus.on('slot.metrics', (e) => seen.push(e.slots))
+    const activity = createSlotActivity({ bus, intervalMs: 20 })
+    activity.record({ ...ok, slot: 'primary', seconds: 0.2, ttfbSeconds: 0.1 })
+    await new Promise((r) => setTimeout(r, 120))
+    activity.stop()
+    expect(seen).toEqual([{ primary: { requestsPerMin: 1, p50Ms: 200, tokensPerS: null, readyAt: null } }])
+  })
+})

@@ -1,0 +1,70 @@
+import { SvcError } from '@svc/core'
+import { Hono } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import type { ChatDeps } from './deps'
+import { renderError } from './http/errors'
+import { identityMiddleware, peerAddress } from './http/identity'
+import { sameSiteOnly } from './http/same-site'
+import { answerRoutes } from './routes/answers'
+import { audioRoutes } from './routes/audio'
+import { conversationRoutes } from './routes/conversations'
+import { fileRoutes } from './routes/files'
+import { imageRoutes } from './routes/images'
+import { sessionRoutes } from './routes/session'
+import { staticRoutes } from './routes/static'
+
+/** Largest JSON body (a long message with its conversation settings). */
+const JSON_LIMIT = 1024 * 1024
+
+/**
+ * The chat app: the browser's only server. Opens no socket and reads no env (server.ts does), so
+ * tests call `app.request()` or serve it on port 0. Every URL is relative to where it is mounted:
+ * `api/…` for data, the build for the rest.
+ */
+export function createChatApp(deps: ChatDeps) {
+  const app = new Hono()
+  // Liveness for the installer and service checks: no identity needed, nothing revealed.
+  app.get('/api/health', (c) => c.json({ status: 'ok', version: deps.version }))
+  app.use(
+    sameSiteOnly((c) => {
+      const host = c.req.header('host')
+      const own = host ? [`http://${host}`, `https://${host}`] : []
+      if (deps.fromProxy(peerAddress(c), c.req.header('x-svc-proxy-secret'))) {
+        const fwdHost = c.req.header('x-forwarded-host') ?? host
+        const proto = c.req.header('x-forwarded-proto') ?? 'https'
+        if (fwdHost) own.push(`${proto}://${fwdHost}`)
+      }
+      return own
+    }),
+  )
+  app.use(
+    identityMiddleware({ trustedHeader: deps.trustedHeader, fromProxy: deps.fromProxy, store: deps.store }),
+  )
+  const jsonLimit = bodyLimit({
+    maxSize: JSON_LIMIT,
+    onError: () => {
+      throw new SvcError('request.too_large', `request body is larger than ${JSON_LIMIT} bytes`)
+    },
+  })
+  app.use('/api/conversations/*', jsonLimit)
+  app.use('/api/audio/speech', jsonLimit)
+
+  const routes = app
+    .route('/api', sessionRoutes(deps))
+    .route('/api/conversations', conversationRoutes(deps))
+    .route('/api/conversations', answerRoutes(deps))
+    .route('/api/conversations', imageRoutes(deps))
+    .route('/api/files', fileRoutes(deps))
+    .route('/api/audio', audioRoutes(deps))
+    .route('/', staticRoutes(deps.staticDir))
+
+  app.notFound((c) => {
+    const error = new SvcError('route.not_found', `no route for ${c.req.method} ${c.req.path}`)
+    return c.json(error.toBody(), 404)
+  })
+  app.onError((error, c) => renderError(error, c, deps.logger))
+  return routes
+}
+
+/** The app's route types, for the browser's typed client (`hono/client`). */
+export type ChatAppType = ReturnType<typeof createChatApp>

@@ -1,0 +1,116 @@
+import type { Logger } from '../logger'
+import type { MessageRepo } from '../store/messages'
+import type { Message, MessageStatus } from '../store/types'
+import { readSse } from '../upstream/sse-reader'
+import { apiFailure, type SvcApi } from '../upstream/svc-api'
+import type { OpenAiMessage } from './context'
+import type { StopReason } from './generations'
+
+/** What the browser is told while an answer streams (named SSE events). */
+export type Emit = (event: 'delta' | 'done', data: unknown) => void
+
+export interface GenerateOptions {
+  api: SvcApi
+  messages: MessageRepo
+  /** The assistant message (status `streaming`) this answer is written into. */
+  assistant: Message
+  request: { model: string; messages: OpenAiMessage[] }
+  /** Aborted by Stop, by the browser going away, or by shutdown (the reason says which). */
+  signal: AbortSignal
+  emit: Emit
+  logger: Logger
+  /** How often the partial answer is saved while it streams. Default 250 ms. */
+  saveEveryMs?: number
+}
+
+/**
+ * Streams one answer from the API into the assistant message and to the browser.
+ *
+ * - Every `delta` event carries the new `content` and/or `reasoning` text (llama.cpp's
+ *   `reasoning_content` and the `reasoning` of other servers alike).
+ * - The partial answer is saved every `saveEveryMs`, so a killed process leaves what had arrived
+ *   (marked `interrupted` at the next start).
+ * - Aborting `signal` aborts the API request (the API then stops the model); the message keeps what
+ *   arrived and becomes `stopped` (Stop, or the browser went away) or `interrupted` (shutdown).
+ * - An API error before or during the stream makes the message `error` with the API's message.
+ *
+ * Never throws; resolves with the final message once it is saved, after emitting `done` with it.
+ */
+export async function generate(options: GenerateOptions): Promise<Message> {
+  const { messages, assistant, signal } = options
+  const saveEvery = options.saveEveryMs ?? 250
+  let content = ''
+  let reasoning = ''
+  let lastSave = Date.now()
+  let status: Exclude<MessageStatus, 'streaming'> = 'complete'
+  let error: string | null = null
+  try {
+    const res = await options.api.call('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ ...options.request, stream: true }),
+      signal,
+    })
+    if (!res.ok || !res.body) throw await apiFailure(res, options.api.hasToken)
+    for await (const event of readSse(res.body)) {
+      if (event.data === '[DONE]') break
+      const chunk = parseChunk(event.data)
+      if (chunk.error) throw new Error(chunk.error)
+      if (!chunk.content && !chunk.reasoning) continue
+      content += chunk.content
+      reasoning += chunk.reasoning
+      options.emit('delta', {
+        ...(chunk.content ? { content: chunk.content } : {}),
+        ...(chunk.reasoning ? { reasoning: chunk.reasoning } : {}),
+      })
+      if (Date.now() - lastSave >= saveEvery) {
+        messages.progress(assistant.id, content, reasoning)
+        lastSave = Date.now()
+      }
+    }
+  } catch (thrown) {
+    if (signal.aborted) {
+      const reason = signal.reason as StopReason
+      status = reason === 'shutdown' ? 'interrupted' : 'stopped'
+      if (reason === 'shutdown') error = 'the chat server was stopped while this answer was being written'
+    } else {
+      status = 'error'
+      error = (thrown as Error).message || String(thrown)
+      options.logger.warn('answer failed', { message: assistant.id, error })
+    }
+  }
+  messages.finish(assistant.id, { status, content, reasoning, error })
+  const final: Message = { ...assistant, status, content, reasoning, error }
+  options.emit('done', { message: final })
+  return final
+}
+
+interface Chunk {
+  content: string
+  reasoning: string
+  error?: string
+}
+
+/** Reads one OpenAI stream chunk; svc ends a stream whose upstream died with `{"error": …}`. */
+function parseChunk(data: string): Chunk {
+  let json: unknown
+  try {
+    json = JSON.parse(data)
+  } catch {
+    return { content: '', reasoning: '' }
+  }
+  const body = json as {
+    error?: { message?: string } | string
+    choices?: { delta?: { content?: unknown; reasoning_content?: unknown; reasoning?: unknown } }[]
+  }
+  if (body.error) {
+    const message = typeof body.error === 'string' ? body.error : body.error.message
+    return { content: '', reasoning: '', error: message || 'the model failed while answering' }
+  }
+  const delta = body.choices?.[0]?.delta
+  const text = (v: unknown) => (typeof v === 'string' ? v : '')
+  return {
+    content: text(delta?.content),
+    reasoning: text(delta?.reasoning_content) || text(delta?.reasoning),
+  }
+}

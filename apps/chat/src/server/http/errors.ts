@@ -1,0 +1,34 @@
+import { isSvcError, SvcError } from '@svc/core'
+import type { Context } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { Logger } from '../logger'
+
+/**
+ * The chat server's one error renderer: every thrown error becomes svc's JSON error body. A page
+ * navigation that is refused for want of a trusted identity gets a short HTML page instead of JSON,
+ * so a person who opens the chat app past the proxy learns why.
+ */
+export function renderError(error: unknown, c: Context, logger: Logger): Response {
+  const svc = toSvcError(error)
+  if (svc.code === 'internal.error') logger.error('unhandled error', { path: c.req.path, error })
+  if (svc.status === 401 && c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html')) {
+    return c.html(refusedPage(svc.message), 401)
+  }
+  return c.json(svc.toBody(), svc.status as 400, svc.headers)
+}
+
+export function toSvcError(error: unknown): SvcError {
+  if (isSvcError(error)) return error
+  if (error instanceof HTTPException) {
+    if (error.status === 413) return new SvcError('request.too_large', 'request body is larger than allowed')
+    if (error.status === 400) return new SvcError('request.invalid', error.message || 'malformed request')
+  }
+  return new SvcError('internal.error', 'internal error')
+}
+
+function refusedPage(message: string): string {
+  const safe = message.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`)
+  return `<!doctype html><meta charset="utf-8"><title>svc chat: sign in</title>
+<body style="font:16px system-ui;max-width:40rem;margin:4rem auto;padding:0 1rem">
+<h1>Not signed in</h1><p>${safe}.</p><p>Open the chat through the address your administrator gave you (for example <code>https://&lt;host&gt;/chat/</code>).</p></body>`
+}

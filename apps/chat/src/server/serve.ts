@@ -1,0 +1,39 @@
+/**
+ * The chat server's entry (`svc chat`, `pnpm --filter @svc/chat start`): the only place that reads the
+ * environment. Listens on SVC_CHAT_HOST:SVC_CHAT_PORT; on SIGTERM/SIGINT ends running answers (kept,
+ * marked interrupted), closes the database and exits 0.
+ */
+import { type ChatEnv, readChatEnv } from './env'
+import { createLogger } from './logger'
+import { type ChatServer, startChat } from './server'
+
+async function main(): Promise<void> {
+  let env: ChatEnv
+  try {
+    env = readChatEnv(process.env)
+  } catch (error) {
+    process.stderr.write(`svc chat: ${(error as Error).message}\n`)
+    process.exit(2)
+  }
+  const logger = createLogger({ level: env.logLevel })
+  let chat: ChatServer
+  try {
+    chat = await startChat({ env, logger })
+  } catch (error) {
+    logger.error('cannot start', { host: env.host, port: env.port, error })
+    process.exit(1)
+  }
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info('stopping', { signal })
+    await chat.stop()
+    logger.info('stopped')
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+void main()

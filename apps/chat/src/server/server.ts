@@ -1,0 +1,101 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { getRequestListener } from '@hono/node-server'
+import { createProxyTrust } from '@svc/auth'
+import { createChatApp } from './app'
+import { createGenerations } from './chat/generations'
+import type { ChatEnv } from './env'
+import type { Logger } from './logger'
+import { openChatStore } from './store/chat-store'
+import { createFileBytes } from './store/file-bytes'
+import { createSvcApi } from './upstream/svc-api'
+
+/** The Vite build next to this app (`apps/chat/dist`). */
+export const DEFAULT_STATIC_DIR = fileURLToPath(new URL('../../dist', import.meta.url))
+export const VERSION = '0.1.0'
+
+/** Files linked to no message are removed after this long (uploads never sent, edited-away images). */
+const ORPHAN_AGE_MS = 24 * 60 * 60 * 1000
+
+export interface StartChatOptions {
+  env: ChatEnv
+  logger: Logger
+}
+
+export interface ChatServer {
+  url: string
+  /** Stops taking connections, ends running answers (marked interrupted), closes the database. */
+  stop(): Promise<void>
+}
+
+/**
+ * Opens the store (marking answers a dead process left `streaming` as `interrupted`, sweeping
+ * orphaned files), builds the app and listens. Rejects when the port is taken or the database
+ * cannot be opened.
+ */
+export async function startChat(options: StartChatOptions): Promise<ChatServer> {
+  const { env, logger } = options
+  const store = openChatStore(env.dataDir)
+  const interrupted = store.messages.markInterrupted()
+  if (interrupted > 0) logger.warn('answers cut short by the last stop marked interrupted', { interrupted })
+  const files = createFileBytes({ dir: join(env.dataDir, 'files'), repo: store.files })
+  const sweep = () =>
+    files.sweep(ORPHAN_AGE_MS).catch((error: unknown) => logger.warn('file sweep failed', { error }))
+  void sweep()
+  const sweeper = setInterval(sweep, 60 * 60 * 1000)
+  sweeper.unref()
+
+  const generations = createGenerations()
+  const app = createChatApp({
+    store,
+    files,
+    api: createSvcApi({ baseUrl: env.apiUrl, token: env.apiToken }),
+    generations,
+    trustedHeader: env.trustedHeader,
+    fromProxy: createProxyTrust({ trustedProxies: env.trustedProxies, proxySecret: env.proxySecret }),
+    staticDir: env.staticDir ?? DEFAULT_STATIC_DIR,
+    logger,
+    version: VERSION,
+  })
+  const server = createServer(getRequestListener(app.fetch))
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(env.port, env.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address() as AddressInfo
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`
+  logger.info('svc chat listening', {
+    url,
+    host: env.host,
+    port: address.port,
+    auth: env.trustedHeader ? `trusted header ${env.trustedHeader}` : 'off (one local user)',
+    api: env.apiUrl,
+    apiToken: env.apiToken ? 'set' : 'unset',
+    database: join(env.dataDir, 'chat.db'),
+  })
+
+  let stopping: Promise<void> | undefined
+  return {
+    url,
+    stop() {
+      stopping ??= (async () => {
+        clearInterval(sweeper)
+        generations.stopAll('shutdown')
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+        // Streams end as their answers are saved; give them a moment, then cut what is left.
+        const deadline = Date.now() + 5_000
+        while (generations.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+        server.closeAllConnections()
+        await closed
+        store.close()
+      })()
+      return stopping
+    },
+  }
+}

@@ -1,0 +1,82 @@
+import { useEffect, useState } from 'preact/hooks'
+import type { Conversation, ConversationSummary, Message } from '../server/store/types'
+import type { ModelList } from '../server/upstream/models'
+
+export interface Me {
+  identity: string
+  auth: 'proxy' | 'off'
+  version: string
+}
+
+/** The page's one state; components read it through `useChat` and change it only through actions. */
+export interface ChatState {
+  me: Me | null
+  /** Why the page cannot work at all (not signed in, the API refuses the chat app's token…). */
+  fatal: string | null
+  models: ModelList | null
+  /** Why the model list could not be read (shown as a banner; chatting is then impossible). */
+  modelsError: string | null
+  conversations: ConversationSummary[]
+  query: string
+  /** The open conversation; null for a new, not yet saved chat. */
+  current: Conversation | null
+  /** The model chosen in the picker. */
+  model: string
+  /** The conversation an answer is being written in right now, if any. */
+  streaming: string | null
+  mode: 'chat' | 'image'
+  /** A system prompt typed before the first message of a new chat (saved with the conversation). */
+  draftSystem: string
+}
+
+export const initialState: ChatState = {
+  me: null,
+  fatal: null,
+  models: null,
+  modelsError: null,
+  conversations: [],
+  query: '',
+  current: null,
+  model: '',
+  streaming: null,
+  mode: 'chat',
+  draftSystem: '',
+}
+
+type Listener = () => void
+
+/** A tiny observable store: `set` merges and notifies; `useChat(select)` re-renders on change. */
+export function createStore<S extends object>(initial: S) {
+  let state = initial
+  const listeners = new Set<Listener>()
+  return {
+    get: () => state,
+    set(patch: Partial<S> | ((s: S) => Partial<S>)) {
+      const next = typeof patch === 'function' ? patch(state) : patch
+      state = { ...state, ...next }
+      for (const l of listeners) l()
+    },
+    subscribe(listener: Listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+  }
+}
+
+export const store = createStore<ChatState>(initialState)
+
+/** The selected part of the state; the component re-renders when it changes (by identity). */
+export function useChat<T>(select: (s: ChatState) => T): T {
+  const [value, setValue] = useState(() => select(store.get()))
+  useEffect(() => {
+    const update = () => setValue(() => select(store.get()))
+    update()
+    return store.subscribe(update)
+  }, [])
+  return value
+}
+
+/** Replaces one message of the open conversation (matched by id). */
+export function withMessage(current: Conversation, message: Message): Conversation {
+  return { ...current, messages: current.messages.map((m) => (m.id === message.id ? message : m)) }
+}

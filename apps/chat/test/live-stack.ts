@@ -1,0 +1,126 @@
+/** The real parts behind the chat app in tests: the API with llama-server slots and espeak-ng. */
+import { execFileSync } from 'node:child_process'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { findEngine } from '@svc/core/node'
+import { type ApiProcess, missingPart, startApi, writeTinyGguf } from '@svc/testing'
+
+/** Whether llama-server (and, when asked, espeak-ng and ffmpeg) are here; missing parts fail CI. */
+export function partsAvailable(options: { speech?: boolean } = {}): boolean {
+  if (!findEngine('llama-server')) {
+    missingPart('llama-server', 'run ./scripts/setup.sh (it builds llama-server into ~/.cache/svc)')
+    return false
+  }
+  if (options.speech) {
+    for (const program of ['espeak-ng', 'ffmpeg']) {
+      try {
+        execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' })
+      } catch {
+        missingPart(program, 'run ./scripts/setup.sh (apt: espeak-ng ffmpeg)')
+        return false
+      }
+    }
+  }
+  return true
+}
+
+/** One thread and a small context: two cores are shared by everything in a test run. */
+const LIGHT = '"-c", "256", "-np", "1", "--threads", "1"'
+
+export interface LiveStack extends AsyncDisposable {
+  api: ApiProcess
+  dir: string
+}
+
+export interface LiveStackOptions {
+  /** `tts` with espeak-ng as well. */
+  speech?: boolean
+  /** A `slow` slot with a bigger tiny model and no answer limit (Stop has something to stop). */
+  slow?: boolean
+  env?: Record<string, string>
+}
+
+/**
+ * Starts the API with `primary` (a tiny random-weight chat model, answers capped at 24 tokens so
+ * tests stay quick), and optionally `slow` and `tts`, all loaded and ready.
+ */
+export async function startLiveStack(options: LiveStackOptions = {}): Promise<LiveStack> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-chat-live-'))
+  const configDir = join(dir, 'config')
+  await mkdir(join(configDir, 'slots'), { recursive: true })
+  const chat = await writeTinyGguf(join(dir, 'tiny-chat.gguf'), { role: 'chat' })
+  await writeFile(join(configDir, 'slots', 'primary.toml'), `args = [${LIGHT}, "-n", "24"]\n`)
+  const loads: [string, string][] = [['primary', chat.path]]
+  if (options.slow) {
+    // Big enough that each token takes a few milliseconds, with room for ~2000 of them: an answer
+    // streams for seconds (Stop has something to stop).
+    const slow = await writeTinyGguf(join(dir, 'tiny-slow.gguf'), {
+      role: 'chat',
+      nEmbd: 512,
+      nLayer: 8,
+      nFf: 1024,
+    })
+    await writeFile(
+      join(configDir, 'slots', 'slow.toml'),
+      `provider = "llm"\nargs = ["-c", "2048", "-np", "1", "--threads", "1"]\n`,
+    )
+    loads.push(['slow', slow.path])
+  }
+  if (options.speech) loads.push(['tts', 'espeak-ng'])
+  const api = await startApi({ configDir, ...(options.env ? { env: options.env } : {}) })
+  // With auth on, the test loads as the proxy would vouch for an admin (loopback + the secret).
+  const admin: Record<string, string> =
+    options.env?.SVC_AUTH_ENABLED === '1'
+      ? { 'x-forwarded-email': 'test-admin', 'x-svc-proxy-secret': options.env.SVC_PROXY_SECRET ?? '' }
+      : {}
+  try {
+    for (const [slot, model] of loads) await load(api, slot, model, admin)
+  } catch (error) {
+    await api[Symbol.asyncDispose]()
+    throw error
+  }
+  return {
+    api,
+    dir,
+    async [Symbol.asyncDispose]() {
+      await api[Symbol.asyncDispose]()
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Loads a model into a slot and waits until it is ready (`headers`: credentials when auth is on). */
+export async function load(
+  api: ApiProcess,
+  slot: string,
+  model: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const res = await fetch(`${api.url}/api/slots/${slot}/load?wait=true`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ model }),
+  })
+  if (res.status !== 200) {
+    throw new Error(
+      `load of ${model} into ${slot}: ${res.status} ${await res.text()}\n${api.output().slice(-3000)}`,
+    )
+  }
+}
+
+/** llama-server's own count of generated tokens for a slot (from the API's metrics). */
+export async function tokensPredicted(api: ApiProcess, slot: string): Promise<number> {
+  const text = await (await fetch(`${api.url}/api/metrics`)).text()
+  const m = new RegExp(`^llamacpp:tokens_predicted_total\\{slot="${slot}"\\} (\\d+)`, 'm').exec(text)
+  return Number(m?.[1] ?? Number.NaN)
+}
+
+/** Whether the slot's llama-server is generating right now (its own `/slots`). */
+export async function upstreamBusy(api: ApiProcess, slot: string): Promise<boolean> {
+  const info = (await (await fetch(`${api.url}/api/slots/${slot}`)).json()) as {
+    upstream?: { base?: string }
+  }
+  const slots = (await (await fetch(`${info.upstream?.base}/slots`)).json()) as { is_processing: boolean }[]
+  return slots.some((s) => s.is_processing)
+}

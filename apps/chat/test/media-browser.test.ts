@@ -1,0 +1,152 @@
+/**
+ * The chat app's media in Chromium: the image-generation mode (through svc to the ComfyUI stand-in:
+ * ComfyUI cannot run here), image attachments (sent on to a hosted model, here svc's fake upstream,
+ * which records what it received), and voice input (Chromium's fake microphone, recorded, sent
+ * through svc to the real whisper-server with a tiny random-weight model).
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { findEngine } from '@svc/core/node'
+import {
+  type ApiProcess,
+  type ComfyStandIn,
+  encodePng,
+  type FakeUpstream,
+  missingPart,
+  startApi,
+  startComfyStandIn,
+  startFakeUpstream,
+  writeTinyWhisper,
+} from '@svc/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Conversation } from '../src/server/store/types'
+import { type Browser, chromiumAvailable, launchBrowser } from './browser'
+import { type ChatProcess, startChatProcess } from './chat-process'
+import { buildFrontEnd } from './front-end'
+import { load } from './live-stack'
+
+const whisper = Boolean(findEngine('whisper-server'))
+if (!whisper) missingPart('whisper-server', 'run ./scripts/setup.sh (svc engines build whisper-server)')
+const available = chromiumAvailable() && whisper
+const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'
+
+describe.skipIf(!available)('images, attachments and voice in the chat app', () => {
+  let dir: string
+  let comfy: ComfyStandIn
+  let cloud: FakeUpstream
+  let api: ApiProcess
+  let chat: ChatProcess
+  let browser: Browser
+
+  beforeAll(async () => {
+    await buildFrontEnd()
+    dir = await mkdtemp(join(tmpdir(), 'svc-chat-media-'))
+    ;[comfy, cloud] = await Promise.all([startComfyStandIn({ checkpoints: [SDXL] }), startFakeUpstream({})])
+    const configDir = join(dir, 'config')
+    await mkdir(join(configDir, 'slots'), { recursive: true })
+    await writeFile(
+      join(configDir, 'upstreams.toml'),
+      `[[upstream]]\nname = "cloud"\nbase_url = "${cloud.url}/v1"\nmodels = ["seer"]\n`,
+    )
+    await writeFile(join(configDir, 'slots', 'img.toml'), `runtime = "remote"\nurl = "${comfy.url}"\n`)
+    await writeFile(join(configDir, 'slots', 'stt.toml'), 'args = ["-t", "1"]\n')
+    api = await startApi({ configDir })
+    const tiny = await writeTinyWhisper(join(dir, 'tiny-whisper.bin'))
+    await Promise.all([load(api, 'img', 'sdxl-turbo'), load(api, 'stt', tiny.path)])
+    chat = await startChatProcess({ env: { SVC_CHAT_API_URL: api.url } })
+    browser = await launchBrowser()
+  }, 180_000)
+
+  afterAll(async () => {
+    await browser?.[Symbol.asyncDispose]()
+    await chat?.[Symbol.asyncDispose]()
+    await api?.[Symbol.asyncDispose]()
+    await cloud?.stop()
+    await comfy?.close()
+    if (dir) await rm(dir, { recursive: true, force: true })
+  })
+
+  const saved = async (id: string) =>
+    ((await (await fetch(`${chat.url}/api/conversations/${id}`)).json()) as { conversation: Conversation })
+      .conversation
+
+  it('generates an image in image mode and shows it inline, kept after a reload and gone with the conversation', async () => {
+    const page = await browser.context.newPage()
+    await page.goto(chat.url)
+    await page.getByLabel('Image').check()
+    await page.getByLabel('Size').selectOption('512x512')
+    await page.getByRole('textbox', { name: 'Image prompt' }).fill('a lighthouse at dusk')
+    await page.getByRole('button', { name: 'Generate' }).click()
+    const image = page.getByRole('img', { name: 'Generated image' })
+    await image.waitFor({ timeout: 30_000 })
+    await expect.poll(() => image.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBe(512)
+    expect(String(comfy.prompts.at(-1)?.raw)).toContain('a lighthouse at dusk')
+
+    await page.reload()
+    await page.getByRole('img', { name: 'Generated image' }).waitFor()
+    const id = page.url().split('#/c/')[1]!
+    const conversation = await saved(id)
+    expect(conversation.title).toBe('Image: a lighthouse at dusk')
+    const file = conversation.messages[1]!.attachments[0]!.file
+    expect((await fetch(`${chat.url}/api/files/${file}`)).status).toBe(200)
+
+    await page.getByRole('button', { name: 'Delete' }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click()
+    await page.getByText('No conversations yet.').waitFor()
+    expect((await fetch(`${chat.url}/api/files/${file}`)).status).toBe(404)
+    await page.close()
+  }, 60_000)
+
+  it('attaches an image for a model that may see it, and sends it on as a data URL', async () => {
+    const page = await browser.context.newPage()
+    await page.goto(chat.url)
+    await page.getByLabel('Model').selectOption('cloud/seer')
+    // A 4×4 grey PNG: each scanline is a filter byte (0) and 4 RGB pixels.
+    const row = [0, ...Array<number>(4 * 3).fill(200)]
+    const png = encodePng({ width: 4, height: 4, scanlines: Buffer.from([...row, ...row, ...row, ...row]) })
+    await page
+      .getByLabel('Attach image')
+      .setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: Buffer.from(png) })
+    await page.getByRole('list', { name: 'Attachments' }).getByText('dot.png').waitFor()
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('What is in this picture?')
+    await page.getByRole('button', { name: 'Send' }).click()
+    await page.getByRole('button', { name: 'Regenerate' }).waitFor({ timeout: 30_000 })
+    const shown = page.getByRole('img', { name: 'Attached image' })
+    expect(await shown.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBe(4)
+    const seen = (await (await fetch(`${cloud.url}/debug/last-request`)).json()) as { body: string }
+    const body = JSON.parse(seen.body) as { model: string; messages: { role: string; content: unknown }[] }
+    const user = body.messages.at(-1)!
+    expect(user.content).toEqual([
+      { type: 'text', text: 'What is in this picture?' },
+      {
+        type: 'image_url',
+        image_url: { url: `data:image/png;base64,${Buffer.from(png).toString('base64')}` },
+      },
+    ])
+    await page.close()
+  }, 60_000)
+
+  it('records from the microphone and puts the transcript in the message box', async () => {
+    const page = await browser.context.newPage()
+    await page.goto(chat.url)
+    await page.getByRole('button', { name: 'Record' }).click()
+    await page.getByRole('button', { name: 'Stop recording' }).waitFor()
+    await new Promise((r) => setTimeout(r, 1_500))
+    const transcribed = page.waitForResponse((r) => r.url().endsWith('/api/audio/transcriptions'))
+    await page.getByRole('button', { name: 'Stop recording' }).click()
+    const res = await transcribed
+    expect(res.status()).toBe(200)
+    const { text } = (await res.json()) as { text: string }
+    // Random weights hear gibberish (or nothing); whatever came back is what the box shows.
+    const box = page.getByRole('textbox', { name: 'Message', exact: true })
+    if (text) await expect.poll(() => box.inputValue()).toBe(text)
+    else await page.getByText('Nothing was heard.').waitFor()
+    await page.getByRole('button', { name: 'Record' }).waitFor()
+    await page.close()
+  }, 60_000)
+
+  it('shows no console errors', () => {
+    expect(browser.errors).toEqual([])
+  })
+})

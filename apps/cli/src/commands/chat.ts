@@ -1,0 +1,53 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { CliError, type Command } from '../context'
+
+/** The chat app's entry, found beside this CLI in the repository (apps do not import each other). */
+export const CHAT_ENTRY = fileURLToPath(new URL('../../../chat/bin/svc-chat.js', import.meta.url))
+
+const HELP = `Usage: svc chat [--host HOST] [--port PORT]
+
+Starts the chat app (a web page for chatting with svc's models, conversations kept per person) in
+the foreground, on port 3001 unless told otherwise. Stops on SIGTERM or Ctrl-C.
+
+  --host HOST   address to listen on (SVC_CHAT_HOST; default 0.0.0.0, or 127.0.0.1 when
+                SVC_CHAT_TRUSTED_HEADER is set)
+  --port PORT   port (SVC_CHAT_PORT; default 3001, 0 picks a free one)
+
+Environment: SVC_CHAT_API_URL (default http://127.0.0.1:8080), SVC_CHAT_API_TOKEN (a v1-only
+token when auth is on), SVC_CHAT_TRUSTED_HEADER (e.g. X-Forwarded-Email behind the proxy),
+SVC_TRUSTED_PROXIES, SVC_PROXY_SECRET, SVC_STATE_DIR (the database is <state>/chat/chat.db).`
+
+export const chatCommand: Command = {
+  name: 'chat',
+  summary: 'start the chat app (port 3001) in the foreground',
+  help: HELP,
+  async run(args, ctx) {
+    const env: Record<string, string | undefined> = { ...ctx.env }
+    for (let i = 0; i < args.length; i++) {
+      const flag = args[i]
+      const value = args[i + 1]
+      if ((flag === '--port' || flag === '--host') && value !== undefined) {
+        env[flag === '--port' ? 'SVC_CHAT_PORT' : 'SVC_CHAT_HOST'] = value
+        i++
+      } else {
+        throw new CliError(`svc chat: unexpected argument "${flag}"\n\n${HELP}`, 2)
+      }
+    }
+    // A child in the foreground: its log lines go straight to ours, and our signals to it.
+    const child = spawn(process.execPath, [CHAT_ENTRY], { stdio: 'inherit', env })
+    const forward = (signal: NodeJS.Signals) => () => child.kill(signal)
+    const handlers = (['SIGTERM', 'SIGINT', 'SIGHUP'] as const).map((s) => [s, forward(s)] as const)
+    for (const [signal, handler] of handlers) process.on(signal, handler)
+    try {
+      return await new Promise<number>((resolve, reject) => {
+        child.once('error', reject)
+        child.once('exit', (code, signal) =>
+          resolve(code ?? (signal === 'SIGTERM' || signal === 'SIGINT' ? 0 : 1)),
+        )
+      })
+    } finally {
+      for (const [signal, handler] of handlers) process.off(signal, handler)
+    }
+  },
+}

@@ -1,0 +1,67 @@
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { CliError } from '../context'
+
+export interface InstallArgs {
+  /** undefined: keep what the last run chose (off on a first run). */
+  auth?: 'basic' | 'off'
+  root: string
+  dryRun: boolean
+  ports: { api?: number; chat?: number; http?: number; https?: number }
+  containers?: boolean
+}
+
+/** Parses `svc install` flags; a wrong one is a usage error (exit 2). */
+export function parseInstallArgs(args: string[]): InstallArgs {
+  let values: ReturnType<typeof parse>['values']
+  try {
+    values = parse(args).values
+  } catch (error) {
+    throw new CliError(`${(error as Error).message} (see svc install --help)`, 2)
+  }
+  const auth = values.auth
+  if (auth !== undefined && auth !== 'basic' && auth !== 'off')
+    throw new CliError(`--auth must be basic or off, got "${auth}"`, 2)
+  if (values.containers && values['no-containers'])
+    throw new CliError('--containers and --no-containers exclude each other', 2)
+  const root = values.root === undefined ? '/' : resolve(values.root)
+  return {
+    ...(auth ? { auth } : {}),
+    root,
+    dryRun: values['dry-run'] ?? false,
+    ports: {
+      api: port('--api-port', values['api-port']),
+      chat: port('--chat-port', values['chat-port']),
+      http: port('--http-port', values['http-port']),
+      https: port('--https-port', values['https-port']),
+    },
+    ...(values.containers ? { containers: true } : values['no-containers'] ? { containers: false } : {}),
+  }
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      auth: { type: 'string' },
+      root: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      'api-port': { type: 'string' },
+      'chat-port': { type: 'string' },
+      'http-port': { type: 'string' },
+      'https-port': { type: 'string' },
+      containers: { type: 'boolean' },
+      'no-containers': { type: 'boolean' },
+    },
+  })
+}
+
+function port(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || n < 1 || n > 65535)
+    throw new CliError(`${flag} must be a port (1-65535), got "${value}"`, 2)
+  return n
+}

@@ -1,0 +1,265 @@
+import { fileURLToPath } from 'node:url'
+import { type CliContext, CliError, type Command } from '../context'
+import { caRootPath, type InstalledCaddy } from './caddy'
+import { rotateChatToken } from './chat-token'
+import { Effects } from './effects'
+import { mergeEnvFile, parseEnvFile } from './env-file'
+import { type InstallArgs, parseInstallArgs } from './install-args'
+import { type InstallState, readInstallState, writeInstallState } from './install-state'
+import { API_UNIT, CADDY_USER, CHAT_UNIT, DEFAULT_PORTS, LAYOUT, PROXY_UNIT, SERVICE_USER } from './layout'
+import { publishName, unpublishName } from './mdns'
+import { type AuthInputs, ensureCaddy, readAuthInputs, renderProxy } from './proxy-config'
+import { readableByOthers } from './readable'
+import { API_ENV_HEADER, apiEnv, CHAT_ENV_HEADER, chatEnv } from './service-env'
+import { applyServices, type ServicePlan } from './services'
+import { ensureServiceUser } from './system-user'
+import { protectHomeFor, renderApiUnit, renderCaddyDropIn, renderChatUnit } from './units'
+import { readUserDb } from './user-db'
+
+const CHECKOUT = fileURLToPath(new URL('../../../../', import.meta.url))
+const CLI = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
+
+const HELP = `Usage: svc install [--auth=basic|off] [--root DIR] [--dry-run] [options]
+
+Installs svc as system services (run as root): the svc system user, ${LAYOUT.configDir} and
+${LAYOUT.stateDir} owned by it, ${API_UNIT} (svc serve) and ${CHAT_UNIT} (svc chat) running this
+checkout with ${process.execPath}, and their environment files ${LAYOUT.apiEnv} and
+${LAYOUT.chatEnv}. Safe to run again; lines you add to the env files are kept.
+
+  --auth=basic   Caddy in front, with basic auth and HTTPS: installs Caddy with the package manager
+                 (apt, dnf, pacman, zypper, apk) when missing, renders ${LAYOUT.caddyfile}, sets a
+                 new proxy secret and a new token for the chat app, starts caddy.service on ports
+                 80 and 443 and restarts svc. Running it again rotates the password and the secret.
+                 Inputs: SVC_ADMIN_USER (default admin), SVC_ADMIN_PASSWORD (else asked twice on a
+                 terminal), SVC_HOSTNAME (default <hostname>.local), SVC_TLS_EMAIL (public names).
+  --auth=off     Back to no auth: stops and disables the proxy, the API listens on all addresses
+                 again. The Caddyfile and Caddy's certificates stay on disk.
+  (no --auth)    Keeps the auth mode of the last run.
+  --root DIR     Writes everything under DIR (a staging root for packaging); creates the user and
+                 enables the units there, starts nothing and installs no packages.
+  --dry-run      Prints what would change and changes nothing.
+  --api-port N, --chat-port N      where the API (8080) and the chat app (3001) listen (loopback)
+  --http-port N, --https-port N    Caddy's ports (80, 443)
+  --containers, --no-containers    let the API use Docker (adds the docker group to ${API_UNIT};
+                                   that group is root-equivalent); default off, remembered
+
+Where systemd does not run (a container), it does all the rest and prints the commands that start
+the services. See the README, "Turning auth on".`
+
+export const installCommand: Command = {
+  name: 'install',
+  summary: 'install svc as system services; --auth=basic puts Caddy (basic auth, HTTPS) in front',
+  help: HELP,
+  run: (args, ctx) => install(parseInstallArgs(args), ctx),
+}
+
+async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
+  const { env } = ctx
+  if (args.root === '/' && !args.dryRun && process.getuid?.() !== 0) {
+    throw new CliError('svc install changes the system: run it as root, or see --dry-run and --root DIR')
+  }
+  const say = (line = '') => ctx.stdout.write(`${line}\n`)
+  const fx = new Effects({ root: args.root, dryRun: args.dryRun, env, log: (l) => say(`  ${l}`) })
+  const previous = readInstallState(fx)
+  const auth = args.auth ?? previous?.auth ?? 'off'
+  const ports = {
+    api: args.ports.api ?? previous?.ports.api ?? DEFAULT_PORTS.api,
+    chat: args.ports.chat ?? previous?.ports.chat ?? DEFAULT_PORTS.chat,
+    http: args.ports.http ?? previous?.ports.http ?? DEFAULT_PORTS.http,
+    https: args.ports.https ?? previous?.ports.https ?? DEFAULT_PORTS.https,
+  }
+  const containers = args.containers ?? previous?.containers ?? false
+  // A re-run without --auth keeps a basic-auth proxy as it is (its password is not known here).
+  const rotate = auth === 'basic' && args.auth === 'basic'
+
+  // Everything that can fail for a reason the user can fix is checked before the first change.
+  let inputs: AuthInputs | undefined
+  let caddy: InstalledCaddy | undefined
+  let kept: { proxySecret: string; chatToken: string } | undefined
+  if (rotate) {
+    inputs = await readAuthInputs(env, {
+      ...(previous ? { previous } : {}),
+      io: ioOf(ctx),
+      dryRun: args.dryRun,
+    })
+    say(
+      `svc install: auth basic at https://${hostPort(inputs.hostname, ports.https)}/${args.dryRun ? ' (dry run: nothing is changed)' : ''}`,
+    )
+    caddy = await ensureCaddy(fx, env)
+  } else {
+    if (auth === 'basic') {
+      // the proxy config names the ports; it is only rendered (with the password) by --auth=basic
+      if (previous && JSON.stringify(ports) !== JSON.stringify(previous.ports))
+        throw new CliError(
+          'auth is basic: change ports together with --auth=basic (the proxy config names them)',
+          2,
+        )
+      kept = keptSecrets(fx)
+    }
+    say(`svc install: auth ${auth}${args.dryRun ? ' (dry run: nothing is changed)' : ''}`)
+  }
+  const rendered = inputs ? await renderProxy(inputs, { caddy, ports, env }) : undefined
+  if (rotate && !args.dryRun && readUserDb(fx.root).uid(CADDY_USER) === undefined) {
+    throw new CliError(
+      `there is no ${CADDY_USER} user in ${fx.local('/etc/passwd')}: is Caddy's package installed there?`,
+    )
+  }
+  const warnings = checkReadable([CHECKOUT, process.execPath])
+
+  await ensureServiceUser(fx, env)
+  await fx.mkdir(LAYOUT.configDir, { mode: 0o755, user: SERVICE_USER, group: SERVICE_USER })
+  await fx.mkdir(LAYOUT.stateDir, { mode: 0o750, user: SERVICE_USER, group: SERVICE_USER })
+
+  let chatToken: string | undefined
+  if (rotate) chatToken = await rotateChatToken(fx, true)
+  else if (auth === 'off') await rotateChatToken(fx, false)
+  else chatToken = kept?.chatToken
+
+  const hints: string[] = []
+  if (rendered && inputs) {
+    await fx.mkdir(LAYOUT.caddyIncludes, { mode: 0o755, user: 'root', group: 'root' })
+    await fx.write(LAYOUT.caddyfile, rendered.caddyfile, { mode: 0o640, user: 'root', group: CADDY_USER })
+    await fx.write(LAYOUT.caddyDropIn, renderCaddyDropIn(caddy?.path ?? '/usr/bin/caddy'), root644)
+    if (inputs.tls === 'internal') hints.push(...(await publishName(fx, inputs.hostname, ports.https)))
+  } else if (auth === 'off') {
+    await fx.remove(LAYOUT.caddyDropIn)
+    await unpublishName(fx)
+  }
+
+  const unit = {
+    node: process.execPath,
+    cli: CLI,
+    readme: `${CHECKOUT}README.md`,
+    protectHome: protectHomeFor([CHECKOUT, process.execPath]),
+  }
+  await fx.write(`${LAYOUT.unitDir}/${API_UNIT}`, renderApiUnit({ ...unit, containers }), root644)
+  await fx.write(`${LAYOUT.unitDir}/${CHAT_UNIT}`, renderChatUnit(unit), root644)
+
+  const proxySecret = rendered?.proxySecret ?? kept?.proxySecret
+  const envInput = {
+    auth,
+    ports,
+    ...(proxySecret ? { proxySecret } : {}),
+    ...(chatToken ? { chatToken } : {}),
+  }
+  const envOwn = { mode: 0o640, user: 'root', group: SERVICE_USER }
+  await fx.write(
+    LAYOUT.apiEnv,
+    mergeEnvFile(fx.read(LAYOUT.apiEnv), apiEnv(envInput), API_ENV_HEADER),
+    envOwn,
+  )
+  await fx.write(
+    LAYOUT.chatEnv,
+    mergeEnvFile(fx.read(LAYOUT.chatEnv), chatEnv(envInput), CHAT_ENV_HEADER),
+    envOwn,
+  )
+
+  const state: InstallState = {
+    auth,
+    containers,
+    ports,
+    ...(inputs
+      ? {
+          hostname: inputs.hostname,
+          adminUser: inputs.user,
+          ...(inputs.email ? { tlsEmail: inputs.email } : {}),
+        }
+      : pick(previous)),
+  }
+  await writeInstallState(fx, state)
+
+  const plan: ServicePlan =
+    auth === 'basic'
+      ? { start: [API_UNIT, CHAT_UNIT, PROXY_UNIT], stop: [] }
+      : { start: [API_UNIT, CHAT_UNIT], stop: previous?.auth === 'basic' ? [PROXY_UNIT] : [] }
+  const caddyHome = readUserDb(fx.root).home(CADDY_USER) ?? '/var/lib/caddy'
+  const commands = await applyServices(fx, plan, {
+    env,
+    node: process.execPath,
+    cli: CLI,
+    ...(caddy ? { caddy: caddy.path } : {}),
+    caddyHome,
+    privilegedPorts: ports.http < 1024 || ports.https < 1024,
+  })
+  if (containers && readUserDb(fx.root).gid('docker') === undefined)
+    warnings.push(
+      `--containers: there is no docker group in ${fx.local('/etc/group')} yet; ${API_UNIT} will not start until Docker is installed`,
+    )
+
+  say()
+  if (commands.length) {
+    say(
+      fx.root === '/'
+        ? 'systemd is not running here. Start the services with:'
+        : `In the target system (${fx.root} deployed as /), start the services with:`,
+    )
+    for (const c of commands) say(`  ${c}`)
+    say()
+  }
+  if (inputs) {
+    say(
+      `Sign in at https://${hostPort(inputs.hostname, ports.https)}/ as "${inputs.user}" (the chat app: /chat/).`,
+    )
+    say(
+      `Programs use https://${hostPort(inputs.hostname, ports.https)}/v1 with a token: svc token create --label NAME`,
+    )
+    if (inputs.tls === 'internal') {
+      say(`HTTPS comes from Caddy's own CA. Each client must trust its root certificate, made when Caddy`)
+      say(`first starts: ${caRootPath(caddyHome)} (README, "Turning auth on").`)
+    } else {
+      say(
+        `The certificate comes from Let's Encrypt or ZeroSSL: DNS for ${inputs.hostname} must point here and`,
+      )
+      say('ports 80 and 443 must be reachable (or use the DNS-01 challenge: README, "Turning auth on").')
+    }
+  } else if (auth === 'off' && previous?.auth === 'basic') {
+    say(
+      `Auth is off: the API listens on all addresses, port ${ports.api}. ${LAYOUT.caddyfile} and Caddy's certificates stay on disk.`,
+    )
+  }
+  for (const line of [...hints, ...warnings]) say(line)
+  return 0
+}
+
+const root644 = { mode: 0o644, user: 'root', group: 'root' }
+
+function hostPort(host: string, https: number): string {
+  return https === 443 ? host : `${host}:${https}`
+}
+
+function ioOf(ctx: CliContext) {
+  return ctx.stdin ? { stdin: ctx.stdin, stderr: ctx.stderr } : undefined
+}
+
+function pick(previous: InstallState | undefined): Partial<InstallState> {
+  if (!previous) return {}
+  const { hostname, adminUser, tlsEmail } = previous
+  return {
+    ...(hostname ? { hostname } : {}),
+    ...(adminUser ? { adminUser } : {}),
+    ...(tlsEmail ? { tlsEmail } : {}),
+  }
+}
+
+/** The secrets of a basic-auth install that is kept as it is (a re-run without --auth). */
+function keptSecrets(fx: Effects): { proxySecret: string; chatToken: string } {
+  const proxySecret = parseEnvFile(fx.read(LAYOUT.apiEnv) ?? '').SVC_PROXY_SECRET
+  const chatToken = parseEnvFile(fx.read(LAYOUT.chatEnv) ?? '').SVC_CHAT_API_TOKEN
+  if (!proxySecret || !chatToken) {
+    const [file, key] = proxySecret
+      ? [LAYOUT.chatEnv, 'SVC_CHAT_API_TOKEN']
+      : [LAYOUT.apiEnv, 'SVC_PROXY_SECRET']
+    throw new CliError(`${file} has no ${key}: run svc install --auth=basic again`)
+  }
+  return { proxySecret, chatToken }
+}
+
+/** Warnings for paths the svc user could not read (a checkout or node under a private home). */
+function checkReadable(paths: string[]): string[] {
+  return paths
+    .filter((p) => !readableByOthers(p))
+    .map(
+      (p) =>
+        `warning: ${p} is not readable by other users, so the svc user cannot run it; install svc in a place like /opt/svc`,
+    )
+}

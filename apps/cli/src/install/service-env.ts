@@ -1,0 +1,63 @@
+import { IDENTITY_HEADER } from './caddyfile'
+import type { ManagedEnv } from './env-file'
+import { LAYOUT } from './layout'
+
+/** What the installer decided, as the two services need it. */
+export interface ServiceEnvInput {
+  auth: 'basic' | 'off'
+  ports: { api: number; chat: number }
+  /** Shared by the proxy, the API and the chat app (auth basic only). */
+  proxySecret?: string
+  /** The chat app's `v1-only` token (auth basic only). */
+  chatToken?: string
+}
+
+export const API_ENV_HEADER = `# svc API (svc-api.service). \`svc install\` manages the SVC_* keys it wrote below and keeps
+# every other line: add your own settings (e.g. OPENAI_API_KEY=… for upstreams.toml) here.
+# Mode 0640 root:svc: it may hold the proxy secret.
+`
+
+export const CHAT_ENV_HEADER = `# svc chat app (svc-chat.service). \`svc install\` manages the SVC_* keys it wrote below and
+# keeps every other line. Mode 0640 root:svc: it holds the chat app's API token.
+`
+
+/**
+ * The keys of `api.env` the installer owns. With auth on the API listens on loopback only (the proxy
+ * is its front door) and trusts a forwarded identity only with the proxy secret; with auth off it
+ * listens everywhere (svc's default) and the secret is gone.
+ */
+export function apiEnv(input: ServiceEnvInput): ManagedEnv {
+  const on = input.auth === 'basic'
+  return {
+    SVC_CONFIG_DIR: LAYOUT.configDir,
+    SVC_STATE_DIR: LAYOUT.stateDir,
+    SVC_CACHE_DIR: LAYOUT.cacheDir,
+    SVC_PORT: String(input.ports.api),
+    SVC_HOST: on ? '127.0.0.1' : undefined,
+    SVC_AUTH_ENABLED: on ? '1' : '0',
+    SVC_PROXY_SECRET: on ? required(input.proxySecret, 'proxy secret') : undefined,
+  }
+}
+
+/**
+ * The keys of `chat.env` (the chat app's environment contract): with auth on it listens on loopback,
+ * believes `X-Forwarded-Email` only with the proxy secret, and calls the API with its own `v1-only`
+ * token; with auth off it is one local user on every address.
+ */
+export function chatEnv(input: ServiceEnvInput): ManagedEnv {
+  const on = input.auth === 'basic'
+  return {
+    SVC_STATE_DIR: LAYOUT.stateDir,
+    SVC_CHAT_PORT: String(input.ports.chat),
+    SVC_CHAT_HOST: on ? '127.0.0.1' : undefined,
+    SVC_CHAT_API_URL: `http://127.0.0.1:${input.ports.api}`,
+    SVC_CHAT_TRUSTED_HEADER: on ? IDENTITY_HEADER : undefined,
+    SVC_PROXY_SECRET: on ? required(input.proxySecret, 'proxy secret') : undefined,
+    SVC_CHAT_API_TOKEN: on ? required(input.chatToken, 'chat token') : undefined,
+  }
+}
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new Error(`internal: no ${what} for auth basic`)
+  return value
+}

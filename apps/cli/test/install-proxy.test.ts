@@ -1,0 +1,236 @@
+/**
+ * Issue 13, done-when "tests with the real Caddy": `svc install --auth=basic` renders the config into
+ * a staging root; the real Caddy runs that Caddyfile (ports moved high by the installer's own flags,
+ * the admin endpoint off, the import path pointed into the staging root), with `tls internal`, in
+ * front of whatever listens on the API's and the chat app's ports: first servers that record what
+ * reaches them, then the real API started with the env the installer rendered.
+ */
+import { writeFile } from 'node:fs/promises'
+import { type ApiProcess, type FakeUpstream, missingPart, startFakeUpstream } from '@svc/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { which } from '../src/install/exec'
+import { PASSWORD } from './install-harness'
+import {
+  basicAuth as basic,
+  PROXY_HOST as HOST,
+  installBehindCaddy,
+  type ProxiedInstall,
+} from './proxied-install'
+import { http, type Recorder, type RequestOptions, startRecorder } from './proxy-client'
+
+const skip = which('caddy', process.env.PATH)
+  ? undefined
+  : missingPart('Caddy', 'apt-get install caddy (scripts/setup.sh)')
+const SIGNED_IN = { authorization: basic('admin', PASSWORD) }
+const SPOOFED = {
+  'x-forwarded-email': 'evil@example.com',
+  'x-svc-proxy-secret': 'forged',
+  x_forwarded_email: 'evil2@example.com',
+  x_svc_proxy_secret: 'forged2',
+}
+
+describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () => {
+  let setup: ProxiedInstall
+  let chatApp: Recorder
+  let ports: ProxiedInstall['ports']
+  let secret: string
+  let chatToken: string
+  const get = (path: string, options: RequestOptions = {}) => setup.get(path, options)
+
+  beforeAll(async () => {
+    setup = await installBehindCaddy()
+    ;({ ports, secret, chatToken } = setup)
+    chatApp = await startRecorder(ports.chat)
+  }, 120_000)
+
+  afterAll(async () => {
+    await chatApp?.close()
+    await setup?.[Symbol.asyncDispose]()
+  })
+
+  describe('what reaches the upstreams (recording servers on the API and chat ports)', () => {
+    let api: Recorder
+    beforeAll(async () => {
+      api = await startRecorder(ports.api)
+    })
+    afterAll(async () => {
+      await api?.close()
+    })
+
+    it('asks for basic auth on / and /chat/ (no or wrong credentials: 401), redirects /chat to /chat/', async () => {
+      const none = await get('/')
+      expect(none.status).toBe(401)
+      expect(none.headers['www-authenticate']).toBe('Basic realm="svc"')
+      expect((await get('/chat/')).status).toBe(401)
+      expect((await get('/', { headers: { authorization: basic('admin', 'wrong password') } })).status).toBe(
+        401,
+      )
+      expect((await get('/', { headers: { authorization: basic('mallory', PASSWORD) } })).status).toBe(401)
+      const redir = await get('/chat')
+      expect([redir.status, redir.headers.location]).toEqual([308, '/chat/'])
+      expect(api.seen).toHaveLength(0)
+    })
+
+    it('the signed-in user reaches the API as itself: spoofed identity and secret replaced, Basic not forwarded', async () => {
+      const r = await get('/slots?x=1', { headers: { ...SIGNED_IN, ...SPOOFED } })
+      expect(r.status).toBe(200)
+      const { url, headers } = api.last()
+      expect(url).toBe('/slots?x=1')
+      expect(headers['x-forwarded-email']).toBe('admin')
+      expect(headers['x-svc-proxy-secret']).toBe(secret)
+      expect(headers).not.toHaveProperty('authorization')
+      expect(headers).not.toHaveProperty('x_forwarded_email')
+      expect(headers).not.toHaveProperty('x_svc_proxy_secret')
+      expect(headers['x-forwarded-proto']).toBe('https')
+    })
+
+    it.each(['/v1/models', '/V1/models', '//v1/models', '/v1/../v1/models'])(
+      'no identity reaches the API on %s without basic auth, whatever the client sends',
+      async (path) => {
+        const r = await get(path, { headers: SPOOFED })
+        expect(r.status).toBe(200)
+        const { headers } = api.last()
+        expect(headers).not.toHaveProperty('x-forwarded-email')
+        expect(headers).not.toHaveProperty('x_forwarded_email')
+        expect(headers).not.toHaveProperty('x_svc_proxy_secret')
+        expect(headers['x-svc-proxy-secret']).toBe(secret)
+      },
+    )
+
+    it('passes a bearer token on /v1 as it is, with no identity', async () => {
+      await get('/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: 'Bearer svc_abc.def', ...SPOOFED },
+      })
+      const { headers } = api.last()
+      expect(headers.authorization).toBe('Bearer svc_abc.def')
+      expect(headers).not.toHaveProperty('x-forwarded-email')
+    })
+
+    it('a signed-in browser calling /v1 is checked and becomes the identity; its Basic header is not forwarded', async () => {
+      expect(
+        (await get('/v1/models', { headers: { authorization: basic('admin', 'nope nope') } })).status,
+      ).toBe(401)
+      const r = await get('/v1/models', { headers: { ...SIGNED_IN, ...SPOOFED } })
+      expect(r.status).toBe(200)
+      const { headers } = api.last()
+      expect(headers['x-forwarded-email']).toBe('admin')
+      expect(headers).not.toHaveProperty('authorization')
+    })
+
+    it('/chat/ reaches the chat app without the prefix, as the signed-in user, with the secret and without Basic', async () => {
+      const r = await get('/chat/c/1?x=2', { headers: { ...SIGNED_IN, ...SPOOFED } })
+      expect(r.status).toBe(200)
+      const { url, headers } = chatApp.last()
+      expect(url).toBe('/c/1?x=2')
+      expect(headers['x-forwarded-email']).toBe('admin')
+      expect(headers['x-svc-proxy-secret']).toBe(secret)
+      expect(headers).not.toHaveProperty('authorization')
+      expect(headers).not.toHaveProperty('x_forwarded_email')
+    })
+
+    it('plain HTTP is redirected to HTTPS', async () => {
+      const r = await http(ports.http, '/chat/x?y=1', { host: HOST })
+      expect(r.status).toBe(308)
+      const location = new URL(r.headers.location ?? '')
+      expect([location.protocol, location.hostname, location.pathname, location.search]).toEqual([
+        'https:',
+        HOST,
+        '/chat/x',
+        '?y=1',
+      ])
+    })
+  })
+
+  describe('in front of the real API, started with the env the installer rendered', () => {
+    let api: ApiProcess
+    let upstream: FakeUpstream
+
+    beforeAll(async () => {
+      upstream = await startFakeUpstream({ streamChunks: 6, chunkIntervalMs: 300 })
+      await writeFile(
+        setup.root.path('/etc/svc/upstreams.toml'),
+        `[[upstream]]\nname = "fake"\nbase_url = "${upstream.url}/v1"\n`,
+      )
+      expect(await setup.root.env('/etc/svc/api.env')).toMatchObject({
+        SVC_PORT: String(ports.api),
+        SVC_HOST: '127.0.0.1',
+        SVC_AUTH_ENABLED: '1',
+      })
+      api = await setup.startApi()
+      expect(api.port).toBe(ports.api)
+    }, 60_000)
+
+    afterAll(async () => {
+      await api?.stop()
+      await upstream?.stop()
+    })
+
+    it('sees the signed-in user as admin', async () => {
+      const r = await get('/api/auth/status', { headers: { ...SIGNED_IN, ...SPOOFED } })
+      expect(r.status).toBe(200)
+      expect(JSON.parse(r.body)).toMatchObject({
+        enabled: true,
+        caller: { via: 'proxy', scope: 'admin', email: 'admin' },
+      })
+      expect((await get('/api/slots', { headers: SIGNED_IN })).status).toBe(200)
+    })
+
+    it.each([
+      ['POST', '/v1/chat/completions'],
+      ['GET', '/V1/models'],
+      ['GET', '//v1/models'],
+      ['GET', '/v1/../api/slots'],
+    ])('never sees a spoofed identity: %s %s without credentials is 401', async (method, path) => {
+      const r = await get(path, {
+        method,
+        headers: { ...SPOOFED, 'x-forwarded-email': 'admin', 'content-type': 'application/json' },
+        ...(method === 'POST'
+          ? { body: JSON.stringify({ model: 'fake/m', messages: [{ role: 'user', content: 'hi' }] }) }
+          : {}),
+      })
+      expect(r.status).toBe(401)
+    })
+
+    it('/v1/chat/completions without a token is 401 auth.required; with the chat app’s token it streams as the upstream writes', async () => {
+      const body = JSON.stringify({
+        model: 'fake/m',
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      })
+      const refused = await get('/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      })
+      expect(refused.status).toBe(401)
+      expect(JSON.parse(refused.body).error.code).toBe('auth.required')
+
+      let firstEventAt: number | undefined
+      const r = await get('/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${chatToken}` },
+        body,
+        onChunk: (chunk) => {
+          if (firstEventAt === undefined && chunk.includes('data: ')) firstEventAt = Date.now()
+        },
+      })
+      const endedAt = Date.now()
+      expect(r.status).toBe(200)
+      expect(r.headers['content-type']).toMatch(/^text\/event-stream/)
+      expect(r.headers['content-encoding']).toBeUndefined()
+      expect(r.body).toContain('data: [DONE]')
+      // six chunks 300 ms apart: the first one is here long before the last
+      expect(endedAt - (firstEventAt ?? endedAt)).toBeGreaterThan(900)
+    })
+
+    it('refuses a forwarded identity sent straight to its port without the proxy secret', async () => {
+      const direct = (headers: Record<string, string>) => http(ports.api, '/api/slots', { headers })
+      expect((await direct({ 'x-forwarded-email': 'admin' })).status).toBe(401)
+      expect((await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': 'forged' })).status).toBe(
+        401,
+      )
+      expect((await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': secret })).status).toBe(200)
+    })
+  })
+})

@@ -1,0 +1,8 @@
+/** Response types inferred from the API's routes (one source of truth: the server's code). */
+import type { InferResponseType } from 'hono/client'
+import type { api } from './client'
+
+export type SlotView = InferResponseType<(typeof api.api.slots)['$get'], 200>['slots'][number]
+export type ModelRow = InferResponseType<(typeof api.api.models)['$get'], 200>['models'][number]
+export type TokenRow = InferResponseType<(typeof api.api.auth.tokens)['$get'], 200>['tokens'][number]
+export type HardwareReport = InferResponseType<(typeof api.api.hardware)['$get'], 200>

@@ -1,0 +1,6 @@
+import '@svc/ui/styles.css'
+import './styles.css'
+import { render } from 'preact'
+import { App } from './app'
+
+render(<App />, document.getElementById('app')!)

@@ -1,0 +1,93 @@
+import { useEffect, useId, useRef, useState } from 'preact/hooks'
+import { request } from '../../api/client'
+
+/** Speech to text on the `stt` slot: upload a file or record from the microphone. */
+export function TranscribePanel() {
+  const id = useId()
+  const [file, setFile] = useState<Blob | null>(null)
+  const [recording, setRecording] = useState(false)
+  const [text, setText] = useState<string | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const recorder = useRef<MediaRecorder | null>(null)
+  useEffect(
+    () => () => {
+      for (const t of recorder.current?.stream.getTracks() ?? []) t.stop()
+    },
+    [],
+  )
+
+  const record = async () => {
+    if (recording) {
+      recorder.current?.stop()
+      return
+    }
+    setError(null)
+    try {
+      const stream = await navigator.mediaDevices.getUserMedia({ audio: true })
+      const chunks: Blob[] = []
+      const r = new MediaRecorder(stream)
+      r.ondataavailable = (e) => chunks.push(e.data)
+      r.onstop = () => {
+        for (const t of stream.getTracks()) t.stop()
+        setFile(new Blob(chunks, { type: r.mimeType || 'audio/webm' }))
+        setRecording(false)
+      }
+      recorder.current = r
+      r.start()
+      setRecording(true)
+    } catch (e) {
+      setError(`The microphone is not available: ${(e as Error).message}`)
+    }
+  }
+
+  return (
+    <form
+      class="stack"
+      onSubmit={async (e) => {
+        e.preventDefault()
+        if (!file) return
+        setBusy(true)
+        setError(null)
+        const body = new FormData()
+        body.append('model', 'stt')
+        body.append('file', file, file instanceof File ? file.name : 'recording.webm')
+        try {
+          const res = await request('/v1/audio/transcriptions', { method: 'POST', body })
+          setText(((await res.json()) as { text: string }).text)
+        } catch (err) {
+          setError((err as Error).message)
+        } finally {
+          setBusy(false)
+        }
+      }}
+    >
+      <div class="field">
+        <label for={`${id}-file`}>Audio file</label>
+        <input
+          id={`${id}-file`}
+          type="file"
+          accept="audio/*,video/*"
+          onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
+        />
+      </div>
+      <div class="actions">
+        <button type="button" class="svc-button" onClick={record} aria-pressed={recording}>
+          {recording ? 'Stop recording' : 'Record from the microphone'}
+        </button>
+        <button type="submit" class="svc-button svc-button-primary" disabled={!file || busy}>
+          {busy ? 'Transcribing…' : 'Transcribe'}
+        </button>
+      </div>
+      {file && !(file instanceof File) ? (
+        <p class="hint">Recorded {Math.round(file.size / 1024)} KB.</p>
+      ) : null}
+      {error ? <p role="alert">{error}</p> : null}
+      {text !== null ? (
+        <p role="status" class="transcript">
+          {text || '(no speech recognised)'}
+        </p>
+      ) : null}
+    </form>
+  )
+}

@@ -1,0 +1,151 @@
+import { ConfirmDialog, CopyOnceDialog, useToasts } from '@svc/ui'
+import { useId, useState } from 'preact/hooks'
+import { ApiError, api, ok } from '../../api/client'
+import type { TokenRow } from '../../api/types'
+import { described, Field } from '../../components/field'
+import { useFetch } from '../../hooks/use-fetch'
+
+const SCOPES = ['v1-only', 'read-only', 'all', 'admin'] as const
+
+function when(iso: string | null): string {
+  return iso ? new Date(iso).toLocaleString() : 'never'
+}
+
+/**
+ * Tokens (admin only): the list (never a secret or a hash), create (the value is shown once in a
+ * copy-once dialog and dropped from memory when it closes), revoke (asks first).
+ */
+export function TokensSection() {
+  const toasts = useToasts()
+  const tokens = useFetch(() => ok(api.api.auth.tokens.$get()), [])
+  const id = useId()
+  const [label, setLabel] = useState('')
+  const [scope, setScope] = useState<(typeof SCOPES)[number]>('v1-only')
+  const [labelError, setLabelError] = useState<string | null>(null)
+  const [created, setCreated] = useState<{ token: string; warning: string; label: string } | null>(null)
+  const [revoking, setRevoking] = useState<TokenRow | null>(null)
+
+  return (
+    <section aria-labelledby={`${id}-title`} class="card">
+      <h2 id={`${id}-title`}>Tokens</h2>
+      <form
+        class="form-row"
+        onSubmit={async (e) => {
+          e.preventDefault()
+          setLabelError(null)
+          try {
+            const made = await ok(api.api.auth.tokens.$post({ json: { label: label.trim(), scope } }))
+            setCreated({ token: made.token, warning: made.warning, label: made.label })
+            setLabel('')
+            tokens.reload()
+          } catch (error) {
+            if (error instanceof ApiError && error.param === 'label') setLabelError(error.message)
+            else toasts.show('error', `Creating the token failed: ${(error as Error).message}`)
+          }
+        }}
+      >
+        <Field id={`${id}-label`} label="Label" error={labelError}>
+          <input
+            id={`${id}-label`}
+            value={label}
+            required
+            maxLength={64}
+            onInput={(e) => setLabel((e.target as HTMLInputElement).value)}
+            {...described(`${id}-label`, labelError)}
+          />
+        </Field>
+        <Field id={`${id}-scope`} label="Scope">
+          <select
+            id={`${id}-scope`}
+            value={scope}
+            onChange={(e) => setScope((e.target as HTMLSelectElement).value as typeof scope)}
+          >
+            {SCOPES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <button type="submit" class="svc-button svc-button-primary">
+          Create token
+        </button>
+      </form>
+      {tokens.error ? <p role="alert">{tokens.error}</p> : null}
+      <div class="table-wrap">
+        <table>
+          <caption class="svc-visually-hidden">Tokens</caption>
+          <thead>
+            <tr>
+              <th scope="col">Label</th>
+              <th scope="col">Id</th>
+              <th scope="col">Scope</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">
+                <span class="svc-visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {(tokens.data?.tokens ?? []).map((t) => (
+              <tr key={t.id}>
+                <th scope="row">{t.label}</th>
+                <td>
+                  <code>{t.id}</code>
+                </td>
+                <td>{t.scope}</td>
+                <td>{when(t.created_at)}</td>
+                <td>{when(t.last_used_at)}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="svc-button"
+                    aria-label={`Revoke ${t.label}`}
+                    onClick={() => setRevoking(t)}
+                  >
+                    Revoke
+                  </button>
+                </td>
+              </tr>
+            ))}
+            {tokens.data && tokens.data.tokens.length === 0 ? (
+              <tr>
+                <td colSpan={6}>No tokens yet.</td>
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </div>
+      {created ? (
+        <CopyOnceDialog
+          title={`Token "${created.label}" created`}
+          secret={created.token}
+          warning={created.warning}
+          onClose={() => setCreated(null)}
+        />
+      ) : null}
+      {revoking ? (
+        <ConfirmDialog
+          title={`Revoke ${revoking.label}?`}
+          confirmLabel="Revoke"
+          danger
+          onCancel={() => setRevoking(null)}
+          onConfirm={async () => {
+            const t = revoking
+            setRevoking(null)
+            try {
+              await ok(api.api.auth.tokens[':id'].$delete({ param: { id: t.id } }))
+              toasts.show('success', `Revoked ${t.label}`)
+            } catch (e) {
+              toasts.show('error', `Revoking failed: ${(e as Error).message}`)
+            }
+            tokens.reload()
+          }}
+        >
+          Programs using it get 401 on their next request. This cannot be undone.
+        </ConfirmDialog>
+      ) : null}
+    </section>
+  )
+}

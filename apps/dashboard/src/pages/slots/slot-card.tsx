@@ -1,0 +1,198 @@
+import type { SlotLiveMetrics, SlotSnapshot } from '@svc/core'
+import { ConfirmDialog, formatDuration, ProgressBar, StateBadge } from '@svc/ui'
+import { useId, useState } from 'preact/hooks'
+import { whyNot } from '../../api/session'
+import type { SlotView } from '../../api/types'
+import { useNow } from '../../hooks/use-now'
+import { Link } from '../../router'
+import { useSession } from '../../session-context'
+import { LoadPicker } from './load-picker'
+import { SlotConfigForm } from './slot-config-form'
+
+export interface SlotActions {
+  load(slot: string, model: string): Promise<void>
+  unload(slot: string): Promise<void>
+  reload(slot: string, model: string): Promise<void>
+  configure(slot: string, body: Record<string, unknown>): Promise<void>
+}
+
+export interface SlotCardProps {
+  slot: SlotSnapshot
+  /** Config and role from `GET /api/slots` (may lag the live state by a moment). */
+  view: SlotView | undefined
+  metrics: SlotLiveMetrics | undefined
+  actions: SlotActions
+}
+
+const LOADING = ['pulling', 'starting', 'warming'] as const
+const RUNNING = ['ready', 'serving', 'idle'] as const
+
+function figure(value: number | null | undefined, unit: string): string {
+  return value == null ? '—' : `${value}${unit}`
+}
+
+/** One slot: state, model, where it runs, live figures, last error, progress, and its controls. */
+export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
+  const session = useSession()
+  const headingId = useId()
+  const [dialog, setDialog] = useState<'load' | 'unload' | 'settings' | null>(null)
+  const busyState = (LOADING as readonly string[]).includes(slot.state)
+  const running = (RUNNING as readonly string[]).includes(slot.state)
+  const now = useNow(1000, busyState || running)
+  const denied = whyNot(session, 'mutate')
+  const inflight = slot.inflight > 0 || slot.state === 'serving'
+  const uptime = metrics?.readyAt != null && running ? formatDuration((now - metrics.readyAt) / 1000) : '—'
+
+  return (
+    <article class="card slot-card" aria-labelledby={headingId} data-slot={slot.name}>
+      <header class="card-head">
+        <h2 id={headingId}>{slot.name}</h2>
+        <StateBadge
+          state={slot.state}
+          detail={slot.inflight > 0 ? `${slot.inflight} in flight` : undefined}
+        />
+      </header>
+      <dl class="facts">
+        <div>
+          <dt>Model</dt>
+          <dd>{slot.model ?? 'none'}</dd>
+        </div>
+        <div>
+          <dt>Runs on</dt>
+          <dd>{[slot.provider, slot.backend ?? 'auto', slot.runtime ?? 'auto'].join(' · ')}</dd>
+        </div>
+      </dl>
+      <dl class="metrics" aria-label={`Live figures of ${slot.name}`}>
+        <div>
+          <dt>In flight</dt>
+          <dd>{slot.inflight}</dd>
+        </div>
+        <div>
+          <dt>Requests/min</dt>
+          <dd>{metrics?.requestsPerMin ?? 0}</dd>
+        </div>
+        <div>
+          <dt>p50 latency</dt>
+          <dd>{figure(metrics?.p50Ms, ' ms')}</dd>
+        </div>
+        <div>
+          <dt>Tokens/s</dt>
+          <dd>{figure(metrics?.tokensPerS, '')}</dd>
+        </div>
+        <div>
+          <dt>Uptime</dt>
+          <dd>{uptime}</dd>
+        </div>
+        <div>
+          <dt>Restarts</dt>
+          <dd>{slot.restarts}</dd>
+        </div>
+      </dl>
+      {slot.state === 'pulling' && slot.progress ? (
+        <ProgressBar
+          label={`Pulling ${slot.model ?? ''}`}
+          done={slot.progress.done}
+          total={slot.progress.total}
+        />
+      ) : null}
+      {slot.state === 'starting' || slot.state === 'warming' ? (
+        <p class="warming" role="status">
+          {slot.state === 'starting' ? 'Starting the upstream' : 'Warming up: waiting for its health check'} ·{' '}
+          {formatDuration((now - slot.since) / 1000)}
+        </p>
+      ) : null}
+      {slot.lastError ? (
+        <p class="last-error">
+          <strong>Last error:</strong> {slot.lastError}
+        </p>
+      ) : null}
+      <div class="actions">
+        <button
+          type="button"
+          class="svc-button svc-button-primary"
+          disabled={!!denied}
+          title={denied}
+          onClick={() => setDialog('load')}
+        >
+          Load…
+        </button>
+        {busyState ? (
+          <button
+            type="button"
+            class="svc-button"
+            disabled={!!denied}
+            title={denied}
+            onClick={() => void actions.unload(slot.name)}
+          >
+            Cancel
+          </button>
+        ) : null}
+        {running ? (
+          <>
+            <button
+              type="button"
+              class="svc-button"
+              disabled={!!denied}
+              title={denied}
+              onClick={() => void actions.reload(slot.name, slot.model!)}
+            >
+              Reload
+            </button>
+            <button
+              type="button"
+              class="svc-button"
+              disabled={!!denied}
+              title={denied}
+              onClick={() => (inflight ? setDialog('unload') : void actions.unload(slot.name))}
+            >
+              Unload
+            </button>
+          </>
+        ) : null}
+        <button
+          type="button"
+          class="svc-button"
+          disabled={!!denied || !view}
+          title={denied}
+          onClick={() => setDialog('settings')}
+        >
+          Settings
+        </button>
+        <Link class="svc-button" href={`/logs/${slot.name}`} label={`Logs of ${slot.name}`}>
+          Logs
+        </Link>
+      </div>
+      {dialog === 'load' ? (
+        <LoadPicker
+          slot={slot.name}
+          provider={slot.provider}
+          role={view?.config.role ?? null}
+          onLoad={(model) => actions.load(slot.name, model)}
+          onClose={() => setDialog(null)}
+        />
+      ) : null}
+      {dialog === 'unload' ? (
+        <ConfirmDialog
+          title={`Unload ${slot.name}?`}
+          confirmLabel="Unload"
+          danger
+          onCancel={() => setDialog(null)}
+          onConfirm={() => {
+            setDialog(null)
+            void actions.unload(slot.name)
+          }}
+        >
+          {slot.inflight || 'Some'} request{slot.inflight === 1 ? ' is' : 's are'} in flight. They may finish
+          during the grace period; new requests are refused.
+        </ConfirmDialog>
+      ) : null}
+      {dialog === 'settings' && view ? (
+        <SlotConfigForm
+          slot={view}
+          onSave={(body) => actions.configure(slot.name, body)}
+          onClose={() => setDialog(null)}
+        />
+      ) : null}
+    </article>
+  )
+}

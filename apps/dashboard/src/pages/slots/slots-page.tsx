@@ -1,0 +1,111 @@
+import { useToasts } from '@svc/ui'
+import { useEffect, useState } from 'preact/hooks'
+import { api, ok, send } from '../../api/client'
+import { whyNot } from '../../api/session'
+import type { SlotView } from '../../api/types'
+import { useFetch } from '../../hooks/use-fetch'
+import { useSession } from '../../session-context'
+import { useLive } from '../../store/use-live'
+import { type SlotActions, SlotCard } from './slot-card'
+import { SlotConfigForm } from './slot-config-form'
+
+/** The home page: a card per slot (built-in and custom), live; create a custom slot. */
+export function SlotsPage() {
+  const session = useSession()
+  const toasts = useToasts()
+  const slots = useLive((s) => s.slots)
+  const metrics = useLive((s) => s.metrics)
+  const generation = useLive((s) => s.generation)
+  const connection = useLive((s) => s.connection)
+  const [creating, setCreating] = useState(false)
+  const names = slots.map((s) => s.name).join(',')
+  // Config (and metrics before the first slot.metrics event) come from GET /api/slots; refetched
+  // after every snapshot and whenever the set of slots changes. A slot created here shows from it
+  // until the next snapshot lists it.
+  const views = useFetch(() => ok(api.api.slots.$get()), [generation, names])
+  useEffect(() => {
+    document.title = 'Slots · svc'
+  }, [])
+  const viewOf = (name: string): SlotView | undefined => views.data?.slots.find((s) => s.name === name)
+  const denied = whyNot(session, 'mutate')
+
+  const run = async (what: string, call: () => Promise<unknown>) => {
+    try {
+      await call()
+    } catch (e) {
+      toasts.show('error', `${what}: ${(e as Error).message}`)
+      throw e
+    }
+  }
+  const actions: SlotActions = {
+    load: (slot, model) =>
+      run(`Loading ${model} into ${slot} failed`, async () => {
+        await send('POST', api.api.slots[':slot'].load.$url({ param: { slot } }), { model })
+        toasts.show('info', `Loading ${model} into ${slot}…`)
+      }),
+    unload: (slot) =>
+      run(`Unloading ${slot} failed`, () =>
+        send('POST', api.api.slots[':slot'].unload.$url({ param: { slot } })),
+      ).catch(() => undefined),
+    reload: (slot, model) =>
+      run(`Reloading ${slot} failed`, async () => {
+        const unload = api.api.slots[':slot'].unload.$url({ param: { slot } })
+        unload.search = '?wait=true'
+        await send('POST', unload)
+        await send('POST', api.api.slots[':slot'].load.$url({ param: { slot } }), { model })
+      }).catch(() => undefined),
+    configure: async (slot, body) => {
+      await send('PUT', api.api.slots[':slot'].$url({ param: { slot } }), body)
+      toasts.show('success', `Saved the settings of ${slot}`)
+      views.reload()
+    },
+  }
+
+  return (
+    <section aria-labelledby="slots-title">
+      <div class="page-head">
+        <h1 id="slots-title">Slots</h1>
+        <button
+          type="button"
+          class="svc-button"
+          disabled={!!denied}
+          title={denied}
+          onClick={() => setCreating(true)}
+        >
+          New custom slot
+        </button>
+      </div>
+      {denied ? (
+        <p class="notice" role="note">
+          {denied}
+        </p>
+      ) : null}
+      {connection !== 'open' && slots.length === 0 ? (
+        <p class="loading">Waiting for the live state…</p>
+      ) : null}
+      <div class="cards">
+        {[...slots, ...(views.data?.slots ?? []).filter((v) => !slots.some((s) => s.name === v.name))].map(
+          (slot) => (
+            <SlotCard
+              key={slot.name}
+              slot={slot}
+              view={viewOf(slot.name)}
+              metrics={metrics[slot.name] ?? viewOf(slot.name)?.metrics ?? undefined}
+              actions={actions}
+            />
+          ),
+        )}
+      </div>
+      {creating ? (
+        <SlotConfigForm
+          onClose={() => setCreating(false)}
+          onSave={async (body) => {
+            const created = await send<SlotView>('POST', api.api.slots.$url(), body)
+            toasts.show('success', `Created slot ${created.name}`)
+            views.reload()
+          }}
+        />
+      ) : null}
+    </section>
+  )
+}

@@ -1,0 +1,89 @@
+import type { SlotStatus } from '@svc/core'
+import { describe, expect, it } from 'vitest'
+import { applyEvent, INITIAL, type LiveState } from './live-state'
+
+const primary: SlotStatus = {
+  name: 'primary',
+  provider: 'llm',
+  backend: 'cpu',
+  runtime: 'process',
+  state: 'offline',
+  model: null,
+  inflight: 0,
+  lastError: 'old failure',
+  since: 0,
+  progress: null,
+  restarts: 0,
+  upstream: null,
+  configError: null,
+}
+const start: LiveState = applyEvent(INITIAL, 'snapshot', { slots: [primary] })
+
+describe('applyEvent', () => {
+  it('follows a load: pulling with progress, then ready; a new load clears the old error', () => {
+    let s = applyEvent(start, 'slot.transition', {
+      slot: 'primary',
+      from: 'offline',
+      to: 'pulling',
+      model: 'm',
+      at: 1,
+    })
+    expect(s.slots[0]).toMatchObject({ state: 'pulling', model: 'm', lastError: null, since: 1 })
+    s = applyEvent(s, 'slot.progress', { slot: 'primary', model: 'm', done: 5, total: 10, at: 2 })
+    expect(s.slots[0]?.progress).toEqual({ done: 5, total: 10 })
+    s = applyEvent(s, 'slot.transition', {
+      slot: 'primary',
+      from: 'pulling',
+      to: 'starting',
+      model: 'm',
+      at: 3,
+    })
+    expect(s.slots[0]?.progress).toBeNull()
+    s = applyEvent(s, 'slot.transition', {
+      slot: 'primary',
+      from: 'warming',
+      to: 'serving',
+      model: 'm',
+      at: 4,
+    })
+    expect(s.slots[0]?.inflight).toBe(1)
+    s = applyEvent(s, 'slot.transition', { slot: 'primary', from: 'serving', to: 'idle', model: 'm', at: 5 })
+    expect(s.slots[0]?.inflight).toBe(0)
+  })
+
+  it('keeps the error of a failed transition and drops the model when offline', () => {
+    const s = applyEvent(start, 'slot.transition', {
+      slot: 'primary',
+      from: 'warming',
+      to: 'offline',
+      model: 'm',
+      at: 9,
+      error: 'llama-server exited with code 1',
+    })
+    expect(s.slots[0]).toMatchObject({
+      state: 'offline',
+      model: null,
+      lastError: 'llama-server exited with code 1',
+    })
+  })
+
+  it('ignores events for slots it does not know, and counts snapshots', () => {
+    const s = applyEvent(start, 'slot.restart', {
+      slot: 'nope',
+      model: 'm',
+      attempt: 2,
+      delayMs: 1000,
+      at: 1,
+    })
+    expect(s).toBe(start)
+    expect(applyEvent(start, 'resync', { slots: [] })).toMatchObject({ slots: [], generation: 2 })
+  })
+
+  it('keeps live metrics and model pulls', () => {
+    const m = { requestsPerMin: 3, p50Ms: 120, tokensPerS: 40, readyAt: 7 }
+    let s = applyEvent(start, 'slot.metrics', { at: 1, slots: { primary: m } })
+    s = applyEvent(s, 'model.pull', { model: 'x', status: 'pulling', done: 1, total: 2, at: 1 })
+    expect(s.metrics.primary).toEqual(m)
+    expect(s.pulls.x?.status).toBe('pulling')
+  })
+})

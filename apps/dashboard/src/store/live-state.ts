@@ -1,0 +1,88 @@
+/**
+ * The dashboard's live state, fed by `/api/events` (ApiEvents, the same types the server emits).
+ * Pure: `applyEvent` is a reducer, so the rules (a snapshot or resync replaces everything; events
+ * update one slot) are tested without a network.
+ */
+import type { ApiEventName, ApiEvents, ModelPullEvent, SlotLiveMetrics, SlotSnapshot } from '@svc/core'
+
+export type Connection = 'connecting' | 'open' | 'reconnecting' | 'unauthorized'
+
+export interface LiveState {
+  connection: Connection
+  /** Slots in the server's order. */
+  slots: SlotSnapshot[]
+  metrics: Record<string, SlotLiveMetrics>
+  pulls: Record<string, ModelPullEvent>
+  /** Bumped on every snapshot (reconnects included): views that fetched extra data refetch it. */
+  generation: number
+}
+
+export const INITIAL: LiveState = {
+  connection: 'connecting',
+  slots: [],
+  metrics: {},
+  pulls: {},
+  generation: 0,
+}
+
+const NAMES = new Set<string>([
+  'snapshot',
+  'resync',
+  'slot.transition',
+  'slot.progress',
+  'slot.restart',
+  'slot.metrics',
+  'model.pull',
+] satisfies ApiEventName[])
+
+export function isApiEvent(name: string): name is ApiEventName {
+  return NAMES.has(name)
+}
+
+function updateSlot(state: LiveState, name: string, change: (s: SlotSnapshot) => SlotSnapshot): LiveState {
+  if (!state.slots.some((s) => s.name === name)) return state
+  return { ...state, slots: state.slots.map((s) => (s.name === name ? change(s) : s)) }
+}
+
+export function applyEvent<K extends ApiEventName>(state: LiveState, name: K, data: ApiEvents[K]): LiveState {
+  switch (name) {
+    case 'snapshot':
+    case 'resync': {
+      const d = data as ApiEvents['snapshot']
+      return { ...state, slots: d.slots, generation: state.generation + 1 }
+    }
+    case 'slot.transition': {
+      const e = data as ApiEvents['slot.transition']
+      return updateSlot(state, e.slot, (s) => ({
+        ...s,
+        state: e.to,
+        model: e.to === 'offline' ? null : e.model,
+        since: e.at,
+        inflight:
+          e.to === 'idle' || e.to === 'offline'
+            ? 0
+            : e.to === 'serving'
+              ? Math.max(1, s.inflight)
+              : s.inflight,
+        progress: e.to === 'pulling' ? s.progress : null,
+        lastError: e.error ?? (e.from === 'offline' ? null : s.lastError),
+      }))
+    }
+    case 'slot.progress': {
+      const e = data as ApiEvents['slot.progress']
+      return updateSlot(state, e.slot, (s) => ({ ...s, progress: { done: e.done, total: e.total } }))
+    }
+    case 'slot.restart': {
+      const e = data as ApiEvents['slot.restart']
+      return updateSlot(state, e.slot, (s) => ({ ...s, restarts: e.attempt }))
+    }
+    case 'slot.metrics':
+      return { ...state, metrics: (data as ApiEvents['slot.metrics']).slots }
+    case 'model.pull': {
+      const e = data as ApiEvents['model.pull']
+      return { ...state, pulls: { ...state.pulls, [e.model]: e } }
+    }
+    default:
+      return state
+  }
+}

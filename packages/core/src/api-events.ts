@@ -1,0 +1,69 @@
+/**
+ * The events of `GET /api/events`, defined once: the SSE route emits exactly these (event name =
+ * key, data = JSON of the value) and the dashboard's client parses them with the same type.
+ *
+ * - `snapshot` opens every connection; `resync` replaces the whole state when a client fell behind
+ *   (same shape: a client treats both alike, clearing what it had).
+ * - The slot events are bus events (`SvcEvents`) forwarded as they happen.
+ * - `slot.metrics` is published every few seconds while something changed: live figures per slot.
+ * - `model.pull` reports a pull started from the Models page (no slot involved).
+ * - `slot.config` reports a slot file changed while svc runs: applied (`ok`), or refused (then the
+ *   slot keeps its config and its `configError` says why).
+ * - A client more than 256 events behind gets `resync` instead of the events it missed.
+ */
+import type { SlotProgressEvent, SlotRestartEvent, SlotTransitionEvent } from './events'
+import type { SlotConfigEvent, SlotStatus } from './slot-status'
+
+/** Live figures of one slot over the last minute (null: nothing to measure yet). */
+export interface SlotLiveMetrics {
+  /** Inference requests that finished in the last 60 s. */
+  requestsPerMin: number
+  /** Median duration of those requests (ms). */
+  p50Ms: number | null
+  /** Completion tokens (from `usage`) per second of those requests' time, over the last minute. */
+  tokensPerS: number | null
+  /** Epoch ms the current upstream became ready (uptime = now − readyAt); null when not running. */
+  readyAt: number | null
+}
+
+export interface SlotMetricsEvent {
+  at: number
+  slots: Record<string, SlotLiveMetrics>
+}
+
+export interface ModelPullEvent {
+  model: string
+  status: 'pulling' | 'done' | 'failed' | 'cancelled'
+  done: number
+  total: number | null
+  at: number
+  error?: string
+}
+
+export interface SlotsSnapshotEvent {
+  slots: SlotStatus[]
+}
+
+/** Every event of `GET /api/events`, by name. */
+export interface ApiEvents {
+  snapshot: SlotsSnapshotEvent
+  resync: SlotsSnapshotEvent
+  'slot.transition': SlotTransitionEvent
+  'slot.progress': SlotProgressEvent
+  'slot.restart': SlotRestartEvent
+  'slot.config': SlotConfigEvent
+  'slot.metrics': SlotMetricsEvent
+  'model.pull': ModelPullEvent
+}
+
+export type ApiEventName = keyof ApiEvents
+
+/** The bus events the SSE route forwards as they are (the rest it builds itself). */
+export const FORWARDED_EVENTS = [
+  'slot.transition',
+  'slot.progress',
+  'slot.restart',
+  'slot.config',
+  'slot.metrics',
+  'model.pull',
+] as const satisfies readonly ApiEventName[]

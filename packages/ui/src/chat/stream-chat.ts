@@ -1,0 +1,80 @@
+import { parseSse } from './sse'
+
+/** One piece of a streamed chat completion. */
+export interface ChatDelta {
+  content?: string
+  /** `reasoning_content` (llama.cpp, DeepSeek) or `reasoning` (OpenRouter, vLLM). */
+  reasoning?: string
+  finishReason?: string
+}
+
+export interface StreamChatOptions {
+  /** e.g. `/v1/chat/completions` (same origin) or a full URL. */
+  url: string
+  /** The request body; `stream: true` is set. */
+  body: Record<string, unknown>
+  headers?: Record<string, string>
+  /** Aborting it ends the request; svc then stops the upstream's generation. */
+  signal: AbortSignal
+}
+
+/** An error the server answered with (svc's error body), or a broken stream. */
+export class ChatStreamError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+    readonly code: string | null,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * POSTs a chat completion with `stream: true` and yields its deltas as they arrive. Throws
+ * `ChatStreamError` for an error answer or an `{"error": …}` event in the stream; an abort ends with
+ * the signal's `AbortError`.
+ */
+export async function* streamChat(options: StreamChatOptions): AsyncGenerator<ChatDelta> {
+  const res = await fetch(options.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...options.headers },
+    body: JSON.stringify({ ...options.body, stream: true }),
+    signal: options.signal,
+  })
+  if (!res.ok || !res.body) throw await errorOf(res)
+  for await (const message of parseSse(res.body)) {
+    if (message.data === '[DONE]') return
+    let chunk: {
+      error?: { message?: string; code?: string }
+      choices?: { delta?: Record<string, unknown>; finish_reason?: string | null }[]
+    }
+    try {
+      chunk = JSON.parse(message.data)
+    } catch {
+      continue // not JSON: nothing a chat view can show
+    }
+    if (chunk.error)
+      throw new ChatStreamError(chunk.error.message ?? 'the stream failed', null, chunk.error.code ?? null)
+    const choice = chunk.choices?.[0]
+    if (!choice) continue
+    const delta = choice.delta ?? {}
+    const out: ChatDelta = {}
+    if (typeof delta.content === 'string' && delta.content) out.content = delta.content
+    const reasoning = delta.reasoning_content ?? delta.reasoning
+    if (typeof reasoning === 'string' && reasoning) out.reasoning = reasoning
+    if (choice.finish_reason) out.finishReason = choice.finish_reason
+    if (out.content || out.reasoning || out.finishReason) yield out
+  }
+}
+
+async function errorOf(res: Response): Promise<ChatStreamError> {
+  const text = await res.text().catch(() => '')
+  try {
+    const body = JSON.parse(text) as { error?: { message?: string; code?: string } }
+    if (body.error?.message)
+      return new ChatStreamError(body.error.message, res.status, body.error.code ?? null)
+  } catch {
+    // not JSON
+  }
+  return new ChatStreamError(text.slice(0, 300) || `HTTP ${res.status}`, res.status, null)
+}
