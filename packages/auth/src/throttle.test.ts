@@ -56,4 +56,31 @@ describe('createFailureThrottle', () => {
     for (let i = 0; i < 10_000; i++) t.fail(`k${i}`)
     expect(t.size).toBe(3)
   })
+
+  it('take counts a failure before the attempt, so concurrent takes cannot overrun the burst', () => {
+    const c = clock()
+    const t = createFailureThrottle({ burst: 3, refillMs: 6000, clock: c.now })
+    const decisions = Array.from({ length: 10 }, () => t.take('guesser'))
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(3)
+    expect(decisions.at(-1)).toEqual({ allowed: false, retryAfterS: 6 })
+  })
+
+  it('refund gives back one taken failure, never more than the burst, and forgets a full bucket', () => {
+    const c = clock()
+    const t = createFailureThrottle({ burst: 2, refillMs: 1000, clock: c.now })
+    t.fail('a')
+    expect(t.take('a').allowed).toBe(true)
+    expect(t.check('a').allowed).toBe(false)
+    t.refund('a') // the attempt succeeded: only its own reservation comes back
+    expect(t.check('a').allowed).toBe(true)
+    expect(t.take('a').allowed).toBe(true)
+    expect(t.check('a').allowed).toBe(false)
+    t.refund('a')
+    t.refund('a')
+    t.refund('a')
+    expect(t.size).toBe(0)
+    expect(t.take('a').allowed).toBe(true)
+    expect(t.take('a').allowed).toBe(true)
+    expect(t.take('a').allowed).toBe(false)
+  })
 })

@@ -4,7 +4,11 @@
  * Each key may fail `burst` times at once; one more failure is allowed every `refillMs`. A key with
  * no failure left is refused until one refills, and the caller answers 429 with `Retry-After`
  * *before* doing any argon2 work, so guessing tokens is slow and cannot burn CPU. Success never
- * refunds failures (one valid token must not reset a guesser's budget).
+ * refunds earlier failures (one valid token must not reset a guesser's budget).
+ *
+ * Concurrent attempts: a caller about to do expensive work `take`s a failure first (check and count
+ * in one step, so 200 attempts at once cannot all pass a check made before any of them failed) and
+ * `refund`s exactly that one if the attempt succeeds.
  *
  * Memory is bounded: at most `maxKeys` keys. When full, keys whose bucket is full again are dropped
  * first, then the least recently failed. Clients are keyed by `clientKey` (IPv6 by /64), so a
@@ -28,6 +32,13 @@ export interface FailureThrottle {
   check(key: string): ThrottleDecision
   /** Counts one failed attempt for `key`. */
   fail(key: string): void
+  /**
+   * Reserves one failure for an attempt about to run: refused (nothing counted) when `key` has none
+   * left, else counted at once as if it had failed.
+   */
+  take(key: string): ThrottleDecision
+  /** Gives back one failure taken by `take` for an attempt that turned out not to be one. */
+  refund(key: string): void
   /** Number of keys held (for tests and metrics). */
   readonly size: number
 }
@@ -56,7 +67,7 @@ export function createFailureThrottle(options: FailureThrottleOptions = {}): Fai
     }
   }
 
-  return {
+  const throttle: FailureThrottle = {
     check(key) {
       const b = buckets.get(key)
       if (!b) return { allowed: true }
@@ -73,8 +84,23 @@ export function createFailureThrottle(options: FailureThrottleOptions = {}): Fai
       if (buckets.size >= maxKeys) evict(now)
       buckets.set(key, { left: Math.max(0, left - 1), at: now })
     },
+    take(key) {
+      const decision = throttle.check(key)
+      if (decision.allowed) throttle.fail(key)
+      return decision
+    },
+    refund(key) {
+      const b = buckets.get(key)
+      if (!b) return // evicted meanwhile: nothing is held against it
+      const now = clock()
+      const left = leftNow(b, now) + 1
+      // A full bucket is the same as none: a client whose attempts all succeeded leaves no trace.
+      if (left >= burst) buckets.delete(key)
+      else buckets.set(key, { left, at: now })
+    },
     get size() {
       return buckets.size
     },
   }
+  return throttle
 }

@@ -164,6 +164,63 @@ describe('token verifier', () => {
     expect((await settle(verifier.verify(tokens[3]!.token, 'client-3'))).ok).toBe(true)
   })
 
+  it('runs no more argon2 checks than the failure budget for 200 concurrent wrong secrets of one token', async () => {
+    const configDir = await mkdtemp(join(tmpdir(), 'svc-verify-'))
+    const store = createTokenStore({ configDir, hashParams: FAST, flushIntervalMs: 0 })
+    cleanup.push(async () => {
+      await store.close()
+      await rm(configDir, { recursive: true, force: true })
+    })
+    let runs = 0
+    const verifier = createTokenVerifier({
+      store,
+      throttle: createFailureThrottle({ burst: 10 }),
+      // No per-client cap here: only the failure budget may bound the hashes.
+      maxHashesPerClient: 1_000,
+      verifySecret: async (phc, secret) => {
+        runs++
+        await new Promise((r) => setTimeout(r, 5))
+        return verifySecret(phc, secret)
+      },
+    })
+    const t = await store.create({ label: 'x' })
+    const guesses = Array.from({ length: 200 }, () => `${t.token.slice(0, 17)}${generateToken().secret}`)
+    const results = await Promise.all(guesses.map((g) => verifier.verify(g, 'attacker')))
+    expect(runs).toBe(10)
+    expect(results.every((r) => !r.ok)).toBe(true)
+    expect(results.filter((r) => !r.ok && r.code === 'auth.invalid')).toHaveLength(10)
+  })
+
+  it('keeps a few guessing clients from taking every hash slot from a valid first use', async () => {
+    const configDir = await mkdtemp(join(tmpdir(), 'svc-verify-'))
+    const store = createTokenStore({ configDir, hashParams: FAST, flushIntervalMs: 0 })
+    cleanup.push(async () => {
+      await store.close()
+      await rm(configDir, { recursive: true, force: true })
+    })
+    let runs = 0
+    const verifier = createTokenVerifier({
+      store,
+      verifySecret: async (phc, secret) => {
+        runs++
+        await new Promise((r) => setTimeout(r, 5))
+        return verifySecret(phc, secret)
+      },
+    })
+    const [target, mine] = await Promise.all([store.create({ label: 'x' }), store.create({ label: 'mine' })])
+    const attacks = Array.from({ length: 10 }, (_, c) =>
+      Array.from({ length: 20 }, () =>
+        verifier.verify(`${target.token.slice(0, 17)}${generateToken().secret}`, `attacker-${c}`),
+      ),
+    ).flat()
+    const valid = verifier.verify(mine.token, 'someone')
+    expect(await valid).toMatchObject({ ok: true })
+    const results = await Promise.all(attacks)
+    // Each attacker got at most two hashes (the rest: try again in a second, not counted).
+    expect(runs).toBeLessThanOrEqual(10 * 2 + 1)
+    expect(results.filter((r) => !r.ok && r.code === 'auth.throttled')).toHaveLength(200 - (runs - 1))
+  })
+
   it('keeps the last good tokens in force when the file breaks (cached or not)', async () => {
     const { store, verifier } = await setup()
     const t = await store.create({ label: 'x' })

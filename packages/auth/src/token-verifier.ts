@@ -7,9 +7,12 @@
  *
  * 1. refresh the store (a stat; re-read only when the file changed),
  * 2. refuse a throttled client before doing any work (`auth.throttled`),
- * 3. parse strictly, look the id up, verify the secret with argon2id (identical concurrent
- *    attempts share one hash; at most `maxConcurrentHashes` run at once, over all clients),
- * 4. cache the principal under sha256(token), or count a failure for the client.
+ * 3. parse strictly, look the id up, verify the secret with argon2id: identical concurrent attempts
+ *    share one hash; a new hash first takes one failure from the client's budget (given back when
+ *    the token verifies), so concurrent guesses cannot run more hashes than the budget allows; at
+ *    most `maxHashesPerClient` hashes of one client run or wait at once, and at most
+ *    `maxConcurrentHashes` run over all clients,
+ * 4. cache the principal under sha256(token), or leave the failure counted.
  *
  * A cached entry is valid only while the store holds the same record (same id and hash): a
  * revocation, local or read from disk, makes the next check miss and fail. Entries of records that
@@ -45,6 +48,12 @@ export interface TokenVerifierOptions {
    */
   maxConcurrentHashes?: number
   maxQueuedHashes?: number
+  /**
+   * argon2 checks one client (throttling key) may have running or waiting at once. Default 2: a few
+   * clients cannot fill the queue and turn everyone else's first use of a valid token away; beyond
+   * it an attempt gets `auth.throttled` (Retry-After 1), not counted as a failure.
+   */
+  maxHashesPerClient?: number
 }
 
 export interface TokenVerifier {
@@ -64,6 +73,8 @@ interface Entry {
 }
 
 const MALFORMED = 'malformed bearer token'
+/** Too much hashing at once (over all clients, or by this one): try again in a second; not a failure. */
+const BUSY: VerifyResult = { ok: false, code: 'auth.throttled', retryAfterS: 1 }
 const UNKNOWN = 'unknown or revoked token'
 
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
@@ -74,6 +85,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const cache = new Map<string, Entry>()
   const inflight = new Map<string, Promise<boolean | 'busy'>>()
   const slots = createSlots(options.maxConcurrentHashes ?? 2, options.maxQueuedHashes ?? 64)
+  const perClientMax = options.maxHashesPerClient ?? 2
+  const hashesOf = new Map<string, number>()
   let seenVersion = store.version
 
   /** The cached result if the entry still matches the store; drops it otherwise. */
@@ -127,17 +140,38 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     const record = store.lookup(parsed.id)
     if (!record) return failure(client, UNKNOWN)
 
+    // The same token already being checked: wait for that hash (no new one). Otherwise this attempt
+    // pays for a hash: within the client's share of the hash slots, and with one failure taken from
+    // its budget before the hash starts.
     let pending = inflight.get(key)
+    const joined = pending !== undefined
     if (!pending) {
+      const running = hashesOf.get(client) ?? 0
+      if (running >= perClientMax) return BUSY
+      const gate = throttle.take(client)
+      if (!gate.allowed) return { ok: false, code: 'auth.throttled', retryAfterS: gate.retryAfterS }
+      hashesOf.set(client, running + 1)
       pending = slots.run(() => check(record.hash, parsed.secret).catch(() => false))
       inflight.set(key, pending)
-      void pending.finally(() => inflight.delete(key))
+      void pending.finally(() => {
+        inflight.delete(key)
+        const left = (hashesOf.get(client) ?? 1) - 1
+        if (left > 0) hashesOf.set(client, left)
+        else hashesOf.delete(client)
+      })
     }
     const ok = await pending
-    if (ok === 'busy') return { ok: false, code: 'auth.throttled', retryAfterS: 1 }
+    if (ok === 'busy') {
+      if (!joined) throttle.refund(client)
+      return BUSY
+    }
     // Revoked (or replaced) while argon2 ran: the token is no longer valid.
     const current = store.lookup(parsed.id)
-    if (!ok || current?.hash !== record.hash) return failure(client, UNKNOWN)
+    if (!ok || current?.hash !== record.hash) {
+      // The owner's failure was taken before hashing; one that joined counts its own now.
+      return joined ? failure(client, UNKNOWN) : { ok: false, code: 'auth.invalid', reason: UNKNOWN }
+    }
+    if (!joined) throttle.refund(client)
 
     if (!cache.has(key)) {
       if (cache.size >= maxEntries) {

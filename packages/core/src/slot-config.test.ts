@@ -96,4 +96,15 @@ describe('slot config', () => {
     const again = parseSlotConfig('mine', stringifySlotConfig(r.config))
     expect(again).toEqual(r)
   })
+
+  it('takes model.sha256 with a URL default only, as 64 hex digits, and keeps it through stringify', () => {
+    const hex = 'AB'.repeat(32)
+    const ok = parseSlotConfig('embed', `[model]\ndefault = "https://h/x.gguf"\nsha256 = "${hex}"\n`)
+    expect(ok.ok && ok.config.model).toEqual({ default: 'https://h/x.gguf', sha256: hex.toLowerCase() })
+    if (ok.ok) expect(parseSlotConfig('embed', stringifySlotConfig(ok.config))).toEqual(ok)
+    const local = parseSlotConfig('embed', `[model]\ndefault = "qwen3-0.6b-q8_0"\nsha256 = "${hex}"\n`)
+    expect(local.ok || local.error).toMatchObject({ field: 'model.sha256', file: 'slots/embed.toml' })
+    const short = parseSlotConfig('embed', '[model]\ndefault = "https://h/x.gguf"\nsha256 = "abc"\n')
+    expect(short.ok || short.error.field).toBe('model.sha256')
+  })
 })

@@ -54,6 +54,7 @@ export const SlotConfigFileSchema = v.strictObject({
   model: v.optional(
     v.strictObject({
       default: v.optional(v.pipe(v.string(), v.minLength(1, 'a model id'))),
+      sha256: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, '64 hex digits'))),
     }),
   ),
 })
@@ -73,7 +74,8 @@ export interface SlotConfig {
   role?: LlmRole
   ctxSize?: number
   args: string[]
-  model: { default?: string }
+  /** `sha256`: what the file pulled from a URL `default` must hash to (lower-case hex). */
+  model: { default?: string; sha256?: string }
 }
 
 export interface SlotConfigError {
@@ -114,6 +116,14 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
   if (raw.url && raw.runtime !== 'remote') {
     return fail(file, 'url', 'runtime = "remote"', 'url is only used with runtime = "remote"')
   }
+  if (raw.model?.sha256 && !/^https?:\/\//i.test(raw.model.default ?? '')) {
+    return fail(
+      file,
+      'model.sha256',
+      'an http(s) URL in model.default',
+      'sha256 checks a model pulled from a URL: set model.default to its http(s) URL',
+    )
+  }
   if (raw.role && provider !== 'llm' && provider !== 'npu') {
     return fail(file, 'role', 'no role', `role applies to the llm and npu providers, not "${provider}"`)
   }
@@ -126,7 +136,10 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
     restart: raw.restart ?? 'on-failure',
     maxRestarts: raw.max_restarts ?? DEFAULT_MAX_RESTARTS,
     args: raw.args ?? [],
-    model: { ...(raw.model?.default ? { default: raw.model.default } : {}) },
+    model: {
+      ...(raw.model?.default ? { default: raw.model.default } : {}),
+      ...(raw.model?.sha256 ? { sha256: raw.model.sha256.toLowerCase() } : {}),
+    },
   }
   const backend = raw.backend ?? backendDefault
   if (backend) config.backend = backend
@@ -189,7 +202,12 @@ export function stringifySlotConfig(config: SlotConfig): string {
   if (config.role) out.role = config.role
   if (config.ctxSize !== undefined) out.ctx_size = config.ctxSize
   if (config.args.length > 0) out.args = config.args
-  if (config.model.default) out.model = { default: config.model.default }
+  if (config.model.default) {
+    out.model = {
+      default: config.model.default,
+      ...(config.model.sha256 ? { sha256: config.model.sha256 } : {}),
+    }
+  }
   return `${stringifyToml(out)}\n`
 }
 

@@ -1,7 +1,8 @@
 /**
  * Reading request bodies at the edge, bounded: JSON bodies are read whole (they are small and svc
  * must see `model`); multipart bodies are scanned only until the `model` field is found and then
- * streamed through, so an upload is never held whole when `model` precedes the file.
+ * streamed through (`multipart-model.ts`), so an upload is never held whole when `model` precedes
+ * the file.
  */
 import type { IncomingMessage } from 'node:http'
 import { SvcError } from '@svc/core'
@@ -77,51 +78,23 @@ export function parseJsonBody<S extends v.GenericSchema>(
   throw new SvcError('request.invalid', param ? `${param}: ${issue.message}` : issue.message, { param })
 }
 
-export interface MultipartHead {
-  model: string
-  /** Bytes read while looking for `model`; send them first, then the rest of `req`. */
-  head: Buffer[]
-  bytesRead: number
-}
-
-const MODEL_PART = /name="model"[^\r\n]*\r\n(?:[^\r\n]+\r\n)*\r\n([^\r\n]{0,512})\r\n--/
-
 /**
- * Reads a multipart/form-data body until its `model` field is complete. Bounded by `limit`
- * (413); a body that ends without `model` is 400 `request.invalid` with param `model`.
+ * 413 for an upload cut short. What the client still sends is read and dropped for a short while,
+ * then the connection is cut: closing at once (or answering `Connection: close`, which makes Node
+ * close right after the response) would reset a socket with unread bytes, and the client could lose
+ * the 413 before it reads it.
  */
-export async function scanMultipartModel(req: IncomingMessage, limit: number): Promise<MultipartHead> {
-  const type = req.headers['content-type'] ?? ''
-  if (!/^multipart\/form-data;.*boundary=/i.test(type)) {
-    throw new SvcError('request.invalid', 'expected a multipart/form-data body with a boundary', {
-      param: 'file',
-    })
-  }
-  const declared = Number(req.headers['content-length'] ?? Number.NaN)
-  if (declared > limit) throw tooLarge(limit)
-  const head: Buffer[] = []
-  let bytesRead = 0
-  let carry = ''
-  // destroyOnReturn: false — returning early must leave the rest of the upload readable.
-  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-    bytesRead += chunk.length
-    if (bytesRead > limit) throw tooLarge(limit)
-    head.push(chunk)
-    // latin1 maps bytes 1:1 to chars, so a match never splits a multi-byte character wrongly
-    const window = carry + chunk.toString('latin1')
-    const m = MODEL_PART.exec(window)
-    if (m) {
-      req.pause()
-      const model = Buffer.from(m[1]!, 'latin1').toString('utf8').trim()
-      if (!model) throw new SvcError('request.invalid', 'model must not be empty', { param: 'model' })
-      return { model, head, bytesRead }
-    }
-    carry = window.slice(-2048)
-  }
-  throw new SvcError('request.invalid', 'model is required (a "model" form field)', { param: 'model' })
+export function uploadTooLarge(req: IncomingMessage, limit: number): SvcError {
+  req.resume()
+  const timer = setTimeout(() => req.socket?.destroy(), 2_000)
+  timer.unref()
+  req.socket?.once('close', () => clearTimeout(timer))
+  req.once('end', () => clearTimeout(timer))
+  return tooLarge(limit)
 }
 
-function tooLarge(limit: number): SvcError {
+/** 413 `request.too_large` naming the limit. */
+export function tooLarge(limit: number): SvcError {
   return new SvcError(
     'request.too_large',
     `request body is larger than ${Math.round(limit / 1024 / 1024)} MB`,

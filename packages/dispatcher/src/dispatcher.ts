@@ -9,9 +9,10 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import { type Lease, type ModelEntry, type SlotManager, SvcError } from '@svc/core'
 import { AgentPool } from './agents'
-import { parseJsonBody, readBody, scanMultipartModel } from './body'
+import { parseJsonBody, readBody } from './body'
 import { ClientWatch } from './client-watch'
 import { type EndpointName, type EndpointSpec, endpointFor } from './endpoints'
+import { scanMultipartModel } from './multipart-model'
 import { type ForwardBody, forward, type NormaliseBody } from './proxy'
 import { resolveTarget, type Target } from './resolve'
 import { writeError } from './respond'
@@ -169,7 +170,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function readRequest(req: IncomingMessage, spec: EndpointSpec) {
     if (spec.body === 'multipart') {
       const scanned = await scanMultipartModel(req, maxUpload)
-      const body: ForwardBody = { kind: 'stream', head: scanned.head, rest: req }
+      const body: ForwardBody = {
+        kind: 'stream',
+        head: scanned.head,
+        rest: req,
+        // The cap holds for the whole upload, with or without Content-Length.
+        maxRestBytes: maxUpload - scanned.bytesRead,
+        limit: maxUpload,
+      }
       return { model: scanned.model, body, json: undefined, raw: undefined }
     }
     const raw = await readBody(req, maxJson)

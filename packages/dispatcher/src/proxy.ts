@@ -12,14 +12,25 @@ import {
   type ServerResponse,
 } from 'node:http'
 import { request as httpsRequest } from 'node:https'
+import type { Writable } from 'node:stream'
 import { SvcError } from '@svc/core'
+import { uploadTooLarge } from './body'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
 import { sseErrorEvent, writeError } from './respond'
 import { type Usage, usageFromTail } from './usage'
 
 export type ForwardBody =
   | { kind: 'buffer'; data: Buffer }
-  | { kind: 'stream'; head: Buffer[]; rest: IncomingMessage }
+  | {
+      kind: 'stream'
+      /** Bytes already read (while looking for `model`); sent first. */
+      head: Buffer[]
+      rest: IncomingMessage
+      /** Bytes `rest` may still bring; beyond them the hop ends with 413 `request.too_large`. */
+      maxRestBytes: number
+      /** The whole body's limit, for the error message. */
+      limit: number
+    }
 
 export interface ForwardRequest {
   url: URL
@@ -177,9 +188,12 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
     if (f.body.kind === 'buffer') {
       upstream.end(f.body.data)
     } else {
-      for (const chunk of f.body.head) upstream.write(chunk)
-      f.body.rest.pipe(upstream)
-      f.body.rest.resume()
+      const body = f.body
+      for (const chunk of body.head) upstream.write(chunk)
+      pipeCapped(body.rest, upstream, body.maxRestBytes, () => {
+        fail(uploadTooLarge(body.rest, body.limit))
+        upstream.destroy()
+      })
     }
   })
 }
@@ -337,6 +351,31 @@ function relayNormalised(
     const usage = usageFromTail(text.slice(-TAIL))
     finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
   })
+}
+
+/**
+ * `from.pipe(to)` that counts: once more than `max` bytes came through, it stops forwarding and calls
+ * `onOverflow` (which ends the hop). Only uploads take this path; JSON bodies are sent as one buffer.
+ */
+function pipeCapped(from: IncomingMessage, to: Writable, max: number, onOverflow: () => void): void {
+  let seen = 0
+  const onData = (chunk: Buffer) => {
+    seen += chunk.length
+    if (seen > max) {
+      from.off('data', onData)
+      from.off('end', onEnd)
+      onOverflow()
+      return
+    }
+    if (!to.write(chunk)) {
+      from.pause()
+      to.once('drain', () => from.resume())
+    }
+  }
+  const onEnd = () => to.end()
+  from.on('data', onData)
+  from.on('end', onEnd)
+  from.resume()
 }
 
 /** The last `TAIL` bytes of the response as text, from its last two chunks. */

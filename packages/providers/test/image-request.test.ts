@@ -1,6 +1,6 @@
 import { SvcError } from '@svc/core'
 import { describe, expect, it } from 'vitest'
-import { parseImageRequest, parseJsonBig, stringifyJsonBig } from '../src/index'
+import { exactSeeds, parseImageRequest, stringifyJsonBig } from '../src/index'
 
 function refused(body: unknown): SvcError {
   try {
@@ -87,7 +87,7 @@ describe('parseImageRequest', () => {
     expect(parseImageRequest({ prompt: 'x', seed: 9007199254740991 }).seed).toBe(9007199254740991n)
     expect(parseImageRequest({ prompt: 'x', seed: 0 }).seed).toBe(0n)
     const raw = '{"prompt": "x", "seed": 18446744073709551615, "cfg": 1.5}'
-    expect(parseImageRequest(parseJsonBig(raw)).seed).toBe(18446744073709551615n)
+    expect(parseImageRequest(exactSeeds(JSON.parse(raw), raw)).seed).toBe(18446744073709551615n)
   })
 
   it('reads the extensions at the top level and under extra_body', () => {
@@ -102,15 +102,35 @@ describe('parseImageRequest', () => {
 })
 
 describe('JSON with big integers', () => {
-  it('parses integers beyond 2^53 as bigint and leaves the rest alone', () => {
-    expect(
-      parseJsonBig('{"a": 18446744073709551615, "b": 1.5e3, "c": 12, "d": "99999999999999999999"}'),
-    ).toEqual({
-      a: 18446744073709551615n,
+  const exact = (raw: string) => exactSeeds(JSON.parse(raw), raw)
+
+  it('restores exact seeds at the top level and under extra_body, and leaves every other number alone', () => {
+    const raw =
+      '{"prompt": "x", "seed": 18446744073709551615, "a": 18446744073709551615, "b": 1.5e3, "d": "99999999999999999999", "extra_body": {"seed": 9007199254740993}}'
+    expect(exact(raw)).toEqual({
+      prompt: 'x',
+      seed: 18446744073709551615n,
+      a: 18446744073709552000,
       b: 1500,
-      c: 12,
       d: '99999999999999999999',
+      extra_body: { seed: 9007199254740993n },
     })
+    const safe = JSON.parse('{"prompt": "x", "seed": 5}')
+    expect(exactSeeds(safe, 'not even read')).toBe(safe)
+  })
+
+  it('refuses a seed of ten million digits as out of range, with param, without converting it', () => {
+    const raw = `{"prompt": "x", "extra_body": {"seed": ${'9'.repeat(10_000_000)}}}`
+    expect(() => parseImageRequest(exact(raw))).toThrow(
+      expect.objectContaining({
+        code: 'request.invalid',
+        param: 'extra_body.seed',
+        message: 'seed must be an integer from 0 to 18446744073709551615',
+      }),
+    )
+    expect(() => parseImageRequest(exact('{"prompt": "x", "seed": -123456789012345678901234}'))).toThrow(
+      expect.objectContaining({ param: 'seed' }),
+    )
   })
 
   it('writes a bigint as a bare integer', () => {

@@ -8,16 +8,30 @@ export interface FileServer extends AsyncDisposable {
   cutNextAfter(bytes: number): void
 }
 
+export interface FileServerOptions {
+  /** Paths answered with a redirect (302) to the given Location, as a mirror sends clients to a CDN. */
+  redirects?: Record<string, string>
+}
+
 /**
- * A real HTTP file server for pull tests: serves `files` with Range support (206/416), and can be
- * told to drop the connection mid-body, as a flaky mirror does.
+ * A real HTTP file server for pull tests: serves `files` with Range support (206/416), can redirect,
+ * and can be told to drop the connection mid-body, as a flaky mirror does. Paths are matched as sent
+ * (percent-escapes included).
  */
-export async function serveFiles(files: Record<string, Buffer>): Promise<FileServer> {
+export async function serveFiles(
+  files: Record<string, Buffer>,
+  options: FileServerOptions = {},
+): Promise<FileServer> {
   let cut: number | undefined
   const requests: FileServer['requests'] = []
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/'
     requests.push({ path, range: req.headers.range })
+    const location = options.redirects?.[path]
+    if (location !== undefined) {
+      res.writeHead(302, { location }).end()
+      return
+    }
     const body = files[path]
     if (!body) {
       res.writeHead(404).end('not found')

@@ -16,6 +16,14 @@ export const LoadBodySchema = v.strictObject({
     v.minLength(1, 'model is required'),
     v.maxLength(4096),
   ),
+  /** With a URL: what the pulled file must hash to (checked before it is used). */
+  sha256: v.optional(
+    v.pipe(
+      v.string('sha256 must be a string'),
+      v.regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex digits'),
+      v.toLowerCase(),
+    ),
+  ),
 })
 
 const WaitQuerySchema = v.object({
@@ -54,7 +62,7 @@ export interface SlotView extends SlotStatus {
  * `config.url` are admin-only, and messages are redacted for everyone else.
  *
  * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one (logs: slot-logs.ts)
- * - `POST /api/slots/:slot/load {model}` → 202 with the slot (loading continues in the background);
+ * - `POST /api/slots/:slot/load {model, sha256?}` → 202 with the slot (loading continues in the background);
  *   `?wait=true` answers 200 once ready, or the failure's error body.
  * - `POST /api/slots/:slot/unload` → 202 (`?wait=true`: 200 once offline).
  * - `PUT /api/slots/:slot` with the config as JSON (the TOML file's fields) → validated, written
@@ -119,7 +127,7 @@ export function slotRoutes(deps: {
       const name = c.req.param('slot')
       const slot = manager.get(name)
       const wait = wants(c.req.query())
-      const { model } = await readJson(c, LoadBodySchema)
+      const { model, sha256 } = await readJson(c, LoadBodySchema)
       // Two writers of one `.part` file would corrupt it: a pull from the Models page goes first.
       if (deps.pulls?.get(model))
         throw new SvcError('model.in_use', `"${model}" is being pulled: wait for it, or cancel the pull`, {
@@ -127,7 +135,7 @@ export function slotRoutes(deps: {
         })
       // Resolution (unknown model, a model this slot or machine cannot serve) answers this request,
       // however long it takes; only the load itself runs in the background.
-      const entry = await deps.slots.resolveModel(model, manager.config(name))
+      const entry = await deps.slots.resolveModel(model, manager.config(name), sha256 ? { sha256 } : {})
       const loading = slot.load(entry)
       if (wait) {
         await loading

@@ -10,6 +10,7 @@ import {
   type Clock,
   createEventBus,
   type EventBus,
+  type LoadOptions,
   type ModelEntry,
   type SlotConfig,
   type SlotConfigError,
@@ -88,7 +89,7 @@ export interface SlotSystem {
   /** Slot config files that did not parse (their slots keep the defaults). */
   configErrors: SlotConfigError[]
   /** Resolves a model for a slot, refusing models its provider or this machine cannot serve. */
-  resolveModel(id: string, config: SlotConfig): Promise<ModelEntry>
+  resolveModel(id: string, config: SlotConfig, options?: LoadOptions): Promise<ModelEntry>
   provider(config: SlotConfig): Provider
   /** Applies a (new or changed) slot config: defaults resolved, effective at the next load. */
   configure(config: SlotConfig): void
@@ -178,9 +179,9 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
       return unavailableDriver(error)
     }
   }
-  const resolveModel = async (id: string, config: SlotConfig): Promise<ModelEntry> => {
+  const resolveModel = async (id: string, config: SlotConfig, options?: LoadOptions): Promise<ModelEntry> => {
     const provider = providerFor(config)
-    const entry = await store.resolve(id)
+    const entry = await store.resolve(id, options?.sha256 ? { sha256: options.sha256 } : {})
     const builtin = ['llm', 'image', 'stt', 'tts']
     if (
       builtin.includes(config.provider) &&

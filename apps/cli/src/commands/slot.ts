@@ -18,8 +18,10 @@ interface SlotView {
 
 const HELP = `Usage: svc slot <subcommand>   (also: slot <subcommand>)
 
-  svc slot load <slot> --model <id>   load a model and follow it until ready
+  svc slot load <slot> --model <id> [--sha256 <hex>]
+                                      load a model and follow it until ready
                                       <id>: a curated id, a registry ref, a path to a .gguf, or an http(s) URL
+                                      --sha256: with a URL, what the pulled file must hash to
   svc slot unload <slot>              unload (in-flight requests may finish first)
   svc slot ls                         list slots as a table
 
@@ -49,11 +51,12 @@ export const slotCommand: Command = {
 async function load(args: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { model: { type: 'string', short: 'm' } },
+    options: { model: { type: 'string', short: 'm' }, sha256: { type: 'string' } },
     allowPositionals: true,
   })
   const slot = positionals[0]
-  if (!slot || !values.model) throw new CliError('usage: svc slot load <slot> --model <id>', 2)
+  if (!slot || !values.model)
+    throw new CliError('usage: svc slot load <slot> --model <id> [--sha256 <hex>]', 2)
   const display = new LoadDisplay(ctx.stdout, slot)
   const events = new AbortController()
   const started = Date.now()
@@ -62,7 +65,7 @@ async function load(args: string[], ctx: CliContext): Promise<number> {
     await follow.ready
     const res = await callApi<SlotView>(ctx, `/api/slots/${encodeURIComponent(slot)}/load?wait=true`, {
       method: 'POST',
-      body: JSON.stringify({ model: values.model }),
+      body: JSON.stringify({ model: values.model, ...(values.sha256 ? { sha256: values.sha256 } : {}) }),
     })
     display.end()
     if (res.status !== 200) throw apiError(res)

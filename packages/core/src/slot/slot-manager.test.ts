@@ -1,17 +1,19 @@
 import { describe, expect, it } from 'vitest'
 import { SvcError } from '../errors'
 import { createEventBus } from '../event-bus'
-import { type SvcEvents, systemClock } from '../events'
+import type { SvcEvents } from '../events'
 import { defaultSlotConfig, type SlotConfig } from '../slot-config'
 import { SlotManager } from './slot-manager'
+import { createTestClock } from './test-clock'
 import { createTestDriver, model } from './test-driver'
 
 function manager(configs: SlotConfig[]) {
+  const clock = createTestClock()
   const driver = createTestDriver({ probesUntilHealthy: 0 })
   const m = new SlotManager({
     configs,
     bus: createEventBus<SvcEvents>(),
-    clock: systemClock,
+    clock,
     createDriver: () => driver,
     resolveModel: async (id) => {
       if (id === 'nope')
@@ -19,7 +21,7 @@ function manager(configs: SlotConfig[]) {
       return model(id)
     },
   })
-  return { m, driver }
+  return { m, driver, clock }
 }
 
 describe('SlotManager', () => {
@@ -29,8 +31,8 @@ describe('SlotManager', () => {
   })
 
   it('loads by id and finds the slot that owns a ref', async () => {
-    const { m } = manager([defaultSlotConfig('primary')!, defaultSlotConfig('embed')!])
-    await m.load('embed', 'e5')
+    const { m, clock } = manager([defaultSlotConfig('primary')!, defaultSlotConfig('embed')!])
+    await clock.run(m.load('embed', 'e5'))
     expect(m.findByModel('e5')?.name).toBe('embed')
     expect(m.findByModel('other')).toBeUndefined()
     await expect(m.load('primary', 'nope')).rejects.toMatchObject({ code: 'model.not_found' })
@@ -40,8 +42,8 @@ describe('SlotManager', () => {
     const primary = { ...defaultSlotConfig('primary')!, enabled: true, model: { default: 'a' } }
     const embed = { ...defaultSlotConfig('embed')!, enabled: false, model: { default: 'b' } }
     const stt = { ...defaultSlotConfig('stt')!, enabled: true, model: { default: 'nope' } }
-    const { m, driver } = manager([primary, embed, stt])
-    const results = await m.loadDefaults()
+    const { m, driver, clock } = manager([primary, embed, stt])
+    const results = await clock.run(m.loadDefaults())
     expect(results).toEqual([
       { slot: 'primary', model: 'a' },
       { slot: 'stt', model: 'nope', error: 'model "nope" does not exist' },
@@ -50,11 +52,11 @@ describe('SlotManager', () => {
   })
 
   it('adds a custom slot through configure and unloads everything on stop', async () => {
-    const { m, driver } = manager([defaultSlotConfig('primary')!])
+    const { m, driver, clock } = manager([defaultSlotConfig('primary')!])
     m.configure({ ...defaultSlotConfig('primary')!, name: 'mine', provider: 'llm' })
-    await m.load('mine', 'x')
+    await clock.run(m.load('mine', 'x'))
     expect(m.names()).toEqual(['primary', 'mine'])
-    await m.stopAll()
+    await clock.run(m.stopAll())
     expect(driver.handles.every((h) => h.stopped)).toBe(true)
     expect(m.list().map((s) => s.state)).toEqual(['offline', 'offline'])
   })

@@ -16,9 +16,17 @@ export interface SlotManagerOptions {
   clock: Clock
   /** Builds the driver (provider + runtime) for a slot config. Called again after `configure`. */
   createDriver(config: SlotConfig): SlotDriver
-  /** Resolves what a client or the CLI named (curated id, registry ref, local path) to an entry. */
-  resolveModel(id: string, config: SlotConfig): Promise<ModelEntry>
+  /**
+   * Resolves what a client or the CLI named (curated id, registry ref, local path, URL) to an entry;
+   * `sha256` is what a model pulled from a URL must hash to.
+   */
+  resolveModel(id: string, config: SlotConfig, options?: LoadOptions): Promise<ModelEntry>
   slotOptions?: Partial<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>>
+}
+
+export interface LoadOptions {
+  /** sha256 (hex) the file pulled from a URL must have. */
+  sha256?: string
 }
 
 export interface DefaultLoadResult {
@@ -60,9 +68,9 @@ export class SlotManager {
   }
 
   /** Resolves `modelId` for the slot and loads it (see `Slot.load`). */
-  async load(name: string, modelId: string): Promise<SlotSnapshot> {
+  async load(name: string, modelId: string, options: LoadOptions = {}): Promise<SlotSnapshot> {
     const slot = this.get(name)
-    const model = await this.options.resolveModel(modelId, this.config(name))
+    const model = await this.options.resolveModel(modelId, this.config(name), options)
     return slot.load(model)
   }
 
@@ -100,7 +108,7 @@ export class SlotManager {
       .map(async (c): Promise<DefaultLoadResult> => {
         const model = c.model.default!
         try {
-          await this.load(c.name, model)
+          await this.load(c.name, model, c.model.sha256 ? { sha256: c.model.sha256 } : {})
           return { slot: c.name, model }
         } catch (error) {
           return { slot: c.name, model, error: error instanceof Error ? error.message : String(error) }

@@ -1,69 +1,67 @@
 import { describe, expect, it } from 'vitest'
 import { createEventBus } from '../event-bus'
-import { type Clock, type SlotTransitionEvent, type SvcEvents, systemClock } from '../events'
+import type { SlotTransitionEvent, SvcEvents } from '../events'
 import { defaultSlotConfig, type SlotConfig } from '../slot-config'
 import { Slot, type SlotOptions } from './slot'
+import { createTestClock } from './test-clock'
 import { createTestDriver, model, type TestDriver } from './test-driver'
 
 function setup(
-  options: {
-    driver?: TestDriver
-    config?: Partial<SlotConfig>
-    slot?: Partial<SlotOptions>
-    clock?: Clock
-  } = {},
+  options: { driver?: TestDriver; config?: Partial<SlotConfig>; slot?: Partial<SlotOptions> } = {},
 ) {
+  const clock = createTestClock()
   const bus = createEventBus<SvcEvents>()
   const events: SlotTransitionEvent[] = []
   bus.on('slot.transition', (e) => events.push(e))
   const driver = options.driver ?? createTestDriver()
+  driver.clock = clock
   const config = { ...defaultSlotConfig('primary')!, ...options.config }
   const slot = new Slot({
     config,
     driver,
     bus,
-    clock: options.clock ?? systemClock,
+    clock,
     probeIntervalMs: 1,
     drainMs: 200,
     restartBaseDelayMs: 5,
     ...options.slot,
   })
   const path = () => events.map((e) => e.to)
-  return { bus, slot, driver, events, path }
+  return { bus, slot, driver, events, path, clock }
 }
 
 describe('Slot', () => {
   it('loads a model on disk: offline -> starting -> warming -> ready', async () => {
-    const { slot, path } = setup()
-    const snap = await slot.load(model('a'))
+    const { slot, path, clock } = setup()
+    const snap = await clock.run(slot.load(model('a')))
     expect(snap).toMatchObject({ state: 'ready', model: 'a', lastError: null })
     expect(path()).toEqual(['starting', 'warming', 'ready'])
   })
 
   it('pulls first when the model is missing and publishes progress', async () => {
-    const { slot, path, bus, driver } = setup()
+    const { slot, path, bus, driver, clock } = setup()
     driver.missing.add('a')
     const progress: number[] = []
     bus.on('slot.progress', (p) => progress.push(p.done))
-    await slot.load(model('a'))
+    await clock.run(slot.load(model('a')))
     expect(path()).toEqual(['pulling', 'starting', 'warming', 'ready'])
     expect(progress).toEqual([50, 100])
   })
 
   it('starts exactly one upstream for two concurrent loads of one model', async () => {
-    const { slot, driver } = setup()
-    const [a, b] = await Promise.all([slot.load(model('a')), slot.load(model('a'))])
+    const { slot, driver, clock } = setup()
+    const [a, b] = await clock.run(Promise.all([slot.load(model('a')), slot.load(model('a'))]))
     expect(driver.started).toEqual(['a'])
     expect(a.state).toBe('ready')
     expect(b.state).toBe('ready')
-    await slot.load(model('a'))
+    await clock.run(slot.load(model('a')))
     expect(driver.started).toEqual(['a'])
   })
 
   it('swaps: a load of another model unloads, then loads', async () => {
-    const { slot, driver, path } = setup()
-    await slot.load(model('a'))
-    await slot.load(model('b'))
+    const { slot, driver, path, clock } = setup()
+    await clock.run(slot.load(model('a')))
+    await clock.run(slot.load(model('b')))
     expect(driver.started).toEqual(['a', 'b'])
     expect(driver.handles[0]?.stopped).toBe(true)
     expect(path()).toEqual([
@@ -80,23 +78,23 @@ describe('Slot', () => {
   })
 
   it('waits for an in-flight unload, then loads', async () => {
-    const { slot, driver, path } = setup()
-    await slot.load(model('a'))
+    const { slot, driver, path, clock } = setup()
+    await clock.run(slot.load(model('a')))
     const lease = await slot.acquire({ timeoutMs: 100 })
     const unloading = slot.unload()
     const loading = slot.load(model('a'))
-    await new Promise((r) => setTimeout(r, 20))
+    await clock.advance(20)
     expect(slot.snapshot().state).toBe('unloading')
     lease.release()
-    await unloading
-    await loading
+    await clock.run(unloading)
+    await clock.run(loading)
     expect(path().slice(3)).toEqual(['serving', 'unloading', 'offline', 'starting', 'warming', 'ready'])
     expect(driver.started).toEqual(['a', 'a'])
   })
 
   it('drives serving and idle with leases', async () => {
-    const { slot, path } = setup()
-    await slot.load(model('a'))
+    const { slot, path, clock } = setup()
+    await clock.run(slot.load(model('a')))
     const l1 = await slot.acquire({ timeoutMs: 100 })
     const l2 = await slot.acquire({ timeoutMs: 100 })
     expect(slot.snapshot()).toMatchObject({ state: 'serving', inflight: 2 })
@@ -109,60 +107,71 @@ describe('Slot', () => {
   })
 
   it('unload waits for a held lease up to the grace period, then stops anyway', async () => {
-    const { slot, driver } = setup({ slot: { drainMs: 50 } })
-    await slot.load(model('a'))
+    const { slot, driver, clock } = setup({ slot: { drainMs: 50 } })
+    await clock.run(slot.load(model('a')))
     await slot.acquire({ timeoutMs: 100 })
-    const t0 = Date.now()
-    await slot.unload()
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(45)
+    let done = false
+    const unloading = slot.unload().then((s) => {
+      done = true
+      return s
+    })
+    await clock.advance(49)
+    expect(done).toBe(false)
+    expect(driver.handles[0]?.stopped).toBe(false)
+    await clock.advance(1)
+    await unloading
     expect(driver.handles[0]?.stopped).toBe(true)
     expect(slot.snapshot()).toMatchObject({ state: 'offline', inflight: 0, model: null })
   })
 
   it('lets a request wait while warming and get the upstream once ready', async () => {
-    const { slot, driver } = setup()
+    const { slot, driver, clock } = setup()
     driver.probesUntilHealthy = 20
     const loading = slot.load(model('a'))
-    await new Promise((r) => setTimeout(r, 1))
-    const lease = await slot.acquire({ timeoutMs: 2_000 })
+    await clock.advance(1)
+    expect(slot.snapshot().state).toBe('warming')
+    const lease = await clock.run(slot.acquire({ timeoutMs: 2_000 }))
     expect(lease.model.id).toBe('a')
     expect(slot.snapshot().state).toBe('serving')
     await loading
   })
 
   it('refuses a lease when nothing is loaded or coming, and times out while pending', async () => {
-    const { slot, driver } = setup()
+    const { slot, driver, clock } = setup()
     await expect(slot.acquire({ timeoutMs: 50 })).rejects.toMatchObject({
       code: 'model.not_loaded',
       status: 409,
     })
     driver.neverHealthy = true
     const loading = slot.load(model('a')).catch((e) => e)
-    await expect(slot.acquire({ timeoutMs: 30 })).rejects.toMatchObject({
+    await clock.settle()
+    const waiting = slot.acquire({ timeoutMs: 30 })
+    await expect(clock.run(waiting)).rejects.toMatchObject({
       code: 'slot.unavailable',
       status: 503,
       headers: { 'Retry-After': '5' },
     })
-    await slot.unload()
+    expect(clock.now()).toBeLessThan(1_000_000 + 100)
+    await clock.run(slot.unload())
     expect(await loading).toMatchObject({ code: 'slot.unavailable' })
   })
 
   it('stops waiting when the client goes away', async () => {
-    const { slot, driver } = setup()
+    const { slot, driver, clock } = setup()
     driver.neverHealthy = true
     void slot.load(model('a')).catch(() => undefined)
     const ac = new AbortController()
     const waiting = slot.acquire({ timeoutMs: 5_000, signal: ac.signal })
     ac.abort(new Error('client gone'))
     await expect(waiting).rejects.toThrow('client gone')
-    await slot.unload()
+    await clock.run(slot.unload())
   })
 
   it('fails a load whose upstream never becomes healthy, keeping lastError', async () => {
     const driver = createTestDriver({ warmupTimeoutMs: 30 })
     driver.neverHealthy = true
-    const { slot, path } = setup({ driver })
-    await expect(slot.load(model('a'))).rejects.toThrow(/did not become healthy/)
+    const { slot, path, clock } = setup({ driver })
+    await expect(clock.run(slot.load(model('a')))).rejects.toThrow(/did not become healthy/)
     expect(slot.snapshot()).toMatchObject({
       state: 'offline',
       lastError: expect.stringMatching(/did not become healthy/),
@@ -172,10 +181,10 @@ describe('Slot', () => {
   })
 
   it('fails a load whose start fails', async () => {
-    const { slot } = setup({
+    const { slot, clock } = setup({
       driver: createTestDriver({ failStart: 'llama-server not found; run: svc engines build llama-server' }),
     })
-    await expect(slot.load(model('a'))).rejects.toThrow(/svc engines build/)
+    await expect(clock.run(slot.load(model('a')))).rejects.toThrow(/svc engines build/)
     expect(slot.snapshot()).toMatchObject({
       state: 'offline',
       lastError: expect.stringContaining('svc engines build'),
@@ -183,42 +192,42 @@ describe('Slot', () => {
   })
 
   it('fails a pending request when the upstream exits while warming', async () => {
-    const { slot, driver } = setup()
+    const { slot, driver, clock } = setup()
     driver.probesUntilHealthy = 1000
     const loading = slot.load(model('a')).catch((e) => e)
-    await new Promise((r) => setTimeout(r, 5))
+    await clock.advance(5)
     const waiting = slot.acquire({ timeoutMs: 1_000 }).catch((e) => e)
     driver.handles[0]?.crash('exited with code 1: bad model')
-    expect(await loading).toMatchObject({ message: expect.stringContaining('bad model') })
+    expect(await clock.run(loading)).toMatchObject({ message: expect.stringContaining('bad model') })
     expect(await waiting).toMatchObject({ code: 'upstream.unavailable' })
   })
 
   it('goes offline with lastError on a crash and stays there with restart = "no"', async () => {
-    const { slot, driver, path } = setup({ config: { restart: 'no' } })
-    await slot.load(model('a'))
+    const { slot, driver, path, clock } = setup({ config: { restart: 'no' } })
+    await clock.run(slot.load(model('a')))
     driver.handles[0]?.crash('killed by SIGKILL')
-    await new Promise((r) => setTimeout(r, 30))
+    await clock.advance(60_000)
     expect(slot.snapshot()).toMatchObject({ state: 'offline', lastError: 'killed by SIGKILL', model: null })
     expect(path().at(-1)).toBe('offline')
     expect(driver.started).toEqual(['a'])
   })
 
   it('comes back after a crash with restart = "on-failure"', async () => {
-    const { slot, driver, bus } = setup()
-    await slot.load(model('a'))
+    const { slot, driver, bus, clock } = setup()
+    await clock.run(slot.load(model('a')))
     const back = bus.once('slot.transition', (e) => e.to === 'ready')
     driver.handles[0]?.crash()
-    await back
+    await clock.run(back)
     expect(driver.started).toEqual(['a', 'a'])
     expect(slot.snapshot()).toMatchObject({ state: 'ready', model: 'a', restarts: 1 })
   })
 
   it('cancels a warming load on unload', async () => {
-    const { slot, driver, path } = setup()
+    const { slot, driver, path, clock } = setup()
     driver.probesUntilHealthy = 1000
     const loading = slot.load(model('a')).catch((e) => e)
-    await new Promise((r) => setTimeout(r, 5))
-    await slot.unload()
+    await clock.advance(5)
+    await clock.run(slot.unload())
     expect(await loading).toMatchObject({
       code: 'slot.unavailable',
       message: expect.stringContaining('cancelled'),
@@ -228,48 +237,81 @@ describe('Slot', () => {
   })
 })
 
-/** A clock that moves only when told to. */
-function manualClock() {
-  let now = 0
-  const timers: { at: number; resolve: () => void }[] = []
-  const clock: Clock & { advance(ms: number): Promise<void> } = {
-    now: () => now,
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve, reject) => {
-        if (signal?.aborted) return reject(signal.reason)
-        const timer = { at: now + ms, resolve }
-        timers.push(timer)
-        signal?.addEventListener('abort', () => {
-          timers.splice(timers.indexOf(timer), 1)
-          reject(signal.reason)
-        })
-      }),
-    async advance(ms) {
-      now += ms
-      for (const t of timers.filter((x) => x.at <= now)) {
-        timers.splice(timers.indexOf(t), 1)
-        t.resolve()
-      }
-      for (let i = 0; i < 20; i++) await Promise.resolve()
-      await new Promise((r) => setTimeout(r, 5))
-    },
-  }
-  return clock
-}
+describe('Slot leases belong to the upstream they were taken on', () => {
+  it('a lease from before a crash, released after the restart, leaves the new upstream’s count alone', async () => {
+    const { slot, driver, bus, clock } = setup()
+    await clock.run(slot.load(model('a')))
+    const before = await slot.acquire({ timeoutMs: 100 })
+    const back = bus.once('slot.transition', (e) => e.to === 'ready')
+    driver.handles[0]?.crash()
+    await clock.run(back)
+    expect(slot.snapshot()).toMatchObject({ state: 'ready', inflight: 0 })
+    const after = await slot.acquire({ timeoutMs: 100 })
+    before.release()
+    expect(slot.snapshot()).toMatchObject({ state: 'serving', inflight: 1 })
+    after.release()
+    expect(slot.snapshot()).toMatchObject({ state: 'idle', inflight: 0 })
+  })
+
+  it('still drains a live request on unload after an old lease was released late', async () => {
+    const { slot, driver, bus, clock } = setup({ slot: { drainMs: 1_000 } })
+    await clock.run(slot.load(model('a')))
+    const before = await slot.acquire({ timeoutMs: 100 })
+    const back = bus.once('slot.transition', (e) => e.to === 'ready')
+    driver.handles[0]?.crash()
+    await clock.run(back)
+    const live = await slot.acquire({ timeoutMs: 100 })
+    before.release()
+    const unloading = slot.unload()
+    await clock.advance(500)
+    // The live request is still being served: the upstream must not be stopped under it.
+    expect(driver.handles[1]?.stopped).toBe(false)
+    expect(slot.snapshot()).toMatchObject({ state: 'unloading', inflight: 1 })
+    live.release()
+    await clock.run(unloading)
+    expect(driver.handles[1]?.stopped).toBe(true)
+  })
+
+  it('a lease outliving a forced unload does not count against the next load', async () => {
+    const { slot, clock } = setup({ slot: { drainMs: 50 } })
+    await clock.run(slot.load(model('a')))
+    const stuck = await slot.acquire({ timeoutMs: 100 })
+    await clock.run(slot.unload())
+    await clock.run(slot.load(model('a')))
+    const fresh = await slot.acquire({ timeoutMs: 100 })
+    stuck.release()
+    expect(slot.snapshot()).toMatchObject({ state: 'serving', inflight: 1 })
+    fresh.release()
+    expect(slot.snapshot()).toMatchObject({ state: 'idle', inflight: 0 })
+  })
+
+  it('stops draining an upstream that exits during the unload', async () => {
+    const { slot, driver, clock } = setup({ slot: { drainMs: 10_000 } })
+    await clock.run(slot.load(model('a')))
+    await slot.acquire({ timeoutMs: 100 })
+    const t0 = clock.now()
+    const unloading = slot.unload()
+    await clock.advance(10)
+    expect(slot.snapshot()).toMatchObject({ state: 'unloading', inflight: 1 })
+    driver.handles[0]?.crash()
+    await clock.settle()
+    expect(slot.snapshot()).toMatchObject({ state: 'offline', inflight: 0 })
+    await unloading
+    expect(clock.now()).toBe(t0 + 10)
+  })
+})
 
 describe('Slot restart policy', () => {
   it('backs off exponentially and gives up after max_restarts', async () => {
-    const clock = manualClock()
     const driver = createTestDriver({ probesUntilHealthy: 0 })
-    const { slot, bus } = setup({
+    const { slot, bus, clock } = setup({
       driver,
-      clock,
       config: { maxRestarts: 3 },
       slot: { restartBaseDelayMs: 1_000 },
     })
     const restarts: number[] = []
     bus.on('slot.restart', (e) => restarts.push(e.delayMs))
-    await slot.load(model('a'))
+    await clock.run(slot.load(model('a')))
     driver.failStart = 'cannot start'
     driver.handles[0]?.crash()
     await clock.advance(0)
@@ -288,12 +330,13 @@ describe('Slot restart policy', () => {
 
   it('does not restart after an explicit unload', async () => {
     const driver = createTestDriver({ probesUntilHealthy: 0 })
-    const { slot } = setup({ driver, slot: { restartBaseDelayMs: 20 } })
-    await slot.load(model('a'))
+    const { slot, clock } = setup({ driver, slot: { restartBaseDelayMs: 20 } })
+    await clock.run(slot.load(model('a')))
     driver.handles[0]?.crash()
-    await new Promise((r) => setTimeout(r, 1))
-    await slot.unload()
-    await new Promise((r) => setTimeout(r, 60))
+    await clock.advance(1)
+    await clock.run(slot.unload())
+    await clock.advance(60)
+    expect(clock.pending).toBe(0)
     expect(driver.started).toEqual(['a'])
     expect(slot.snapshot().state).toBe('offline')
   })

@@ -11,6 +11,7 @@ import type { ModelEntry, PullProgress } from '../models'
 import type { SlotConfig } from '../slot-config'
 import type { SlotDriver, UpstreamHandle } from '../slot-driver'
 import { canTransition, LEASABLE_STATES, PENDING_STATES, type SlotState } from '../slot-states'
+import { LeaseLedger } from './lease-ledger'
 import type { Lease, SlotOptions, SlotSnapshot } from './slot-types'
 import { type LeaseWaiter, waitForLeasable } from './wait'
 import { warmUp } from './warm'
@@ -32,7 +33,12 @@ export class Slot {
   private model: ModelEntry | null = null
   private handle: UpstreamHandle | null = null
   private readyAt = 0
-  private inflight = 0
+  /** Leases per upstream instance: a lease's release only ever changes its own upstream's count. */
+  private readonly leases = new LeaseLedger<UpstreamHandle>({
+    onIdle: () => {
+      if (this.state === 'serving') this.transition('idle')
+    },
+  })
   private lastError: string | null = null
   private since: number
   private progress: PullProgress | null = null
@@ -43,7 +49,6 @@ export class Slot {
   private loading: Loading | null = null
   private restartTimer: AbortController | null = null
   private restartModel: ModelEntry | null = null
-  private drained: (() => void) | null = null
   private readonly o: Required<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>> & SlotOptions
 
   constructor(options: SlotOptions) {
@@ -73,7 +78,7 @@ export class Slot {
       runtime: this.config.runtime ?? null,
       state: this.state,
       model: this.model?.id ?? null,
-      inflight: this.inflight,
+      inflight: this.leases.inflight(),
       lastError: this.lastError,
       since: this.since,
       progress: this.progress,
@@ -155,6 +160,7 @@ export class Slot {
       this.model = found.model
       this.handle = found.handle
       this.readyAt = this.o.clock.now()
+      this.leases.open(found.handle)
       this.watchExit(found.handle)
       // Adopted upstreams are already healthy: the table's path is offline → starting → warming → ready.
       this.transition('starting')
@@ -165,23 +171,9 @@ export class Slot {
 
   private takeLease(): Lease {
     const handle = this.handle!
-    const model = this.model!
-    this.inflight++
+    const release = this.leases.take(handle)
     if (this.state !== 'serving') this.transition('serving')
-    let released = false
-    return {
-      base: handle.base,
-      model,
-      release: () => {
-        if (released) return
-        released = true
-        this.inflight--
-        if (this.inflight === 0) {
-          if (this.state === 'serving') this.transition('idle')
-          this.drained?.()
-        }
-      },
-    }
+    return { base: handle.base, model: this.model!, release }
   }
 
   private startLoad(model: ModelEntry, isRestart: boolean): Promise<SlotSnapshot> {
@@ -239,6 +231,7 @@ export class Slot {
         intervalMs: this.o.probeIntervalMs,
       })
       this.readyAt = this.o.clock.now()
+      this.leases.open(handle)
       this.watchExit(handle)
       this.transition('ready')
     } catch (error) {
@@ -268,6 +261,10 @@ export class Slot {
 
   private watchExit(handle: UpstreamHandle): void {
     void handle.exited.then((exit) => {
+      // Its in-flight requests fail on their own (their upstream connection is gone): their leases no
+      // longer count, releasing them later cannot touch a restarted upstream's count, and an unload
+      // draining this upstream stops waiting for them.
+      this.leases.close(handle)
       if (this.handle !== handle || !(LEASABLE_STATES as readonly string[]).includes(this.state)) return
       const model = this.model!
       const ranMs = this.o.clock.now() - this.readyAt
@@ -275,7 +272,6 @@ export class Slot {
       this.lastError = exit.reason
       this.transition('offline', exit.reason)
       this.model = null
-      this.inflight = 0 // in-flight requests fail on their own (their upstream connection is gone)
       if (ranMs >= this.o.restartResetMs) this.restarts = 0
       this.scheduleRestart(model)
     })
@@ -316,18 +312,17 @@ export class Slot {
     if (this.state === 'offline' || !this.handle) return
     const handle = this.handle
     this.transition('unloading')
-    if (this.inflight > 0) {
-      const drained = new Promise<void>((resolve) => {
-        this.drained = resolve
-      })
+    if (this.leases.inflight(handle) > 0) {
       const timeout = new AbortController()
-      await Promise.race([drained, this.o.clock.sleep(this.o.drainMs, timeout.signal).catch(() => undefined)])
+      await Promise.race([
+        this.leases.drained(handle),
+        this.o.clock.sleep(this.o.drainMs, timeout.signal).catch(() => undefined),
+      ])
       timeout.abort()
-      this.drained = null
     }
     await handle.stop(this.o.stopGraceMs)
     this.handle = null
-    this.inflight = 0
+    this.leases.close(handle) // leases still out after the grace period end with their upstream
     this.transition('offline')
     this.model = null
   }

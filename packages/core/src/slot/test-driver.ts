@@ -2,6 +2,7 @@
  * An in-memory SlotDriver for the slot owner's unit tests: the port's other side, not an upstream.
  * Integration tests (apps/api/test, packages/providers/test) drive real llama-server processes.
  */
+import type { Clock } from '../events'
 import type { ModelEntry, PullProgress } from '../models'
 import type { SlotDriver, UpstreamExit, UpstreamHandle } from '../slot-driver'
 
@@ -19,6 +20,9 @@ export interface TestDriver extends SlotDriver {
   failStart?: string
   neverHealthy?: boolean
   pullSteps: PullProgress[]
+  /** Each pull step takes this long on `clock` (default: no time at all). */
+  pullStepMs: number
+  clock?: Clock
 }
 
 export function createTestDriver(overrides: Partial<TestDriver> = {}): TestDriver {
@@ -31,6 +35,7 @@ export function createTestDriver(overrides: Partial<TestDriver> = {}): TestDrive
       { done: 50, total: 100 },
       { done: 100, total: 100 },
     ],
+    pullStepMs: 0,
     warmupTimeoutMs: 2_000,
     async needsPull(model: ModelEntry) {
       return driver.missing.has(model.id)
@@ -38,7 +43,8 @@ export function createTestDriver(overrides: Partial<TestDriver> = {}): TestDrive
     async pull(model, onProgress, signal) {
       for (const p of driver.pullSteps) {
         signal.throwIfAborted()
-        await new Promise((r) => setTimeout(r, 2))
+        if (driver.clock && driver.pullStepMs > 0) await driver.clock.sleep(driver.pullStepMs, signal)
+        else await Promise.resolve()
         onProgress(p)
       }
       driver.missing.delete(model.id)

@@ -1,20 +1,9 @@
 /**
- * JSON with integers beyond 2^53. ComfyUI seeds go up to 2^64−1 (18446744073709551615); `JSON.parse`
- * rounds that to 18446744073709552000, and `JSON.stringify` refuses a `bigint`. These two helpers keep
- * such integers exact as `bigint` both ways.
+ * JSON with integers beyond 2^53 on the way out. ComfyUI seeds go up to 2^64−1
+ * (18446744073709551615), and `JSON.stringify` refuses a `bigint`. (On the way in, request bodies are
+ * parsed with `JSON.parse` and only their seeds are restored exactly: `exactSeeds` in image-request.)
  */
 import { randomUUID } from 'node:crypto'
-import { parseJsonNumbers } from '@svc/core'
-
-/**
- * `JSON.parse`, except that an integer literal outside the safe range becomes a `bigint` (floats and
- * safe integers stay numbers). Throws `SyntaxError` like `JSON.parse`.
- */
-export function parseJsonBig(text: string): unknown {
-  return parseJsonNumbers(text, (n) =>
-    n.integer && !Number.isSafeInteger(Number(n.text)) ? BigInt(n.text) : undefined,
-  )
-}
 
 /** `JSON.stringify`, writing a `bigint` as a bare integer literal. */
 export function stringifyJsonBig(value: unknown): string {

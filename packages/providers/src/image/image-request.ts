@@ -8,14 +8,16 @@
  * ignored; `null` counts as absent.
  *
  * Seeds are 0 … 2^64−1 (ComfyUI's range) and are kept exact as `bigint`: a JSON number up to 2^53−1,
- * a decimal string (any value in range), or a `bigint` (when the caller parsed the body with
- * `parseJsonBig`). A JSON number above 2^53−1 is refused rather than silently rounded: by the time a
- * plain `JSON.parse` has produced it, its low digits are already gone.
+ * a decimal string (any value in range), or a `bigint` (`exactSeeds` puts back the exact integer a
+ * plain `JSON.parse` rounded). A JSON number above 2^53−1 that nobody restored is refused rather than
+ * silently rounded: its low digits are already gone.
  */
-import { SvcError } from '@svc/core'
+import { numberLiteralsAt, SvcError } from '@svc/core'
 import * as v from 'valibot'
 
 export const MAX_SEED = 2n ** 64n - 1n
+/** Digits of 2^64−1: a longer integer literal is out of range without converting it. */
+const MAX_SEED_DIGITS = 20
 const SEED_RANGE = 'seed must be an integer from 0 to 18446744073709551615'
 
 /** A seed as a `bigint`, or why the value is not one. */
@@ -116,6 +118,42 @@ export interface ImageJob {
 }
 
 const EXTENSIONS = ['seed', 'steps', 'cfg', 'negative_prompt'] as const
+const SEED_PATHS = [['seed'], ['extra_body', 'seed']] as const
+
+/**
+ * `body` (from `JSON.parse(raw)`) with its seeds exact: where `seed` or `extra_body.seed` was parsed
+ * to a number above 2^53−1 (rounded), the integer literal is read back from `raw` as a `bigint`.
+ * Only these two fields, and only literals of at most 20 digits, are converted: any other number stays
+ * what `JSON.parse` made it, and a longer seed literal becomes ±Infinity (refused as out of range,
+ * 400 with `param`) — a number of millions of digits never reaches `BigInt` (whose cost grows with
+ * the square of its length). Reads `raw` only when a seed needs it. Does not modify `body`.
+ */
+export function exactSeeds(body: Record<string, unknown>, raw: string): Record<string, unknown> {
+  const nested = isObject(body.extra_body) ? body.extra_body : undefined
+  const rounded = (value: unknown) => typeof value === 'number' && !Number.isSafeInteger(value)
+  if (!rounded(body.seed) && !rounded(nested?.seed)) return body
+  const literals = numberLiteralsAt(raw, SEED_PATHS, { maxLength: MAX_SEED_DIGITS + 1 })
+  const exact = (path: (typeof SEED_PATHS)[number], value: unknown): unknown => {
+    const literal = literals.get(path)
+    if (!rounded(value) || !literal?.integer) return value
+    const digits = literal.text.replace(/^-/, '')
+    if (literal.truncated || digits.length > MAX_SEED_DIGITS) {
+      return literal.text.startsWith('-') ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY
+    }
+    return BigInt(literal.text)
+  }
+  const out: Record<string, unknown> = { ...body, seed: exact(SEED_PATHS[0], body.seed) }
+  if (body.seed === undefined) delete out.seed
+  if (nested) {
+    out.extra_body = { ...nested, seed: exact(SEED_PATHS[1], nested.seed) }
+    if (nested.seed === undefined) delete (out.extra_body as Record<string, unknown>).seed
+  }
+  return out
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
 
 /**
  * Validates an images request body. Throws `SvcError('request.invalid')` whose `param` names the

@@ -26,7 +26,7 @@ import { access, rm } from 'node:fs/promises'
 import { basename, join, resolve, sep } from 'node:path'
 import { type ModelEntry, SvcError } from '@svc/core'
 import type { TranslateRequest, Translator } from '../contract'
-import { parseJsonBig } from './big-json'
+import { fileNameFromUrl } from '../models/model-url'
 import {
   type ComfyHistoryEntry,
   type ComfyImage,
@@ -39,7 +39,7 @@ import {
   waitForHistory,
 } from './comfy-client'
 import type { ImageCache } from './image-cache'
-import { type ImageJob, parseImageRequest } from './image-request'
+import { exactSeeds, type ImageJob, parseImageRequest } from './image-request'
 import {
   fillWorkflow,
   loadWorkflowTemplate,
@@ -124,8 +124,8 @@ export async function chooseCheckpoint(
   template: WorkflowTemplate,
   signal: AbortSignal,
 ): Promise<string> {
-  const source = model.path ?? (model.url ? decodeURIComponent(new URL(model.url).pathname) : undefined)
-  const file = source ? basename(source) : undefined
+  // The name the model store saved the file under (a URL's name made safe), not the raw URL path.
+  const file = model.path ? basename(model.path) : model.url ? fileNameFromUrl(new URL(model.url)) : undefined
   const candidates = [file ? `${model.id}/${file}` : undefined, template.checkpoint].filter(
     (c): c is string => c !== undefined,
   )
@@ -237,8 +237,8 @@ export function createImageTranslator(options: ImageTranslatorOptions): Translat
     if (req.endpoint !== 'images') {
       throw new SvcError('request.invalid', `the image provider serves images, not ${req.endpoint}`)
     }
-    // The raw text keeps seeds above 2^53 exact (JSON.parse would already have rounded them).
-    const job = parseImageRequest(req.rawBody ? parseJsonBig(req.rawBody) : req.body)
+    // The raw text keeps seeds above 2^53 exact (JSON.parse has already rounded them in `body`).
+    const job = parseImageRequest(req.rawBody ? exactSeeds(req.body, req.rawBody) : req.body)
     const choice = options.models?.find((m) => m.id === req.model.id)
     const t = await template(req.model, choice?.workflow ?? req.model.id)
     const values = resolveValues(job, t)

@@ -2,6 +2,10 @@
  * Resumable, verified downloads. Bytes go to `<dest>.part`; an interrupted download resumes with
  * `Range`; the sha256 (when known) covers the whole file, resumed part included; only a complete,
  * verified file is renamed to `dest`. A mismatch deletes the part: nothing that looks complete stays.
+ * A failure to write (the disk is full) keeps the part, so the next load resumes once there is room.
+ *
+ * Redirects are followed by hand: at most `MAX_REDIRECTS`, and only to http(s) URLs (a mirror may
+ * redirect to a CDN; it may not send svc to `file:` or anywhere else, nor around in circles).
  */
 import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
@@ -22,6 +26,9 @@ export interface DownloadOptions {
 
 export class DownloadError extends Error {}
 
+export const MAX_REDIRECTS = 5
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308])
+
 export async function downloadFile(options: DownloadOptions): Promise<{ bytes: number; sha256: string }> {
   const { url, dest, signal } = options
   const part = `${dest}.part`
@@ -31,13 +38,7 @@ export async function downloadFile(options: DownloadOptions): Promise<{ bytes: n
   const headers: Record<string, string> = {}
   if (offset > 0) headers.range = `bytes=${offset}-`
 
-  let res: Response
-  try {
-    res = await fetch(url, { headers, signal, redirect: 'follow' })
-  } catch (error) {
-    if (signal.aborted) throw error
-    throw new DownloadError(`pull of ${url} failed: ${causeOf(error)}`)
-  }
+  const res = await fetchFollowing(url, headers, signal)
   if (res.status === 416 && offset > 0) {
     // The part already holds the whole file (we were cut right before the rename).
     await res.body?.cancel()
@@ -60,7 +61,12 @@ export async function downloadFile(options: DownloadOptions): Promise<{ bytes: n
   try {
     if (!res.body) throw new DownloadError(`pull of ${url} failed: empty response`)
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      await fh.write(chunk)
+      // A write may be short when the disk fills up: write the rest, so the part stays an exact prefix.
+      for (let at = 0; at < chunk.byteLength; ) {
+        const { bytesWritten } = await fh.write(chunk, at)
+        if (bytesWritten === 0) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })
+        at += bytesWritten
+      }
       hash.update(chunk)
       done += chunk.byteLength
       const now = Date.now()
@@ -85,6 +91,43 @@ export async function downloadFile(options: DownloadOptions): Promise<{ bytes: n
   }
   options.onProgress?.({ done, total: total ?? done })
   return finish(options, part, hash.digest('hex'), done)
+}
+
+/** GET `url`, following up to `MAX_REDIRECTS` redirects to http(s) URLs; the final response. */
+async function fetchFollowing(
+  url: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<Response> {
+  let target = url
+  for (let hops = 0; ; hops++) {
+    let res: Response
+    try {
+      res = await fetch(target, { headers, signal, redirect: 'manual' })
+    } catch (error) {
+      if (signal.aborted) throw error
+      throw new DownloadError(`pull of ${url} failed: ${causeOf(error)}`)
+    }
+    if (!REDIRECT_STATUSES.has(res.status)) return res
+    await res.body?.cancel()
+    const location = res.headers.get('location')
+    let next: URL | undefined
+    try {
+      next = location ? new URL(location, target) : undefined
+    } catch {
+      next = undefined
+    }
+    if (!next) {
+      throw new DownloadError(`pull of ${url} failed: HTTP ${res.status} without a valid Location`)
+    }
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+      throw new DownloadError(`pull of ${url} failed: refused a redirect to a ${next.protocol} URL`)
+    }
+    if (hops >= MAX_REDIRECTS) {
+      throw new DownloadError(`pull of ${url} failed: more than ${MAX_REDIRECTS} redirects`)
+    }
+    target = next.href
+  }
 }
 
 async function finish(options: DownloadOptions, part: string, digest: string, bytes: number) {
@@ -113,6 +156,8 @@ async function sizeOf(path: string): Promise<number> {
 }
 
 function causeOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause
-  return cause?.code ?? cause?.message ?? (error as Error).message ?? String(error)
+  const e = error as { code?: string; cause?: { code?: string; message?: string } }
+  if (e.code === 'ENOSPC' || e.cause?.code === 'ENOSPC') return 'the disk is full (ENOSPC)'
+  if (e.code === 'EDQUOT') return 'the disk quota is exhausted (EDQUOT)'
+  return e.cause?.code ?? e.cause?.message ?? (error as Error).message ?? String(error)
 }

@@ -3,12 +3,15 @@
  * (`<state>/models/registry.json`). `resolve` turns what a user typed after `--model` into an entry;
  * `pull` downloads a missing file to where `dest` says and records it.
  */
+import { createHash } from 'node:crypto'
+import { createReadStream } from 'node:fs'
 import { readFile, rm, rmdir, stat } from 'node:fs/promises'
-import { basename, dirname, extname, isAbsolute, join, resolve as resolvePath } from 'node:path'
+import { basename, dirname, extname, isAbsolute, join, resolve as resolvePath, sep } from 'node:path'
 import { type ModelEntry, type PullProgress, SvcError } from '@svc/core'
 import { withFileLock, writeFileAtomic } from '@svc/core/node'
 import { type CatalogueEntry, catalogueToModel } from './catalogue'
 import { downloadFile } from './download'
+import { fileNameFromUrl, parseModelUrl } from './model-url'
 
 export interface ModelStoreOptions {
   stateDir: string
@@ -21,6 +24,14 @@ interface RegistryFile {
   models: ModelEntry[]
 }
 
+export interface ResolveOptions {
+  /**
+   * The sha256 (64 hex digits) a model pulled from a URL must have: the download is verified
+   * against it, and a file already pulled for that URL is checked before it is used. Only with URLs.
+   */
+  sha256?: string
+}
+
 const FORMAT_BY_EXT: Record<string, { format: string; provider: string }> = {
   '.gguf': { format: 'gguf', provider: 'llm' },
   '.safetensors': { format: 'checkpoint', provider: 'image' },
@@ -29,14 +40,15 @@ const FORMAT_BY_EXT: Record<string, { format: string; provider: string }> = {
   '.bin': { format: 'whisper', provider: 'stt' },
 }
 
-/** A registry ref from a file name: `Qwen3-0.6B-Q8_0.gguf` → `qwen3-0.6b-q8_0`. */
+/** A registry ref from a file name: `Qwen3-0.6B-Q8_0.gguf` → `qwen3-0.6b-q8_0` (at most 128 characters). */
 export function refFromFileName(name: string): string {
   const stem = basename(name, extname(name))
   return (
     stem
       .toLowerCase()
       .replace(/[^a-z0-9._-]+/g, '-')
-      .replace(/^[^a-z0-9]+/, '') || 'model'
+      .replace(/^[^a-z0-9]+/, '')
+      .slice(0, 128) || 'model'
   )
 }
 
@@ -57,14 +69,25 @@ export class ModelStore {
     return store
   }
 
-  /** Where a downloaded model lives: `<state>/models/<id>/<file>`; checkpoints under ComfyUI's tree. */
+  /**
+   * Where a downloaded model lives: `<state>/models/<id>/<file>`; checkpoints under ComfyUI's tree.
+   * `<file>` comes from the URL made safe (`fileNameFromUrl`), so it never leaves that directory.
+   */
   dest(entry: ModelEntry): string {
-    const file = entry.url
-      ? decodeURIComponent(basename(new URL(entry.url).pathname))
-      : `${entry.id}.${entry.format}`
-    if (entry.provider === 'image')
-      return join(this.options.stateDir, 'comfyui', 'models', 'checkpoints', entry.id, file)
-    return join(this.options.stateDir, 'models', entry.id, file)
+    const url = entry.url ? parseUrl(entry.url) : undefined
+    const file = (url && fileNameFromUrl(url)) ?? `${entry.id}.${entry.format}`
+    const dir =
+      entry.provider === 'image'
+        ? join(this.options.stateDir, 'comfyui', 'models', 'checkpoints', entry.id)
+        : join(this.options.stateDir, 'models', entry.id)
+    const path = join(dir, file)
+    // The names above are sanitised; this is the invariant they exist for, checked where it matters.
+    if (!path.startsWith(dir + sep) || !dir.startsWith(join(this.options.stateDir) + sep)) {
+      throw new SvcError('request.invalid', `model "${entry.id}" cannot be stored under its name`, {
+        param: 'model',
+      })
+    }
+    return path
   }
 
   /** Every known model, with `path` set when its file is on disk. Registered entries win over curated. */
@@ -82,17 +105,31 @@ export class ModelStore {
 
   /**
    * Resolves what a user named: a curated id or registry ref; an http(s) URL (registered as a ref
-   * named after the file, pulled on load); or a path to a local file (registered as a ref named after
-   * the file stem). Throws 404 `model.not_found` otherwise.
+   * named after the file, pulled on load; with `sha256`, verified against it); or a path to a local
+   * file (registered as a ref named after the file stem). Throws 404 `model.not_found` otherwise,
+   * 400 `request.invalid` for a malformed URL or a `sha256` that cannot apply or does not match.
    */
-  async resolve(spec: string): Promise<ModelEntry> {
-    const known = await this.get(spec)
+  async resolve(spec: string, options: ResolveOptions = {}): Promise<ModelEntry> {
+    const isUrl = /^https?:\/\//i.test(spec)
+    if (options.sha256 !== undefined && !isUrl) {
+      throw new SvcError('request.invalid', 'sha256 applies to models pulled from an http(s) URL', {
+        param: 'sha256',
+      })
+    }
+    const known = isUrl ? undefined : await this.get(spec)
     if (known) return known
-    if (/^https?:\/\//i.test(spec)) {
-      const url = new URL(spec)
-      const file = decodeURIComponent(basename(url.pathname))
+    if (isUrl) {
+      const url = parseModelUrl(spec)
+      const file = fileNameFromUrl(url) ?? 'model.gguf'
       const kind = FORMAT_BY_EXT[extname(file).toLowerCase()] ?? { format: 'gguf', provider: 'llm' }
-      return this.register({ id: refFromFileName(file), ...kind, source: 'pulled', url: spec })
+      const id = refFromFileName(file)
+      const previous = this.registered.get(id)
+      // A checksum given once for this URL keeps applying (a later re-pull is verified too).
+      const sha256 = options.sha256 ?? (previous?.url === spec ? previous.sha256 : undefined)
+      const entry: ModelEntry = { id, ...kind, source: 'pulled', url: spec, ...(sha256 ? { sha256 } : {}) }
+      const verified = previous?.url === spec && previous.sha256 === options.sha256
+      if (options.sha256 && !verified) await this.checkPresentFile(entry, options.sha256)
+      return this.register(entry)
     }
     if (
       isAbsolute(spec) ||
@@ -146,6 +183,22 @@ export class ModelStore {
     return pulled
   }
 
+  /** A file already on disk for `entry` must have the sha256 asked for (it is what would be served). */
+  private async checkPresentFile(entry: ModelEntry, sha256: string): Promise<void> {
+    const path = this.dest(entry)
+    if (!(await stat(path).catch(() => undefined))?.isFile()) return
+    const hash = createHash('sha256')
+    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
+    const digest = hash.digest('hex')
+    if (digest !== sha256) {
+      throw new SvcError(
+        'request.invalid',
+        `the file already pulled as "${entry.id}" has sha256 ${digest}, not ${sha256}; delete ${path} to pull ${entry.url} again`,
+        { param: 'sha256' },
+      )
+    }
+  }
+
   /**
    * Deletes what a pull put on disk: the model's file under `<state>` (and a partial `.part`), then its
    * folder when empty; a ref registered by a pull from a URL is forgotten too. A local file is the
@@ -185,8 +238,14 @@ export class ModelStore {
   }
 
   private async register(entry: ModelEntry): Promise<ModelEntry> {
+    // Registering what is already there writes nothing: a retry on a full disk fails in the pull, with
+    // the pull's clear message, not here.
+    const same = () => JSON.stringify(this.registered.get(entry.id)) === JSON.stringify(entry)
+    await this.reload()
+    if (same()) return this.withPath(entry)
     await withFileLock(this.registryPath, async () => {
       await this.reload()
+      if (same()) return
       this.registered.set(entry.id, entry)
       const file: RegistryFile = { models: [...this.registered.values()] }
       await writeFileAtomic(this.registryPath, `${JSON.stringify(file, null, 2)}\n`)
@@ -194,12 +253,30 @@ export class ModelStore {
     return this.withPath(entry)
   }
 
+  /** `dest`, or undefined for an entry (say, from an edited registry file) that has no safe place. */
+  private destOrUndefined(entry: ModelEntry): string | undefined {
+    try {
+      return this.dest(entry)
+    } catch {
+      return undefined
+    }
+  }
+
   private async withPath(entry: ModelEntry): Promise<ModelEntry> {
-    const candidates = entry.source === 'local' && entry.path ? [entry.path] : [entry.path, this.dest(entry)]
+    const candidates =
+      entry.source === 'local' && entry.path ? [entry.path] : [entry.path, this.destOrUndefined(entry)]
     for (const path of candidates) {
       if (path && (await stat(path).catch(() => undefined))?.isFile()) return { ...entry, path }
     }
     const { path: _gone, ...rest } = entry
     return rest
+  }
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text)
+  } catch {
+    return undefined
   }
 }

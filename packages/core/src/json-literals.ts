@@ -1,0 +1,136 @@
+/**
+ * The exact text of a few number literals in a JSON document, found without parsing it again.
+ *
+ * `JSON.parse` rounds integers above 2^53 (image seeds go to 2^64 − 1). When a caller already has the
+ * parsed value and needs only one or two fields exactly, this finds their literals in the raw text in
+ * one linear pass: no per-number work beyond skipping it, object keys compared only at the depths the
+ * wanted paths reach, and nothing copied but the wanted literals (cut at `maxLength`), so a hostile
+ * body — millions of numbers, a number of ten million digits — costs what reading it costs.
+ */
+
+export interface LiteralAt {
+  /** The literal as written, cut to `maxLength` characters when `truncated`. */
+  text: string
+  /** No fraction and no exponent. */
+  integer: boolean
+  truncated: boolean
+}
+
+const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y
+/** An escaped key is decoded only when it could spell a wanted name (`\uXXXX` is 6 characters). */
+const ESCAPE_FACTOR = 6
+
+/**
+ * For each path (object keys from the top, e.g. `['seed']`, `['extra_body', 'seed']`), the number
+ * literal at it in `text`; the last one when a key repeats, as `JSON.parse` keeps the last. Paths
+ * whose value is not a number are absent. `text` should be valid JSON (callers parse it first);
+ * on anything else the answer is unspecified but the pass stays linear.
+ */
+export function numberLiteralsAt(
+  text: string,
+  paths: readonly (readonly string[])[],
+  options: { maxLength: number },
+): Map<readonly string[], LiteralAt> {
+  const found = new Map<readonly string[], LiteralAt>()
+  const maxDepth = Math.max(0, ...paths.map((p) => p.length))
+  const longest = Math.max(0, ...paths.flat().map((k) => k.length))
+  // Per open container: whether it is an object, and the wanted key its current value is under.
+  const isObject: boolean[] = []
+  const keys: (string | undefined)[] = []
+  let expectKey = false
+  const n = text.length
+  let i = 0
+  while (i < n) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22) {
+      const start = i++
+      let escaped = false
+      while (i < n && text.charCodeAt(i) !== 0x22) {
+        if (text.charCodeAt(i) === 0x5c) {
+          escaped = true
+          i += 2
+        } else i++
+      }
+      i++
+      if (expectKey) {
+        expectKey = false
+        const depth = isObject.length
+        keys[depth - 1] =
+          depth <= maxDepth ? wantedKey(text, start, i, escaped, paths, depth - 1, longest) : undefined
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      isObject.push(c === 0x7b)
+      keys.push(undefined)
+      expectKey = c === 0x7b
+      i++
+    } else if (c === 0x7d || c === 0x5d) {
+      isObject.pop()
+      keys.pop()
+      i++
+    } else if (c === 0x2c) {
+      expectKey = isObject.at(-1) === true
+      i++
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      NUMBER.lastIndex = i
+      const m = NUMBER.exec(text)
+      if (!m) {
+        i++
+        continue
+      }
+      const length = NUMBER.lastIndex - i
+      const path = isObject.length <= maxDepth ? pathAt(paths, isObject, keys) : undefined
+      if (path) {
+        const truncated = length > options.maxLength
+        found.set(path, {
+          text: truncated ? text.slice(i, i + options.maxLength) : m[0],
+          integer: m[1] === undefined && m[2] === undefined,
+          truncated,
+        })
+      }
+      i += length
+    } else i++
+  }
+  return found
+}
+
+/** The wanted key (at `level`) that the string `text[start, end)` spells, if any. */
+function wantedKey(
+  text: string,
+  start: number,
+  end: number,
+  escaped: boolean,
+  paths: readonly (readonly string[])[],
+  level: number,
+  longest: number,
+): string | undefined {
+  const length = end - start - 2
+  if (length > (escaped ? longest * ESCAPE_FACTOR : longest)) return undefined
+  const key = escaped ? decode(text.slice(start, end)) : undefined
+  for (const path of paths) {
+    const name = path[level]
+    if (name === undefined) continue
+    if (key !== undefined ? key === name : length === name.length && text.startsWith(name, start + 1)) {
+      return name
+    }
+  }
+  return undefined
+}
+
+function decode(literal: string): string | undefined {
+  try {
+    return JSON.parse(literal) as string
+  } catch {
+    return undefined
+  }
+}
+
+/** The wanted path that the open containers spell exactly (objects all the way down), if any. */
+function pathAt(
+  paths: readonly (readonly string[])[],
+  isObject: boolean[],
+  keys: (string | undefined)[],
+): readonly string[] | undefined {
+  const depth = isObject.length
+  for (let d = 0; d < depth; d++) if (!isObject[d] || keys[d] === undefined) return undefined
+  return paths.find((p) => p.length === depth && p.every((k, d) => keys[d] === k))
+}
