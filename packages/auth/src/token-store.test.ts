@@ -4,8 +4,9 @@ import { join } from 'node:path'
 import { SvcError } from '@svc/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseToken } from './token-format'
-import { checkTokensFile, createTokenStore, type TokenStore, type TokenStoreOptions } from './token-store'
+import { createTokenStore, type TokenStore, type TokenStoreOptions } from './token-store'
 import { parseTokensFile } from './tokens-file'
+import { checkTokensFile } from './tokens-file-check'
 
 const FAST = { memoryCost: 256, timeCost: 1, parallelism: 1 }
 const dirs: string[] = []

@@ -319,24 +319,6 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
   }
 }
 
-/**
- * Whether `<configDir>/tokens.toml` can be used: null when it parses or does not exist, else the
- * problem (naming the file and the line). The API refuses to start on a problem rather than run
- * with no tokens; nothing is written.
- */
-export async function checkTokensFile(configDir: string): Promise<string | null> {
-  const path = join(configDir, TOKENS_FILE)
-  let read: Awaited<ReturnType<typeof readSnapshot>>
-  try {
-    read = await readSnapshot(path)
-  } catch (error) {
-    return `cannot read ${path}: ${message(error)}`
-  }
-  if (read === null) return null
-  const parsed = parseTokensFile(read.text, path)
-  return parsed.ok ? null : parsed.error
-}
-
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }

@@ -16,6 +16,8 @@ import type { Writable } from 'node:stream'
 import { SvcError } from '@svc/core'
 import { uploadTooLarge } from './body'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
+import { relayNormalised } from './relay-normalised'
+import { relayed } from './relayed-headers'
 import { sseErrorEvent, writeError } from './respond'
 import { type Usage, usageFromTail } from './usage'
 
@@ -67,42 +69,9 @@ export interface ForwardResult {
   usage?: Usage
 }
 
-/**
- * Response headers never relayed: hop-by-hop ones, and what belongs to the upstream's account or
- * host rather than to this answer — cookies (a hosted service's session or bot-management cookie),
- * the operator's organisation and project ids and rate limits (OpenAI, Anthropic), `alt-svc` and
- * HSTS for a host that is not svc's, and the upstream's own request id (svc's `X-Request-Id` stays).
- */
-const NOT_RELAYED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'set-cookie',
-  'set-cookie2',
-  'x-request-id',
-  'alt-svc',
-  'strict-transport-security',
-  'openai-organization',
-  'openai-project',
-  'anthropic-organization-id',
-])
-const NOT_RELAYED_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-']
-
-function relayed(name: string): boolean {
-  if (NOT_RELAYED.has(name)) return false
-  for (const prefix of NOT_RELAYED_PREFIXES) if (name.startsWith(prefix)) return false
-  return true
-}
 /** Errors of a reused connection that the upstream had already closed. */
 const RESET = new Set(['ECONNRESET', 'EPIPE'])
 const MAX_ERROR_BODY = 64 * 1024
-/** The largest reply read whole for `normaliseBody` (FLM's JSON: chat, embeddings, transcripts). */
-const MAX_NORMALISED_BODY = 64 * 1024 * 1024
 const TAIL = 4096
 
 export function forward(f: ForwardRequest): Promise<ForwardResult> {
@@ -285,71 +254,6 @@ function relay(
       f.res.destroy()
     }
     finish({ status: 502, outcome: 'upstream-died' })
-  })
-}
-
-/** Reads a reply whole, lets the provider judge it, and sends either it or the error it stands for. */
-function relayNormalised(
-  up: IncomingMessage,
-  status: number,
-  f: ForwardRequest,
-  finish: (r: ForwardResult) => void,
-  fail: (e: SvcError) => void,
-): void {
-  const chunks: Buffer[] = []
-  let size = 0
-  let ended = false
-  up.on('data', (chunk: Buffer) => {
-    size += chunk.length
-    if (size > MAX_NORMALISED_BODY) {
-      up.destroy()
-      fail(new SvcError('upstream.error', `${f.who} sent a reply larger than 64 MiB`, { status: 502 }))
-      return
-    }
-    chunks.push(chunk)
-  })
-  up.on('close', () => {
-    if (!ended) fail(new SvcError('upstream.unavailable', `${f.who} closed the connection mid-reply`))
-  })
-  up.on('end', () => {
-    ended = true
-    const data = Buffer.concat(chunks)
-    const text = data.toString('utf8')
-    let body: unknown
-    let parsed = true
-    try {
-      body = text.trim() === '' ? null : JSON.parse(text)
-    } catch {
-      parsed = false
-    }
-    const error = parsed ? f.normaliseBody?.(status, body) : undefined
-    if (error) {
-      const json = JSON.stringify(error.body)
-      if (!f.res.destroyed) {
-        f.res.writeHead(error.status, {
-          ...error.headers,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(json),
-          'x-request-id': f.requestId,
-        })
-        f.res.end(json)
-      }
-      finish({ status: error.status, outcome: 'error' })
-      return
-    }
-    if (status >= 400) {
-      fail(normaliseUpstreamError(status, text, up.headers['content-type'], f.who))
-      return
-    }
-    const headers: OutgoingHttpHeaders = { 'x-request-id': f.requestId }
-    for (const [name, value] of Object.entries(up.headers)) {
-      if (value !== undefined && relayed(name)) headers[name] = value
-    }
-    headers['content-length'] = data.length
-    f.res.writeHead(status, headers)
-    f.res.end(data)
-    const usage = usageFromTail(text.slice(-TAIL))
-    finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
   })
 }
 
