@@ -1,5 +1,6 @@
 import { type AddressMatcher, parseAddressList } from '@svc/auth'
 import { envFlag, resolvePaths, type SvcPaths } from '@svc/core/node'
+import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers'
 import { type CorsOrigins, parseCorsOrigins } from './cors'
 
 /** The environment svc reads, parsed once at startup (README "Configuration"). */
@@ -23,6 +24,8 @@ export interface ServeEnv {
   unloadGraceMs: number
   /** `SVC_CORS_ORIGINS`: who may read `/v1/*` answers from a browser page (default `*`; `none`). */
   corsOrigins: CorsOrigins
+  /** SVC_MEMORY_RESERVE_GB and SVC_MEMORY_BUDGET_GB: the memory budget per device. */
+  memory: MemoryDeviceOptions
 }
 
 type Env = Record<string, string | undefined>
@@ -55,6 +58,10 @@ export function readServeEnv(env: Env): ServeEnv {
     upstreamTimeoutMs: upstreamS * 1000,
     unloadGraceMs: graceS * 1000,
     corsOrigins: parseCorsOrigins(env.SVC_CORS_ORIGINS),
+    memory: {
+      reserveGb: parseDeviceGb('SVC_MEMORY_RESERVE_GB', env.SVC_MEMORY_RESERVE_GB),
+      budgetGb: parseDeviceGb('SVC_MEMORY_BUDGET_GB', env.SVC_MEMORY_BUDGET_GB),
+    },
   }
 }
 

@@ -59,6 +59,11 @@ describe('what each scope sees', () => {
           join(configDir, 'slots', 'guarded.toml'),
           `provider = "image"\nruntime = "remote"\nurl = "http://svc:hunter2@10.0.0.5:8188"\n`,
         )
+        // Replicas of a remote slot: one answers, one (behind a password) does not.
+        await writeFile(
+          join(configDir, 'slots', 'pair.toml'),
+          `provider = "llm"\nruntime = "remote"\nrestart = "no"\nurls = ["${fake.url}", "http://svc:hunter2@127.0.0.1:${closedPort}"]\n`,
+        )
         await writeFile(
           join(configDir, 'upstreams.toml'),
           `[[upstream]]\nname = "acct"\nbase_url = "${hostedUrl}"\napi_key_env = "ACCT_KEY"\n`,
@@ -81,6 +86,13 @@ describe('what each scope sees', () => {
       body: JSON.stringify({ model: weights }),
     })
     expect(load.status, load.text).toBe(200)
+    const pair = await send(server.url, {
+      method: 'POST',
+      path: '/api/slots/pair/load?wait=true',
+      headers: { authorization: `Bearer ${tokens.admin}` },
+      body: JSON.stringify({ model: weights }),
+    })
+    expect(pair.status, pair.text).toBe(200)
   }, 60_000)
 
   afterAll(async () => {
@@ -111,6 +123,32 @@ describe('what each scope sees', () => {
       const list = await get(token, '/api/slots')
       expect(list.text).not.toContain('hunter2')
       expect(list.text).not.toContain(`:${new URL(fake.url).port}`)
+    }
+  })
+
+  it("shows replicas' URLs and a slot's urls to admin only", async () => {
+    const admin = JSON.parse((await get(tokens.admin, '/api/slots/pair')).text)
+    expect(admin.config.urls).toHaveLength(2)
+    expect(admin.config.urls[1]).toContain('hunter2')
+    expect(admin.replicas.map((r: { url: string | null }) => r.url)).toEqual([
+      expect.stringContaining(`:${new URL(fake.url).port}`),
+      expect.stringContaining(`:${closedPort}`),
+    ])
+    for (const token of [tokens.all, tokens.read]) {
+      const one = await get(token, '/api/slots/pair')
+      const slot = JSON.parse(one.text)
+      expect(slot.state).toMatch(/ready|idle/)
+      expect(slot.config.urls).toBeNull()
+      expect(slot.replicas).toHaveLength(2)
+      expect(slot.replicas.map((r: { id: string; url: string | null }) => [r.id, r.url])).toEqual([
+        ['url-1', null],
+        ['url-2', null],
+      ])
+      for (const text of [one.text, (await get(token, '/api/slots')).text]) {
+        expect(text).not.toContain('hunter2')
+        expect(text).not.toContain(`:${new URL(fake.url).port}`)
+        expect(text).not.toContain(`:${closedPort}`)
+      }
     }
   })
 

@@ -11,7 +11,7 @@
  *   slot keeps its config and its `configError` says why).
  * - A client more than 256 events behind gets `resync` instead of the events it missed.
  */
-import type { SlotProgressEvent, SlotRestartEvent, SlotTransitionEvent } from './events'
+import type { SlotProgressEvent, SlotReplicasEvent, SlotRestartEvent, SlotTransitionEvent } from './events'
 import type { SlotConfigEvent, SlotStatus } from './slot-status'
 
 /** Live figures of one slot over the last minute (null: nothing to measure yet). */
@@ -52,6 +52,7 @@ export interface ApiEvents {
   'slot.progress': SlotProgressEvent
   'slot.restart': SlotRestartEvent
   'slot.config': SlotConfigEvent
+  'slot.replicas': SlotReplicasEvent
   'slot.metrics': SlotMetricsEvent
   'model.pull': ModelPullEvent
 }
@@ -64,6 +65,7 @@ export const FORWARDED_EVENTS = [
   'slot.progress',
   'slot.restart',
   'slot.config',
+  'slot.replicas',
   'slot.metrics',
   'model.pull',
 ] as const satisfies readonly ApiEventName[]

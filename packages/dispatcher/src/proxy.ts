@@ -55,6 +55,12 @@ export interface ForwardRequest {
    * undefined for a real success. When set, such replies are read whole before anything is sent.
    */
   normaliseBody?: NormaliseBody
+  /**
+   * When the upstream cannot be reached at all (refused, reset before any answer), resolve with
+   * outcome `unreachable` and answer the client nothing: the caller tries another replica. Only for
+   * a buffered body, which can be sent again.
+   */
+  retryUnreachable?: boolean
 }
 
 /** See `ForwardRequest.normaliseBody`; `body` is the parsed JSON (`null` for an empty body). */
@@ -65,12 +71,17 @@ export type NormaliseBody = (
 
 export interface ForwardResult {
   status: number
-  outcome: 'ok' | 'client-gone' | 'upstream-died' | 'error'
+  outcome: 'ok' | 'client-gone' | 'upstream-died' | 'error' | 'unreachable'
   usage?: Usage
+  /** Outcome `unreachable`: the connection error (`ECONNREFUSED`). */
+  cause?: string
 }
 
 /** Errors of a reused connection that the upstream had already closed. */
 const RESET = new Set(['ECONNRESET', 'EPIPE'])
+/** Connection errors that mean the request got no answer from the upstream at all. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH'])
+
 const MAX_ERROR_BODY = 64 * 1024
 const TAIL = 4096
 
@@ -129,6 +140,10 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
         return
       }
       const cause = error.code ?? error.message
+      if (f.retryUnreachable && f.body.kind === 'buffer' && UNREACHABLE.has(error.code ?? '')) {
+        finish({ status: 0, outcome: 'unreachable', cause })
+        return
+      }
       fail(new SvcError('upstream.unavailable', `${f.who} is unreachable (${cause})`, { cause: error }))
     }
     const onResponse = (up: IncomingMessage) => {

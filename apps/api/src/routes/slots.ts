@@ -10,11 +10,14 @@ import { isAdmin } from '../views/redact'
 import { type SlotStatus, slotStatusFor } from '../views/slot-view'
 
 export const LoadBodySchema = v.strictObject({
-  model: v.pipe(
-    v.string('model must be a string'),
-    v.trim(),
-    v.minLength(1, 'model is required'),
-    v.maxLength(4096),
+  // Optional: the slot's default model, else (a remote slot) the first model the remote serves.
+  model: v.optional(
+    v.pipe(
+      v.string('model must be a string'),
+      v.trim(),
+      v.minLength(1, 'model is required'),
+      v.maxLength(4096),
+    ),
   ),
   /** With a URL: what the pulled file must hash to (checked before it is used). */
   sha256: v.optional(
@@ -52,17 +55,21 @@ export interface SlotView extends SlotStatus {
     ctx_size: number | null
     args: string[]
     url: string | null
+    urls: string[] | null
+    replicas: number | null
+    evict: string
   }
   /** Live figures of the last minute (also pushed as `slot.metrics` events). */
   metrics: SlotLiveMetrics | null
 }
 
 /**
- * Management of slots. What a caller sees depends on its scope (`views/slot-view.ts`): `upstream` and
- * `config.url` are admin-only, and messages are redacted for everyone else.
+ * Management of slots. What a caller sees depends on its scope (`views/slot-view.ts`): `upstream`,
+ * `replicas[].url`, `config.url` and `config.urls` are admin-only, and messages are redacted for
+ * everyone else.
  *
  * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one (logs: slot-logs.ts)
- * - `POST /api/slots/:slot/load {model, sha256?}` → 202 with the slot (loading continues in the background);
+ * - `POST /api/slots/:slot/load {model?, sha256?}` → 202 with the slot (loading continues in the background);
  *   `?wait=true` answers 200 once ready, or the failure's error body.
  * - `POST /api/slots/:slot/unload` → 202 (`?wait=true`: 200 once offline).
  * - `PUT /api/slots/:slot` with the config as JSON (the TOML file's fields) → validated, written
@@ -92,6 +99,9 @@ export function slotRoutes(deps: {
         ctx_size: config.ctxSize ?? null,
         args: config.args,
         url: admin ? (config.url ?? null) : null,
+        urls: admin ? (config.urls ?? null) : null,
+        replicas: config.replicas ?? null,
+        evict: config.evict,
       },
       metrics: deps.activity?.current()[name] ?? null,
     }
@@ -125,34 +135,43 @@ export function slotRoutes(deps: {
     .get('/:slot', (c) => c.json(view(c.req.param('slot'), isAdmin(c.get('principal')))))
     .post('/:slot/load', async (c) => {
       const name = c.req.param('slot')
-      const slot = manager.get(name)
+      manager.get(name) // 404 for an unknown slot before the body is read
       const wait = wants(c.req.query())
       const { model, sha256 } = await readJson(c, LoadBodySchema)
+      const named = model ?? manager.config(name).model.default ?? ''
       // Two writers of one `.part` file would corrupt it: a pull from the Models page goes first.
-      if (deps.pulls?.get(model))
-        throw new SvcError('model.in_use', `"${model}" is being pulled: wait for it, or cancel the pull`, {
+      if (deps.pulls?.get(named))
+        throw new SvcError('model.in_use', `"${named}" is being pulled: wait for it, or cancel the pull`, {
           param: 'model',
         })
-      // Resolution (unknown model, a model this slot or machine cannot serve) answers this request,
-      // however long it takes; only the load itself runs in the background.
-      const entry = await deps.slots.resolveModel(model, manager.config(name), sha256 ? { sha256 } : {})
-      const loading = slot.load(entry)
-      if (wait) {
-        await loading
-        return c.json(view(name, isAdmin(c.get('principal'))), 200)
-      }
-      loading.catch(() => undefined) // the outcome is on the event stream and in lastError
-      // Answer once the slot has moved (its first transition) or the load settled, whichever comes
-      // first — an event, not a timer — so the 202 shows the load under way.
+      // Any transition of this slot from now on shows the load under way: listening before the start
+      // cannot miss one that happens while the start is still being admitted.
       const moved = new AbortController()
-      await Promise.race([
-        loading.then(
-          () => undefined,
-          () => undefined,
-        ),
-        deps.slots.bus.once('slot.transition', (e) => e.slot === name, moved.signal).catch(() => undefined),
-      ])
-      moved.abort()
+      const firstMove = deps.slots.bus
+        .once('slot.transition', (e) => e.slot === name, moved.signal)
+        .catch(() => undefined)
+      try {
+        // Resolution and admission (unknown model, a model this slot or machine cannot serve, not
+        // enough memory) answer this request, however long they take; only the load itself runs in
+        // the background.
+        const { loading } = await manager.start(name, named, sha256 ? { sha256 } : {})
+        if (wait) {
+          await loading
+          return c.json(view(name, isAdmin(c.get('principal'))), 200)
+        }
+        loading.catch(() => undefined) // the outcome is on the event stream and in lastError
+        // Answer once the slot has moved (its first transition) or the load settled, whichever comes
+        // first — an event, not a timer — so the 202 shows the load under way.
+        await Promise.race([
+          loading.then(
+            () => undefined,
+            () => undefined,
+          ),
+          firstMove,
+        ])
+      } finally {
+        moved.abort()
+      }
       return c.json(view(name, isAdmin(c.get('principal'))), 202)
     })
     .post('/:slot/unload', async (c) => {

@@ -25,6 +25,15 @@ export function eventFor(type: string, payload: EventPayload, admin: boolean): E
         : null,
     }
   }
+  // A replica's error can quote its URL (no URLs otherwise in slot.replicas).
+  if (type === 'slot.replicas' && Array.isArray(payload.replicas)) {
+    return {
+      ...payload,
+      replicas: payload.replicas.map((r: { error?: unknown }) =>
+        typeof r.error === 'string' ? { ...r, error: redactText(r.error) } : r,
+      ),
+    }
+  }
   // Any event's `error` message (slot.transition, a model pull's failure, …) and `url`.
   if (typeof payload.error === 'string' || typeof payload.url === 'string') {
     return {

@@ -10,6 +10,10 @@ describe('redactText', () => {
       'remote upstream at http://127.0.0.1 stopped',
     )
     expect(redactText('at http://[::1]:8080/x')).toBe('at http://[::1]/…')
+    // How a replica set names each replica in lastError: `origin: error`.
+    expect(redactText('none answers: http://127.0.0.1:39515: refused; http://u:p@h:1/x.')).toBe(
+      'none answers: http://127.0.0.1: refused; http://h/….',
+    )
   })
 
   it('reduces absolute file paths to their file name', () => {

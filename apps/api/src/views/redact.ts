@@ -20,10 +20,14 @@ const PATH_PATTERN = /(^|[\s"'(=:])\/(?:[^\s"'/()<>]+\/)+([^\s"'/()<>]+)/g
  */
 export function redactText(text: string): string {
   return text
-    .replace(URL_PATTERN, (_m, scheme: string, rest: string) => {
+    .replace(URL_PATTERN, (_m, scheme: string, matched: string) => {
+      // Punctuation that ends a sentence is not part of the URL (`http://h:8080: refused` keeps its
+      // colon, and the port before it is still dropped).
+      const trail = /[.,;:!?]+$/.exec(matched)?.[0] ?? ''
+      const rest = matched.slice(0, matched.length - trail.length)
       const authority = rest.split(/[/?#]/, 1)[0] ?? ''
       const host = hostOf(authority)
-      return `${scheme}://${host}${rest.length > authority.length ? '/…' : ''}`
+      return `${scheme}://${host}${rest.length > authority.length ? '/…' : ''}${trail}`
     })
     .replace(PATH_PATTERN, (_m, lead: string, file: string) => `${lead}…/${file}`)
 }

@@ -16,6 +16,7 @@ const primary: SlotStatus = {
   restarts: 0,
   upstream: null,
   configError: null,
+  replicas: null,
 }
 const start: LiveState = applyEvent(INITIAL, 'snapshot', { slots: [primary] })
 

@@ -21,6 +21,7 @@ import {
   removePidFile,
   writePidFile,
 } from './pid-file'
+import { processMemoryUse } from './process-memory'
 import { resolveProgram } from './program'
 import type { Runtime, RuntimeStartRequest } from './runtime'
 import { upstreamEnv } from './upstream-env'
@@ -148,6 +149,7 @@ function processHandle(record: PidRecord, exited: Promise<UpstreamExit>, log: Lo
     exited,
     describe: () => ({ pid: record.pid, log: record.logFile }),
     logs: () => log.ring.snapshot(),
+    memoryUse: async () => (gone ? undefined : processMemoryUse(record.pid)),
     stop(graceMs: number) {
       stopping ??= (async () => {
         if (gone) return
