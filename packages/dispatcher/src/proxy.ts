@@ -12,12 +12,13 @@ import {
   type ServerResponse,
 } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import type { Writable } from 'node:stream'
 import { SvcError } from '@svc/core'
 import { uploadTooLarge } from './body'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
+import { pipeCapped } from './pipe-capped'
 import { relayNormalised } from './relay-normalised'
 import { relayed } from './relayed-headers'
+import { readSome, tailOf } from './reply-text'
 import { sseErrorEvent, writeError } from './respond'
 import { type Usage, usageFromTail } from './usage'
 
@@ -83,7 +84,6 @@ const RESET = new Set(['ECONNRESET', 'EPIPE'])
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH'])
 
 const MAX_ERROR_BODY = 64 * 1024
-const TAIL = 4096
 
 export function forward(f: ForwardRequest): Promise<ForwardResult> {
   return new Promise((resolve) => {
@@ -269,51 +269,5 @@ function relay(
       f.res.destroy()
     }
     finish({ status: 502, outcome: 'upstream-died' })
-  })
-}
-
-/**
- * `from.pipe(to)` that counts: once more than `max` bytes came through, it stops forwarding and calls
- * `onOverflow` (which ends the hop). Only uploads take this path; JSON bodies are sent as one buffer.
- */
-function pipeCapped(from: IncomingMessage, to: Writable, max: number, onOverflow: () => void): void {
-  let seen = 0
-  const onData = (chunk: Buffer) => {
-    seen += chunk.length
-    if (seen > max) {
-      from.off('data', onData)
-      from.off('end', onEnd)
-      onOverflow()
-      return
-    }
-    if (!to.write(chunk)) {
-      from.pause()
-      to.once('drain', () => from.resume())
-    }
-  }
-  const onEnd = () => to.end()
-  from.on('data', onData)
-  from.on('end', onEnd)
-  from.resume()
-}
-
-/** The last `TAIL` bytes of the response as text, from its last two chunks. */
-function tailOf(previous: Buffer | undefined, last: Buffer): string {
-  if (last.length >= TAIL || !previous) return last.toString('utf8', Math.max(0, last.length - TAIL))
-  const need = TAIL - last.length
-  return previous.toString('utf8', Math.max(0, previous.length - need)) + last.toString('utf8')
-}
-
-/** Reads up to `limit` bytes of a response as text (for error bodies), then drops the rest. */
-function readSome(up: IncomingMessage, limit: number, first?: Buffer): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = first ? [first] : []
-    let size = first?.length ?? 0
-    up.on('data', (c: Buffer) => {
-      if (size < limit) chunks.push(c)
-      size += c.length
-    })
-    up.on('close', () => resolve(Buffer.concat(chunks).toString('utf8', 0, Math.min(size, limit))))
-    up.on('error', () => resolve(Buffer.concat(chunks).toString('utf8')))
   })
 }

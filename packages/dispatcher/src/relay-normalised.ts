@@ -8,12 +8,11 @@ import { SvcError } from '@svc/core'
 import { normaliseUpstreamError } from './normalise'
 import type { ForwardRequest, ForwardResult } from './proxy'
 import { relayed } from './relayed-headers'
+import { TAIL } from './reply-text'
 import { usageFromTail } from './usage'
 
 /** The largest reply read whole (FLM's JSON: chat, embeddings, transcripts). */
 const MAX_NORMALISED_BODY = 64 * 1024 * 1024
-/** Where `usage` is looked for: the end of the reply. */
-const USAGE_TAIL = 4096
 
 /** Reads a reply whole, lets the provider judge it, and sends either it or the error it stands for. */
 export function relayNormalised(
@@ -75,7 +74,7 @@ export function relayNormalised(
     headers['content-length'] = data.length
     f.res.writeHead(status, headers)
     f.res.end(data)
-    const usage = usageFromTail(text.slice(-USAGE_TAIL))
+    const usage = usageFromTail(text.slice(-TAIL))
     finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
   })
 }
