@@ -32,7 +32,7 @@ const BODYLESS = new Set([
   'POST /api/slots/:slot/unload',
 ])
 
-/** The error body of DESIGN.md, or a description of what is wrong with the reply. */
+/** svc's error body (README "HTTP API"), or a description of what is wrong with the reply. */
 function errorBodyProblem(reply: Reply): string | undefined {
   if (reply.status < 400 || reply.status > 499) return `status ${reply.status}`
   try {

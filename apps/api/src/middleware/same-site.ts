@@ -1,5 +1,5 @@
 /**
- * The same-site rule (DESIGN.md "Browsers"): a request that changes something and is carried by
+ * The same-site rule (README "Browsers"): a request that changes something and is carried by
  * credentials the browser attaches on its own — the proxy's basic auth, turned into the forwarded
  * identity, or no credentials at all on a LAN box with auth off — must come from a page of the same
  * origin. Otherwise any site the user visits could POST `/api/slots/primary/unload` with a form.

@@ -1,7 +1,7 @@
 /**
- * Redaction for callers who are not admin (DESIGN.md: "upstream addresses, URLs with credentials,
- * model file paths and full download URLs are admin-only"). Pure string work on messages that svc
- * itself produced (`lastError`, transition errors, config errors, upstream log lines).
+ * Redaction for callers who are not admin (README "What each scope sees": upstream addresses, URLs
+ * with credentials, model file paths and full download URLs are admin-only). Pure string work on
+ * messages that svc itself produced (`lastError`, transition errors, config errors, upstream logs).
  */
 import type { Principal } from '@svc/auth'
 
