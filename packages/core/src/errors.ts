@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   'model.in_use': { status: 409, type: 'invalid_request_error' },
   'slot.not_found': { status: 404, type: 'invalid_request_error' },
   'token.not_found': { status: 404, type: 'invalid_request_error' },
+  /** An uploaded voice reference (`/v1/audio/voices/:name`). */
+  'voice.not_found': { status: 404, type: 'invalid_request_error' },
   'backend.unavailable': { status: 409, type: 'invalid_request_error' },
   /** A load that does not fit in its device's memory budget; the message names what holds it. */
   'memory.insufficient': { status: 409, type: 'invalid_request_error' },

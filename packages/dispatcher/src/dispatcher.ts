@@ -17,8 +17,10 @@ import { rewriteModel, upstreamHeaders, upstreamUrl, writeResponse } from './out
 import { type ForwardBody, type ForwardResult, forward, type NormaliseBody } from './proxy'
 import { resolveTarget, type Target } from './resolve'
 import { writeError } from './respond'
+import { translates } from './translates'
 import type { HostedUpstream } from './upstreams'
 import type { Usage } from './usage'
+import { refuseImagesWithoutVision } from './vision'
 
 /** What the dispatcher needs of a slot's provider (structurally the provider contract's fields). */
 export interface SlotRoute {
@@ -29,6 +31,12 @@ export interface SlotRoute {
   normaliseBody?: NormaliseBody
   translate?: {
     readonly endpoints: readonly string[]
+    /** Whether this request needs the translator; false: proxied as usual. Absent = always. */
+    appliesTo?(request: {
+      endpoint: EndpointName
+      model: ModelEntry
+      body: Record<string, unknown>
+    }): boolean | Promise<boolean>
     handle(request: {
       endpoint: EndpointName
       body: Record<string, unknown>
@@ -114,6 +122,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             { param: 'model' },
           )
         }
+        // Images for a model that cannot see them: refused before waiting on a load, and again
+        // below for the model the lease really got (a swap may have happened meanwhile). A remote
+        // slot's upstream loads its own files (a projector or not): svc cannot tell, the remote judges.
+        const remote = target.slot.snapshot().runtime === 'remote'
+        const seeing = spec.endpoint === 'chat' && json && !remote ? json : undefined
+        const planned = target.slot.currentModel()
+        if (seeing && planned) refuseImagesWithoutVision(seeing, planned, target.slot.name)
         // The signal is a getter: acquire reads it only when it has to wait for a loading slot.
         lease = await target.slot.acquire({
           get signal() {
@@ -121,7 +136,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           },
           timeoutMs: queueTimeoutMs,
         })
-        if (route.translate?.endpoints.includes(spec.endpoint) && json) {
+        if (seeing) refuseImagesWithoutVision(seeing, lease.model, target.slot.name)
+        if (
+          json &&
+          route.translate &&
+          (await translates(route.translate, spec.endpoint, lease.model, json))
+        ) {
           const response = await route.translate.handle({
             endpoint: spec.endpoint,
             body: json,

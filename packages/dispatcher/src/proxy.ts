@@ -62,6 +62,8 @@ export interface ForwardRequest {
    * a buffered body, which can be sent again.
    */
   retryUnreachable?: boolean
+  /** A new connection instead of the agent's kept-alive ones (the resend after a stale one). */
+  fresh?: boolean
 }
 
 /** See `ForwardRequest.normaliseBody`; `body` is the parsed JSON (`null` for an empty body). */
@@ -78,8 +80,8 @@ export interface ForwardResult {
   cause?: string
 }
 
-/** Errors of a reused connection that the upstream had already closed. */
-const RESET = new Set(['ECONNRESET', 'EPIPE'])
+/** What a kept-alive connection that the upstream had already closed fails with when reused. */
+const STALE = new Set(['ECONNRESET', 'EPIPE'])
 /** Connection errors that mean the request got no answer from the upstream at all. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH'])
 
@@ -99,19 +101,15 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
     const fail = (error: SvcError) =>
       finish({ status: writeError(f.res, error, f.requestId), outcome: 'error' })
     const send = f.url.protocol === 'https:' ? httpsRequest : request
-    // `fresh`: a connection of its own, not another pooled one (which may be just as closed).
-    const open = (fresh = false) =>
-      send({
-        protocol: f.url.protocol,
-        hostname: f.url.hostname,
-        port: f.url.port,
-        path: f.url.pathname + f.url.search,
-        method: 'POST',
-        headers: f.headers,
-        agent: fresh ? false : f.agent,
-      })
-    let upstream = open()
-    let retried = false
+    const upstream = send({
+      protocol: f.url.protocol,
+      hostname: f.url.hostname,
+      port: f.url.port,
+      path: f.url.pathname + f.url.search,
+      method: 'POST',
+      headers: f.headers,
+      agent: f.fresh ? false : f.agent,
+    })
     const timer = setTimeout(() => {
       upstream.destroy()
       fail(
@@ -128,18 +126,17 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
 
     const onError = (error: NodeJS.ErrnoException) => {
       if (done || f.res.headersSent) return
-      // A kept-alive connection the upstream closed just as it was reused (llama-server closes idle
-      // ones): the request never reached it. Sent once more on a connection of its own — JSON bodies only,
-      // an upload that was streamed cannot be replayed.
-      if (!retried && upstream.reusedSocket && f.body.kind === 'buffer' && RESET.has(error.code ?? '')) {
-        retried = true
-        upstream = open(true)
-        upstream.on('error', onError)
-        upstream.on('response', onResponse)
-        upstream.end(f.body.data)
+      const cause = error.code ?? error.message
+      // The upstream closed this kept-alive connection (idle timeout, request cap) as it was reused:
+      // nothing reached it. A buffered body goes once more on a new connection (Node's advice for
+      // `reusedSocket`); a streamed one cannot be replayed.
+      if (upstream.reusedSocket && !f.fresh && f.body.kind === 'buffer' && STALE.has(error.code ?? '')) {
+        done = true
+        clearTimeout(timer)
+        offGone()
+        resolve(forward({ ...f, fresh: true }))
         return
       }
-      const cause = error.code ?? error.message
       if (f.retryUnreachable && f.body.kind === 'buffer' && UNREACHABLE.has(error.code ?? '')) {
         finish({ status: 0, outcome: 'unreachable', cause })
         return

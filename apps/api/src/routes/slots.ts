@@ -1,4 +1,10 @@
-import { SLOT_NAME_PATTERN, type SlotLiveMetrics, SvcError, validateSlotConfig } from '@svc/core'
+import {
+  SLOT_NAME_PATTERN,
+  type SlotConfig,
+  type SlotLiveMetrics,
+  SvcError,
+  validateSlotConfig,
+} from '@svc/core'
 import { writeSlotConfig } from '@svc/core/node'
 import { Hono } from 'hono'
 import * as v from 'valibot'
@@ -6,7 +12,7 @@ import type { ModelPulls } from '../slots/model-pulls'
 import type { SlotActivity } from '../slots/slot-activity'
 import type { SlotSystem } from '../slots/slot-system'
 import { parseWith, readJson } from '../validate'
-import { isAdmin } from '../views/redact'
+import { isAdmin, redactMaybe } from '../views/redact'
 import { type SlotStatus, slotStatusFor } from '../views/slot-view'
 
 export const LoadBodySchema = v.strictObject({
@@ -25,6 +31,15 @@ export const LoadBodySchema = v.strictObject({
       v.string('sha256 must be a string'),
       v.regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex digits'),
       v.toLowerCase(),
+    ),
+  ),
+  /** A vision projector (local path or http(s) URL) for an llm model named by path or URL. */
+  mmproj: v.optional(
+    v.pipe(
+      v.string('mmproj must be a string'),
+      v.trim(),
+      v.minLength(1, 'mmproj must not be empty'),
+      v.maxLength(4096),
     ),
   ),
 })
@@ -49,6 +64,7 @@ export interface SlotView extends SlotStatus {
   config: {
     enabled: boolean
     default_model: string | null
+    default_mmproj: string | null
     restart: string
     max_restarts: number
     role: string | null
@@ -69,7 +85,8 @@ export interface SlotView extends SlotStatus {
  * everyone else.
  *
  * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one (logs: slot-logs.ts)
- * - `POST /api/slots/:slot/load {model?, sha256?}` → 202 with the slot (loading continues in the background);
+ * - `POST /api/slots/:slot/load {model?, sha256?, mmproj?}` → 202 with the slot (loading continues in the background);
+ *   no `model`: the slot file's default model, with the file's `sha256`/`mmproj` unless the body names them;
  *   `?wait=true` answers 200 once ready, or the failure's error body.
  * - `POST /api/slots/:slot/unload` → 202 (`?wait=true`: 200 once offline).
  * - `PUT /api/slots/:slot` with the config as JSON (the TOML file's fields) → validated, written
@@ -92,7 +109,9 @@ export function slotRoutes(deps: {
       ...slotStatusFor(deps.slots.status(name), admin),
       config: {
         enabled: config.enabled,
-        default_model: config.model.default ?? null,
+        // A model or projector named by path or URL: reduced like messages for other scopes.
+        default_model: admin ? (config.model.default ?? null) : redactMaybe(config.model.default),
+        default_mmproj: admin ? (config.model.mmproj ?? null) : redactMaybe(config.model.mmproj),
         restart: config.restart,
         max_restarts: config.maxRestarts,
         role: config.role ?? null,
@@ -137,8 +156,12 @@ export function slotRoutes(deps: {
       const name = c.req.param('slot')
       manager.get(name) // 404 for an unknown slot before the body is read
       const wait = wants(c.req.query())
-      const { model, sha256 } = await readJson(c, LoadBodySchema)
-      const named = model ?? manager.config(name).model.default ?? ''
+      const body = await readJson(c, LoadBodySchema)
+      // No model named: the load the slot file describes (its default with its checksum and projector).
+      const fallback: SlotConfig['model'] = body.model ? {} : manager.config(name).model
+      const named = body.model ?? fallback.default ?? ''
+      const sha256 = body.sha256 ?? fallback.sha256
+      const mmproj = body.mmproj ?? fallback.mmproj
       // Two writers of one `.part` file would corrupt it: a pull from the Models page goes first.
       if (deps.pulls?.get(named))
         throw new SvcError('model.in_use', `"${named}" is being pulled: wait for it, or cancel the pull`, {
@@ -154,7 +177,10 @@ export function slotRoutes(deps: {
         // Resolution and admission (unknown model, a model this slot or machine cannot serve, not
         // enough memory) answer this request, however long they take; only the load itself runs in
         // the background.
-        const { loading } = await manager.start(name, named, sha256 ? { sha256 } : {})
+        const { loading } = await manager.start(name, named, {
+          ...(sha256 ? { sha256 } : {}),
+          ...(mmproj ? { mmproj } : {}),
+        })
         if (wait) {
           await loading
           return c.json(view(name, isAdmin(c.get('principal'))), 200)

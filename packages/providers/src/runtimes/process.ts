@@ -52,6 +52,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
       slot: req.slot,
       model: req.model,
       modelPath: req.model.path ?? req.model.id,
+      ...(req.model.mmproj?.path ? { mmprojPath: req.model.mmproj.path } : {}),
       backend: req.backend,
       runtime: 'process',
       host,
