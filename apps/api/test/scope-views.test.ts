@@ -159,6 +159,10 @@ describe('what each scope sees', () => {
     >[]
     expect(admin.find((m) => m.id === 'qwen3-0.6b-q8_0')?.url).toMatch(/^https:\/\//)
     expect(
+      admin.some((m) => typeof (m.mmproj as { url?: unknown } | null)?.url === 'string'),
+      'a catalogue projector with its download URL',
+    ).toBe(true)
+    expect(
       admin.some((m) => typeof m.path === 'string'),
       JSON.stringify(admin.slice(-2)),
     ).toBe(true)
@@ -166,6 +170,10 @@ describe('what each scope sees', () => {
       const models = JSON.parse((await get(token, '/api/models')).text).models as Record<string, unknown>[]
       expect(models.length).toBe(admin.length)
       expect(models.every((m) => m.path === null && m.url === null)).toBe(true)
+      // A vision model's projector: where it lies and where it comes from are admin-only too.
+      const projectors = models.flatMap((m) => (m.mmproj ? [m.mmproj as Record<string, unknown>] : []))
+      expect(projectors.length).toBeGreaterThan(0)
+      expect(projectors.every((p) => p.path === null && p.url === null)).toBe(true)
       expect(models.find((m) => m.id === 'qwen3-0.6b-q8_0')).toMatchObject({
         present: false,
         needs_pull: true,
