@@ -60,7 +60,9 @@ const notJson = fc.oneof(
       '[1,2',
       'nul',
       '\u0000',
-      '\ufeff{"model":"x"}',
+      // A byte-order mark before a cut-off body. (A BOM before a whole object is not broken: Hono's
+      // text decoding drops it, and `{"model":"x"}` is a valid slot config since `model` may be a string.)
+      '\ufeff{"model":"x"',
       '{"model":"\\ud800"',
       `{"model":${'9'.repeat(400)}`,
     )
