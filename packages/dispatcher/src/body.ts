@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http'
 import { SvcError } from '@svc/core'
 import * as v from 'valibot'
+import { assertJsonDepth } from './json-depth'
 
 /**
  * Reads the whole body up to `limit` bytes; 413 `request.too_large` beyond. Event listeners rather
@@ -60,8 +61,10 @@ export function parseJsonBody<S extends v.GenericSchema>(
     )
   }
   let data: unknown
+  const text = raw.toString('utf8')
+  assertJsonDepth(text)
   try {
-    data = JSON.parse(raw.toString('utf8'))
+    data = JSON.parse(text)
   } catch {
     throw new SvcError('request.invalid', 'request body is not valid JSON')
   }

@@ -12,10 +12,13 @@ import {
   type ServerResponse,
 } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import type { Writable } from 'node:stream'
 import { SvcError } from '@svc/core'
 import { uploadTooLarge } from './body'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
+import { pipeCapped } from './pipe-capped'
+import { relayNormalised } from './relay-normalised'
+import { relayed } from './relayed-headers'
+import { readSome, tailOf } from './reply-text'
 import { sseErrorEvent, writeError } from './respond'
 import { type Usage, usageFromTail } from './usage'
 
@@ -48,6 +51,12 @@ export interface ForwardRequest {
   onUpstreamRequest?: () => void
   onFirstByte?: () => void
   /**
+   * The provider's own reading of a whole (non-SSE) reply, for upstreams whose errors hide in
+   * successes (FastFlowLM: HTTP 200 with `{"error": …}` or `null`): the error to send instead, or
+   * undefined for a real success. When set, such replies are read whole before anything is sent.
+   */
+  normaliseBody?: NormaliseBody
+  /**
    * When the upstream cannot be reached at all (refused, reset before any answer), resolve with
    * outcome `unreachable` and answer the client nothing: the caller tries another replica. Only for
    * a buffered body, which can be sent again.
@@ -56,6 +65,12 @@ export interface ForwardRequest {
   /** A new connection instead of the agent's kept-alive ones (the resend after a stale one). */
   fresh?: boolean
 }
+
+/** See `ForwardRequest.normaliseBody`; `body` is the parsed JSON (`null` for an empty body). */
+export type NormaliseBody = (
+  status: number,
+  body: unknown,
+) => { status: number; body: unknown; headers: Record<string, string> } | undefined
 
 export interface ForwardResult {
   status: number
@@ -70,18 +85,7 @@ const STALE = new Set(['ECONNRESET', 'EPIPE'])
 /** Connection errors that mean the request got no answer from the upstream at all. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH'])
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-])
 const MAX_ERROR_BODY = 64 * 1024
-const TAIL = 4096
 
 export function forward(f: ForwardRequest): Promise<ForwardResult> {
   return new Promise((resolve) => {
@@ -120,7 +124,7 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
       finish({ status: 499, outcome: 'client-gone' })
     })
 
-    upstream.on('error', (error: NodeJS.ErrnoException) => {
+    const onError = (error: NodeJS.ErrnoException) => {
       if (done || f.res.headersSent) return
       const cause = error.code ?? error.message
       // The upstream closed this kept-alive connection (idle timeout, request cap) as it was reused:
@@ -138,8 +142,8 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
         return
       }
       fail(new SvcError('upstream.unavailable', `${f.who} is unreachable (${cause})`, { cause: error }))
-    })
-    upstream.on('response', (up) => {
+    }
+    const onResponse = (up: IncomingMessage) => {
       clearTimeout(timer)
       f.onFirstByte?.()
       if (done) {
@@ -148,12 +152,18 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
       }
       const status = up.statusCode ?? 502
       const type = up.headers['content-type']
+      if (f.normaliseBody && !/text\/event-stream/i.test(type ?? '')) {
+        relayNormalised(up, status, f, finish, fail)
+        return
+      }
       if (status >= 400) {
         readSome(up, MAX_ERROR_BODY).then((body) => fail(normaliseUpstreamError(status, body, type, f.who)))
         return
       }
       relay(up, status, f, finish, fail)
-    })
+    }
+    upstream.on('error', onError)
+    upstream.on('response', onResponse)
 
     f.onUpstreamRequest?.()
     if (f.body.kind === 'buffer') {
@@ -185,7 +195,7 @@ function relay(
     started = true
     const headers: OutgoingHttpHeaders = { 'x-request-id': f.requestId }
     for (const [name, value] of Object.entries(up.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value
+      if (value !== undefined && relayed(name)) headers[name] = value
     }
     if (isSse) {
       headers['cache-control'] = 'no-cache'
@@ -256,51 +266,5 @@ function relay(
       f.res.destroy()
     }
     finish({ status: 502, outcome: 'upstream-died' })
-  })
-}
-
-/**
- * `from.pipe(to)` that counts: once more than `max` bytes came through, it stops forwarding and calls
- * `onOverflow` (which ends the hop). Only uploads take this path; JSON bodies are sent as one buffer.
- */
-function pipeCapped(from: IncomingMessage, to: Writable, max: number, onOverflow: () => void): void {
-  let seen = 0
-  const onData = (chunk: Buffer) => {
-    seen += chunk.length
-    if (seen > max) {
-      from.off('data', onData)
-      from.off('end', onEnd)
-      onOverflow()
-      return
-    }
-    if (!to.write(chunk)) {
-      from.pause()
-      to.once('drain', () => from.resume())
-    }
-  }
-  const onEnd = () => to.end()
-  from.on('data', onData)
-  from.on('end', onEnd)
-  from.resume()
-}
-
-/** The last `TAIL` bytes of the response as text, from its last two chunks. */
-function tailOf(previous: Buffer | undefined, last: Buffer): string {
-  if (last.length >= TAIL || !previous) return last.toString('utf8', Math.max(0, last.length - TAIL))
-  const need = TAIL - last.length
-  return previous.toString('utf8', Math.max(0, previous.length - need)) + last.toString('utf8')
-}
-
-/** Reads up to `limit` bytes of a response as text (for error bodies), then drops the rest. */
-function readSome(up: IncomingMessage, limit: number, first?: Buffer): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = first ? [first] : []
-    let size = first?.length ?? 0
-    up.on('data', (c: Buffer) => {
-      if (size < limit) chunks.push(c)
-      size += c.length
-    })
-    up.on('close', () => resolve(Buffer.concat(chunks).toString('utf8', 0, Math.min(size, limit))))
-    up.on('error', () => resolve(Buffer.concat(chunks).toString('utf8')))
   })
 }

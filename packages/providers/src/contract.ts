@@ -105,6 +105,16 @@ export interface Provider {
    * others in a container), so that swapping models is an ordinary load. Undefined = the picker's.
    */
   runtimeFor?(model: ModelEntry): RuntimeKind | undefined
+  /**
+   * For upstreams whose errors look like successes (FastFlowLM: HTTP 200 with `{"error": …}` or
+   * `null`): judges a whole non-streaming JSON reply (`body` parsed; `null` when empty) and returns
+   * the error to send instead, or undefined to pass it on. Setting it makes the dispatcher read such
+   * replies whole before answering; SSE streams pass through untouched.
+   */
+  normaliseBody?(
+    status: number,
+    body: unknown,
+  ): { status: number; body: unknown; headers: Record<string, string> } | undefined
 }
 
 /** Probes `GET <base><path>` and answers whether it returned 2xx, within `signal`. */

@@ -2,6 +2,7 @@ import { type ModelEntry, modelCapabilities, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import type { ModelPulls } from '../slots/model-pulls'
 import type { SlotSystem } from '../slots/slot-system'
+import { isAdmin } from '../views/redact'
 import { type OfferContext, offer } from './model-offer'
 
 /**
@@ -11,7 +12,8 @@ import { type OfferContext, offer } from './model-offer'
  *   slot, capabilities, mmproj, offered, reason, pulling, …}]}`: every curated, pulled and local model,
  *   whether its files are on disk (a vision model's projector too), the slot holding it, what it
  *   accepts, whether svc offers it on this machine (and why not), and the progress of a pull started
- *   here (`pulling: {done, total} | null`).
+ *   here (`pulling: {done, total} | null`). `path` and `url` (where the file lies, where it is
+ *   downloaded from) are admin-only: `null` for every other scope.
  * - `POST /:id/pull` → 202 `{model, status:"pulling", done, total}`: downloads without loading;
  *   progress and outcome are `model.pull` events. 200 `{status:"done"}` when already on disk; 409
  *   `model.in_use` while a slot is loading it.
@@ -29,6 +31,7 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
   const holder = (id: string) => deps.slots.manager.findByModel(id)?.name
   return new Hono()
     .get('/', async (c) => {
+      const admin = isAdmin(c.get('principal'))
       const models = await deps.slots.store.list()
       const ctx = await offerContext(deps.slots)
       return c.json({
@@ -45,8 +48,8 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
             // Nothing to download: on disk, or served without a file (espeak-ng, NPU tags, baked into an image).
             needs_pull: missingDownload(m),
             size: m.size ?? null,
-            path: m.path ?? null,
-            url: m.url ?? null,
+            path: admin ? (m.path ?? null) : null,
+            url: admin ? (m.url ?? null) : null,
             family: m.family ?? null,
             min_vram_gb: m.minVramGb ?? null,
             license: m.license ?? null,
@@ -60,8 +63,8 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
               ? {
                   present: m.mmproj.path !== undefined,
                   size: m.mmproj.size ?? null,
-                  path: m.mmproj.path ?? null,
-                  url: m.mmproj.url ?? null,
+                  path: admin ? (m.mmproj.path ?? null) : null,
+                  url: admin ? (m.mmproj.url ?? null) : null,
                 }
               : null,
             pulling: pull ? { done: pull.done, total: pull.total } : null,

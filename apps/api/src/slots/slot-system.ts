@@ -15,8 +15,10 @@ import {
   type RuntimeKind,
   type SlotConfig,
   type SlotConfigError,
+  type SlotConfigProblem,
   SlotManager,
   type SlotOptions,
+  type SlotStatus,
   SvcError,
   type SvcEvents,
   systemClock,
@@ -86,6 +88,8 @@ export interface SlotSystemOptions {
   logger?: Logger
 }
 
+export type { SlotConfigProblem, SlotStatus }
+
 export interface SlotSystem {
   manager: SlotManager
   store: ModelStore
@@ -106,6 +110,12 @@ export interface SlotSystem {
   provider(config: SlotConfig): Provider
   /** Applies a (new or changed) slot config: defaults resolved, effective at the next load. */
   configure(config: SlotConfig): void
+  /** Refused edits of slot config files, by slot (kept by the config watcher). */
+  configProblems: Map<string, SlotConfigProblem>
+  /** One slot's status (throws `slot.not_found`). */
+  status(name: string): SlotStatus
+  /** Every slot's status, in the manager's order. */
+  statuses(): SlotStatus[]
 }
 
 export async function createSlotSystem(options: SlotSystemOptions): Promise<SlotSystem> {
@@ -134,6 +144,9 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
         cache: imageCache,
         workflowsDir: options.workflowsDir ?? DEFAULT_WORKFLOWS,
         models: imageModels,
+        // The comfyui-rocm container's output volume (manifests/images.toml): svc removes the files
+        // ComfyUI writes there for each request once they are in its own bounded cache.
+        outputDir: join(options.stateDir, 'volumes', 'comfyui', 'output'),
       }),
     ],
     ['npu', createNpuProvider()],
@@ -225,6 +238,11 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     admission: memory,
     ...(options.slotOptions ? { slotOptions: options.slotOptions } : {}),
   })
+  const configProblems = new Map<string, SlotConfigProblem>()
+  const status = (name: string): SlotStatus => ({
+    ...manager.get(name).snapshot(),
+    configError: configProblems.get(name) ?? null,
+  })
   return {
     manager,
     store,
@@ -238,6 +256,9 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     resolveModel,
     provider: providerFor,
     configure: (config) => manager.configure(effective(config)),
+    configProblems,
+    status,
+    statuses: () => manager.names().map(status),
   }
 }
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { apiError, callApi } from '../api-client'
+import { apiError, bearer, callApi } from '../api-client'
 import { type CliContext, CliError, type Command } from '../context'
 import { table } from '../format'
 import { LoadDisplay } from '../load-display'
@@ -143,9 +143,7 @@ function followEvents(ctx: CliContext, slot: string, display: LoadDisplay, signa
   })
   const done = (async () => {
     try {
-      const headers: Record<string, string> = ctx.env.SVC_TOKEN
-        ? { authorization: `Bearer ${ctx.env.SVC_TOKEN}` }
-        : {}
+      const headers = bearer(ctx)
       const res = await fetch(`${ctx.apiUrl}/api/events`, { signal, headers })
       if (!res.ok || !res.body) return
       for await (const e of readSse(res.body)) {
@@ -156,6 +154,13 @@ function followEvents(ctx: CliContext, slot: string, display: LoadDisplay, signa
           model?: string | null
           done?: number
           total?: number | null
+          slots?: { name: string; state: string; model: string | null }[]
+        }
+        if (e.event === 'resync') {
+          // The stream dropped events this client was too slow for: take the state as it is now.
+          const now = data.slots?.find((s) => s.name === slot)
+          if (now) display.transition(now.state, now.model)
+          continue
         }
         if (data.slot !== slot) continue
         if (e.event === 'slot.transition' && data.to) display.transition(data.to, data.model ?? null)
