@@ -48,7 +48,7 @@ export interface ErrorBody {
 
 export interface SvcErrorOptions {
   param?: string | null
-  /** Overrides the code's default status (only for `upstream.error`, which mirrors the upstream). */
+  /** Overrides the code's default status (`upstream.error` mirrors the upstream; the HTTP parser's 431 and 408). */
   status?: number
   /** Overrides the OpenAI `type` (only for errors that mirror an upstream's). */
   type?: string
@@ -82,7 +82,6 @@ export class SvcError extends Error {
 export function isSvcError(value: unknown): value is SvcError {
   return value instanceof SvcError
 }
-
 
 /** An error as an HTTP answer. */
 export interface RenderedError {

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net'
 import {
   createEventBus,
   defaultSlotConfig,
+  type Endpoint,
   type ModelEntry,
   SlotManager,
   type SvcEvents,
@@ -116,7 +117,7 @@ export async function startDispatchHarness(options: HarnessOptions = {}): Promis
     transcriptions: '/v1/audio/transcriptions',
   }
   const route: SlotRoute = {
-    endpoints: Object.keys(paths),
+    endpoints: Object.keys(paths) as Endpoint[],
     requestPath: (endpoint) => paths[endpoint]!,
   }
   const hostedUpstream: HostedUpstream = {

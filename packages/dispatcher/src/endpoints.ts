@@ -2,6 +2,7 @@
  * The OpenAI endpoints svc dispatches, by path. `endpoint` is the provider-contract name the
  * upstream path is looked up by; `schema` validates JSON bodies; `pinnedSlot` pins it to a slot.
  */
+import type { Endpoint } from '@svc/core'
 import type * as v from 'valibot'
 import {
   ChatCompletionSchema,
@@ -12,14 +13,8 @@ import {
   SpeechSchema,
 } from './schemas'
 
-export type EndpointName =
-  | 'chat'
-  | 'completions'
-  | 'embeddings'
-  | 'rerank'
-  | 'transcriptions'
-  | 'speech'
-  | 'images'
+/** The provider contract's endpoint names (core's `Endpoint`). */
+export type EndpointName = Endpoint
 
 export interface EndpointSpec {
   endpoint: EndpointName
