@@ -1,7 +1,6 @@
 export * from './body'
 export * from './dispatcher'
 export * from './endpoints'
-export * from './json-depth'
 export * from './multipart-model'
 export * from './normalise'
 export * from './resolve'
