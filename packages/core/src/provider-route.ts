@@ -14,6 +14,7 @@ export const ENDPOINTS = [
   'transcriptions',
   'speech',
   'images',
+  'moderations',
 ] as const
 export type Endpoint = (typeof ENDPOINTS)[number]
 
