@@ -14,7 +14,6 @@ export const ENDPOINTS = [
   'transcriptions',
   'speech',
   'images',
-  'moderations',
 ] as const
 export type Endpoint = (typeof ENDPOINTS)[number]
 

@@ -9,7 +9,6 @@ import {
   CompletionSchema,
   EmbeddingSchema,
   ImageGenerationSchema,
-  ModerationSchema,
   RerankSchema,
   SpeechSchema,
 } from './schemas'
@@ -59,12 +58,6 @@ export const INFERENCE_ROUTES: Record<string, EndpointSpec> = {
     hostedPath: '/audio/transcriptions',
   },
   '/v1/audio/speech': { endpoint: 'speech', body: 'json', schema: SpeechSchema, hostedPath: '/audio/speech' },
-  '/v1/moderations': {
-    endpoint: 'moderations',
-    body: 'json',
-    schema: ModerationSchema,
-    hostedPath: '/moderations',
-  },
   '/v1/images/generations': {
     endpoint: 'images',
     body: 'json',

@@ -49,8 +49,6 @@ export const CompletionSchema = v.looseObject({
   stop,
 })
 
-export const ModerationSchema = v.looseObject({ model, input: v.string() })
-
 export const EmbeddingSchema = v.looseObject({
   model,
   input: v.union(

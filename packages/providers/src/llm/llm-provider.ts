@@ -16,7 +16,6 @@ const PATHS: Partial<Record<Endpoint, string>> = {
   completions: '/v1/completions',
   embeddings: '/v1/embeddings',
   rerank: '/v1/rerank',
-  moderations: '/v1/moderations',
 }
 
 /** The `manifests/images.toml` entry per backend (container runtime). */
@@ -59,7 +58,7 @@ export function createLlmProvider(options: LlmProviderOptions = {}): Provider {
   return {
     kind: 'llm',
     backends: ['vulkan', 'rocm', 'cuda', 'cpu'],
-    endpoints: ['chat', 'completions', 'embeddings', 'rerank', 'moderations'],
+    endpoints: ['chat', 'completions', 'embeddings', 'rerank'],
     warmupTimeoutMs: options.warmupTimeoutMs ?? 600_000,
     buildEnv: () => ({}),
     startCommand: (ctx) => ['llama-server', ...llamaServerArgs(ctx)],
