@@ -1,7 +1,7 @@
 import { isSvcError, renderError, SvcError } from '@svc/core'
+import type { Logger } from '@svc/core/node'
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import type { Logger } from './logger'
 
 /**
  * The Hono app's answer to any thrown error (its `onError`, and its not-found): Hono's own

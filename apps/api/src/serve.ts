@@ -3,8 +3,9 @@
  * SIGTERM/SIGINT stops accepting, drains in-flight requests for up to SVC_DRAIN_SECONDS, stops every
  * upstream it started, and exits 0.
  */
+
+import { createLogger } from '@svc/core/node'
 import { readServeEnv, type ServeEnv } from './env'
-import { createLogger } from './logger'
 import { startSvc } from './server'
 
 async function main(): Promise<void> {

@@ -1,8 +1,8 @@
+import { silentLogger } from '@svc/core/node'
 import { createPicker, detectHardware } from '@svc/providers'
 import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 import { errorResponse } from '../src/errors'
-import { silentLogger } from '../src/logger'
 import { hardwareRoutes } from '../src/routes/hardware'
 
 describe('GET /api/hardware', () => {

@@ -1,3 +1,4 @@
+import type { Logger } from '@svc/core/node'
 import {
   createContainerRuntime,
   createSwarmRuntime,
@@ -7,7 +8,6 @@ import {
 } from '@svc/providers'
 import { loadInstanceId } from '@svc/providers/internals'
 import { defaultImagesManifestPath, type ImageManifest, loadImageManifest } from '@svc/providers/manifest'
-import type { Logger } from '../logger'
 
 export interface HardwareWiring {
   manifest?: ImageManifest

@@ -23,6 +23,7 @@ import {
   type SvcEvents,
   systemClock,
 } from '@svc/core'
+import type { Logger } from '@svc/core/node'
 import { readSlotConfigDir } from '@svc/core/node'
 import {
   createImageCache,
@@ -46,7 +47,6 @@ import {
 import type { ImageManifest } from '@svc/providers/manifest'
 import { type MemoryDeviceOptions, memoryDevices } from '@svc/providers/memory'
 import { loadCatalogue, ModelStore } from '@svc/providers/models'
-import type { Logger } from '../logger'
 import { createMemoryBudget, type MemoryBudget } from './memory-budget'
 import { createModelRoutedRuntime } from './model-runtime'
 import { createPlacer } from './placement'

@@ -3,8 +3,9 @@
  * environment. Listens on SVC_CHAT_HOST:SVC_CHAT_PORT; on SIGTERM/SIGINT ends running answers (kept,
  * marked interrupted), closes the database and exits 0.
  */
+
+import { createLogger } from '@svc/core/node'
 import { type ChatEnv, readChatEnv } from './env'
-import { createLogger } from './logger'
 import { type ChatServer, startChat } from './server'
 
 async function main(): Promise<void> {

@@ -1,7 +1,7 @@
 import { isSvcError, renderError as render, SvcError } from '@svc/core'
+import type { Logger } from '@svc/core/node'
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import type { Logger } from '../logger'
 
 /**
  * The chat server's answer to any thrown error: svc's JSON error body (core's `renderError`). A page
