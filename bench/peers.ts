@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort } from '@svc/providers'
+import { freePort } from '@svc/providers/internals'
 import { REPO_ROOT, startApi } from '@svc/testing'
 
 export interface Peer {

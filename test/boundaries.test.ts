@@ -1,6 +1,13 @@
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { checkBoundaries, importsOf, type PackageInfo, readWorkspace } from './boundaries'
+import {
+  checkBoundaries,
+  importsOf,
+  oversizedFiles,
+  type PackageInfo,
+  readWorkspace,
+  stringLiteralsOf,
+} from './boundaries'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
@@ -44,6 +51,31 @@ describe('package boundaries', () => {
       'runtime-neutral',
     ],
     [
+      "core's Node entry importing child_process",
+      pkg('@svc/core', `import { spawn } from 'node:child_process'`, [], 'src/node/spawn.ts'),
+      'no framework or I/O library',
+    ],
+    [
+      'core importing the engines',
+      pkg('@svc/core', `import { findEngine } from '@svc/engines'`, ['@svc/engines']),
+      'may import only',
+    ],
+    [
+      'core importing dockerode',
+      pkg('@svc/core', `import Docker from 'dockerode'`, ['dockerode']),
+      'no framework or I/O library',
+    ],
+    [
+      'core naming an engine binary',
+      pkg('@svc/core', `export const ENGINES = ['llama-server', 'whisper-server'] as const`),
+      'names no provider concept',
+    ],
+    [
+      'core naming a container engine',
+      pkg('@svc/core', `const socket = "/var/run/docker.sock"`, [], 'src/node/x.ts'),
+      'names no provider concept',
+    ],
+    [
       'core main entry doing I/O',
       pkg('@svc/core', `import { readFile } from 'node:fs/promises'`),
       'runtime-neutral',
@@ -82,6 +114,19 @@ describe('package boundaries', () => {
   ])('fails on %s', (_name, info, message) => {
     const problems = checkBoundaries([info])
     expect(problems.join('\n')).toContain(message)
+  })
+
+  it('lets core mention engines in comments and tests, never in its code', () => {
+    const commented = `/** e.g. "llama-server exited with code 1" */\n// docker pulls\nexport const A = 'ready'`
+    expect(checkBoundaries([pkg('@svc/core', commented)])).toEqual([])
+    expect(checkBoundaries([pkg('@svc/core', `it('llama-server', () => {})`, [], 'src/x.test.ts')])).toEqual(
+      [],
+    )
+    expect(stringLiteralsOf(`const a = 'x' // 'y'\nconst b = "z"; const c = \`w\``)).toEqual(['x', 'z', 'w'])
+  })
+
+  it('keeps every source file in packages/*/src at 300 lines or fewer', () => {
+    expect(oversizedFiles(ROOT)).toEqual([])
   })
 
   it("lets a front end import the API's types, and nothing else of an app", () => {

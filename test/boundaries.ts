@@ -1,6 +1,7 @@
 /**
- * The dependency rules of DESIGN.md "Layout and dependency direction", as a checker over plain data
- * (so its own test can feed it a forbidden import) and a reader for the real repo.
+ * The dependency rules of docs/architecture.md ("Packages and dependency direction"), as a checker
+ * over plain data (so its own test can feed it a forbidden import) and a reader for the real repo;
+ * and the size rule of the house style (no source file in `packages/<name>/src` over 300 lines).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
@@ -18,10 +19,13 @@ export interface PackageInfo {
 /** Which @svc packages each package may import. Apps may import any package, never another app. */
 const ALLOWED: Record<string, string[]> = {
   '@svc/core': [],
-  '@svc/providers': ['@svc/core'],
+  // The engine binaries (names, cache, lookup, builds): Node-only, knows nothing of slots.
+  '@svc/engines': [],
+  '@svc/providers': ['@svc/core', '@svc/engines'],
   '@svc/auth': ['@svc/core'],
   '@svc/dispatcher': ['@svc/core'],
-  '@svc/testing': ['@svc/core'],
+  // Test parts find the same engine binaries the providers run.
+  '@svc/testing': ['@svc/core', '@svc/engines'],
   // Browser-only components; core for its types (slot states, events).
   '@svc/ui': ['@svc/core'],
 }
@@ -36,6 +40,14 @@ const CORE_FORBIDDEN = [
   /^undici$/,
   /^(node:)?(http|https|net)$/,
 ]
+/**
+ * Provider concepts @svc/core must not name in its code: the upstream programs, the engine binaries
+ * and the container engines. Core knows slots, states and config (provider *kinds* like `llm` are
+ * config vocabulary); what runs a slot and how is @svc/providers' and @svc/engines' business.
+ * Comments may mention them (as examples); string literals may not.
+ */
+const CORE_PROVIDER_WORDS =
+  /\b(llama-server|llama\.cpp|whisper-server|whisper\.cpp|espeak-ng|flm|fastflowlm|comfyui|kokoro|chatterbox|dockerode|docker|podman)\b/i
 const NODE_BUILTIN =
   /^node:|^(fs|path|os|crypto|child_process|http|https|net|stream|url|util|events|timers|zlib|assert|buffer)(\/|$)/
 
@@ -62,6 +74,14 @@ export function typeOnlyImportsOf(source: string): Set<string> {
   return typed
 }
 
+/** The string literals of a source file, comments removed first (a naive scan; enough for core's code). */
+export function stringLiteralsOf(source: string): string[] {
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1')
+  return [...code.matchAll(/'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g)].map(
+    (m) => m[1] ?? m[2] ?? m[3] ?? '',
+  )
+}
+
 function bare(spec: string): string {
   const parts = spec.split('/')
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
@@ -76,6 +96,15 @@ export function checkBoundaries(packages: PackageInfo[]): string[] {
     for (const file of pkg.files) {
       const isTest = /\.test\.tsx?$|(^|\/)test\//.test(file.path)
       const typeOnly = typeOnlyImportsOf(file.source)
+      if (pkg.name === '@svc/core' && !isTest) {
+        for (const literal of stringLiteralsOf(file.source)) {
+          const word = CORE_PROVIDER_WORDS.exec(literal)?.[0]
+          if (word)
+            problems.push(
+              `${file.path} names "${word}": @svc/core names no provider concept (upstream programs, engines and container engines belong in @svc/providers or @svc/engines)`,
+            )
+        }
+      }
       for (const spec of importsOf(file.source)) {
         const where = `${file.path} imports "${spec}"`
         if (spec.startsWith('.')) {
@@ -167,4 +196,40 @@ export function readWorkspace(root: string): PackageInfo[] {
     }
   }
   return packages
+}
+
+/** Source files (code, not recorded data such as JSON fixtures) under `packages/<name>/src`. */
+const SOURCE_FILE = /\.(ts|tsx|js|mjs|cjs|css)$/
+
+/**
+ * Files under `packages/<name>/src` longer than `limit` lines, as `lines path` (path relative to `root`),
+ * longest first. Recorded data (`.json`) is not code and is not counted.
+ */
+export function oversizedFiles(root: string, limit = 300): string[] {
+  const found: { path: string; lines: number }[] = []
+  for (const entry of readdirSync(join(root, 'packages'))) {
+    const src = join(root, 'packages', entry, 'src')
+    const files: string[] = []
+    try {
+      walkAll(src, files)
+    } catch {
+      continue // a package without src
+    }
+    for (const full of files) {
+      if (!SOURCE_FILE.test(full)) continue
+      const text = readFileSync(full, 'utf8')
+      const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
+      if (lines > limit) found.push({ path: relative(root, full), lines })
+    }
+  }
+  return found.sort((a, b) => b.lines - a.lines).map((f) => `${f.lines} ${f.path}`)
+}
+
+function walkAll(dir: string, out: string[]): void {
+  for (const entry of readdirSync(dir)) {
+    if (entry === 'node_modules' || entry === 'dist') continue
+    const full = join(dir, entry)
+    if (statSync(full).isDirectory()) walkAll(full, out)
+    else out.push(full)
+  }
 }

@@ -4,7 +4,7 @@ import { bodyLimit } from 'hono/body-limit'
 import { methodNotAllowed } from 'hono/method-not-allowed'
 import { requestId } from 'hono/request-id'
 import type { AppDeps } from './deps'
-import { renderError } from './errors'
+import { errorResponse } from './errors'
 import { authMiddleware, createAuthenticator } from './middleware/auth'
 import { httpMetrics } from './middleware/http-metrics'
 import { audioVoicesRoutes } from './routes/audio-voices'
@@ -91,9 +91,9 @@ export function createApp(deps: AppDeps) {
     })
     if (file) return file
     const error = new SvcError('route.not_found', `no route for ${c.req.method} ${c.req.path}`)
-    return c.json(error.toBody(), 404)
+    return errorResponse(error, c, deps.logger)
   })
-  app.onError((error, c) => renderError(error, c, deps.logger))
+  app.onError((error, c) => errorResponse(error, c, deps.logger))
   return routes
 }
 

@@ -5,7 +5,7 @@
  */
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
-import { errorBody } from '@svc/core'
+import { renderError, SvcError } from '@svc/core'
 
 /** Node's `clientError` codes that are not a plain 400. */
 const STATUS_FOR: Record<string, number> = {
@@ -25,12 +25,12 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     return
   }
   const status = STATUS_FOR[error.code ?? ''] ?? 400
-  const body = JSON.stringify(
+  const { body } = renderError(
     status === 431
-      ? errorBody('request.too_large', 'request headers (or the URL) are larger than 16 KiB')
+      ? new SvcError('request.too_large', 'request headers (or the URL) are larger than 16 KiB', { status })
       : status === 408
-        ? errorBody('request.invalid', 'the request did not arrive in time')
-        : errorBody('request.invalid', `malformed HTTP request (${error.code ?? 'parse error'})`),
+        ? new SvcError('request.invalid', 'the request did not arrive in time', { status })
+        : new SvcError('request.invalid', `malformed HTTP request (${error.code ?? 'parse error'})`),
   )
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,

@@ -1,6 +1,6 @@
+import type { Logger } from '@svc/core/node'
 import type { Picker } from '@svc/providers'
 import type { DashboardFiles } from './dashboard/dashboard-files'
-import type { Logger } from './logger'
 import type { ApiMetrics } from './metrics'
 import type { AuthDeps } from './middleware/auth'
 import type { ModelPulls } from './slots/model-pulls'

@@ -1,9 +1,9 @@
 import { type AddressMatcher, parseAddressList } from '@svc/auth'
 import { envFlag, resolvePaths, type SvcPaths } from '@svc/core/node'
-import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers'
+import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers/memory'
 import { type CorsOrigins, parseCorsOrigins } from './cors'
 
-/** The environment svc reads, parsed once at startup (README "Configuration"). */
+/** The environment svc reads, parsed once at startup (docs/configuration.md). */
 export interface ServeEnv {
   host: string
   port: number

@@ -1,19 +1,21 @@
-import { isSvcError, SvcError } from '@svc/core'
+import { isSvcError, renderError, SvcError } from '@svc/core'
+import type { Logger } from '@svc/core/node'
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import type { Logger } from './logger'
 
 /**
- * The one renderer that turns any thrown error into the JSON error body of DESIGN.md. Handlers throw
- * `SvcError`; nothing else catches and logs. Unknown errors are logged once and become a 500 whose
- * body reveals nothing but the request id.
+ * The Hono app's answer to any thrown error (its `onError`, and its not-found): Hono's own
+ * exceptions become `SvcError`s, `renderError` (core) makes the answer. Handlers throw `SvcError`;
+ * nothing else catches and logs. Unknown errors are logged once, with the request id, and become a
+ * 500 whose body reveals nothing.
  */
-export function renderError(error: unknown, c: Context, logger: Logger): Response {
+export function errorResponse(error: unknown, c: Context, logger: Logger): Response {
   const svc = toSvcError(error)
   if (svc.code === 'internal.error') {
     logger.error('unhandled error', { requestId: c.get('requestId'), path: c.req.path, error })
   }
-  return c.json(svc.toBody(), svc.status as 400, svc.headers)
+  const rendered = renderError(svc)
+  return c.body(rendered.body, rendered.status as 500, rendered.headers)
 }
 
 export function toSvcError(error: unknown): SvcError {

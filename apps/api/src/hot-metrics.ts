@@ -58,20 +58,14 @@ export function createHotMetrics(): HotMetrics {
     }
     return s
   }
-  const family = (
-    name: string,
-    help: string,
-    type: Family['type'],
-    labelNames: readonly string[],
-    bounds: readonly number[] = [],
-  ) => {
-    const f: Family = { name, help, type, labelNames, bounds, series: new Map() }
+  const family = (spec: Omit<Family, 'series'>) => {
+    const f: Family = { ...spec, series: new Map() }
     families.push(f)
     return f
   }
   return {
     counter(name, help, labelNames) {
-      const f = family(name, help, 'counter', labelNames)
+      const f = family({ name, help, type: 'counter', labelNames, bounds: [] })
       return {
         add(labels, value = 1) {
           seriesOf(f, labels).value += value
@@ -79,7 +73,7 @@ export function createHotMetrics(): HotMetrics {
       }
     },
     histogram(name, help, labelNames, bounds) {
-      const f = family(name, help, 'histogram', labelNames, bounds)
+      const f = family({ name, help, type: 'histogram', labelNames, bounds })
       return {
         observe(labels, value) {
           const s = seriesOf(f, labels)

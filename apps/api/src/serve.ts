@@ -3,8 +3,9 @@
  * SIGTERM/SIGINT stops accepting, drains in-flight requests for up to SVC_DRAIN_SECONDS, stops every
  * upstream it started, and exits 0.
  */
+
+import { createLogger, stopOnSignals } from '@svc/core/node'
 import { readServeEnv, type ServeEnv } from './env'
-import { createLogger } from './logger'
 import { startSvc } from './server'
 
 async function main(): Promise<void> {
@@ -23,17 +24,7 @@ async function main(): Promise<void> {
     logger.error('cannot start', { host: env.host, port: env.port, error })
     process.exit(1)
   }
-  let stopping = false
-  const stop = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    logger.info('stopping', { signal })
-    await svc.stop()
-    logger.info('stopped')
-    process.exit(0)
-  }
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
+  stopOnSignals(() => svc.stop(), logger)
 }
 
 void main()

@@ -4,12 +4,12 @@
  */
 import { createServer, type Server } from 'node:http'
 import { checkTokensFile } from '@svc/auth'
+import type { Logger } from '@svc/core/node'
 import { createApp } from './app'
 import { answerClientError } from './client-error'
 import { createCors } from './cors'
 import type { ServeEnv } from './env'
 import { createHttpHandler } from './http-handler'
-import type { Logger } from './logger'
 import { createMetrics } from './metrics'
 import { authGuard, createAuthenticator } from './middleware/auth'
 import { VERSION } from './version'

@@ -10,8 +10,8 @@ import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type CreatedToken, createTokenStore, type Scope } from '@svc/auth'
+import { createLogger } from '@svc/core/node'
 import { readServeEnv } from '../src/env'
-import { createLogger } from '../src/logger'
 import { startSvc } from '../src/server'
 
 /** Cheap argon2id for tokens minted by tests (verification reads the cost from the hash). */

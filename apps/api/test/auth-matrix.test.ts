@@ -1,6 +1,6 @@
 /**
  * Every route class × every kind of caller, against the real server with auth on, checked against
- * the scope table of DESIGN.md written out here by hand (not imported from @svc/auth's policy).
+ * the README's scope table written out here by hand (not imported from @svc/auth's policy).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -50,7 +50,7 @@ const ROUTES: Record<string, SendOptions & { open?: boolean }> = {
   'dashboard client route': { path: '/settings', open: true },
 }
 
-/** DESIGN.md's scope table, by route (the open ones pass for everyone). */
+/** The README's scope table, by route (the open ones pass for everyone). */
 const ALLOWED: Record<Scope, string[]> = {
   admin: Object.keys(ROUTES),
   all: [

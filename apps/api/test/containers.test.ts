@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { findEngine } from '@svc/core/node'
+import { findEngine } from '@svc/engines'
 import {
   type ApiProcess,
   docker,

@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freePort } from '@svc/providers'
+import { freePort } from '@svc/providers/internals'
 import {
   type ApiProcess,
   type FakeUpstream,

@@ -1,8 +1,8 @@
+import { silentLogger } from '@svc/core/node'
 import { createPicker, detectHardware } from '@svc/providers'
 import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
-import { renderError } from '../src/errors'
-import { silentLogger } from '../src/logger'
+import { errorResponse } from '../src/errors'
 import { hardwareRoutes } from '../src/routes/hardware'
 
 describe('GET /api/hardware', () => {
@@ -64,7 +64,7 @@ describe('GET /api/hardware', () => {
 
   it('is a 404 when no picker is wired', async () => {
     const app = new Hono().route('/api/hardware', hardwareRoutes({}))
-    app.onError((error, c) => renderError(error, c, silentLogger))
+    app.onError((error, c) => errorResponse(error, c, silentLogger))
     const res = await app.request('/api/hardware')
     expect(res.status).toBe(404)
     expect(await res.json()).toMatchObject({ error: { code: 'route.not_found' } })

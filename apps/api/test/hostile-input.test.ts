@@ -6,14 +6,14 @@
  * the API process (`nodejs_eventloop_lag_p99_seconds`: perf_hooks.monitorEventLoopDelay since the
  * previous scrape) and must stay under 100 ms at p99.
  *
- * Endpoints: the dispatcher's (`ENDPOINTS`) and every body-reading route of the app (`app.routes`),
+ * Endpoints: the dispatcher's (`INFERENCE_ROUTES`) and every body-reading route of the app (`app.routes`),
  * so a route added later is attacked too. `HOSTILE_RUNS` sets the cases per endpoint (default 40).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenStore } from '@svc/auth'
-import { ENDPOINTS } from '@svc/dispatcher'
+import { INFERENCE_ROUTES } from '@svc/dispatcher'
 import { type ApiProcess, startApi } from '@svc/testing'
 import fc from 'fast-check'
 import parsePrometheus from 'parse-prometheus-text-format'
@@ -69,7 +69,7 @@ async function bodyRoutes(): Promise<{ method: string; path: string }[]> {
       method: r.method,
       path: r.path.replace(/:slot\b/g, 'primary').replace(/:[a-z]+(\{[^}]*\})?/gi, 'AAAAAAAAAAAA'),
     }))
-  const v1 = Object.entries(ENDPOINTS)
+  const v1 = Object.entries(INFERENCE_ROUTES)
     .filter(([, spec]) => spec.body === 'json')
     .map(([path]) => ({ method: 'POST', path }))
   return [...v1, ...routes]

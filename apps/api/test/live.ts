@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { findEngine } from '@svc/core/node'
+import { findEngine } from '@svc/engines'
 import { type ApiProcess, missingPart, REPO_ROOT } from '@svc/testing'
 
 const exec = promisify(execFile)

@@ -5,9 +5,9 @@
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { silentLogger } from '@svc/core/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readServeEnv } from '../src/env'
-import { silentLogger } from '../src/logger'
 import { type SvcServer, startSvc } from '../src/server'
 
 let svc: SvcServer

@@ -7,7 +7,7 @@
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { estimateLoad } from '@svc/providers'
+import { estimateLoad } from '@svc/providers/memory'
 import { type ApiProcess, startApi, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, llamaServerAvailable, loadOk, type SlotBody } from './live'

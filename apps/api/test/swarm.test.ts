@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
-import { findEngine } from '@svc/core/node'
+import { findEngine } from '@svc/engines'
 import {
   type ApiProcess,
   docker,

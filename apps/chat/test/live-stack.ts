@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { findEngine } from '@svc/core/node'
+import { findEngine } from '@svc/engines'
 import { type ApiProcess, missingPart, startApi, writeTinyGguf } from '@svc/testing'
 
 /** Whether llama-server (and, when asked, espeak-ng and ffmpeg) are here; missing parts fail CI. */

@@ -7,7 +7,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { findEngine } from '@svc/core/node'
+import { findEngine } from '@svc/engines'
 import {
   type ApiProcess,
   type ComfyStandIn,

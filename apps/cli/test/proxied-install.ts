@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort } from '@svc/providers'
+import { freePort } from '@svc/providers/internals'
 import { type ApiProcess, startApi } from '@svc/testing'
 import { type CliService, startCliService } from './cli-service'
 import { PASSWORD, type StagingRoot, stagingRoot, svc } from './install-harness'

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createTokenStore } from '@svc/auth'
-import { findEngine } from '@svc/core/node'
+import { findEngine } from '@svc/engines'
 import {
   type ApiProcess,
   type ComfyStandIn,

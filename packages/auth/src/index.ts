@@ -2,14 +2,21 @@
  * @svc/auth: the token format, the `tokens.toml` store, argon2id, the verified-token cache, failure
  * throttling, trusted proxy addresses and the scope policy. Plain data in and out: no HTTP framework.
  */
-export * from './client-address'
+// biome-ignore-all assist/source/organizeImports: grouped by topic (a table of contents), not sorted
+
+// Who may do what: scopes, route classes, the principal a request runs as.
 export * from './policy'
 export * from './principal'
-export * from './proxy-trust'
-export * from './secret-hash'
-export * from './throttle'
+
+// Tokens: their format, the file, the store, and verifying them.
 export * from './token-format'
-export * from './token-store'
-export * from './token-verifier'
 export * from './tokens-file'
 export * from './tokens-file-check'
+export * from './token-store'
+export * from './secret-hash'
+export * from './token-verifier'
+
+// The client: its address, whether it is the trusted proxy, failure throttling.
+export * from './client-address'
+export * from './proxy-trust'
+export * from './throttle'

@@ -65,7 +65,7 @@ describe('classify', () => {
     expect(classify(method, path)).toBe(expected)
   })
 
-  it('lists exactly the open endpoints of DESIGN.md', () => {
+  it('lists exactly the open endpoints of the README', () => {
     expect(Object.keys(OPEN_ENDPOINTS).sort()).toEqual(
       [
         '/api/health/system',
@@ -83,7 +83,7 @@ describe('classify', () => {
 })
 
 describe('allows', () => {
-  // The scope table of DESIGN.md, written out by hand: the policy must agree with it cell by cell.
+  // The README's scope table, written out by hand: the policy must agree with it cell by cell.
   const expected: Record<RouteClass, string> = {
     //                 admin all v1-only read-only
     open: '1111',

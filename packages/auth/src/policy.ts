@@ -1,8 +1,8 @@
 /**
- * The scope policy of DESIGN.md "Authentication", as data: every request falls into one route class
+ * The scope policy (README "Authentication", its scope table), as data: every request falls into one route class
  * (`classify`), and a table says which scopes may use each class (`allows`). Both are pure.
  *
- * Decisions where DESIGN.md is silent (written down here, tested in policy.test.ts):
+ * Decisions beyond the scope table (written down here, tested in policy.test.ts):
  * - Only GET and HEAD are reads. Any other method, OPTIONS included, is treated as a mutation.
  * - Open endpoints are open for the methods they serve (GET/HEAD; POST for `/api/install/complete`
  *   and `/api/auth/login`). Another method on an open path needs credentials like any mutation, so an
@@ -67,7 +67,7 @@ export const POLICY: Readonly<Record<RouteClass, RoutePolicy>> = {
   'api-mutation': { open: false, scopes: ['admin'] },
 }
 
-/** Open even with auth on (DESIGN.md), with the methods each serves. */
+/** Open even with auth on (README "HTTP API"), with the methods each serves. */
 export const OPEN_ENDPOINTS: Readonly<Record<string, readonly string[]>> = {
   '/api/health/system': ['GET', 'HEAD'],
   '/api/status': ['GET', 'HEAD'],

@@ -191,7 +191,7 @@ describe('token verifier', () => {
     expect(results.filter((r) => !r.ok && r.code === 'auth.invalid')).toHaveLength(10)
   })
 
-  it('keeps a few guessing clients from taking every hash slot from a valid first use', async () => {
+  it('keeps a few guessing clients from taking every turn at hashing from a valid first use', async () => {
     const configDir = await mkdtemp(join(tmpdir(), 'svc-verify-'))
     const store = createTokenStore({ configDir, hashParams: FAST, flushIntervalMs: 0 })
     cleanup.push(async () => {

@@ -84,7 +84,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const check = options.verifySecret ?? argon2Verify
   const cache = new Map<string, Entry>()
   const inflight = new Map<string, Promise<boolean | 'busy'>>()
-  const slots = createSlots(options.maxConcurrentHashes ?? 2, options.maxQueuedHashes ?? 64)
+  const hashGate = createHashGate(options.maxConcurrentHashes ?? 2, options.maxQueuedHashes ?? 64)
   const perClientMax = options.maxHashesPerClient ?? 2
   const hashesOf = new Map<string, number>()
   let seenVersion = store.version
@@ -141,7 +141,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     if (!record) return failure(client, UNKNOWN)
 
     // The same token already being checked: wait for that hash (no new one). Otherwise this attempt
-    // pays for a hash: within the client's share of the hash slots, and with one failure taken from
+    // pays for a hash: within the client's share of the hashing capacity, and with one failure taken from
     // its budget before the hash starts.
     let pending = inflight.get(key)
     const joined = pending !== undefined
@@ -151,7 +151,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       const gate = throttle.take(client)
       if (!gate.allowed) return { ok: false, code: 'auth.throttled', retryAfterS: gate.retryAfterS }
       hashesOf.set(client, running + 1)
-      pending = slots.run(() => check(record.hash, parsed.secret).catch(() => false))
+      pending = hashGate.run(() => check(record.hash, parsed.secret).catch(() => false))
       inflight.set(key, pending)
       void pending.finally(() => {
         inflight.delete(key)
@@ -207,15 +207,18 @@ function principalOf(record: TokenRecord): TokenPrincipal {
   return { kind: 'token', scope: record.scope, tokenId: record.id, label: record.label }
 }
 
-/** At most `max` tasks at once, `queue` more waiting; beyond that a task is refused with 'busy'. */
-function createSlots(max: number, queue: number) {
+/**
+ * The argon2 concurrency gate: at most `max` tasks at once, `queue` more waiting (first come, first
+ * served); beyond that a task is refused with 'busy' at once, without waiting.
+ */
+function createHashGate(max: number, queue: number) {
   let running = 0
   const waiting: (() => void)[] = []
   return {
     async run<T>(task: () => Promise<T>): Promise<T | 'busy'> {
       if (running >= max) {
         if (waiting.length >= queue) return 'busy'
-        await new Promise<void>((resolve) => waiting.push(resolve)) // the releaser hands its slot over
+        await new Promise<void>((resolve) => waiting.push(resolve)) // the releaser hands its turn over
       } else running++
       try {
         return await task()

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { type ERROR_CODES, SvcError } from './errors'
 
 describe('SvcError', () => {
-  it('carries the status DESIGN.md gives each code', () => {
+  it('carries the status docs/architecture.md gives each code', () => {
     const expected: Record<string, number> = {
       'auth.required': 401,
       'auth.invalid': 401,

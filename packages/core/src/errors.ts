@@ -1,6 +1,7 @@
 /**
- * The one error family of svc (DESIGN.md "Errors"). Failures are thrown as `SvcError`; the API has a
- * single renderer that turns any of them into `{"error":{code,message,type,param}}` with `status`.
+ * The one error family of svc (docs/architecture.md "Errors"). Failures are thrown as `SvcError`;
+ * `renderError` (the one renderer) turns anything thrown into `{"error":{code,message,type,param}}`
+ * with its status and headers, for the Hono app and the raw inference path alike.
  */
 
 export const ERROR_CODES = {
@@ -10,7 +11,7 @@ export const ERROR_CODES = {
   'auth.throttled': { status: 429, type: 'rate_limit_error' },
   'model.not_found': { status: 404, type: 'invalid_request_error' },
   'model.not_loaded': { status: 409, type: 'invalid_request_error' },
-  /** Not in DESIGN.md's table: a model a slot holds cannot be deleted (unload it first). */
+  /** A model a slot holds cannot be deleted (unload it first). */
   'model.in_use': { status: 409, type: 'invalid_request_error' },
   'slot.not_found': { status: 404, type: 'invalid_request_error' },
   'token.not_found': { status: 404, type: 'invalid_request_error' },
@@ -24,7 +25,7 @@ export const ERROR_CODES = {
   'request.too_large': { status: 413, type: 'invalid_request_error' },
   'upstream.unavailable': { status: 502, type: 'server_error' },
   'upstream.timeout': { status: 504, type: 'server_error' },
-  // Not in DESIGN.md's table; needed so that every response, even for a wrong URL, has the same body.
+  // So that every response, even for a wrong URL, has the same body.
   'route.not_found': { status: 404, type: 'invalid_request_error' },
   'method.not_allowed': { status: 405, type: 'invalid_request_error' },
   /** An upstream answered with an error of its own; the status is the upstream's. */
@@ -47,7 +48,7 @@ export interface ErrorBody {
 
 export interface SvcErrorOptions {
   param?: string | null
-  /** Overrides the code's default status (only for `upstream.error`, which mirrors the upstream). */
+  /** Overrides the code's default status (`upstream.error` mirrors the upstream; the HTTP parser's 431 and 408). */
   status?: number
   /** Overrides the OpenAI `type` (only for errors that mirror an upstream's). */
   type?: string
@@ -82,7 +83,28 @@ export function isSvcError(value: unknown): value is SvcError {
   return value instanceof SvcError
 }
 
-/** Builds the error body for a code without throwing (for code paths that write responses directly). */
-export function errorBody(code: ErrorCode, message: string, param: string | null = null): ErrorBody {
-  return { error: { code, message, type: ERROR_CODES[code].type, param } }
+/** An error as an HTTP answer. */
+export interface RenderedError {
+  status: number
+  /** `content-type` and what the error needs (`Retry-After`, `WWW-Authenticate`, `Allow`). */
+  headers: Record<string, string>
+  /** The JSON error body, as text. */
+  body: string
+  /** Not an `SvcError`: a bug. The body says nothing of it; the caller logs it with the request id. */
+  unexpected: boolean
+}
+
+/**
+ * The one error renderer: an `SvcError` answers with its status, headers and body; anything else is
+ * 500 `internal.error` whose body reveals nothing. Pure: writing the answer is the caller's.
+ */
+export function renderError(error: unknown): RenderedError {
+  const unexpected = !isSvcError(error)
+  const err = unexpected ? new SvcError('internal.error', 'internal error') : error
+  return {
+    status: err.status,
+    headers: { 'content-type': 'application/json', ...err.headers },
+    body: JSON.stringify(err.toBody()),
+    unexpected,
+  }
 }

@@ -1,7 +1,7 @@
 /**
- * A small typed, synchronous event bus. Handlers run in subscription order inside `emit`; a handler
- * that throws is reported to `onError` and never stops the others (a broken dashboard stream must not
- * break a slot transition).
+ * A small typed, synchronous event bus. Inside `emit`, the type's handlers run in subscription order,
+ * then the `onAny` handlers; a handler that throws is reported to `onError` and never stops the
+ * others (a broken dashboard stream must not break a slot transition).
  */
 
 export type EventMap = Record<string, unknown>

@@ -1,6 +1,6 @@
 /**
- * Events on the bus (DESIGN.md: "Every transition is an event on the bus: the dashboard (SSE),
- * metrics and logs all read the same events").
+ * Events on the bus. Every transition is an event on the bus: the dashboard (SSE), metrics and logs
+ * all read the same events (docs/architecture.md, "The slot lifecycle").
  */
 import type { ModelPullEvent, SlotMetricsEvent } from './api-events'
 import type { PullProgress } from './models'

@@ -8,6 +8,8 @@
  * body — millions of numbers, a number of ten million digits — costs what reading it costs.
  */
 
+import { isIntegerLiteral, numberLiteralEnd } from './json-numbers'
+
 export interface LiteralAt {
   /** The literal as written, cut to `maxLength` characters when `truncated`. */
   text: string
@@ -16,7 +18,6 @@ export interface LiteralAt {
   truncated: boolean
 }
 
-const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y
 /** An escaped key is decoded only when it could spell a wanted name (`\uXXXX` is 6 characters). */
 const ESCAPE_FACTOR = 6
 
@@ -33,7 +34,7 @@ export function numberLiteralsAt(
 ): Map<readonly string[], LiteralAt> {
   const found = new Map<readonly string[], LiteralAt>()
   const maxDepth = Math.max(0, ...paths.map((p) => p.length))
-  const longest = Math.max(0, ...paths.flat().map((k) => k.length))
+  const wantedKey = keyMatcher(text, paths)
   // Per open container: whether it is an object, and the wanted key its current value is under.
   const isObject: boolean[] = []
   const keys: (string | undefined)[] = []
@@ -55,8 +56,7 @@ export function numberLiteralsAt(
       if (expectKey) {
         expectKey = false
         const depth = isObject.length
-        keys[depth - 1] =
-          depth <= maxDepth ? wantedKey(text, start, i, escaped, paths, depth - 1, longest) : undefined
+        keys[depth - 1] = depth <= maxDepth ? wantedKey(start, i, escaped, depth - 1) : undefined
       }
     } else if (c === 0x7b || c === 0x5b) {
       isObject.push(c === 0x7b)
@@ -71,19 +71,18 @@ export function numberLiteralsAt(
       expectKey = isObject.at(-1) === true
       i++
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      NUMBER.lastIndex = i
-      const m = NUMBER.exec(text)
-      if (!m) {
+      const end = numberLiteralEnd(text, i)
+      if (end < 0) {
         i++
         continue
       }
-      const length = NUMBER.lastIndex - i
+      const length = end - i
       const path = isObject.length <= maxDepth ? pathAt(paths, isObject, keys) : undefined
       if (path) {
         const truncated = length > options.maxLength
         found.set(path, {
-          text: truncated ? text.slice(i, i + options.maxLength) : m[0],
-          integer: m[1] === undefined && m[2] === undefined,
+          text: text.slice(i, truncated ? i + options.maxLength : end),
+          integer: isIntegerLiteral(text.slice(i, end)),
           truncated,
         })
       }
@@ -93,27 +92,28 @@ export function numberLiteralsAt(
   return found
 }
 
-/** The wanted key (at `level`) that the string `text[start, end)` spells, if any. */
-function wantedKey(
+/**
+ * For `text` and the wanted `paths`: the function that answers which wanted key (at `level`) the
+ * string literal `text[start, end)` spells, if any (`escaped`: it holds a backslash escape).
+ */
+function keyMatcher(
   text: string,
-  start: number,
-  end: number,
-  escaped: boolean,
   paths: readonly (readonly string[])[],
-  level: number,
-  longest: number,
-): string | undefined {
-  const length = end - start - 2
-  if (length > (escaped ? longest * ESCAPE_FACTOR : longest)) return undefined
-  const key = escaped ? decode(text.slice(start, end)) : undefined
-  for (const path of paths) {
-    const name = path[level]
-    if (name === undefined) continue
-    if (key !== undefined ? key === name : length === name.length && text.startsWith(name, start + 1)) {
-      return name
+): (start: number, end: number, escaped: boolean, level: number) => string | undefined {
+  const longest = Math.max(0, ...paths.flat().map((k) => k.length))
+  return (start, end, escaped, level) => {
+    const length = end - start - 2
+    if (length > (escaped ? longest * ESCAPE_FACTOR : longest)) return undefined
+    const key = escaped ? decode(text.slice(start, end)) : undefined
+    for (const path of paths) {
+      const name = path[level]
+      if (name === undefined) continue
+      if (key !== undefined ? key === name : length === name.length && text.startsWith(name, start + 1)) {
+        return name
+      }
     }
+    return undefined
   }
-  return undefined
 }
 
 function decode(literal: string): string | undefined {

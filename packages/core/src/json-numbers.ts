@@ -4,7 +4,18 @@
  * `revive` decide, from the literal's exact text, what each number becomes. Pure and runtime-neutral.
  */
 
-const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
+
+/** Where the JSON number literal that starts at `i` ends (exclusive); -1 when none starts there. */
+export function numberLiteralEnd(text: string, i: number): number {
+  NUMBER.lastIndex = i
+  return NUMBER.test(text) ? NUMBER.lastIndex : -1
+}
+
+/** Whether a JSON number literal is an integer: no fraction, no exponent. */
+export function isIntegerLiteral(literal: string): boolean {
+  return !/[.eE]/.test(literal)
+}
 
 export interface NumberLiteral {
   /** The literal exactly as written (`18446744073709551615`, `1.0`, `2e3`). */
@@ -33,14 +44,14 @@ export function parseJsonNumbers(text: string, revive: (literal: NumberLiteral) 
       while (i < text.length && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1
       i++
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      NUMBER.lastIndex = i
-      const m = NUMBER.exec(text)
-      if (!m) {
+      const end = numberLiteralEnd(text, i)
+      if (end < 0) {
         i++
         continue
       }
-      out += `${text.slice(last, i)}"\\u0000n:${tag.slice(3)}${m[1] === undefined && m[2] === undefined ? 'i' : 'f'}${m[0]}"`
-      i += m[0].length
+      const literal = text.slice(i, end)
+      out += `${text.slice(last, i)}"\\u0000n:${tag.slice(3)}${isIntegerLiteral(literal) ? 'i' : 'f'}${literal}"`
+      i = end
       last = i
     } else i++
   }

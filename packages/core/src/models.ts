@@ -1,6 +1,6 @@
 /**
  * Model entries: what a registry ref, a curated id or a local file resolves to. The registry that
- * holds them lives in apps/providers; this is the shape every package agrees on.
+ * holds them lives in @svc/providers (`ModelStore`); this is the shape every package agrees on.
  */
 import type { LlmRole } from './slot-config'
 

@@ -14,7 +14,7 @@ describe('slot config', () => {
     expect(defaultSlotConfig('mine')).toBeUndefined()
   })
 
-  it('reads the example of DESIGN.md', () => {
+  it('reads the example of docs/configuration.md', () => {
     const r = parseSlotConfig(
       'primary',
       'enabled = true\nbackend = "vulkan"\n[model]\ndefault = "qwen3-0.6b-q8_0"\n',

@@ -1,5 +1,5 @@
 /**
- * Slot config: `<config>/slots/<slot>.toml` (DESIGN.md "Slot lifecycle").
+ * Slot config: `<config>/slots/<slot>.toml` (docs/configuration.md).
  *
  * `parseSlotConfig` is pure (text in, value out) and never throws: a broken file is an expected
  * outcome and comes back as a `SlotConfigError` that names the file, the field and what was expected.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { canTransition, nextStates, SLOT_STATES, SLOT_TRANSITIONS, type SlotState } from './slot-states'
 
-// The table of DESIGN.md written out as pairs, independently of SLOT_TRANSITIONS.
+// The table of docs/architecture.md written out as pairs, independently of SLOT_TRANSITIONS.
 const ALLOWED: Record<SlotState, SlotState[]> = {
   offline: ['pulling', 'starting'],
   pulling: ['starting', 'offline', 'unloading'],

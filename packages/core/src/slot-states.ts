@@ -1,5 +1,5 @@
 /**
- * Slot lifecycle as pure data (DESIGN.md "Slot lifecycle").
+ * Slot lifecycle as pure data (docs/architecture.md, "The slot lifecycle").
  *
  * `SLOT_TRANSITIONS` is the table; `canTransition` answers whether a move is allowed and
  * `nextState` whether an event is accepted in a state. The SlotManager consults these before every

@@ -5,9 +5,8 @@
  * the file.
  */
 import type { IncomingMessage } from 'node:http'
-import { SvcError } from '@svc/core'
-import * as v from 'valibot'
-import { assertJsonDepth } from './json-depth'
+import { parseJsonRequest, SvcError } from '@svc/core'
+import type * as v from 'valibot'
 
 /**
  * Reads the whole body up to `limit` bytes; 413 `request.too_large` beyond. Event listeners rather
@@ -48,34 +47,13 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   })
 }
 
-/** Parses and validates a JSON body; 400 `request.invalid` with `param` for the first problem. */
+/** Parses and validates a JSON body (core's `parseJsonRequest`); 400 `request.invalid` with `param`. */
 export function parseJsonBody<S extends v.GenericSchema>(
   raw: Buffer,
   contentType: string | undefined,
   schema: S,
 ): v.InferOutput<S> {
-  if (contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
-    throw new SvcError(
-      'request.invalid',
-      `expected a JSON body (content-type application/json), got ${contentType}`,
-    )
-  }
-  let data: unknown
-  const text = raw.toString('utf8')
-  assertJsonDepth(text)
-  try {
-    data = JSON.parse(text)
-  } catch {
-    throw new SvcError('request.invalid', 'request body is not valid JSON')
-  }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new SvcError('request.invalid', 'request body must be a JSON object')
-  }
-  const result = v.safeParse(schema, data)
-  if (result.success) return result.output
-  const issue = result.issues[0]
-  const param = v.getDotPath(issue)
-  throw new SvcError('request.invalid', param ? `${param}: ${issue.message}` : issue.message, { param })
+  return parseJsonRequest(raw.toString('utf8'), contentType, schema, { abortEarly: false })
 }
 
 /**

@@ -3,15 +3,16 @@
  * a slot or a hosted upstream, takes a slot lease (waiting while the slot loads, bounded), and
  * streams the request through. It always answers (errors as the JSON error body) and never throws.
  *
- * It works on Node's raw request/response on purpose: this is the hot path DESIGN.md measures, and
- * piping raw streams into a keep-alive `http.request` is what keeps the hop near Caddy's cost.
+ * It works on Node's raw request/response on purpose: this is the hot path `pnpm bench` measures
+ * (docs/architecture.md), and piping raw streams into a keep-alive `http.request` is what keeps the
+ * hop near Caddy's cost.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { type Lease, type ModelEntry, type SlotManager, SvcError } from '@svc/core'
+import { type Lease, type ProviderRoute, type SlotManager, SvcError } from '@svc/core'
 import { AgentPool } from './agents'
 import { parseJsonBody, readBody } from './body'
 import { ClientWatch } from './client-watch'
-import { type EndpointName, type EndpointSpec, endpointFor } from './endpoints'
+import { type EndpointSpec, endpointFor } from './endpoints'
 import { scanMultipartModel } from './multipart-model'
 import { rewriteModel, upstreamHeaders, upstreamUrl, writeResponse } from './outbound'
 import { type ForwardBody, type ForwardResult, forward, type NormaliseBody } from './proxy'
@@ -22,31 +23,8 @@ import type { HostedUpstream } from './upstreams'
 import type { Usage } from './usage'
 import { refuseImagesWithoutVision } from './vision'
 
-/** What the dispatcher needs of a slot's provider (structurally the provider contract's fields). */
-export interface SlotRoute {
-  readonly endpoints: readonly string[]
-  requestPath(endpoint: EndpointName): string
-  upstreamModel?(ctx: { model: ModelEntry }): string | undefined
-  /** Errors disguised as successes (FastFlowLM): see `ForwardRequest.normaliseBody`. */
-  normaliseBody?: NormaliseBody
-  translate?: {
-    readonly endpoints: readonly string[]
-    /** Whether this request needs the translator; false: proxied as usual. Absent = always. */
-    appliesTo?(request: {
-      endpoint: EndpointName
-      model: ModelEntry
-      body: Record<string, unknown>
-    }): boolean | Promise<boolean>
-    handle(request: {
-      endpoint: EndpointName
-      body: Record<string, unknown>
-      rawBody: string
-      base: URL
-      model: ModelEntry
-      signal: AbortSignal
-    }): Promise<Response>
-  }
-}
+/** What the dispatcher needs of a slot's provider: the request side of the provider contract. */
+export type SlotRoute = ProviderRoute
 
 export interface DispatchRecord {
   route: string
@@ -60,6 +38,29 @@ export interface DispatchRecord {
   /** svc's own time before the upstream request went out: body, validation, resolution, lease (s). */
   overheadSeconds?: number
   usage?: Usage
+}
+
+/** One client request as the dispatcher carries it: both ends, its id, and what it records. */
+interface Exchange {
+  req: IncomingMessage
+  res: ServerResponse
+  requestId: string
+  client: ClientWatch
+  record: DispatchRecord
+  /** `performance.now()` when it arrived. */
+  started: number
+}
+
+/** One hop to an upstream. */
+interface Hop {
+  target: Target
+  url: URL
+  body: ForwardBody
+  timeoutMs: number
+  /** A hosted upstream's API key (sent as the bearer). */
+  auth?: string
+  retryUnreachable?: boolean
+  normaliseBody?: NormaliseBody
 }
 
 /** Replicas one request may try when the first cannot be reached. */
@@ -104,6 +105,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const spec = endpointFor(path)!
     const client = new ClientWatch(res)
     const record: DispatchRecord = { route: path, slot: '-', status: 0, outcome: 'error', seconds: 0 }
+    const x: Exchange = { req, res, requestId, client, record, started }
     let lease: Lease | undefined
     try {
       if (req.method !== 'POST') {
@@ -158,22 +160,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         const out = rewriteModel(body, json, upstreamModel)
         // A replica that cannot be reached leaves the rotation and the request goes to another one.
         for (let attempt = 1; ; attempt++) {
-          const result = await send(
+          const result = await send(x, {
             target,
-            upstreamUrl(lease.base, route.requestPath(spec.endpoint)),
-            out,
-            req,
-            res,
-            requestId,
-            client,
-            upstreamTimeoutMs,
-            record,
-            started,
-            {
-              retryUnreachable: lease.fail !== undefined && attempt < MAX_REPLICA_TRIES,
-              ...(route.normaliseBody ? { normaliseBody: route.normaliseBody } : {}),
-            },
-          )
+            url: upstreamUrl(lease.base, route.requestPath(spec.endpoint)),
+            body: out,
+            timeoutMs: upstreamTimeoutMs,
+            retryUnreachable: lease.fail !== undefined && attempt < MAX_REPLICA_TRIES,
+            ...(route.normaliseBody ? { normaliseBody: route.normaliseBody } : {}),
+          })
           if (result.outcome !== 'unreachable') break
           lease.fail?.(`unreachable (${result.cause})`)
           lease.release()
@@ -181,7 +175,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           lease = await target.slot.acquire({ signal: client.signal, timeoutMs: queueTimeoutMs })
         }
       } else {
-        await sendHosted(target, spec, body, json, req, res, requestId, client, record, started)
+        await sendHosted(x, target, { spec, body, json })
       }
     } catch (error) {
       // A client that went away aborts what was running for it: expected, not a bug.
@@ -226,35 +220,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
-  async function send(
-    target: Target,
-    url: URL,
-    body: ForwardBody,
-    req: IncomingMessage,
-    res: ServerResponse,
-    requestId: string,
-    client: ClientWatch,
-    timeoutMs: number,
-    record: DispatchRecord,
-    started: number,
-    extra: { auth?: string; retryUnreachable?: boolean; normaliseBody?: NormaliseBody } = {},
-  ): Promise<ForwardResult> {
+  async function send(x: Exchange, hop: Hop): Promise<ForwardResult> {
+    const { record } = x
     let sentAt = 0
     const result = await forward({
-      url,
-      headers: upstreamHeaders(req, body, requestId, extra.auth),
-      ...(extra.normaliseBody ? { normaliseBody: extra.normaliseBody } : {}),
-      ...(extra.retryUnreachable ? { retryUnreachable: true } : {}),
-      body,
-      res,
-      client,
-      timeoutMs,
-      who: target.kind === 'slot' ? `slot ${target.slot.name}` : `upstream ${target.upstream.name}`,
-      agent: agents.get(url),
-      requestId,
+      url: hop.url,
+      headers: upstreamHeaders(x.req, hop.body, x.requestId, hop.auth),
+      ...(hop.normaliseBody ? { normaliseBody: hop.normaliseBody } : {}),
+      ...(hop.retryUnreachable ? { retryUnreachable: true } : {}),
+      body: hop.body,
+      res: x.res,
+      client: x.client,
+      timeoutMs: hop.timeoutMs,
+      who:
+        hop.target.kind === 'slot' ? `slot ${hop.target.slot.name}` : `upstream ${hop.target.upstream.name}`,
+      agent: agents.get(hop.url),
+      requestId: x.requestId,
       onUpstreamRequest: () => {
         sentAt = performance.now()
-        record.overheadSeconds = (sentAt - started) / 1000
+        record.overheadSeconds = (sentAt - x.started) / 1000
       },
       onFirstByte: () => {
         record.ttfbSeconds = (performance.now() - sentAt) / 1000
@@ -268,16 +252,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   async function sendHosted(
+    x: Exchange,
     target: Extract<Target, { kind: 'hosted' }>,
-    spec: EndpointSpec,
-    body: ForwardBody,
-    json: Record<string, unknown> | undefined,
-    req: IncomingMessage,
-    res: ServerResponse,
-    requestId: string,
-    client: ClientWatch,
-    record: DispatchRecord,
-    started: number,
+    request: { spec: EndpointSpec; body: ForwardBody; json: Record<string, unknown> | undefined },
   ): Promise<void> {
     const { upstream, model } = target
     if (upstream.apiKeyEnv && !upstream.apiKey) {
@@ -286,21 +263,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         `upstream ${upstream.name} has no API key: set ${upstream.apiKeyEnv} in svc's environment`,
       )
     }
-    const out = rewriteModel(body, json, model)
-    const url = upstreamUrl(upstream.baseUrl, spec.hostedPath.replace(/^\//, ''))
-    await send(
+    await send(x, {
       target,
-      url,
-      out,
-      req,
-      res,
-      requestId,
-      client,
-      upstream.timeoutMs,
-      record,
-      started,
-      upstream.apiKey ? { auth: upstream.apiKey } : {},
-    )
+      url: upstreamUrl(upstream.baseUrl, request.spec.hostedPath.replace(/^\//, '')),
+      body: rewriteModel(request.body, request.json, model),
+      timeoutMs: upstream.timeoutMs,
+      ...(upstream.apiKey ? { auth: upstream.apiKey } : {}),
+    })
   }
 
   return {

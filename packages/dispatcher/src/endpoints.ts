@@ -1,7 +1,8 @@
 /**
  * The OpenAI endpoints svc dispatches, by path. `endpoint` is the provider-contract name the
- * upstream path is looked up by; `schema` validates JSON bodies; `slot` pins an endpoint to a slot.
+ * upstream path is looked up by; `schema` validates JSON bodies; `pinnedSlot` pins it to a slot.
  */
+import type { Endpoint } from '@svc/core'
 import type * as v from 'valibot'
 import {
   ChatCompletionSchema,
@@ -12,26 +13,24 @@ import {
   SpeechSchema,
 } from './schemas'
 
-export type EndpointName =
-  | 'chat'
-  | 'completions'
-  | 'embeddings'
-  | 'rerank'
-  | 'transcriptions'
-  | 'speech'
-  | 'images'
+/** The provider contract's endpoint names (core's `Endpoint`). */
+export type EndpointName = Endpoint
 
 export interface EndpointSpec {
   endpoint: EndpointName
   body: 'json' | 'multipart'
   schema?: v.GenericSchema
-  /** `/v1/images/*` always goes to this slot (DESIGN.md "Dispatcher"). */
+  /** `/v1/images/*` always goes to this slot (README "The OpenAI API"). */
   pinnedSlot?: string
   /** For hosted upstreams (OpenAI-compatible): the path after their base URL. */
   hostedPath: string
 }
 
-export const ENDPOINTS: Record<string, EndpointSpec> = {
+/**
+ * The inference routes, by path: what `/v1/*` path is which endpoint and how its body is read. (The
+ * endpoint *names* are the provider contract's; this table only maps paths to them.)
+ */
+export const INFERENCE_ROUTES: Record<string, EndpointSpec> = {
   '/v1/chat/completions': {
     endpoint: 'chat',
     body: 'json',
@@ -69,5 +68,5 @@ export const ENDPOINTS: Record<string, EndpointSpec> = {
 }
 
 export function endpointFor(path: string): EndpointSpec | undefined {
-  return ENDPOINTS[path]
+  return INFERENCE_ROUTES[path]
 }

@@ -1,12 +1,24 @@
-export * from './body'
+/**
+ * @svc/dispatcher: the `/v1/*` inference hop on Node's raw request and response. Slots and providers
+ * come in by injection; it imports only core.
+ */
+// biome-ignore-all assist/source/organizeImports: grouped by topic (a table of contents), not sorted
+
+// The dispatcher, and the paths it answers.
 export * from './dispatcher'
 export * from './endpoints'
-export * from './json-depth'
-export * from './multipart-model'
-export * from './normalise'
-export * from './resolve'
-export * from './respond'
+
+// Reading a request: bodies, the schemas they must match, `model` in a multipart upload, images.
+export * from './body'
 export * from './schemas'
-export * from './upstreams'
-export * from './usage'
+export * from './multipart-model'
 export * from './vision'
+
+// Where it goes: slots and hosted upstreams.
+export * from './resolve'
+export * from './upstreams'
+
+// What comes back: upstream errors normalised, svc's errors written, token usage read.
+export * from './normalise'
+export * from './respond'
+export * from './usage'

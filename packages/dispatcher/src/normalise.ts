@@ -1,5 +1,5 @@
 /**
- * Upstream error bodies of any shape → the error body of DESIGN.md. Shapes seen (PROVIDERS.md §0):
+ * Upstream error bodies of any shape → svc's error body (docs/architecture.md "Errors"). Shapes seen (docs/providers.md):
  * llama.cpp / OpenAI `{"error":{"message","type","code"}}`, whisper.cpp and FastFlowLM
  * `{"error":"…"}` (FLM even with HTTP 200), FastAPI `{"detail":"…"}` / `{"detail":[{loc,msg}]}` /
  * `{"detail":{"error","message","type"}}` (Kokoro), plain text, and HTML error pages of proxies.

@@ -12,7 +12,7 @@ import {
   type ServerResponse,
 } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import { SvcError } from '@svc/core'
+import { type ProviderRoute, SvcError } from '@svc/core'
 import { uploadTooLarge } from './body'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
 import { pipeCapped } from './pipe-capped'
@@ -67,10 +67,13 @@ export interface ForwardRequest {
 }
 
 /** See `ForwardRequest.normaliseBody`; `body` is the parsed JSON (`null` for an empty body). */
-export type NormaliseBody = (
-  status: number,
-  body: unknown,
-) => { status: number; body: unknown; headers: Record<string, string> } | undefined
+export type NormaliseBody = NonNullable<ProviderRoute['normaliseBody']>
+
+/** How a relay ends the hop: with the result, or with an error answered to the client. */
+export interface Settle {
+  finish(result: ForwardResult): void
+  fail(error: SvcError): void
+}
 
 export interface ForwardResult {
   status: number
@@ -153,14 +156,14 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
       const status = up.statusCode ?? 502
       const type = up.headers['content-type']
       if (f.normaliseBody && !/text\/event-stream/i.test(type ?? '')) {
-        relayNormalised(up, status, f, finish, fail)
+        relayNormalised(up, status, f, { finish, fail })
         return
       }
       if (status >= 400) {
         readSome(up, MAX_ERROR_BODY).then((body) => fail(normaliseUpstreamError(status, body, type, f.who)))
         return
       }
-      relay(up, status, f, finish, fail)
+      relay(up, status, f, { finish, fail })
     }
     upstream.on('error', onError)
     upstream.on('response', onResponse)
@@ -179,13 +182,8 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
   })
 }
 
-function relay(
-  up: IncomingMessage,
-  status: number,
-  f: ForwardRequest,
-  finish: (r: ForwardResult) => void,
-  fail: (e: SvcError) => void,
-): void {
+function relay(up: IncomingMessage, status: number, f: ForwardRequest, settle: Settle): void {
+  const { finish, fail } = settle
   const isSse = /text\/event-stream/i.test(up.headers['content-type'] ?? '')
   const isJson = /json/i.test(up.headers['content-type'] ?? '')
   let previous: Buffer | undefined

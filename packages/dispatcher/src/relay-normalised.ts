@@ -6,7 +6,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http'
 import { SvcError } from '@svc/core'
 import { normaliseUpstreamError } from './normalise'
-import type { ForwardRequest, ForwardResult } from './proxy'
+import type { ForwardRequest, Settle } from './proxy'
 import { relayed } from './relayed-headers'
 import { TAIL } from './reply-text'
 import { usageFromTail } from './usage'
@@ -19,9 +19,9 @@ export function relayNormalised(
   up: IncomingMessage,
   status: number,
   f: ForwardRequest,
-  finish: (r: ForwardResult) => void,
-  fail: (e: SvcError) => void,
+  settle: Settle,
 ): void {
+  const { finish, fail } = settle
   const chunks: Buffer[] = []
   let size = 0
   let ended = false

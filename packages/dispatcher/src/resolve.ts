@@ -1,5 +1,5 @@
 /**
- * Resolution of the `model` field (DESIGN.md "Dispatcher"): slot name → its model; registry ref →
+ * Resolution of the `model` field (docs/architecture.md, "A request's path"): slot name → its model; registry ref →
  * the slot that owns it; upstream ref → the hosted service; a known ref in no slot → 409
  * `model.not_loaded`; anything else → 404 `model.not_found`. `/v1/images/*` is pinned to `img`.
  */

@@ -1,29 +1,28 @@
 import type { ServerResponse } from 'node:http'
-import { SvcError } from '@svc/core'
+import { renderError, type SvcError } from '@svc/core'
 
 /**
- * Writes an error as the JSON error body of DESIGN.md. After headers went out (a stream in flight)
- * nothing can be said any more: the connection is cut so the client sees a failure, not success.
+ * Writes an error as svc's error body (`renderError`, docs/architecture.md "Errors"). After headers
+ * went out (a stream in flight) nothing can be said any more: the connection is cut so the client
+ * sees a failure, not success. Returns the status.
  */
 export function writeError(res: ServerResponse, error: unknown, requestId: string): number {
-  const err = error instanceof SvcError ? error : new SvcError('internal.error', 'internal error')
+  const rendered = renderError(error)
   if (res.headersSent) {
     res.destroy()
-    return err.status
+    return rendered.status
   }
-  if (res.destroyed) return err.status
-  const body = JSON.stringify(err.toBody())
-  res.writeHead(err.status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
+  if (res.destroyed) return rendered.status
+  res.writeHead(rendered.status, {
+    ...rendered.headers,
+    'content-length': Buffer.byteLength(rendered.body),
     'x-request-id': requestId,
-    ...err.headers,
   })
-  res.end(body)
-  return err.status
+  res.end(rendered.body)
+  return rendered.status
 }
 
-/** The SSE error event that ends a stream whose upstream died mid-way (PROVIDERS.md §6.6). */
+/** The SSE error event that ends a stream whose upstream died mid-way (what OpenAI's SDKs read). */
 export function sseErrorEvent(error: SvcError): string {
   return `data: ${JSON.stringify(error.toBody())}\n\n`
 }

@@ -1,52 +1,38 @@
-export * from './argv'
+/**
+ * `@svc/providers`: what runs a slot. This entry is public (a third-party provider imports its
+ * contract from here) and reads as the package's table of contents. What only svc's own apps and
+ * tests use is behind subpath exports: `@svc/providers/models` (catalogue, model store, downloads),
+ * `@svc/providers/memory` (memory devices and load estimates), `@svc/providers/manifest` (pinned
+ * container images) and `@svc/providers/internals` (runtime details).
+ */
+// biome-ignore-all assist/source/organizeImports: grouped by topic (a table of contents), not sorted
+
+// The provider contract, and the helpers a provider is written with.
 export * from './contract'
-export * from './engines/cmake-build'
-export * from './engines/llama-server-build'
-export * from './engines/run-command'
-export * from './engines/whisper-server-build'
-export * from './image/index'
+export * from './argv'
+
+// The five providers (and what each needs from the app: an image cache, a voice store).
 export * from './llm/llm-provider'
-export * from './manifest/image-ref'
-export * from './manifest/manifest'
-export * from './manifest/pin'
-export * from './manifest/registry-client'
-export * from './memory/devices'
-export * from './memory/estimate'
-export * from './memory/gguf-metadata'
-export * from './models/catalogue'
-export * from './models/download'
-export * from './models/model-store'
-export * from './models/model-url'
-export * from './npu/flm-errors'
-export * from './npu/flm-models'
 export * from './npu/npu-provider'
-export * from './npu/npu-runtime'
-export * from './npu/shared-upstreams'
-export * from './picker/decide'
-export * from './picker/detect'
-export * from './picker/engine-probe'
-export * from './picker/gpu-memory'
-export * from './picker/picker'
-export * from './runtimes/container'
-export * from './runtimes/container-handle'
-export * from './runtimes/container-instance'
-export * from './runtimes/container-pull'
-export * from './runtimes/container-spec'
-export * from './runtimes/free-port'
-export * from './runtimes/process'
-export * from './runtimes/process-memory'
-export * from './runtimes/program'
-export * from './runtimes/remote'
-export * from './runtimes/remote-models'
-export * from './runtimes/runtime'
-export * from './runtimes/swarm'
-export * from './runtimes/swarm-handle'
-export * from './runtimes/swarm-spec'
-export * from './runtimes/swarm-tasks'
-export * from './slot-driver'
+export { npuModelEntries } from './npu/flm-models'
 export * from './stt/stt-provider'
-export * from './tts/audio-sniff'
-export * from './tts/cloning-speech'
 export * from './tts/tts-provider'
 export * from './tts/voice-store'
-export * from './tts/wav-encode'
+export * from './image/image-provider'
+export * from './image/image-cache'
+
+// The runtimes: where an upstream runs (host process, container, remote URL, swarm service, the
+// NPU's shared server), and the glue from a provider and a runtime to core's SlotDriver port.
+export * from './runtimes/runtime'
+export * from './runtimes/process'
+export * from './runtimes/container'
+export * from './runtimes/remote'
+export * from './runtimes/swarm'
+export * from './npu/npu-runtime'
+export * from './npu/shared-upstreams'
+export * from './provider-driver'
+
+// The picker: this machine's hardware, and which backends and runtimes each provider gets here.
+export * from './picker/picker'
+export * from './picker/detect'
+export * from './picker/decide'

@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ModelEntry } from '@svc/core'
-import { findEngine } from '@svc/core/node'
+import { findEngine } from '@svc/engines'
 import {
   docker,
   ensureDockerEngine,

@@ -14,8 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { Provider } from '../src/contract'
 import { createLlmProvider } from '../src/llm/llm-provider'
 import { ModelStore } from '../src/models/model-store'
+import { createSlotDriver } from '../src/provider-driver'
 import { createContainerRuntime } from '../src/runtimes/container'
-import { createSlotDriver } from '../src/slot-driver'
 import { type ContainerFixture, containerFixture } from './container-fixture'
 
 // The container runtime as a drop-in Runtime under the real slot driver and Slot (the API's path,

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { cacheIdOf, createImageCache } from '../src/index'
+import { cacheIdOf, createImageCache } from '../src/image/image-cache'
 
 let dir: string
 beforeEach(async () => {

@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url'
 import type { ModelEntry } from '@svc/core'
 import { startComfyStandIn } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createImageCache, createImageProvider, type Provider, type SlotContext } from '../src/index'
+import type { Provider, SlotContext } from '../src/contract'
+import { createImageCache } from '../src/image/image-cache'
+import { createImageProvider } from '../src/image/image-provider'
 
 const WORKFLOWS = fileURLToPath(new URL('../../../workflows', import.meta.url))
 const model: ModelEntry = { id: 'sdxl-turbo', format: 'checkpoint', provider: 'image', source: 'catalogue' }

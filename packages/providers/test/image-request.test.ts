@@ -1,6 +1,7 @@
 import { SvcError } from '@svc/core'
 import { describe, expect, it } from 'vitest'
-import { exactSeeds, parseImageRequest, stringifyJsonBig } from '../src/index'
+import { stringifyJsonBig } from '../src/image/big-json'
+import { exactSeeds, parseImageRequest } from '../src/image/image-request'
 
 function refused(body: unknown): SvcError {
   try {

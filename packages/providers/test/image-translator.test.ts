@@ -7,12 +7,8 @@ import { fileURLToPath } from 'node:url'
 import { type ModelEntry, SvcError } from '@svc/core'
 import { type ComfyStandIn, type ComfyStandInOptions, readPngInfo, startComfyStandIn } from '@svc/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import {
-  createImageCache,
-  createImageTranslator,
-  type ImageCache,
-  type ImageTranslatorOptions,
-} from '../src/index'
+import { createImageCache, type ImageCache } from '../src/image/image-cache'
+import { createImageTranslator, type ImageTranslatorOptions } from '../src/image/image-translator'
 
 const WORKFLOWS = fileURLToPath(new URL('../../../workflows', import.meta.url))
 const CHECKPOINTS = [

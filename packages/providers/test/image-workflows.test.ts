@@ -2,7 +2,9 @@ import { readdir, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { readPngInfo, startComfyStandIn } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
-import { fillWorkflow, loadCatalogue, loadWorkflowTemplate, stringifyJsonBig } from '../src/index'
+import { stringifyJsonBig } from '../src/image/big-json'
+import { fillWorkflow, loadWorkflowTemplate } from '../src/image/workflow-template'
+import { loadCatalogue } from '../src/models/catalogue'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const WORKFLOWS = `${ROOT}workflows`
@@ -29,7 +31,7 @@ describe('workflow templates', () => {
     }
   })
 
-  it('carry the defaults workflows.md gives each model', async () => {
+  it('carry the defaults workflows/README.md gives each model', async () => {
     const facts = {
       'sd-1.5-pruned-emaonly': {
         size: [512, 512],

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { ModelEntry, UpstreamHandle } from '@svc/core'
-import { findEngine } from '@svc/core/node'
+import { findEngine } from '@svc/engines'
 import { missingPart, writeTinyWhisper } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createProcessRuntime } from '../src/runtimes/process'
@@ -95,7 +95,7 @@ describe.skipIf(!available)('whisper-server as the stt provider runs it', () => 
     expect(Array.isArray(verbose.segments)).toBe(true)
   })
 
-  // PROVIDERS.md says {"error": …}; the server's error handler replaces every 400 body with plain
+  // whisper-server's docs say {"error": …}; the server's error handler replaces every 400 body with plain
   // text, which the dispatcher normalises like any other upstream error.
   it('refuses a request without a file with 400 "Invalid request" (plain text)', async () => {
     const form = new FormData()

@@ -97,7 +97,12 @@ export async function pushTestImage(
   )
   const manifestDigest = sha(manifest)
   const manifestRef = options.index ? manifestDigest : tag
-  await putManifest(registryUrl, name, manifestRef, manifest, 'application/vnd.oci.image.manifest.v1+json')
+  await putManifest(
+    registryUrl,
+    { name, ref: manifestRef },
+    manifest,
+    'application/vnd.oci.image.manifest.v1+json',
+  )
   if (!options.index) return { digest: manifestDigest, manifestDigest }
   const index = Buffer.from(
     JSON.stringify({
@@ -113,7 +118,7 @@ export async function pushTestImage(
       ],
     }),
   )
-  await putManifest(registryUrl, name, tag, index, 'application/vnd.oci.image.index.v1+json')
+  await putManifest(registryUrl, { name, ref: tag }, index, 'application/vnd.oci.image.index.v1+json')
   return { digest: sha(index), manifestDigest }
 }
 
@@ -196,14 +201,14 @@ async function pushBlob(registryUrl: string, name: string, data: Buffer): Promis
   if (put.status !== 201) throw new Error(`blob upload failed: HTTP ${put.status} ${await put.text()}`)
 }
 
+/** `PUT /v2/<name>/manifests/<ref>` of `body` (an image manifest or an index, by `mediaType`). */
 async function putManifest(
   registryUrl: string,
-  name: string,
-  ref: string,
+  at: { name: string; ref: string },
   body: Buffer,
   mediaType: string,
 ): Promise<void> {
-  const res = await fetch(`${registryUrl}/v2/${name}/manifests/${ref}`, {
+  const res = await fetch(`${registryUrl}/v2/${at.name}/manifests/${at.ref}`, {
     method: 'PUT',
     headers: { 'content-type': mediaType },
     body: new Uint8Array(body),

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { findEngine } from '@svc/core/node'
+import { findEngine } from '@svc/engines'
 import type { TinyGgufRole } from './gguf/tiny-llama'
 
 /** The flags each role needs on top of the common ones (what a slot of that role passes too). */

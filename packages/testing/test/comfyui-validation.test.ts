@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ComfyStandIn, startComfyStandIn } from '../src/index'
 
-/** workflows.md (a): ComfyUI's default SD 1.5 API prompt. Output node "9". */
+/** ComfyUI's default SD 1.5 API prompt (workflows/sd-1.5-pruned-emaonly.json). Output node "9". */
 function sd15(): Record<string, { class_type: string; inputs: Record<string, unknown> }> {
   return {
     '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'v1-5-pruned-emaonly.safetensors' } },

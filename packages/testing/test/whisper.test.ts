@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { findEngine } from '@svc/core/node'
+import { findEngine } from '@svc/engines'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   buildTinyWhisper,

@@ -62,7 +62,7 @@ const PASS_OFF: AuthOutcome = { ok: true, principal: AUTH_OFF }
 const PASS_ANONYMOUS: AuthOutcome = { ok: true, principal: ANONYMOUS }
 
 /**
- * Authentication and scope checks (DESIGN.md "Authentication"), framework-neutral.
+ * Authentication and scope checks (README "Authentication"), framework-neutral.
  *
  * - Open endpoints pass; credentials shown there are still checked so that `principal` says who
  *   called, but a bad one never fails an open request.

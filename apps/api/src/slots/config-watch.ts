@@ -17,7 +17,7 @@ import { type FSWatcher, mkdirSync, watch } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { defaultSlotConfig, parseSlotConfig, SLOT_NAME_PATTERN, type SlotConfigEvent } from '@svc/core'
-import type { Logger } from '../logger'
+import type { Logger } from '@svc/core/node'
 import type { SlotSystem } from './slot-system'
 
 export interface SlotConfigWatcher {

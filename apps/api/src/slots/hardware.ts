@@ -1,15 +1,13 @@
+import type { Logger } from '@svc/core/node'
 import {
   createContainerRuntime,
   createSwarmRuntime,
-  defaultImagesManifestPath,
   detectHardware,
   type HardwareFacts,
-  type ImageManifest,
-  loadImageManifest,
-  loadInstanceId,
   type Runtime,
 } from '@svc/providers'
-import type { Logger } from '../logger'
+import { loadInstanceId } from '@svc/providers/internals'
+import { defaultImagesManifestPath, type ImageManifest, loadImageManifest } from '@svc/providers/manifest'
 
 export interface HardwareWiring {
   manifest?: ImageManifest

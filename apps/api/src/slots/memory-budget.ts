@@ -23,8 +23,8 @@ import {
   type SvcEvents,
   shortfallMessage,
 } from '@svc/core'
-import { deviceFor, estimateLoad, type LoadEstimate, type MemoryDevice } from '@svc/providers'
-import type { Logger } from '../logger'
+import type { Logger } from '@svc/core/node'
+import { deviceFor, estimateLoad, type LoadEstimate, type MemoryDevice } from '@svc/providers/memory'
 import type { Placement } from './placement'
 
 export interface DeviceBudget extends MemoryDevice {

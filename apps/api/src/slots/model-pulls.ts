@@ -5,7 +5,7 @@
  * pull: the routes refuse to start a second writer of the same `.part` file.
  */
 import type { EventBus, ModelEntry, ModelPullEvent, SvcEvents } from '@svc/core'
-import type { ModelStore } from '@svc/providers'
+import type { ModelStore } from '@svc/providers/models'
 
 export interface ModelPulls {
   /** Starts (or joins) the pull of `entry`; resolves once it has started. */

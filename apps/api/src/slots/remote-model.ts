@@ -7,7 +7,9 @@
  */
 import { stat } from 'node:fs/promises'
 import { type ModelEntry, type SlotConfig, SvcError } from '@svc/core'
-import { fetchRemoteModels, type ModelStore, type Provider } from '@svc/providers'
+import type { Provider } from '@svc/providers'
+import { fetchRemoteModels } from '@svc/providers/internals'
+import type { ModelStore } from '@svc/providers/models'
 
 /** The URLs of a remote slot (`url` or `urls`). */
 export function remoteUrls(config: SlotConfig): string[] {

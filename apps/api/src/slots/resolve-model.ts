@@ -4,7 +4,8 @@
  * when the slot's provider or this machine cannot serve it.
  */
 import { type LoadOptions, type ModelEntry, type SlotConfig, SvcError } from '@svc/core'
-import type { ModelStore, Provider } from '@svc/providers'
+import type { Provider } from '@svc/providers'
+import type { ModelStore } from '@svc/providers/models'
 import type { Placer } from './placement'
 import { resolveRemoteModel } from './remote-model'
 

@@ -1,8 +1,8 @@
 /**
  * Wires the slot machinery: config dir → SlotManager, each slot's driver built from its provider
  * (built-in or third-party), its placement (backend and runtime: config first, then the picker's
- * choice for this machine) and its runtime; the model store; one event bus. Apps are the only place
- * that knows both `@svc/core` and `@svc/providers`.
+ * choice for this machine) and its runtime; the model store; one event bus. Only apps wire core's
+ * slots to the providers and runtimes of `@svc/providers` (core never imports them).
  */
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,6 +23,7 @@ import {
   type SvcEvents,
   systemClock,
 } from '@svc/core'
+import type { Logger } from '@svc/core/node'
 import { readSlotConfigDir } from '@svc/core/node'
 import {
   createImageCache,
@@ -37,18 +38,15 @@ import {
   describeProvider,
   type HardwareFacts,
   type ImageCache,
-  type ImageManifest,
-  loadCatalogue,
-  type MemoryDeviceOptions,
-  ModelStore,
-  memoryDevices,
   npuModelEntries,
   type Picker,
   type Provider,
   type Runtime,
   type VoiceStore,
 } from '@svc/providers'
-import type { Logger } from '../logger'
+import type { ImageManifest } from '@svc/providers/manifest'
+import { type MemoryDeviceOptions, memoryDevices } from '@svc/providers/memory'
+import { loadCatalogue, ModelStore } from '@svc/providers/models'
 import { createMemoryBudget, type MemoryBudget } from './memory-budget'
 import { createModelRoutedRuntime } from './model-runtime'
 import { createPlacer } from './placement'

@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { findEngine } from '@svc/core/node'
-import { pinManifest } from '@svc/providers'
+import { findEngine } from '@svc/engines'
+import { pinManifest } from '@svc/providers/manifest'
 import {
   type ApiProcess,
   docker,

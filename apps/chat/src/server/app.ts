@@ -73,7 +73,7 @@ export function createChatApp(deps: ChatDeps) {
 
   app.notFound((c) => {
     const error = new SvcError('route.not_found', `no route for ${c.req.method} ${c.req.path}`)
-    return c.json(error.toBody(), 404)
+    return renderError(error, c, deps.logger)
   })
   app.onError((error, c) => renderError(error, c, deps.logger))
   return routes

@@ -1,6 +1,6 @@
 import type { ProxyTrust } from '@svc/auth'
+import type { Logger } from '@svc/core/node'
 import type { Generations } from './chat/generations'
-import type { Logger } from './logger'
 import type { ChatStore } from './store/chat-store'
 import type { FileBytes } from './store/file-bytes'
 import type { SvcApi } from './upstream/svc-api'

@@ -3,8 +3,9 @@
  * environment. Listens on SVC_CHAT_HOST:SVC_CHAT_PORT; on SIGTERM/SIGINT ends running answers (kept,
  * marked interrupted), closes the database and exits 0.
  */
+
+import { createLogger, stopOnSignals } from '@svc/core/node'
 import { type ChatEnv, readChatEnv } from './env'
-import { createLogger } from './logger'
 import { type ChatServer, startChat } from './server'
 
 async function main(): Promise<void> {
@@ -23,17 +24,7 @@ async function main(): Promise<void> {
     logger.error('cannot start', { host: env.host, port: env.port, error })
     process.exit(1)
   }
-  let stopping = false
-  const stop = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    logger.info('stopping', { signal })
-    await chat.stop()
-    logger.info('stopped')
-    process.exit(0)
-  }
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
+  stopOnSignals(() => chat.stop(), logger)
 }
 
 void main()

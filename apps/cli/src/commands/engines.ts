@@ -4,7 +4,7 @@ import {
   buildWhisperServer,
   LLAMA_BUILD_BACKENDS,
   type LlamaBuildBackend,
-} from '@svc/providers'
+} from '@svc/engines'
 import { CliError, type Command } from '../context'
 
 export const enginesCommand: Command = {

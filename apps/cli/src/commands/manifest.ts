@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { defaultImagesManifestPath, parseImageManifest, pinManifest } from '@svc/providers'
+import { defaultImagesManifestPath, parseImageManifest, pinManifest } from '@svc/providers/manifest'
 import { type CliContext, CliError, type Command } from '../context'
 
 const HELP = `Usage: svc manifest <pin|ls> [entry…] [--file path]

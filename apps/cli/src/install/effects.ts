@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto'
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, statSync } from 'node:fs'
-import { mkdir, open, rename, rm } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
-import { syncDir } from '@svc/core/node'
+import { mkdir, open, rm } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { writeFileAtomic } from '@svc/core/node'
 import { CliError } from '../context'
 import { runCommand, shellQuote } from './exec'
 import { readUserDb } from './user-db'
@@ -144,24 +143,7 @@ export class Effects {
       this.log(`would ${verb} ${target} (${describe(own)})`)
       return
     }
-    await mkdir(dirname(path), { recursive: true })
-    const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
-    try {
-      const fh = await open(tmp, 'wx', 0o600)
-      try {
-        await fh.writeFile(bytes)
-        if (ids) await fh.chown(ids.uid, ids.gid)
-        await fh.chmod(own.mode)
-        await fh.sync()
-      } finally {
-        await fh.close()
-      }
-      await rename(tmp, path)
-    } catch (error) {
-      await rm(tmp, { force: true })
-      throw error
-    }
-    await syncDir(dirname(path))
+    await writeFileAtomic(path, bytes, { mode: own.mode, ...(ids ? { owner: ids } : {}) })
     this.log(`${verb === 'create' ? 'created' : 'updated'} ${target} (${describe(own)})`)
   }
 

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process'
-import { accessSync, constants, statSync } from 'node:fs'
-import { delimiter, join } from 'node:path'
+import { findOnPath } from '@svc/engines'
 
 export interface CommandResult {
   code: number | null
@@ -38,17 +37,7 @@ export function runCommand(
 
 /** The first executable `name` on `PATH` (only PATH: a PATH without package managers has none). */
 export function which(name: string, path: string | undefined): string | undefined {
-  for (const dir of (path ?? '').split(delimiter)) {
-    if (!dir) continue
-    const candidate = join(dir, name)
-    try {
-      accessSync(candidate, constants.X_OK)
-      if (statSync(candidate).isFile()) return candidate
-    } catch {
-      // not here
-    }
-  }
-  return undefined
+  return findOnPath(name, path)
 }
 
 /** `argv` as a person would type it (for messages and `--dry-run`). */

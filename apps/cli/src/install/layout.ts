@@ -1,5 +1,5 @@
 /**
- * Where an installed svc lives on the target system (DESIGN.md "Files"). Every path here is a path
+ * Where an installed svc lives on the target system (docs/operations.md, "Files"). Every path here is a path
  * on the target; with `--root DIR` the installer writes `DIR/<path>` but the files it renders still
  * name the target paths (a unit says `/etc/svc/api.env`, never the staging directory).
  */

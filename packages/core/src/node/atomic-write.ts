@@ -5,6 +5,11 @@ import { basename, dirname, join } from 'node:path'
 export interface AtomicWriteOptions {
   /** File mode of the new file (e.g. 0o600 for tokens.toml). Default 0o644. */
   mode?: number
+  /**
+   * Owner of the new file (the installer writing for the svc user). The temp file stays 0600 until
+   * it has this owner, so nobody else can read the content in between.
+   */
+  owner?: { uid: number; gid: number }
 }
 
 /**
@@ -22,9 +27,10 @@ export async function writeFileAtomic(
   const mode = options.mode ?? 0o644
   await mkdir(dir, { recursive: true })
   try {
-    const fh = await open(tmp, 'wx', mode)
+    const fh = await open(tmp, 'wx', options.owner ? 0o600 : mode)
     try {
       await fh.writeFile(data)
+      if (options.owner) await fh.chown(options.owner.uid, options.owner.gid)
       await fh.chmod(mode) // the umask may have narrowed or widened open()'s mode
       await fh.sync()
     } finally {

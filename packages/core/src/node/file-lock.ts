@@ -5,7 +5,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 export interface FileLockOptions {
   /** How long to keep trying before giving up. Default 10 s. */
   timeoutMs?: number
-  /** A lock older than this whose owner is gone is taken over. Default 30 s. */
+  /**
+   * A lock file without a readable pid (its writer died between creating and writing it) is taken
+   * over once it is older than this. Default 30 s. A lock whose pid is gone is taken over at once.
+   */
   staleMs?: number
 }
 

@@ -1,10 +1,11 @@
 /**
- * `@svc/core/node`: the few file-system helpers every package that writes state shares (atomic
- * writes, a cross-process lock, the slot config directory). The main entry of @svc/core stays free of
- * I/O; this entry is Node-only by design.
+ * `@svc/core/node`: the few Node helpers every package and app shares (atomic writes, a
+ * cross-process lock, config and state paths, the slot config directory, the servers' logger and
+ * shutdown). The main entry of @svc/core stays free of I/O; this entry is Node-only by design.
  */
 export * from './atomic-write'
-export * from './engines'
 export * from './file-lock'
+export * from './logger'
 export * from './paths'
 export * from './slot-config-dir'
+export * from './stop-on-signals'

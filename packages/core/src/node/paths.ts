@@ -10,7 +10,7 @@ export interface SvcPaths {
 type Env = Record<string, string | undefined>
 
 /**
- * Where svc keeps config and state (DESIGN.md "Files"): `SVC_CONFIG_DIR` / `SVC_STATE_DIR` when set;
+ * Where svc keeps config and state (docs/operations.md, "Files"): `SVC_CONFIG_DIR` / `SVC_STATE_DIR` when set;
  * otherwise `/etc/svc` and `/var/lib/svc` when svc is installed system-wide (those directories exist);
  * otherwise the user's XDG directories. The API and the CLI use this one function, so they always
  * agree on where `tokens.toml` and the slot configs are.

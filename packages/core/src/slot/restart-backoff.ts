@@ -14,6 +14,8 @@ export interface RestartBackoffOptions {
   clock: Clock
   baseDelayMs: number
   maxDelayMs: number
+  /** An upstream that ran this long before crashing starts the count afresh (ms). */
+  resetMs: number
 }
 
 export class RestartBackoff {
@@ -27,6 +29,25 @@ export class RestartBackoff {
 
   get pending(): boolean {
     return this.timer !== null
+  }
+
+  /** A load someone asked for (not a restart): the count starts afresh. */
+  reset(): void {
+    this.count = 0
+  }
+
+  /**
+   * The upstream of `model` crashed after running `ranMs`: schedules `relaunch(model)` when the
+   * slot's policy says so (a long run first resets the count).
+   */
+  afterCrash(
+    model: ModelEntry,
+    ranMs: number,
+    config: SlotConfig,
+    relaunch: (model: ModelEntry) => Promise<unknown>,
+  ): void {
+    if (ranMs >= this.o.resetMs) this.count = 0
+    this.schedule(model, config, relaunch)
   }
 
   /** Schedules `relaunch(model)` unless the policy says no; a failed relaunch schedules the next. */

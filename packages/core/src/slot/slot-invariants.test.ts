@@ -65,7 +65,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   },
 )
 
-/** Errors the slot may answer with (DESIGN.md "Errors"); anything else is a bug. */
+/** Errors the slot may answer with (docs/architecture.md "Errors"); anything else is a bug. */
 const EXPECTED_CODES = new Set(['model.not_loaded', 'slot.unavailable', 'upstream.unavailable'])
 const NO_UPSTREAM: readonly SlotState[] = ['offline', 'pulling', 'starting', 'warming']
 

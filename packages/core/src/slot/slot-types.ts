@@ -59,3 +59,15 @@ export interface SlotOptions {
   /** Rounds with no healthy replica before the slot goes offline. Default 3. */
   replicaDownAfter?: number
 }
+
+/** The defaults of {@link SlotOptions}' timings. */
+export const SLOT_DEFAULTS = {
+  drainMs: 30_000,
+  stopGraceMs: 10_000,
+  probeIntervalMs: 200,
+  restartBaseDelayMs: 1_000,
+  restartMaxDelayMs: 60_000,
+  restartResetMs: 60_000,
+  replicaProbeMs: 2_000,
+  replicaDownAfter: 3,
+} as const satisfies Required<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>>

@@ -1,81 +1,65 @@
 /**
- * One slot: its state machine and the single owner of every change to it (DESIGN.md "Slot lifecycle").
+ * One slot: the single owner of every change to it (docs/architecture.md, "The slot lifecycle").
  *
- * Callers ask for outcomes (`load`, `unload`, `acquire`) and never check state first. Changes run one
- * at a time on an operation chain; a newer `load` or an `unload` cancels a load that has not reached
- * `ready` yet (through its AbortSignal) and then runs after it. Crashes are handled where they are
- * observed (the upstream's `exited` promise) and may schedule a restart with exponential backoff.
+ * Callers ask for outcomes (`load`, `unload`, `acquire`) and never check state first. The parts, each
+ * readable alone: the state and its table (`slot-state-cell.ts`), the load/unload queue that runs one
+ * change at a time and cancels a superseded load (`load-queue.ts`), lease accounting per upstream
+ * instance (`lease-ledger.ts`, through `upstream-binding.ts`), and the restart policy
+ * (`restart-backoff.ts`). This file is the sequence that ties them: load (pull, start, warm), unload
+ * (drain, stop), and a crash observed on the upstream's `exited` promise.
  */
 import { SvcError } from '../errors'
-import type { ModelEntry, PullProgress } from '../models'
+import type { ModelEntry } from '../models'
 import type { SlotConfig } from '../slot-config'
-import type { MemoryUse, SlotDriver, UpstreamHandle } from '../slot-driver'
-import { canTransition, LEASABLE_STATES, PENDING_STATES, type SlotState } from '../slot-states'
-import { LeaseLedger } from './lease-ledger'
+import type { MemoryUse, SlotDriver } from '../slot-driver'
+import { LEASABLE_STATES, PENDING_STATES } from '../slot-states'
 import { loadKey } from './load-key'
+import { Cancelled, LoadQueue } from './load-queue'
 import { RestartBackoff } from './restart-backoff'
-import type { Lease, SlotOptions, SlotSnapshot } from './slot-types'
-import { UpstreamBinding } from './upstream-binding'
-import { type LeaseWaiter, waitForLeasable } from './wait'
+import { SlotLeases } from './slot-leases'
+import { SlotStateCell } from './slot-state-cell'
+import { type Lease, SLOT_DEFAULTS, type SlotOptions, type SlotSnapshot } from './slot-types'
+import type { UpstreamBinding } from './upstream-binding'
 import { warmUp } from './warm'
 
 export type { Lease, SlotOptions, SlotSnapshot } from './slot-types'
 
-interface Loading {
-  model: ModelEntry
-  /** {@link loadKey} of the model being loaded. */
-  key: string
-  controller: AbortController
-  promise: Promise<SlotSnapshot>
-}
-
-class Cancelled extends Error {}
-
 export class Slot {
   private config: SlotConfig
   private driver: SlotDriver
-  private state: SlotState = 'offline'
-  private model: ModelEntry | null = null
+  /** State, model, last error and progress; the only place the state changes. */
+  private readonly cell: SlotStateCell
   /** The running upstream (one instance or a replica set) and where its leases go. */
   private upstream: UpstreamBinding | null = null
   private readyAt = 0
-  /** Leases per upstream instance (per replica): a release only ever changes its own instance's count. */
-  private readonly leases = new LeaseLedger<object>({
-    onIdle: () => {
-      if (this.state === 'serving') this.transition('idle')
-    },
-  })
-  private lastError: string | null = null
-  private since: number
-  private progress: PullProgress | null = null
+  /** Requests' leases on the upstream, and the serving ⇄ idle moves they cause. */
+  private readonly leases: SlotLeases
   private readonly restarts: RestartBackoff
-  private chain: Promise<unknown> = Promise.resolve()
-  /** Operations queued or running on the chain; "already loaded" is only true when none are. */
-  private queued = 0
-  private loading: Loading | null = null
+  private readonly queue = new LoadQueue<SlotSnapshot>()
   private readonly o: Required<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>> & SlotOptions
 
   constructor(options: SlotOptions) {
-    this.o = {
-      drainMs: 30_000,
-      stopGraceMs: 10_000,
-      probeIntervalMs: 200,
-      restartBaseDelayMs: 1_000,
-      restartMaxDelayMs: 60_000,
-      restartResetMs: 60_000,
-      replicaProbeMs: 2_000,
-      replicaDownAfter: 3,
-      ...options,
-    }
+    this.o = { ...SLOT_DEFAULTS, ...options }
     this.config = options.config
     this.driver = options.driver
-    this.since = options.clock.now()
+    const { bus, clock } = options
+    this.cell = new SlotStateCell({ slot: options.config.name, bus, clock })
+    this.leases = new SlotLeases({
+      slot: options.config.name,
+      cell: this.cell,
+      bus,
+      clock,
+      probe: (h, signal) => this.driver.probe(h, signal),
+      replicaProbeMs: this.o.replicaProbeMs,
+      replicaDownAfter: this.o.replicaDownAfter,
+    })
     this.restarts = new RestartBackoff({
       slot: options.config.name,
-      bus: options.bus,
-      clock: options.clock,
+      bus,
+      clock,
       baseDelayMs: this.o.restartBaseDelayMs,
       maxDelayMs: this.o.restartMaxDelayMs,
+      resetMs: this.o.restartResetMs,
     })
   }
 
@@ -89,12 +73,12 @@ export class Slot {
       provider: this.config.provider,
       backend: this.config.backend ?? null,
       runtime: this.config.runtime ?? null,
-      state: this.state,
-      model: this.model?.id ?? null,
+      state: this.cell.state,
+      model: this.cell.model?.id ?? null,
       inflight: this.leases.inflight(),
-      lastError: this.lastError,
-      since: this.since,
-      progress: this.progress,
+      lastError: this.cell.lastError,
+      since: this.cell.since,
+      progress: this.cell.progress,
       restarts: this.restarts.count,
       upstream: this.upstream
         ? { base: this.upstream.handle.base.origin, ...this.upstream.handle.describe() }
@@ -105,7 +89,7 @@ export class Slot {
 
   /** The model the slot holds or is about to hold (a queued load or a pending restart). */
   currentModel(): ModelEntry | null {
-    return this.model ?? this.restarts.model
+    return this.cell.model ?? this.restarts.model
   }
 
   /**
@@ -113,8 +97,7 @@ export class Slot {
    * one it holds, else the one a pending restart brings back. Null when it will hold nothing.
    */
   targetModel(): ModelEntry | null {
-    if (this.loading && !this.loading.controller.signal.aborted) return this.loading.model
-    return this.model ?? this.restarts.model
+    return this.queue.loadingModel ?? this.cell.model ?? this.restarts.model
   }
 
   /** What the running upstream uses in memory now (undefined when not running or not measurable). */
@@ -128,20 +111,15 @@ export class Slot {
    * request can take a lease in between. Returns the unload, or undefined when the slot is busy.
    */
   evictIfIdle(): Promise<SlotSnapshot> | undefined {
-    const idle = this.state === 'ready' || this.state === 'idle'
-    if (!idle || this.leases.inflight() > 0 || this.queued > 0 || this.loading || this.restarts.pending)
-      return undefined
-    this.transition('unloading')
+    const idle = this.cell.in(['ready', 'idle'])
+    if (!idle || this.leases.inflight() > 0 || !this.queue.idle || this.restarts.pending) return undefined
+    this.cell.transition('unloading')
     return this.unload()
   }
 
   /** Whether a request that arrives now would get an upstream eventually (loading, restarting). */
   isPending(): boolean {
-    return (
-      (this.loading !== null && !this.loading.controller.signal.aborted) ||
-      this.restarts.pending ||
-      (PENDING_STATES as readonly string[]).includes(this.state)
-    )
+    return this.queue.loadingModel !== null || this.restarts.pending || this.cell.in(PENDING_STATES)
   }
 
   logs(): string[] {
@@ -167,8 +145,8 @@ export class Slot {
   /** Unloads (draining in-flight requests up to the grace period) and resolves once `offline`. */
   async unload(): Promise<SlotSnapshot> {
     this.restarts.cancel()
-    this.loading?.controller.abort(new Cancelled('unloaded'))
-    await this.enqueue(() => this.doUnload())
+    this.queue.cancel(new Cancelled('unloaded'))
+    await this.queue.enqueue(() => this.doUnload())
     return this.snapshot()
   }
 
@@ -177,16 +155,13 @@ export class Slot {
    * `timeoutMs`, cancelled by `signal`) while it is pulling, starting, warming or restarting.
    * Throws `model.not_loaded` when the slot holds no model, `slot.unavailable` on time-out.
    */
-  async acquire(options: { signal?: AbortSignal; timeoutMs: number }): Promise<Lease> {
-    const waiter: LeaseWaiter = {
-      slot: this.config.name,
-      bus: this.o.bus,
-      clock: this.o.clock,
-      isLeasable: () => (LEASABLE_STATES as readonly string[]).includes(this.state) && this.upstream !== null,
+  acquire(options: { signal?: AbortSignal; timeoutMs: number }): Promise<Lease> {
+    const slot = {
+      upstream: () => this.upstream,
+      model: () => this.cell.model,
       isPending: () => this.isPending(),
     }
-    await waitForLeasable(waiter, options)
-    return this.takeLease()
+    return this.leases.acquire(slot, options)
   }
 
   /** Stops everything for shutdown: no restart, no drain beyond the grace period. */
@@ -197,89 +172,60 @@ export class Slot {
   /** Adopts or clears what a previous svc run left for this slot (driver.recover). */
   async recover(): Promise<void> {
     if (!this.driver.recover) return
-    await this.enqueue(async () => {
+    await this.queue.enqueue(async () => {
       const found = await this.driver.recover?.(new AbortController().signal)
-      if (!found || this.state !== 'offline') return
-      const upstream = this.bind(found.handle)
+      if (!found || this.cell.state !== 'offline') return
+      const upstream = this.leases.bind(found.handle)
       if (upstream.replicas) await upstream.probe(new AbortController().signal) // find the healthy ones
-      this.model = found.model
+      this.cell.model = found.model
       this.upstream = upstream
       this.readyAt = this.o.clock.now()
       upstream.open()
       this.watchExit(upstream)
       // Adopted upstreams are already healthy: the table's path is offline → starting → warming → ready.
-      this.transition('starting')
-      this.transition('warming')
-      this.transition('ready')
-    })
-  }
-
-  private takeLease(): Lease {
-    const lease = this.upstream!.take(this.model!) // throws when no replica is healthy
-    if (this.state !== 'serving') this.transition('serving')
-    return lease
-  }
-
-  private bind(handle: UpstreamHandle): UpstreamBinding {
-    return new UpstreamBinding(handle, {
-      slot: this.name,
-      ledger: this.leases,
-      probe: (h, signal) => this.driver.probe(h, signal),
-      clock: this.o.clock,
-      replicaProbeMs: this.o.replicaProbeMs,
-      replicaDownAfter: this.o.replicaDownAfter,
-      bus: this.o.bus,
+      this.cell.transition('starting')
+      this.cell.transition('warming')
+      this.cell.transition('ready')
     })
   }
 
   private startLoad(model: ModelEntry, isRestart: boolean): Promise<SlotSnapshot> {
-    if (this.loading?.key === loadKey(model)) return this.loading.promise
-    if (this.queued === 0 && this.model && loadKey(this.model) === loadKey(model) && this.upstream) {
+    const key = loadKey(model) // the same ref with another projector is a swap
+    const joined = this.queue.joinable(key)
+    if (joined) return joined
+    if (this.queue.empty && this.cell.model && loadKey(this.cell.model) === key && this.upstream) {
       return Promise.resolve(this.snapshot())
     }
-    this.loading?.controller.abort(new Cancelled(`replaced by a load of ${model.id}`))
-    if (!isRestart) this.restarts.count = 0
-    const controller = new AbortController()
-    const promise = this.enqueue(async () => {
-      if (controller.signal.aborted) {
-        throw new SvcError(
-          'slot.unavailable',
-          `loading ${model.id} into ${this.name} was cancelled: ${reasonOf(controller.signal)}`,
-        )
-      }
-      if (!this.model || loadKey(this.model) !== loadKey(model) || !this.upstream) await this.doUnload()
+    if (!isRestart) this.restarts.reset()
+    return this.queue.load(model, key, async (signal) => {
+      if (signal.aborted) throw cancelledLoad(model, this.name, signal)
+      if (!this.cell.model || loadKey(this.cell.model) !== key || !this.upstream) await this.doUnload()
       if (this.upstream) return this.snapshot() // same model survived (a cancelled swap)
-      await this.doLoad(model, controller.signal)
+      await this.doLoad(model, signal)
       return this.snapshot()
     })
-    const loading: Loading = { model, key: loadKey(model), controller, promise }
-    this.loading = loading
-    const clear = () => {
-      if (this.loading === loading) this.loading = null
-    }
-    promise.then(clear, clear)
-    return promise
   }
 
   private async doLoad(model: ModelEntry, signal: AbortSignal): Promise<void> {
+    const cell = this.cell
     let entry = model
-    this.model = model
-    this.lastError = null
+    cell.model = model
+    cell.lastError = null
     let upstream: UpstreamBinding | null = null
     try {
       if (await this.driver.needsPull(entry)) {
-        this.transition('pulling')
-        this.progress = { done: 0, total: entry.size ?? null }
-        entry = await this.driver.pull(entry, (p) => this.publishProgress(entry, p), signal)
-        this.model = entry
-        this.progress = null
+        cell.transition('pulling')
+        cell.progress = { done: 0, total: entry.size ?? null }
+        entry = await this.driver.pull(entry, (p) => cell.publishProgress(entry, p), signal)
+        cell.model = entry
+        cell.progress = null
       }
       signal.throwIfAborted()
-      this.transition('starting')
-      const bound = this.bind(await this.driver.start(entry, signal))
+      cell.transition('starting')
+      const bound = this.leases.bind(await this.driver.start(entry, signal))
       upstream = bound
       this.upstream = bound
-      this.transition('warming')
+      cell.transition('warming')
       await warmUp({
         driver: { warmupTimeoutMs: this.driver.warmupTimeoutMs, probe: (_, s) => bound.probe(s) },
         clock: this.o.clock,
@@ -290,28 +236,24 @@ export class Slot {
       this.readyAt = this.o.clock.now()
       bound.open()
       this.watchExit(bound)
-      this.transition('ready')
+      cell.transition('ready')
     } catch (error) {
-      this.progress = null
-      if (signal.aborted && (PENDING_STATES as readonly string[]).includes(this.state)) {
-        this.transition('unloading')
-        await upstream?.handle.stop(this.o.stopGraceMs)
-        upstream?.close()
+      cell.progress = null
+      if (signal.aborted && cell.in(PENDING_STATES)) {
+        // Cancelled (a swap or an unload): out the table's way, unloading → offline, no lastError.
+        cell.transition('unloading')
+        await upstream?.stop(this.o.stopGraceMs)
         this.upstream = null
-        this.transition('offline')
-        this.model = null
-        throw new SvcError(
-          'slot.unavailable',
-          `loading ${model.id} into ${this.name} was cancelled: ${reasonOf(signal)}`,
-        )
+        cell.transition('offline')
+        cell.model = null
+        throw cancelledLoad(model, this.name, signal)
       }
       const message = errorMessage(error)
-      this.lastError = message
-      await upstream?.handle.stop(this.o.stopGraceMs)
-      upstream?.close()
+      cell.lastError = message
+      await upstream?.stop(this.o.stopGraceMs)
       this.upstream = null
-      if (this.state !== 'offline') this.transition('offline', message)
-      this.model = null
+      if (cell.state !== 'offline') cell.transition('offline', message)
+      cell.model = null
       throw error instanceof SvcError
         ? error
         : new SvcError('upstream.unavailable', message, { cause: error })
@@ -324,67 +266,26 @@ export class Slot {
       // longer count, releasing them later cannot touch a restarted upstream's count, and an unload
       // draining this upstream stops waiting for them.
       upstream.close()
-      if (this.upstream !== upstream || !(LEASABLE_STATES as readonly string[]).includes(this.state)) return
+      if (this.upstream !== upstream || !this.cell.in(LEASABLE_STATES)) return
       void upstream.handle.stop(this.o.stopGraceMs) // no replica answers: let go of the rest too
-      const model = this.model!
+      const model = this.cell.model!
       const ranMs = this.o.clock.now() - this.readyAt
       this.upstream = null
-      this.lastError = exit.reason
-      this.transition('offline', exit.reason)
-      this.model = null
-      if (ranMs >= this.o.restartResetMs) this.restarts.count = 0
-      this.restarts.schedule(model, this.config, (m) => this.startLoad(m, true))
+      this.cell.lastError = exit.reason
+      this.cell.transition('offline', exit.reason)
+      this.cell.model = null
+      this.restarts.afterCrash(model, ranMs, this.config, (m) => this.startLoad(m, true))
     })
   }
 
   private async doUnload(): Promise<void> {
-    if (this.state === 'offline' || !this.upstream) return
+    if (this.cell.state === 'offline' || !this.upstream) return
     const upstream = this.upstream
-    if (this.state !== 'unloading') this.transition('unloading') // evictIfIdle already moved it
-    if (upstream.inflight() > 0) {
-      const timeout = new AbortController()
-      await Promise.race([
-        upstream.drained(),
-        this.o.clock.sleep(this.o.drainMs, timeout.signal).catch(() => undefined),
-      ])
-      timeout.abort()
-    }
-    await upstream.handle.stop(this.o.stopGraceMs)
+    if (this.cell.state !== 'unloading') this.cell.transition('unloading') // evictIfIdle already moved it
+    await upstream.retire({ drainMs: this.o.drainMs, graceMs: this.o.stopGraceMs })
     this.upstream = null
-    upstream.close() // leases still out after the grace period end with their upstream
-    this.transition('offline')
-    this.model = null
-  }
-
-  private publishProgress(model: ModelEntry, p: PullProgress): void {
-    this.progress = p
-    this.o.bus.emit('slot.progress', { slot: this.name, model: model.id, ...p, at: this.o.clock.now() })
-  }
-
-  private transition(to: SlotState, error?: string): void {
-    const from = this.state
-    if (!canTransition(from, to)) {
-      throw new Error(`slot ${this.name}: refused transition ${from} -> ${to} (a bug in the slot owner)`)
-    }
-    this.state = to
-    this.since = this.o.clock.now()
-    this.o.bus.emit('slot.transition', {
-      slot: this.name,
-      from,
-      to,
-      model: this.model?.id ?? null,
-      at: this.since,
-      ...(error ? { error } : {}),
-    })
-  }
-
-  private enqueue<T>(op: () => Promise<T>): Promise<T> {
-    this.queued++
-    const run = this.chain.then(op).finally(() => {
-      this.queued--
-    })
-    this.chain = run.catch(() => undefined)
-    return run
+    this.cell.transition('offline')
+    this.cell.model = null
   }
 }
 
@@ -392,6 +293,8 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-function reasonOf(signal: AbortSignal): string {
-  return signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'cancelled')
+/** 503: a load that a newer load or an unload cancelled before it was ready. */
+function cancelledLoad(model: ModelEntry, slot: string, signal: AbortSignal): SvcError {
+  const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'cancelled')
+  return new SvcError('slot.unavailable', `loading ${model.id} into ${slot} was cancelled: ${reason}`)
 }

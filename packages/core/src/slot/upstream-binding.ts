@@ -87,6 +87,28 @@ export class UpstreamBinding {
     return this.replicas ? this.replicas.drained() : this.o.ledger.drained(this.handle)
   }
 
+  /** Stops the upstream (polite, then forceful after `graceMs`), then {@link close}s it. */
+  async stop(graceMs: number): Promise<void> {
+    await this.handle.stop(graceMs)
+    this.close()
+  }
+
+  /**
+   * An unload's end of it: waits for its in-flight requests (at most `drainMs`), then stops it; the
+   * leases still out then end with it.
+   */
+  async retire(o: { drainMs: number; graceMs: number }): Promise<void> {
+    if (this.inflight() > 0) {
+      const timeout = new AbortController()
+      await Promise.race([
+        this.drained(),
+        this.o.clock.sleep(o.drainMs, timeout.signal).catch(() => undefined),
+      ])
+      timeout.abort()
+    }
+    await this.stop(o.graceMs)
+  }
+
   /** Its leases stop counting (their upstream is gone) and replica probing stops. Idempotent. */
   close(): void {
     this.serving = false

@@ -1,5 +1,5 @@
 /**
- * The few ComfyUI calls the image translator makes (../shared/comfyui/protocol.md §8): queue a prompt,
+ * The few ComfyUI calls the image translator makes (docs/providers.md, "image"): queue a prompt,
  * wait for its history entry, fetch an image, cancel. Completion is observed by polling
  * `GET /history/<id>` — no WebSocket: the history entry is the source of truth anyway (ComfyUI sends
  * `execution_success` before it writes history), polling needs no extra dependency, survives a

@@ -1,6 +1,6 @@
 /**
  * The image cache: generated PNGs under `<dir>/<uuid>.png`, served as `/api/images/cache/<uuid>.png`
- * (DESIGN.md "Files"), bounded in total size and in age.
+ * (docs/operations.md, "Files"), bounded in total size and in age.
  *
  * - Writes are atomic (`writeFileAtomic`: temp file + rename), so a reader never sees half a PNG.
  * - Names are checked strictly: a lower-case RFC 4122 v4 uuid, optionally with `.png` — nothing else

@@ -1,5 +1,5 @@
 /**
- * The image provider: upstream ComfyUI (PROVIDERS.md §2.2, §7), serving `/v1/images/generations`
+ * The image provider: upstream ComfyUI (docs/providers.md, "image"), serving `/v1/images/generations`
  * through its translator (ComfyUI speaks no OpenAI API).
  *
  * Backends: `rocm` (the Strix Halo image `comfyui-rocm` in manifests/images.toml, with `--bf16-vae`,
@@ -40,7 +40,7 @@ export function createImageProvider(options: ImageProviderOptions): Provider {
     backends: ['rocm', 'cuda', 'vulkan', 'cpu'],
     endpoints: ['images'],
     warmupTimeoutMs: options.warmupTimeoutMs ?? 300_000,
-    // Set by the image's login profile only, so they must be passed in (PROVIDERS.md §2.2).
+    // Set by the image's login profile only, so they must be passed in (docs/providers.md, "image").
     buildEnv: (ctx): Record<string, string> =>
       ctx.backend === 'rocm'
         ? { TORCH_ROCM_AOTRITON_ENABLE_EXPERIMENTAL: '1', TORCH_BLAS_PREFER_HIPBLASLT: '1' }

@@ -1,5 +1,5 @@
 /**
- * The OpenAI `POST /v1/images/generations` body svc accepts (PROVIDERS.md §6.3) plus ComfyUI
+ * The OpenAI `POST /v1/images/generations` body svc accepts (OpenAI's images API) plus ComfyUI
  * extensions. `prompt` is required; `n` is the batch size (1–8); `size` is `WxH` (multiples of 8,
  * 64–2048 per side; absent or `auto` = the model's native size); `response_format` is `url` (default)
  * or `b64_json`. The extensions `seed`, `steps`, `cfg`, `negative_prompt` are read at the top level

@@ -1,5 +1,5 @@
 /**
- * The llama.cpp provider: upstream `llama-server` (PROVIDERS.md §1).
+ * The llama.cpp provider: upstream `llama-server` (docs/providers.md, "llm").
  *
  * argv per role — chat: `--jinja` (tool calling; default-on only in new builds); embed:
  * `--embeddings --pooling mean`; rerank: `--reranking` — and per backend: vulkan/rocm/cuda offload

@@ -142,6 +142,11 @@ async function finish(options: DownloadOptions, part: string, digest: string, by
   return { bytes, sha256: digest }
 }
 
+/** The sha256 (hex) of the file at `path`, read as a stream. */
+export function sha256OfFile(path: string): Promise<string> {
+  return hashFile(path, createHash('sha256'))
+}
+
 async function hashFile(path: string, hash: ReturnType<typeof createHash>): Promise<string> {
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
   return hash.copy().digest('hex')

@@ -5,19 +5,15 @@
 import { stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import { type ModelEntry, type ProjectorFile, SvcError } from '@svc/core'
-import { fileNameFromUrl, parseModelUrl } from './model-url'
+import { fileNameFromUrl, parseModelUrl, urlOrUndefined } from './model-url'
 
 /**
  * Where the projector at `url` is downloaded for the model stored at `modelDest`: beside it, never
  * over it (two repositories may both call their files model.gguf).
  */
 export function projectorDestBeside(modelDest: string, url: string): string | undefined {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    return undefined
-  }
+  const parsed = urlOrUndefined(url)
+  if (!parsed) return undefined
   const file = fileNameFromUrl(parsed) ?? 'mmproj.gguf'
   return join(dirname(modelDest), file === basename(modelDest) ? `mmproj-${file}` : file)
 }

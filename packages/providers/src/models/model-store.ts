@@ -3,13 +3,13 @@
  * (`<state>/models/registry.json`). `resolve` turns what a user typed after `--model` into an entry;
  * `pull` downloads a missing file to where `dest` says and records it.
  */
-import { createHash } from 'node:crypto'
-import { createReadStream } from 'node:fs'
 import { readFile, rm, rmdir, stat } from 'node:fs/promises'
-import { basename, dirname, extname, isAbsolute, join, resolve as resolvePath, sep } from 'node:path'
+import { dirname, isAbsolute, join, resolve as resolvePath } from 'node:path'
 import { type ModelEntry, type ProjectorFile, type PullProgress, SvcError } from '@svc/core'
 import { withFileLock, writeFileAtomic } from '@svc/core/node'
 import { type CatalogueEntry, catalogueToModel } from './catalogue'
+import { sha256OfFile } from './download'
+import { fileKind, modelDest, refFromFileName } from './model-files'
 import { fileSize, projectorDestBeside, projectorFromSpec, projectorOnDisk } from './model-projector'
 import { fileNameFromUrl, parseModelUrl } from './model-url'
 import { type PullFile, pullFile, pullFiles } from './pull-files'
@@ -35,25 +35,7 @@ export interface ResolveOptions {
   mmproj?: string
 }
 
-const FORMAT_BY_EXT: Record<string, { format: string; provider: string }> = {
-  '.gguf': { format: 'gguf', provider: 'llm' },
-  '.safetensors': { format: 'checkpoint', provider: 'image' },
-  '.ckpt': { format: 'checkpoint', provider: 'image' },
-  // whisper.cpp's ggml models (ggml-base.en.bin): the stt slot's whisper-server loads them.
-  '.bin': { format: 'whisper', provider: 'stt' },
-}
-
-/** A registry ref from a file name: `Qwen3-0.6B-Q8_0.gguf` → `qwen3-0.6b-q8_0` (at most 128 characters). */
-export function refFromFileName(name: string): string {
-  const stem = basename(name, extname(name))
-  return (
-    stem
-      .toLowerCase()
-      .replace(/[^a-z0-9._-]+/g, '-')
-      .replace(/^[^a-z0-9]+/, '')
-      .slice(0, 128) || 'model'
-  )
-}
+export { refFromFileName } from './model-files'
 
 export class ModelStore {
   private registered = new Map<string, ModelEntry>()
@@ -73,24 +55,11 @@ export class ModelStore {
   }
 
   /**
-   * Where a downloaded model lives: `<state>/models/<id>/<file>`; checkpoints under ComfyUI's tree.
-   * `<file>` comes from the URL made safe (`fileNameFromUrl`), so it never leaves that directory.
+   * Where a downloaded model lives: `<state>/models/<id>/<file>`; checkpoints under ComfyUI's tree
+   * (`modelDest`).
    */
   dest(entry: ModelEntry): string {
-    const url = entry.url ? parseUrl(entry.url) : undefined
-    const file = (url && fileNameFromUrl(url)) ?? `${entry.id}.${entry.format}`
-    const dir =
-      entry.provider === 'image'
-        ? join(this.options.stateDir, 'comfyui', 'models', 'checkpoints', entry.id)
-        : join(this.options.stateDir, 'models', entry.id)
-    const path = join(dir, file)
-    // The names above are sanitised; this is the invariant they exist for, checked where it matters.
-    if (!path.startsWith(dir + sep) || !dir.startsWith(join(this.options.stateDir) + sep)) {
-      throw new SvcError('request.invalid', `model "${entry.id}" cannot be stored under its name`, {
-        param: 'model',
-      })
-    }
-    return path
+    return modelDest(this.options.stateDir, entry)
   }
 
   /** Where a model's projector is downloaded to: beside the model, `<state>/models/<id>/<file>`. */
@@ -135,7 +104,7 @@ export class ModelStore {
     if (isUrl) {
       const url = parseModelUrl(spec)
       const file = fileNameFromUrl(url) ?? 'model.gguf'
-      const kind = FORMAT_BY_EXT[extname(file).toLowerCase()] ?? { format: 'gguf', provider: 'llm' }
+      const kind = fileKind(file)
       const id = refFromFileName(file)
       const previous = this.registered.get(id)
       // A checksum given once for this URL keeps applying (a later re-pull is verified too).
@@ -155,7 +124,7 @@ export class ModelStore {
       const info = await stat(path).catch(() => undefined)
       if (!info?.isFile())
         throw new SvcError('model.not_found', `no model file at ${path}`, { param: 'model' })
-      const kind = FORMAT_BY_EXT[extname(path).toLowerCase()] ?? { format: 'gguf', provider: 'llm' }
+      const kind = fileKind(path)
       return this.register({ id: refFromFileName(path), ...kind, source: 'local', path, size: info.size })
     }
     throw new SvcError(
@@ -214,9 +183,7 @@ export class ModelStore {
   private async checkPresentFile(entry: ModelEntry, sha256: string): Promise<void> {
     const path = this.dest(entry)
     if (!(await stat(path).catch(() => undefined))?.isFile()) return
-    const hash = createHash('sha256')
-    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
-    const digest = hash.digest('hex')
+    const digest = await sha256OfFile(path)
     if (digest !== sha256) {
       throw new SvcError(
         'request.invalid',
@@ -252,9 +219,7 @@ export class ModelStore {
     if (entry.source === 'pulled') {
       await withFileLock(this.registryPath, async () => {
         await this.reload()
-        if (!this.registered.delete(entry.id)) return
-        const file: RegistryFile = { models: [...this.registered.values()] }
-        await writeFileAtomic(this.registryPath, `${JSON.stringify(file, null, 2)}\n`)
+        if (this.registered.delete(entry.id)) await this.saveRegistry()
       })
     }
     return { deleted: present ? dest : null }
@@ -280,10 +245,15 @@ export class ModelStore {
       await this.reload()
       if (same()) return
       this.registered.set(entry.id, entry)
-      const file: RegistryFile = { models: [...this.registered.values()] }
-      await writeFileAtomic(this.registryPath, `${JSON.stringify(file, null, 2)}\n`)
+      await this.saveRegistry()
     })
     return this.withPath(entry)
+  }
+
+  /** Writes what is registered (atomically; the caller holds the registry's lock). */
+  private async saveRegistry(): Promise<void> {
+    const file: RegistryFile = { models: [...this.registered.values()] }
+    await writeFileAtomic(this.registryPath, `${JSON.stringify(file, null, 2)}\n`)
   }
 
   /**
@@ -319,13 +289,5 @@ export class ModelStore {
   /** The projector with `path` set when it is on disk (a local file, or the pulled one). */
   private projectorWithPath(entry: ModelEntry, mmproj: ProjectorFile): Promise<ProjectorFile> {
     return projectorOnDisk(mmproj, mmproj.url ? [mmproj.path, this.projectorDest(entry)] : [mmproj.path])
-  }
-}
-
-function parseUrl(text: string): URL | undefined {
-  try {
-    return new URL(text)
-  } catch {
-    return undefined
   }
 }

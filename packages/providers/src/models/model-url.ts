@@ -66,3 +66,12 @@ export function fileNameFromUrl(url: URL): string | undefined {
 function lastSegment(url: URL): string {
   return url.pathname.slice(url.pathname.lastIndexOf('/') + 1)
 }
+
+/** `new URL(text)`, or undefined when `text` is not a URL (a registry entry edited by hand). */
+export function urlOrUndefined(text: string): URL | undefined {
+  try {
+    return new URL(text)
+  } catch {
+    return undefined
+  }
+}

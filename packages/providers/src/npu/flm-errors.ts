@@ -1,5 +1,5 @@
 /**
- * FastFlowLM reports most failures as HTTP 200 with `{"error":"<string>"}` (PROVIDERS.md §3), and a
+ * FastFlowLM reports most failures as HTTP 200 with `{"error":"<string>"}` (docs/providers.md, "npu"), and a
  * `null` body when no ASR/embedding model is loaded. An OpenAI client would take those for successes.
  * These functions turn them into svc's error shape with a meaningful status, for the dispatcher to
  * apply to FLM's non-streaming JSON replies (SSE streams pass through untouched).

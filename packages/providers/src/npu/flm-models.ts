@@ -1,5 +1,5 @@
 /**
- * The NPU's own model namespace: FastFlowLM tags (PROVIDERS.md §3, `src/model_list.json`), not GGUF
+ * The NPU's own model namespace: FastFlowLM tags (its `src/model_list.json`; docs/providers.md, "npu"), not GGUF
  * files. FLM downloads a tag's weights itself on first use, so these entries have no URL. Registry
  * ids cannot hold ":", so each tag gets an id: `flm-` + the tag with ":" → "-"
  * (`qwen3:4b` → `flm-qwen3-4b`, `whisper-v3:turbo` → `flm-whisper-v3-turbo`).

@@ -1,5 +1,5 @@
 /**
- * The NPU provider: FastFlowLM (`flm serve`) on an AMD XDNA2 NPU (PROVIDERS.md §3).
+ * The NPU provider: FastFlowLM (`flm serve`) on an AMD XDNA2 NPU (docs/providers.md, "npu").
  *
  * One upstream serves every NPU slot: it is always started with speech recognition and embeddings on
  * (`--asr 1 --embed 1`), preloading the chat tag when the slot that starts it holds an LLM; chat,

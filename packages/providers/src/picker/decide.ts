@@ -92,17 +92,16 @@ function containerVerdict(
 }
 
 /**
- * `swarm` needs what `container` needs, an engine that is a swarm manager (only managers create
- * services), and an image other nodes can pull (a local build is on this machine only).
+ * Beyond what `container` needs (the caller checks that first), `swarm` needs an engine that is a
+ * swarm manager (only managers create services) and an image other nodes can pull (a local build is
+ * on this machine only).
  */
 function swarmVerdict(
   facts: HardwareFacts,
   manifest: ImageManifest | undefined,
   provider: ProviderDescriptor,
   backend: Backend,
-  container: string | undefined,
 ): string | undefined {
-  if (container) return container
   if (facts.container.swarm !== 'manager') {
     const role = facts.container.swarm ?? 'inactive'
     return `the container engine is not a swarm manager (swarm: ${role}); run "docker swarm init" or point DOCKER_HOST at a manager`
@@ -146,7 +145,7 @@ export function decideProvider(
     const why: Partial<Record<RuntimeKind, string>> = {}
     const container = containerVerdict(facts, manifest, provider, backend)
     const process = processVerdict(facts, provider, backend)
-    const swarm = swarmVerdict(facts, manifest, provider, backend, container)
+    const swarm = container ?? swarmVerdict(facts, manifest, provider, backend)
     if (container) why.container = container
     if (process) why.process = process
     if (swarm) why.swarm = swarm

@@ -9,7 +9,7 @@ import { readdir, readFile, stat } from 'node:fs/promises'
 import { delimiter, join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Backend } from '@svc/core'
-import { ENGINE_NAMES, type EngineName, findEngine } from '@svc/core/node'
+import { ENGINE_NAMES, type EngineName, findEngine } from '@svc/engines'
 import type { GpuVendor, ImageManifest } from '../manifest/manifest'
 import {
   dockerEngineProbe,

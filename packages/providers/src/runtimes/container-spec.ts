@@ -2,7 +2,7 @@
  * The Docker Engine `POST /containers/create` body for one upstream, as a pure function, so what svc
  * asks the engine for is testable without an engine (and without the hardware).
  *
- * Per backend (the Strix Halo toolbox README, PROVIDERS.md §2.1): Vulkan gets `/dev/dri`; ROCm
+ * Per backend (the Strix Halo toolbox README; docs/providers.md, "Strix Halo toolboxes"): Vulkan gets `/dev/dri`; ROCm
  * `/dev/dri` and `/dev/kfd`; both the host's `video`/`render` groups and `seccomp=unconfined`. The NPU
  * gets `/dev/accel/accel0` and an unlimited memlock limit (XRT pins buffers); CUDA a GPU device
  * request (the NVIDIA container toolkit). The port is published on 127.0.0.1 only, to a port the

@@ -17,12 +17,11 @@ import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SvcError, type UpstreamHandle } from '@svc/core'
 import Docker from 'dockerode'
-import type { SlotContext } from '../contract'
 import type { ImageEntry, ImageManifest } from '../manifest/manifest'
 import { containerHandle, publishedPort, removeContainer } from './container-handle'
 import { pullImage } from './container-pull'
 import { backendGroups, containerSpec, groupIds, LABELS } from './container-spec'
-import { modelMounts } from './model-mounts'
+import { imageSlotContext, upstreamName } from './model-mounts'
 import { LogRing, type Runtime, type RuntimeStartRequest } from './runtime'
 
 export interface ContainerRuntimeOptions {
@@ -102,30 +101,17 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     async start(req) {
       const { name: entryName, entry, reference } = imageOf(req)
       const port = entry.port ?? options.containerPort ?? 8080
-      const { mounts, modelPath, mmprojPath } = modelMounts(req.model)
+      const { ctx, mounts } = imageSlotContext(req, 'container', port)
       for (const volume of entry.volumes ?? []) {
         const [dir = '', container = ''] = volume.split(/:(.*)/s)
         const host = join(options.stateDir, 'volumes', dir)
         await mkdir(host, { recursive: true })
         mounts.push({ host, container, readOnly: false })
       }
-      const ctx: SlotContext = {
-        slot: req.slot,
-        model: req.model,
-        modelPath,
-        ...(mmprojPath ? { mmprojPath } : {}),
-        backend: req.backend,
-        runtime: 'container',
-        host: '0.0.0.0',
-        port,
-        args: req.args,
-        ...(req.role ? { role: req.role } : {}),
-        ...(req.ctxSize !== undefined ? { ctxSize: req.ctxSize } : {}),
-      }
       const argv = req.provider.startCommand(ctx)
       const program = entry.program ?? argv[0]
       if (!program) throw new Error(`provider ${req.provider.kind} returned an empty start command`)
-      const name = `svc-${req.slot}-${options.instance.slice(0, 8)}-${Math.random().toString(36).slice(2, 8)}`
+      const name = upstreamName(req.slot, options.instance)
       const spec = containerSpec({
         name,
         image: reference,

@@ -6,7 +6,9 @@
  */
 import { basename, dirname } from 'node:path'
 import type { ModelEntry } from '@svc/core'
+import type { SlotContext } from '../contract'
 import type { Mount } from './container-spec'
+import type { RuntimeStartRequest } from './runtime'
 
 export const MODEL_MOUNT = '/models'
 /** Where a projector that does not sit beside its model is mounted. */
@@ -34,4 +36,35 @@ export function modelMounts(model: Pick<ModelEntry, 'id' | 'path' | 'mmproj'>): 
   }
   mounts.push({ host: dirname(projector), container: PROJECTOR_MOUNT, readOnly: true })
   return { mounts, modelPath, mmprojPath: `${PROJECTOR_MOUNT}/${basename(projector)}` }
+}
+
+/**
+ * What a provider is told when its upstream runs from an image (a container or a swarm task): the
+ * model at its mount path, listening on every address of its own network namespace at `port`.
+ */
+export function imageSlotContext(
+  req: RuntimeStartRequest,
+  runtime: 'container' | 'swarm',
+  port: number,
+): { ctx: SlotContext; mounts: Mount[] } {
+  const { mounts, modelPath, mmprojPath } = modelMounts(req.model)
+  const ctx: SlotContext = {
+    slot: req.slot,
+    model: req.model,
+    modelPath,
+    ...(mmprojPath ? { mmprojPath } : {}),
+    backend: req.backend,
+    runtime,
+    host: '0.0.0.0',
+    port,
+    args: req.args,
+    ...(req.role ? { role: req.role } : {}),
+    ...(req.ctxSize !== undefined ? { ctxSize: req.ctxSize } : {}),
+  }
+  return { ctx, mounts }
+}
+
+/** A container's or a service's name: `svc-<slot>-<instance>-<random>`, unique per start. */
+export function upstreamName(slot: string, instance: string): string {
+  return `svc-${slot}-${instance.slice(0, 8)}-${Math.random().toString(36).slice(2, 8)}`
 }

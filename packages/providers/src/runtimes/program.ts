@@ -1,7 +1,6 @@
-import { accessSync, constants } from 'node:fs'
-import { delimiter, isAbsolute, join } from 'node:path'
+import { isAbsolute } from 'node:path'
 import { SvcError } from '@svc/core'
-import { ENGINE_NAMES, type EngineName, engineEnvVar, findEngine } from '@svc/core/node'
+import { ENGINE_NAMES, type EngineName, engineEnvVar, findEngine, findOnPath } from '@svc/engines'
 
 type Env = Record<string, string | undefined>
 
@@ -20,14 +19,7 @@ export function resolveProgram(name: string, env: Env = process.env): string {
       `${name} not found: run "svc engines build ${name}", put ${name} on PATH, or set ${engineEnvVar(name as EngineName)}`,
     )
   }
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue
-    try {
-      accessSync(join(dir, name), constants.X_OK)
-      return join(dir, name)
-    } catch {
-      // keep looking
-    }
-  }
+  const found = findOnPath(name, env.PATH)
+  if (found) return found
   throw new SvcError('upstream.unavailable', `${name} not found on PATH`)
 }

@@ -17,24 +17,12 @@
  */
 import type { Backend } from '@svc/core'
 import type Docker from 'dockerode'
-import { backendAccess, type Mount } from './container-spec'
+import { backendAccess, type ContainerSpecInput } from './container-spec'
 
 export const SWARM_TASK_LABEL = 'svc.swarm-service'
 
-export interface SwarmServiceInput {
-  name: string
-  /** `repository@sha256:…`: every node pulls it by digest. */
-  image: string
-  argv: readonly string[]
-  program?: string
-  env: Readonly<Record<string, string>>
-  backend: Backend
-  /** The port the upstream listens on inside its container. */
-  port: number
-  mounts: readonly Mount[]
-  /** Service labels (svc.managed, svc.instance, svc.slot, …). */
-  labels: Readonly<Record<string, string>>
-  groups: readonly string[]
+/** A container's spec (`labels` are the service's: svc.managed, svc.instance, svc.slot, …) plus placement. */
+export interface SwarmServiceInput extends ContainerSpecInput {
   replicas: number
   /** Replaces the backend's default placement. */
   constraints?: readonly string[]

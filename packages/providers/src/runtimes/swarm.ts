@@ -16,11 +16,10 @@
 import { readFileSync } from 'node:fs'
 import { SvcError, type UpstreamHandle } from '@svc/core'
 import Docker from 'dockerode'
-import type { SlotContext } from '../contract'
 import type { ImageManifest } from '../manifest/manifest'
 import { estimateLoad } from '../memory/estimate'
 import { backendGroups, groupIds, LABELS } from './container-spec'
-import { modelMounts } from './model-mounts'
+import { imageSlotContext, upstreamName } from './model-mounts'
 import type { Runtime, RuntimeStartRequest } from './runtime'
 import { removeService, type SwarmServiceInfo, serviceContainersGone, swarmHandle } from './swarm-handle'
 import { swarmServiceSpec } from './swarm-spec'
@@ -75,27 +74,14 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
   async function create(req: RuntimeStartRequest): Promise<SwarmServiceInfo> {
     const { name: entryName, entry, reference } = imageOf(req)
     const port = entry.port ?? options.containerPort ?? 8080
-    const { mounts, modelPath, mmprojPath } = modelMounts(req.model)
-    const ctx: SlotContext = {
-      slot: req.slot,
-      model: req.model,
-      modelPath,
-      ...(mmprojPath ? { mmprojPath } : {}),
-      backend: req.backend,
-      runtime: 'swarm',
-      host: '0.0.0.0',
-      port,
-      args: req.args,
-      ...(req.role ? { role: req.role } : {}),
-      ...(req.ctxSize !== undefined ? { ctxSize: req.ctxSize } : {}),
-    }
+    const { ctx, mounts } = imageSlotContext(req, 'swarm', port)
     const argv = req.provider.startCommand(ctx)
     const estimate = await estimateLoad({
       model: req.model,
       args: req.args,
       ...(req.ctxSize !== undefined ? { ctxSize: req.ctxSize } : {}),
     }).catch(() => undefined)
-    const name = `svc-${req.slot}-${options.instance.slice(0, 8)}-${Math.random().toString(36).slice(2, 8)}`
+    const name = upstreamName(req.slot, options.instance)
     const replicas = req.replicas ?? 1
     const spec = swarmServiceSpec({
       name,

@@ -1,5 +1,5 @@
 /**
- * The speech-to-text provider: upstream whisper.cpp `whisper-server` (PROVIDERS.md §4.1), on the host
+ * The speech-to-text provider: upstream whisper.cpp `whisper-server` (docs/providers.md, "stt"), on the host
  * (`svc engines build whisper-server`) or in the `whisper-cpu` image.
  *
  * argv: `-m <model> --host --port --inference-path /v1/audio/transcriptions` (so the OpenAI path is

@@ -1,5 +1,5 @@
 /**
- * `/v1/audio/speech` for the voice-cloning engine, Chatterbox TTS API (PROVIDERS.md §5.2;
+ * `/v1/audio/speech` for the voice-cloning engine, Chatterbox TTS API (docs/providers.md, "tts";
  * github.com/travisvn/chatterbox-tts-api). svc keeps the voice references (see voice-store.ts) and
  * hands one to the server with each request that names it:
  *

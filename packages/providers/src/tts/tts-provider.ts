@@ -4,12 +4,12 @@
  * - on the host (`runtime = "process"`): svc's own OpenAI-compatible speech server over the real
  *   `espeak-ng` (`packages/providers/bin/espeak-speech-server.mjs`, run by this Node): model
  *   `espeak-ng`, nothing to download, fast and robotic, many languages;
- * - in a container: Kokoro-FastAPI (PROVIDERS.md §5.1, image `kokoro-cpu`), model `kokoro-82m`
+ * - in a container: Kokoro-FastAPI (docs/providers.md, "tts"; image `kokoro-cpu`), model `kokoro-82m`
  *   baked into the image. It listens on 8880 whatever it is told (the image entry's `port`), opens its
  *   port only once the model is warm, maps the OpenAI voice names itself, and accepts only its own
  *   model names (so `model` is rewritten to `kokoro`). Its entrypoint would re-download the model at
  *   every start unless `DOWNLOAD_MODEL=false`; the release images have it already;
- * - in a container: Chatterbox TTS API (PROVIDERS.md §5.2, images `chatterbox-cpu` / `chatterbox-cuda`),
+ * - in a container: Chatterbox TTS API (docs/providers.md, "tts"; images `chatterbox-cpu` / `chatterbox-cuda`),
  *   model `chatterbox`, the voice-cloning engine. Its image runs `python main.py` in /app, configured
  *   by env (PORT, HOST, DEVICE); it downloads its weights from Hugging Face into /cache at first start
  *   (a volume under <state>/volumes/, kept) and answers `GET /health` at once with a `status` that

@@ -1,5 +1,5 @@
 /**
- * ComfyUI's HTTP routes (server.py @ a125cd84, protocol.md §1, §4–6), each also under `/api`. Bodies
+ * ComfyUI's HTTP routes (server.py @ a125cd84), each also under `/api`. Bodies
  * are Python's `json.dumps` output; an unparsable JSON body is aiohttp's generic 500, an unknown path
  * its `404: Not Found`, a known path with the wrong method `405: Method Not Allowed`.
  */

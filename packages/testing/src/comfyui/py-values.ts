@@ -32,6 +32,12 @@ export class PyException extends Error {
   }
 }
 
+/** `except Exception as ex`: a Python exception passes, anything else (a bug here) is thrown on. */
+export function toPyException(ex: unknown): PyException {
+  if (ex instanceof PyException) return ex
+  throw ex
+}
+
 export function isDict(v: unknown): v is PyDict {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyFloat)
 }

@@ -1,6 +1,6 @@
 /**
  * The ComfyUI stand-in: a real HTTP + WebSocket server on 127.0.0.1 that speaks ComfyUI's protocol
- * (../shared/comfyui/protocol.md), validates every graph against ComfyUI's real node schemas and
+ * (docs/providers.md, "image", and this folder's README), validates every graph against ComfyUI's real node schemas and
  * "executes" accepted prompts into real PNGs. ComfyUI itself cannot run here (no GPU, no Python index).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'

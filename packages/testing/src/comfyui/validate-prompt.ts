@@ -1,5 +1,5 @@
 /**
- * ComfyUI's `validate_prompt` / `validate_inputs` (execution.py @ a125cd84, protocol.md §2), check
+ * ComfyUI's `validate_prompt` / `validate_inputs` (execution.py @ a125cd84), check
  * for check: the same order, the same error types, messages, `details` and `extra_info`, the same
  * quirks (one error per input; `step`/`round` not enforced; a literal where a link type is expected
  * passes; nodes invalid only because of an upstream node carry no errors of their own).
@@ -7,28 +7,21 @@
  * Like ComfyUI, validation coerces literal INT/FLOAT/STRING/BOOLEAN inputs in place, so the prompt
  * that is queued (and shown in history) holds the coerced values.
  */
+import { checkLiteralInput, type ValidationError } from './literal-input'
 import { linkTypeMatches, type NodeSchemas } from './node-schemas'
 import {
   isDict,
   type PyDict,
   PyException,
   type PyValue,
-  pyBool,
-  pyCompare,
   pyEquals,
-  pyFloat,
-  pyInt,
   pyRepr,
   pyStr,
   pyTypeName,
+  toPyException,
 } from './py-values'
 
-export interface ValidationError {
-  type: string
-  message: string
-  details: string
-  extra_info: PyDict
-}
+export type { ValidationError } from './literal-input'
 
 export interface NodeError {
   errors: ValidationError[]
@@ -52,11 +45,6 @@ interface Context {
 /** What `traceback.format_tb` would give; the stand-in has no Python frames to show. */
 function traceback(where: string): string[] {
   return [`  File "comfyui-stand-in/validate-prompt.ts", in ${where}\n`]
-}
-
-function toPyException(ex: unknown): PyException {
-  if (ex instanceof PyException) return ex
-  throw ex
 }
 
 function topError(type: string, message: string, details = ''): ValidationError {
@@ -181,7 +169,7 @@ function checkNode(ctx: Context, id: string): Validated {
       }
       continue
     }
-    let val = inputs[x]!
+    const val = inputs[x]!
     const config: PyValue = [info.type, info.extra]
 
     if (Array.isArray(val)) {
@@ -231,61 +219,8 @@ function checkNode(ctx: Context, id: string): Validated {
       continue
     }
 
-    try {
-      if (isDict(val) && '__value__' in val) {
-        val = val.__value__!
-        inputs[x] = val
-      }
-      if (info.type === 'INT') val = pyInt(val)
-      else if (info.type === 'FLOAT') val = pyFloat(val)
-      else if (info.type === 'STRING') val = pyStr(val)
-      else if (info.type === 'BOOLEAN') val = pyBool(val)
-      inputs[x] = val
-    } catch (thrown) {
-      const ex = toPyException(thrown)
-      errors.push({
-        type: 'invalid_input_type',
-        message: `Failed to convert an input value to a ${pyStr(info.type)} value`,
-        details: `${x}, ${pyStr(val)}, ${ex.message}`,
-        extra_info: {
-          input_name: x,
-          input_config: config,
-          received_value: val,
-          exception_message: ex.message,
-        },
-      })
-      continue
-    }
-
-    const min = info.extra.min
-    if (min !== undefined && pyCompare(val, min) === -1) {
-      errors.push({
-        type: 'value_smaller_than_min',
-        message: `Value ${pyStr(val)} smaller than min of ${pyStr(min)}`,
-        details: x,
-        extra_info: { input_name: x, input_config: config, received_value: val },
-      })
-      continue
-    }
-    const max = info.extra.max
-    if (max !== undefined && pyCompare(val, max) === 1) {
-      errors.push({
-        type: 'value_bigger_than_max',
-        message: `Value ${pyStr(val)} bigger than max of ${pyStr(max)}`,
-        details: x,
-        extra_info: { input_name: x, input_config: config, received_value: val },
-      })
-      continue
-    }
-    if (Array.isArray(info.type) && !info.type.some((choice) => pyEquals(choice, val))) {
-      const long = info.type.length > 20
-      errors.push({
-        type: 'value_not_in_list',
-        message: 'Value not in list',
-        details: `${x}: '${pyStr(val)}' not in ${long ? `(list of length ${info.type.length})` : pyRepr(info.type)}`,
-        extra_info: { input_name: x, input_config: long ? null : config, received_value: val },
-      })
-    }
+    const refused = checkLiteralInput(inputs, x, info)
+    if (refused) errors.push(refused)
   }
   return errors.length > 0 || !valid ? [false, errors, id] : [true, [], id]
 }

@@ -1,5 +1,5 @@
 /**
- * `GET /view` (server.py `view_image`, protocol.md §5): `filename` (with an optional `[output]` /
+ * `GET /view` (server.py `view_image`): `filename` (with an optional `[output]` /
  * `[input]` / `[temp]` suffix), `type`, `subfolder`; 404 when absent or not found, 400 for an empty,
  * absolute or `..` name or an unknown type, 403 for a subfolder outside the base directory.
  */

@@ -1,5 +1,5 @@
 /**
- * ComfyUI's `/ws` (server.py `websocket_handler`, protocol.md §7): one socket per `clientId` (a reused
+ * ComfyUI's `/ws` (server.py `websocket_handler`): one socket per `clientId` (a reused
  * id replaces the older socket; none given → a fresh hex sid), a `status` frame on connect, the
  * `feature_flags` handshake, and `send(event, data, sid)` that broadcasts when `sid` is null and drops
  * the frame when that sid is not connected.

@@ -1,5 +1,5 @@
 /**
- * FastFlowLM's model list as recorded in PROVIDERS.md §3 (`src/model_list.json` of ROCm/FastFlowLM
+ * FastFlowLM's model list as recorded from its `src/model_list.json` (ROCm/FastFlowLM
  * @8b8399c1). The stand-in serves these tags; whisper and embed tags are the ASR / embedding models.
  */
 export const FLM_STANDIN_TAGS = [

@@ -1,5 +1,5 @@
 /**
- * The inference routes of the FLM stand-in, following the behaviour PROVIDERS.md §3 records for
+ * The inference routes of the FLM stand-in, following the behaviour docs/providers.md ("npu") records for
  * `flm serve` (rest_handler.cpp): `model` hot-swaps the loaded LLM, most errors are HTTP 200 with
  * `{"error":"…"}`, only "Max length reached!" is a 400 with an error object, no ASR/embedding model
  * means a `null` body, embeddings take strings only, transcriptions read only `file` and `model`.

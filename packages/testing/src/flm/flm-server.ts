@@ -1,6 +1,6 @@
 /**
  * A stand-in for `flm serve` (FastFlowLM on the AMD NPU), which cannot run here: a real HTTP server
- * with FLM's routes and quirks (PROVIDERS.md §3). Routing is an exact match on method and full target
+ * with FLM's routes and quirks (docs/providers.md, "npu"). Routing is an exact match on method and full target
  * including the query string (`/v1/models?x=1` is a 404 `{"error":"Not Found"}`); there is no
  * `/health` (clients poll `/api/tags`); NPU jobs run one at a time with at most `qLen` waiting, beyond
  * which requests get 503.

@@ -5,8 +5,8 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { silentLogger } from '@svc/core/node'
 import { afterEach, describe, expect, it } from 'vitest'
-import { silentLogger } from '../logger'
 import { storeOver } from '../store/chat-store'
 import { openDatabase } from '../store/database'
 import { createSvcApi } from '../upstream/svc-api'

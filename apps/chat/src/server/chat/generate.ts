@@ -1,4 +1,4 @@
-import type { Logger } from '../logger'
+import type { Logger } from '@svc/core/node'
 import type { MessageRepo } from '../store/messages'
 import type { Message, MessageStatus } from '../store/types'
 import { readSse } from '../upstream/sse-reader'

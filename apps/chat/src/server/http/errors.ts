@@ -1,10 +1,10 @@
-import { isSvcError, SvcError } from '@svc/core'
+import { isSvcError, renderError as render, SvcError } from '@svc/core'
+import type { Logger } from '@svc/core/node'
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
-import type { Logger } from '../logger'
 
 /**
- * The chat server's one error renderer: every thrown error becomes svc's JSON error body. A page
+ * The chat server's answer to any thrown error: svc's JSON error body (core's `renderError`). A page
  * navigation that is refused for want of a trusted identity gets a short HTML page instead of JSON,
  * so a person who opens the chat app past the proxy learns why.
  */
@@ -14,7 +14,8 @@ export function renderError(error: unknown, c: Context, logger: Logger): Respons
   if (svc.status === 401 && c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html')) {
     return c.html(refusedPage(svc.message), 401)
   }
-  return c.json(svc.toBody(), svc.status as 400, svc.headers)
+  const rendered = render(svc)
+  return c.body(rendered.body, rendered.status as 400, rendered.headers)
 }
 
 export function toSvcError(error: unknown): SvcError {

@@ -1,7 +1,7 @@
-import { SvcError } from '@svc/core'
+import { validateWith } from '@svc/core'
 import type { Env, MiddlewareHandler } from 'hono'
 import { validator } from 'hono/validator'
-import * as v from 'valibot'
+import type * as v from 'valibot'
 
 /**
  * A JSON body validated against `schema` (typed for the browser's client). Malformed JSON and a
@@ -20,12 +20,7 @@ export function queryOf<S extends v.GenericSchema>(schema: S) {
   return validator('query', (value): v.InferOutput<S> => parseWith(schema, value))
 }
 
-/** Validates a value; the first issue becomes a 400 with its dotted path as `param`. */
+/** Validates a value (core's `validateWith`); the first issue becomes a 400 naming its field. */
 export function parseWith<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
-  const result = v.safeParse(schema, data)
-  if (result.success) return result.output
-  const issue = result.issues[0]
-  const param = v.getDotPath(issue)
-  const message = param ? `${param}: ${issue.message}` : issue.message
-  throw new SvcError('request.invalid', message, { param })
+  return validateWith(schema, data, false)
 }

@@ -48,9 +48,16 @@ export function answerRoutes(deps: ChatDeps) {
       if (body.content.trim() === '' && attachments.length === 0) {
         throw new SvcError('request.invalid', 'content: write a message', { param: 'content' })
       }
-      return answer(c, deps, conversation, body.model, () =>
-        store.messages.append(conversation.id, userId, { role: 'user', content: body.content, attachments }),
-      )
+      return answer(c, deps, {
+        conversation,
+        model: body.model,
+        prepare: () =>
+          store.messages.append(conversation.id, userId, {
+            role: 'user',
+            content: body.content,
+            attachments,
+          }),
+      })
     })
     .post('/:id/messages/:messageId/edit', jsonBody(EditSchema), async (c) => {
       const conversation = owned(c, c.req.param('id'))
@@ -61,10 +68,14 @@ export function answerRoutes(deps: ChatDeps) {
           param: 'messageId',
         })
       }
-      return answer(c, deps, conversation, body.model, () => {
-        store.messages.editContent(target.id, body.content)
-        store.messages.truncateAfter(conversation.id, target.seq)
-        return { ...target, content: body.content }
+      return answer(c, deps, {
+        conversation,
+        model: body.model,
+        prepare: () => {
+          store.messages.editContent(target.id, body.content)
+          store.messages.truncateAfter(conversation.id, target.seq)
+          return { ...target, content: body.content }
+        },
       })
     })
     .post('/:id/regenerate', jsonBody(RegenerateSchema), async (c) => {
@@ -74,9 +85,13 @@ export function answerRoutes(deps: ChatDeps) {
       if (last?.kind !== 'text') {
         throw new SvcError('request.invalid', 'there is no message to answer again', { param: null })
       }
-      return answer(c, deps, conversation, body.model, () => {
-        store.messages.truncateAfter(conversation.id, last.seq)
-        return last
+      return answer(c, deps, {
+        conversation,
+        model: body.model,
+        prepare: () => {
+          store.messages.truncateAfter(conversation.id, last.seq)
+          return last
+        },
       })
     })
     .post('/:id/stop', (c) => {
@@ -85,17 +100,20 @@ export function answerRoutes(deps: ChatDeps) {
     })
 }
 
+/** What a new answer is for: the conversation, the model, and how to write the user's turn. */
+interface Turn {
+  conversation: ConversationSummary
+  model: string
+  /** Writes (or picks) the user message the answer follows; runs inside the transaction. */
+  prepare: () => Message
+}
+
 /**
  * Claims the conversation, lets `prepare` write the user turn (in one transaction with the new,
  * still empty assistant message), then streams the answer into it.
  */
-async function answer(
-  c: Context,
-  deps: ChatDeps,
-  conversation: ConversationSummary,
-  model: string,
-  prepare: () => Message,
-): Promise<Response> {
+async function answer(c: Context, deps: ChatDeps, turn: Turn): Promise<Response> {
+  const { conversation, model, prepare } = turn
   const { store } = deps
   const userId = c.get('user').id
   const controller = deps.generations.begin(conversation.id)

@@ -18,21 +18,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { cp, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { cacheRoot, engineDir } from '@svc/core/node'
-import {
-  cmakeTarget,
-  GGML_BACKEND_FLAGS,
-  isExecutable,
-  llamaCheckout,
-  runner,
-  STATIC_FLAGS,
-} from './cmake-build'
-import {
-  type BuildOptions,
-  type BuildResult,
-  type LlamaSource,
-  locateLlamaSource,
-} from './llama-server-build'
+import { type BuildOptions, type BuildResult, buildEngine, llamaCheckout } from './cmake-build'
+import { type LlamaSource, locateLlamaSource } from './llama-server-build'
 
 export interface WhisperSource {
   /** The `whisper.cpp/` directory inside the installed `@fugood/whisper.node`. */
@@ -103,42 +90,29 @@ set_target_properties(whisper-server PROPERTIES RUNTIME_OUTPUT_DIRECTORY \${CMAK
  * `signal` aborts the running compiler. Not safe to run twice at once for the same version.
  */
 export async function buildWhisperServer(options: BuildOptions = {}): Promise<BuildResult> {
-  const env = options.env ?? process.env
-  const backend = options.backend ?? 'cpu'
   const source = await locateWhisperSource()
   const ggml = source.ggml
-  const version = `${source.whisperVersion}-whisper.node-${source.packageVersion}-ggml-${ggml.commit}-${backend}`
-  const outDir = engineDir('whisper-server', version, env)
-  const binary = join(outDir, 'whisper-server')
-  if (!options.force && isExecutable(binary)) return { path: binary, version, cached: true }
-
-  const steps = runner(options)
-  const root = cacheRoot(env)
-  const llama = await llamaCheckout(root, ggml, steps)
-  const src = join(root, 'src', `whisper-server-${version}`)
-  steps.say(
-    `assembling whisper.cpp ${source.whisperVersion} (@fugood/whisper.node ${source.packageVersion}) with ggml ${ggml.commit}`,
+  const version = `${source.whisperVersion}-whisper.node-${source.packageVersion}-ggml-${ggml.commit}-${options.backend ?? 'cpu'}`
+  return buildEngine(
+    {
+      name: 'whisper-server',
+      version,
+      buildDir: `whisper-server-${version}`,
+      flags: ['-DGGML_BUILD_TESTS=OFF', '-DGGML_BUILD_EXAMPLES=OFF'],
+      async prepare(root, steps) {
+        const llama = await llamaCheckout(root, ggml, steps)
+        const src = join(root, 'src', `whisper-server-${version}`)
+        steps.say(
+          `assembling whisper.cpp ${source.whisperVersion} (@fugood/whisper.node ${source.packageVersion}) with ggml ${ggml.commit}`,
+        )
+        await rm(src, { recursive: true, force: true })
+        for (const part of ['src', 'include', 'examples'])
+          await cp(join(source.dir, part), join(src, 'whisper', part), { recursive: true })
+        await cp(join(llama, 'ggml'), join(src, 'ggml'), { recursive: true })
+        await writeFile(join(src, 'CMakeLists.txt'), cmakeLists(source.whisperVersion))
+        return src
+      },
+    },
+    options,
   )
-  await rm(src, { recursive: true, force: true })
-  for (const part of ['src', 'include', 'examples'])
-    await cp(join(source.dir, part), join(src, 'whisper', part), { recursive: true })
-  await cp(join(llama, 'ggml'), join(src, 'ggml'), { recursive: true })
-  await writeFile(join(src, 'CMakeLists.txt'), cmakeLists(source.whisperVersion))
-
-  steps.say(`configuring (${backend})`)
-  await cmakeTarget({
-    src,
-    build: join(root, 'build', `whisper-server-${version}`),
-    flags: [
-      ...STATIC_FLAGS,
-      '-DGGML_BUILD_TESTS=OFF',
-      '-DGGML_BUILD_EXAMPLES=OFF',
-      ...GGML_BACKEND_FLAGS[backend],
-    ],
-    target: 'whisper-server',
-    binary,
-    ...(options.jobs ? { jobs: options.jobs } : {}),
-    ...steps,
-  })
-  return { path: binary, version, cached: false }
 }

@@ -1,6 +1,8 @@
 /**
- * A tiny structured logger: one JSON object per line on stderr. Writes are asynchronous (the stream
- * buffers), so a log line never blocks the event loop on a slow terminal.
+ * A tiny structured logger, shared by the API and the chat server: one JSON object per line on stderr. On Linux, Node writes stderr
+ * synchronously when it is a file or a TTY (asynchronously only to a pipe or socket, e.g. journald
+ * under systemd), so a line blocks the event loop until it is written: nothing on the inference hot
+ * path logs per request, and a slow terminal slows svc down.
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 export type LogFields = Record<string, unknown>

@@ -7,6 +7,7 @@ import { accessSync, constants, existsSync } from 'node:fs'
 import { copyFile, mkdir, rename, rm } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
+import { cacheRoot, type EngineName, engineDir } from './engine-paths'
 import { runCommand } from './run-command'
 
 export const ENGINE_BUILD_BACKENDS = ['cpu', 'vulkan', 'cuda', 'rocm'] as const
@@ -24,11 +25,28 @@ export const GGML_BACKEND_FLAGS: Record<EngineBuildBackend, string[]> = {
 export const STATIC_FLAGS = ['-DCMAKE_BUILD_TYPE=Release', '-DBUILD_SHARED_LIBS=OFF', '-DGGML_OPENMP=OFF']
 
 export type Run = (cmd: string, args: string[]) => Promise<string>
-
-export function runner(options: { onLine?: (line: string) => void; signal?: AbortSignal }): {
+export interface Steps {
   run: Run
   say: (line: string) => void
-} {
+}
+
+export interface BuildOptions {
+  backend?: EngineBuildBackend
+  jobs?: number
+  /** Rebuild even when the cache has this version. */
+  force?: boolean
+  onLine?: (line: string) => void
+  signal?: AbortSignal
+  env?: Record<string, string | undefined>
+}
+
+export interface BuildResult {
+  path: string
+  version: string
+  cached: boolean
+}
+
+export function runner(options: { onLine?: (line: string) => void; signal?: AbortSignal }): Steps {
   const say = options.onLine ?? (() => {})
   const run: Run = (cmd, args) =>
     runCommand(cmd, args, { onLine: say, ...(options.signal ? { signal: options.signal } : {}) })
@@ -48,7 +66,7 @@ export function isExecutable(path: string): boolean {
 export async function llamaCheckout(
   root: string,
   source: { bundle: string; release: string; commit: string },
-  { run, say }: { run: Run; say: (line: string) => void },
+  { run, say }: Steps,
 ): Promise<string> {
   const dir = join(root, 'src', `llama.cpp-${source.release}-${source.commit}`)
   if (!existsSync(join(dir, 'CMakeLists.txt'))) {
@@ -81,4 +99,45 @@ export async function cmakeTarget(o: CmakeTargetOptions): Promise<void> {
   await copyFile(join(o.build, 'bin', o.target), `${o.binary}.tmp`)
   await rename(`${o.binary}.tmp`, o.binary)
   o.say(`built ${o.binary}`)
+}
+
+/** What differs between two engine builds; the rest is {@link buildEngine}'s. */
+export interface EngineBuildSpec {
+  /** The engine: also its cmake target and the binary's name. */
+  name: EngineName
+  /** The cache key: `<cache>/engines/<name>/<version>/`. */
+  version: string
+  /** The cmake build directory, under `<cache>/build/`. */
+  buildDir: string
+  /** cmake flags beyond the static and the backend's. */
+  flags: readonly string[]
+  /** Lays out the source tree to configure (only when a build is needed); resolves with its path. */
+  prepare(root: string, steps: Steps): Promise<string>
+}
+
+/**
+ * Returns the cached build of `spec.version` unless `force`; otherwise prepares the source, configures,
+ * builds the one target and installs the binary atomically. Blocks for minutes on a first build;
+ * `signal` aborts the running compiler. Not safe to run twice at once for the same version.
+ */
+export async function buildEngine(spec: EngineBuildSpec, options: BuildOptions): Promise<BuildResult> {
+  const env = options.env ?? process.env
+  const backend = options.backend ?? 'cpu'
+  const binary = join(engineDir(spec.name, spec.version, env), spec.name)
+  if (!options.force && isExecutable(binary)) return { path: binary, version: spec.version, cached: true }
+
+  const steps = runner(options)
+  const root = cacheRoot(env)
+  const src = await spec.prepare(root, steps)
+  steps.say(`configuring (${backend})`)
+  await cmakeTarget({
+    src,
+    build: join(root, 'build', spec.buildDir),
+    flags: [...STATIC_FLAGS, ...spec.flags, ...GGML_BACKEND_FLAGS[backend]],
+    target: spec.name,
+    binary,
+    ...(options.jobs ? { jobs: options.jobs } : {}),
+    ...steps,
+  })
+  return { path: binary, version: spec.version, cached: false }
 }

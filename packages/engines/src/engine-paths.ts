@@ -35,9 +35,8 @@ export interface FoundEngine {
 export function findEngine(name: EngineName, env: Env = process.env): FoundEngine | undefined {
   const fromEnv = env[engineEnvVar(name)]
   if (fromEnv) return { path: fromEnv, from: 'env' }
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir && isExecutable(join(dir, name))) return { path: join(dir, name), from: 'path' }
-  }
+  const onPath = findOnPath(name, env.PATH)
+  if (onPath) return { path: onPath, from: 'path' }
   const root = join(cacheRoot(env), 'engines', name)
   let versions: string[] = []
   try {
@@ -50,6 +49,21 @@ export function findEngine(name: EngineName, env: Env = process.env): FoundEngin
     .filter(isExecutable)
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)
   return built[0] ? { path: built[0], from: 'cache' } : undefined
+}
+
+/**
+ * The first executable file `name` in the directories of `path` (a `PATH` value), then in
+ * `extraDirs`; undefined when there is none. The one PATH lookup of svc's programs and tests.
+ */
+export function findOnPath(
+  name: string,
+  path: string | undefined,
+  extraDirs: readonly string[] = [],
+): string | undefined {
+  for (const dir of [...(path ?? '').split(delimiter), ...extraDirs]) {
+    if (dir && isExecutable(join(dir, name))) return join(dir, name)
+  }
+  return undefined
 }
 
 function isExecutable(path: string): boolean {

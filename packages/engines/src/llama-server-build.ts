@@ -10,16 +10,13 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { cacheRoot, engineDir } from '@svc/core/node'
 import {
-  cmakeTarget,
+  type BuildOptions,
+  type BuildResult,
+  buildEngine,
   ENGINE_BUILD_BACKENDS,
   type EngineBuildBackend,
-  GGML_BACKEND_FLAGS,
-  isExecutable,
   llamaCheckout,
-  runner,
-  STATIC_FLAGS,
 } from './cmake-build'
 import { runCommand } from './run-command'
 
@@ -56,53 +53,31 @@ export async function locateLlamaSource(): Promise<LlamaSource> {
   return { bundle, release, commit }
 }
 
-export interface BuildOptions {
-  backend?: LlamaBuildBackend
-  jobs?: number
-  /** Rebuild even when the cache has this version. */
-  force?: boolean
-  onLine?: (line: string) => void
-  signal?: AbortSignal
-  env?: Record<string, string | undefined>
-}
+export type { BuildOptions, BuildResult } from './cmake-build'
 
-export interface BuildResult {
-  path: string
-  version: string
-  cached: boolean
-}
-
+/**
+ * Builds `llama-server` (or returns the cached build). Blocks for minutes on a first build; `signal`
+ * aborts the running compiler. Not safe to run twice at once for the same version.
+ */
 export async function buildLlamaServer(options: BuildOptions = {}): Promise<BuildResult> {
-  const env = options.env ?? process.env
-  const backend = options.backend ?? 'cpu'
   const source = await locateLlamaSource()
-  const version = `${source.release}-${source.commit}-${backend}`
-  const outDir = engineDir('llama-server', version, env)
-  const binary = join(outDir, 'llama-server')
-  if (!options.force && isExecutable(binary)) return { path: binary, version, cached: true }
-
-  const steps = runner(options)
-  const root = cacheRoot(env)
-  const src = await llamaCheckout(root, source, steps)
-  steps.say(`configuring (${backend})`)
-  await cmakeTarget({
-    src,
-    build: join(root, 'build', `llama.cpp-${version}`),
-    flags: [
-      ...STATIC_FLAGS,
-      '-DLLAMA_OPENSSL=OFF',
-      '-DLLAMA_CURL=OFF',
-      '-DLLAMA_USE_PREBUILT_UI=OFF',
-      '-DLLAMA_BUILD_UI=OFF',
-      '-DLLAMA_BUILD_TESTS=OFF',
-      '-DLLAMA_BUILD_EXAMPLES=OFF',
-      '-DLLAMA_BUILD_APP=OFF',
-      ...GGML_BACKEND_FLAGS[backend],
-    ],
-    target: 'llama-server',
-    binary,
-    ...(options.jobs ? { jobs: options.jobs } : {}),
-    ...steps,
-  })
-  return { path: binary, version, cached: false }
+  const version = `${source.release}-${source.commit}-${options.backend ?? 'cpu'}`
+  return buildEngine(
+    {
+      name: 'llama-server',
+      version,
+      buildDir: `llama.cpp-${version}`,
+      flags: [
+        '-DLLAMA_OPENSSL=OFF',
+        '-DLLAMA_CURL=OFF',
+        '-DLLAMA_USE_PREBUILT_UI=OFF',
+        '-DLLAMA_BUILD_UI=OFF',
+        '-DLLAMA_BUILD_TESTS=OFF',
+        '-DLLAMA_BUILD_EXAMPLES=OFF',
+        '-DLLAMA_BUILD_APP=OFF',
+      ],
+      prepare: (root, steps) => llamaCheckout(root, source, steps),
+    },
+    options,
+  )
 }

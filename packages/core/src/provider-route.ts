@@ -1,0 +1,74 @@
+/**
+ * The request side of the provider contract: what the dispatcher needs of a slot's provider to send
+ * it an OpenAI request. Defined once, here (the dispatcher imports only core); `@svc/providers`'
+ * `Provider` extends it with how to start, probe and place the upstream.
+ */
+import type { ModelEntry } from './models'
+
+/** The OpenAI endpoints a provider may serve. */
+export const ENDPOINTS = [
+  'chat',
+  'completions',
+  'embeddings',
+  'rerank',
+  'transcriptions',
+  'speech',
+  'images',
+] as const
+export type Endpoint = (typeof ENDPOINTS)[number]
+
+/** The part of an OpenAI request a translator gets (already validated JSON, or the raw request). */
+export interface TranslateRequest {
+  endpoint: Endpoint
+  /** The parsed JSON body. */
+  body: Record<string, unknown>
+  /**
+   * The body exactly as the client sent it: JSON.parse loses integers above 2^53 (image seeds go up
+   * to 2^64 − 1), so a translator that needs them exact reads them from here.
+   */
+  rawBody?: string
+  /** Base URL of the running upstream. */
+  base: URL
+  /** Model ref the slot holds. */
+  model: ModelEntry
+  /** Aborts when the client goes away; the translator must stop upstream work then. */
+  signal: AbortSignal
+}
+
+/**
+ * For endpoints the upstream does not speak natively (OpenAI images → ComfyUI workflow). Returns the
+ * response to send; throws `SvcError` for request errors (400) and upstream failures (502/504).
+ */
+export interface Translator {
+  readonly endpoints: readonly Endpoint[]
+  /**
+   * Whether this request needs the translator; when false the dispatcher proxies it to the upstream
+   * as usual. Absent = always (for its endpoints).
+   */
+  appliesTo?(request: Pick<TranslateRequest, 'endpoint' | 'model' | 'body'>): boolean | Promise<boolean>
+  handle(request: TranslateRequest): Promise<Response>
+}
+
+/** The answer to send instead of an upstream reply that only looked like a success. */
+export interface NormalisedReply {
+  status: number
+  body: unknown
+  headers: Record<string, string>
+}
+
+export interface ProviderRoute {
+  /** OpenAI endpoints it serves. */
+  readonly endpoints: readonly Endpoint[]
+  /** The upstream path the dispatcher proxies `endpoint` to. */
+  requestPath(endpoint: Endpoint): string
+  translate?: Translator
+  /** The `model` field to send upstream, when the upstream cares (FLM switches models on it). */
+  upstreamModel?(ctx: { model: ModelEntry }): string | undefined
+  /**
+   * For upstreams whose errors look like successes (FastFlowLM: HTTP 200 with `{"error": …}` or
+   * `null`): judges a whole non-streaming JSON reply (`body` parsed; `null` when empty) and returns
+   * the error to send instead, or undefined to pass it on. Setting it makes the dispatcher read such
+   * replies whole before answering; SSE streams pass through untouched.
+   */
+  normaliseBody?(status: number, body: unknown): NormalisedReply | undefined
+}

@@ -1,0 +1,7 @@
+/**
+ * `@svc/providers/internals` (for svc's apps and tests only; no stability promised): runtime details
+ * the app wires or a test needs.
+ */
+export * from './runtimes/container-instance'
+export * from './runtimes/free-port'
+export * from './runtimes/remote-models'

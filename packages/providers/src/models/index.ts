@@ -1,0 +1,9 @@
+/**
+ * `@svc/providers/models` (for svc's apps and tests): the curated catalogue, the model store
+ * (`<state>/models/registry.json`, resolving what a user names, pulls), downloads and model URLs.
+ */
+export * from './catalogue'
+export * from './download'
+export * from './model-files'
+export * from './model-store'
+export * from './model-url'

@@ -1,0 +1,54 @@
+/**
+ * Model files by name: what a file's name says (its registry ref, `Qwen3-0.6B-Q8_0.gguf` →
+ * `qwen3-0.6b-q8_0`, and by its extension its format and provider), and where a downloaded model
+ * goes under `<state>`. Pure.
+ */
+import { basename, extname, join, sep } from 'node:path'
+import { type ModelEntry, SvcError } from '@svc/core'
+import { fileNameFromUrl, urlOrUndefined } from './model-url'
+
+const FORMAT_BY_EXT: Record<string, { format: string; provider: string }> = {
+  '.gguf': { format: 'gguf', provider: 'llm' },
+  '.safetensors': { format: 'checkpoint', provider: 'image' },
+  '.ckpt': { format: 'checkpoint', provider: 'image' },
+  // whisper.cpp's ggml models (ggml-base.en.bin): the stt slot's whisper-server loads them.
+  '.bin': { format: 'whisper', provider: 'stt' },
+}
+
+/** Format and provider by the file's extension; anything else is taken as a GGUF for llm. */
+export function fileKind(name: string): { format: string; provider: string } {
+  return FORMAT_BY_EXT[extname(name).toLowerCase()] ?? { format: 'gguf', provider: 'llm' }
+}
+
+/** A registry ref from a file name: `Qwen3-0.6B-Q8_0.gguf` → `qwen3-0.6b-q8_0` (at most 128 characters). */
+export function refFromFileName(name: string): string {
+  const stem = basename(name, extname(name))
+  return (
+    stem
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[^a-z0-9]+/, '')
+      .slice(0, 128) || 'model'
+  )
+}
+
+/**
+ * Where a downloaded model lives: `<state>/models/<id>/<file>`; checkpoints under ComfyUI's tree.
+ * `<file>` comes from the URL made safe (`fileNameFromUrl`), so it never leaves that directory.
+ */
+export function modelDest(stateDir: string, entry: ModelEntry): string {
+  const url = entry.url ? urlOrUndefined(entry.url) : undefined
+  const file = (url && fileNameFromUrl(url)) ?? `${entry.id}.${entry.format}`
+  const dir =
+    entry.provider === 'image'
+      ? join(stateDir, 'comfyui', 'models', 'checkpoints', entry.id)
+      : join(stateDir, 'models', entry.id)
+  const path = join(dir, file)
+  // The names above are sanitised; this is the invariant they exist for, checked where it matters.
+  if (!path.startsWith(dir + sep) || !dir.startsWith(join(stateDir) + sep)) {
+    throw new SvcError('request.invalid', `model "${entry.id}" cannot be stored under its name`, {
+      param: 'model',
+    })
+  }
+  return path
+}
