@@ -14,7 +14,7 @@ async function store(catalogueText: string) {
 }
 
 describe('ModelStore', () => {
-  it('pulls an image checkpoint into <state>/comfyui/models/checkpoints/<id>/', async () => {
+  it('pulls an image checkpoint into <state>/volumes/comfyui/models/checkpoints/<id>/', async () => {
     await using files = await serveFiles({ '/ckpt/sd_xl_turbo_1.0_fp16.safetensors': Buffer.from('weights') })
     const { stateDir, models } = await store(
       `[[model]]\nid = "sdxl-turbo"\nprovider = "image"\nformat = "checkpoint"\nurl = "${files.url}/ckpt/sd_xl_turbo_1.0_fp16.safetensors"\n`,
@@ -24,7 +24,15 @@ describe('ModelStore', () => {
     expect(await models.isPresent(entry)).toBe(false)
     const pulled = await models.pull(entry, () => {}, AbortSignal.timeout(5_000))
     expect(pulled.path).toBe(
-      join(stateDir, 'comfyui', 'models', 'checkpoints', 'sdxl-turbo', 'sd_xl_turbo_1.0_fp16.safetensors'),
+      join(
+        stateDir,
+        'volumes',
+        'comfyui',
+        'models',
+        'checkpoints',
+        'sdxl-turbo',
+        'sd_xl_turbo_1.0_fp16.safetensors',
+      ),
     )
     expect(await readFile(pulled.path!, 'utf8')).toBe('weights')
     expect((await models.get('sdxl-turbo'))?.path).toBe(pulled.path)

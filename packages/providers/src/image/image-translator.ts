@@ -114,7 +114,7 @@ export function resolveValues(job: ImageJob, template: WorkflowTemplate): Values
 /**
  * The `ckpt_name` to send: the configured one; else, of what ComfyUI lists for the template's loader
  * (`GET /object_info/<class>`), svc's layout `<model id>/<file>` (the model store keeps checkpoints in
- * `comfyui/models/checkpoints/<id>/`), then the template's file name, then any entry with one of those
+ * `volumes/comfyui/models/checkpoints/<id>/`), then the template's file name, then any entry with one of those
  * base names (a remote ComfyUI with its own folders). When nothing matches, svc's layout — and
  * ComfyUI's refusal will list what it has.
  */

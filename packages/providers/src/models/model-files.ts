@@ -5,6 +5,7 @@
  */
 import { basename, extname, join, sep } from 'node:path'
 import { type ModelEntry, SvcError } from '@svc/core'
+import { volumeHostDir } from '../runtimes/volumes'
 import { fileNameFromUrl, urlOrUndefined } from './model-url'
 
 const FORMAT_BY_EXT: Record<string, { format: string; provider: string }> = {
@@ -33,7 +34,8 @@ export function refFromFileName(name: string): string {
 }
 
 /**
- * Where a downloaded model lives: `<state>/models/<id>/<file>`; checkpoints under ComfyUI's tree.
+ * Where a downloaded model lives: `<state>/models/<id>/<file>`; checkpoints in the folder the ComfyUI
+ * image mounts as its models (`<state>/volumes/comfyui/models/checkpoints/<id>/`).
  * `<file>` comes from the URL made safe (`fileNameFromUrl`), so it never leaves that directory.
  */
 export function modelDest(stateDir: string, entry: ModelEntry): string {
@@ -41,7 +43,7 @@ export function modelDest(stateDir: string, entry: ModelEntry): string {
   const file = (url && fileNameFromUrl(url)) ?? `${entry.id}.${entry.format}`
   const dir =
     entry.provider === 'image'
-      ? join(stateDir, 'comfyui', 'models', 'checkpoints', entry.id)
+      ? join(volumeHostDir(stateDir, 'comfyui/models'), 'checkpoints', entry.id)
       : join(stateDir, 'models', entry.id)
   const path = join(dir, file)
   // The names above are sanitised; this is the invariant they exist for, checked where it matters.

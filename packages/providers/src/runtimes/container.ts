@@ -14,7 +14,6 @@
  */
 import { readFileSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
-import { join } from 'node:path'
 import { SvcError, type UpstreamHandle } from '@svc/core'
 import Docker from 'dockerode'
 import type { ImageEntry, ImageManifest } from '../manifest/manifest'
@@ -23,6 +22,7 @@ import { pullImage } from './container-pull'
 import { backendGroups, containerSpec, groupIds, LABELS } from './container-spec'
 import { imageSlotContext, upstreamName } from './model-mounts'
 import { LogRing, type Runtime, type RuntimeStartRequest } from './runtime'
+import { volumeHostDir } from './volumes'
 
 export interface ContainerRuntimeOptions {
   manifest: ImageManifest
@@ -104,7 +104,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
       const { ctx, mounts } = imageSlotContext(req, 'container', port)
       for (const volume of entry.volumes ?? []) {
         const [dir = '', container = ''] = volume.split(/:(.*)/s)
-        const host = join(options.stateDir, 'volumes', dir)
+        const host = volumeHostDir(options.stateDir, dir)
         await mkdir(host, { recursive: true })
         mounts.push({ host, container, readOnly: false })
       }
