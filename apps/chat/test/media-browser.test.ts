@@ -74,7 +74,7 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
   it('generates an image in image mode and shows it inline, kept after a reload and gone with the conversation', async () => {
     const page = await browser.context.newPage()
     await page.goto(chat.url)
-    await page.getByLabel('Image').check()
+    await page.getByRole('radio', { name: 'Image', exact: true }).check()
     await page.getByLabel('Size').selectOption('512x512')
     await page.getByRole('textbox', { name: 'Image prompt' }).fill('a lighthouse at dusk')
     await page.getByRole('button', { name: 'Generate' }).click()
