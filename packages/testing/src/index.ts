@@ -1,4 +1,5 @@
 export * from './api-process'
+export * from './built'
 export * from './comfyui/index'
 export * from './docker'
 export * from './docker-registry'
