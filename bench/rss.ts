@@ -1,0 +1,43 @@
+/** Resident memory of processes, from /proc (Linux): what `ps` calls RSS. */
+import { readdirSync, readFileSync } from 'node:fs'
+
+/** VmRSS of `pid` in KiB; 0 when the process is gone. */
+export function rssKb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Number(m[1]) : 0
+  } catch {
+    return 0
+  }
+}
+
+/** `pid` and every process below it. */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)])
+    } catch {
+      // exited while we looked
+    }
+  }
+  const out: number[] = []
+  const walk = (p: number) => {
+    out.push(p)
+    for (const c of children.get(p) ?? []) walk(c)
+  }
+  walk(pid)
+  return out
+}
+
+/** The command line of `pid` (empty when it is gone). */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim()
+  } catch {
+    return ''
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Streaming chat completions at a fixed concurrency, timed on arrival of every SSE event: what a
+ * user feels of an LLM (time to first token, the gaps between tokens, tokens per second).
+ */
+import { Agent, request } from 'node:http'
+
+export interface StreamTarget {
+  url: string
+  model: string
+  headers?: Record<string, string>
+}
+
+export interface StreamRun {
+  /** Content tokens received (one per content delta event). */
+  tokens: number
+  seconds: number
+  tokensPerSecond: number
+  /** Request sent → first content token (ms), one per request. */
+  ttftMs: number[]
+  /** Between consecutive content tokens of one stream (ms). */
+  gapMs: number[]
+  errors: number
+}
+
+export interface StreamLoad {
+  concurrency: number
+  /** Requests in all (spread over the connections). */
+  requests: number
+  maxTokens: number
+}
+
+/** Runs `load.requests` streamed requests, `load.concurrency` at a time, over keep-alive sockets. */
+export async function runStreams(target: StreamTarget, load: StreamLoad): Promise<StreamRun> {
+  const agent = new Agent({ keepAlive: true, maxSockets: load.concurrency })
+  const run: StreamRun = { tokens: 0, seconds: 0, tokensPerSecond: 0, ttftMs: [], gapMs: [], errors: 0 }
+  let next = 0
+  const began = performance.now()
+  const worker = async () => {
+    while (next < load.requests) {
+      next++
+      await oneStream(target, load.maxTokens, agent, run).catch(() => {
+        run.errors++
+      })
+    }
+  }
+  await Promise.all(Array.from({ length: load.concurrency }, worker))
+  run.seconds = (performance.now() - began) / 1000
+  run.tokensPerSecond = run.tokens / run.seconds
+  agent.destroy()
+  return run
+}
+
+const CONTENT = /"delta":\{[^}]*"content":"/
+
+function oneStream(target: StreamTarget, maxTokens: number, agent: Agent, run: StreamRun): Promise<void> {
+  const body = JSON.stringify({
+    model: target.model,
+    stream: true,
+    max_tokens: maxTokens,
+    messages: [{ role: 'user', content: 'Tell me a story.' }],
+  })
+  return new Promise((resolve, reject) => {
+    const sent = performance.now()
+    let last = 0
+    let carry = ''
+    const req = request(
+      `${target.url}/v1/chat/completions`,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', ...target.headers },
+      },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume()
+          reject(new Error(`status ${res.statusCode}`))
+          return
+        }
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => {
+          const now = performance.now()
+          const events = (carry + chunk).split('\n\n')
+          carry = events.pop() ?? ''
+          for (const event of events) {
+            if (!CONTENT.test(event)) continue
+            run.tokens++
+            if (last === 0) run.ttftMs.push(now - sent)
+            else run.gapMs.push(now - last)
+            last = now
+          }
+        })
+        res.on('end', () => resolve())
+        res.on('error', reject)
+      },
+    )
+    req.on('error', reject)
+    req.end(body)
+  })
+}
