@@ -1,5 +1,6 @@
 import { type AddressMatcher, parseAddressList } from '@svc/auth'
 import { envFlag, resolvePaths, type SvcPaths } from '@svc/core/node'
+import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers'
 
 /** The environment svc reads, parsed once at startup (README "Configuration"). */
 export interface ServeEnv {
@@ -20,6 +21,8 @@ export interface ServeEnv {
   upstreamTimeoutMs: number
   /** How long an unload waits for in-flight requests before stopping the upstream (ms; SVC_UNLOAD_GRACE in s). */
   unloadGraceMs: number
+  /** SVC_MEMORY_RESERVE_GB and SVC_MEMORY_BUDGET_GB: the memory budget per device. */
+  memory: MemoryDeviceOptions
 }
 
 type Env = Record<string, string | undefined>
@@ -51,6 +54,10 @@ export function readServeEnv(env: Env): ServeEnv {
     queueTimeoutMs: queueS * 1000,
     upstreamTimeoutMs: upstreamS * 1000,
     unloadGraceMs: graceS * 1000,
+    memory: {
+      reserveGb: parseDeviceGb('SVC_MEMORY_RESERVE_GB', env.SVC_MEMORY_RESERVE_GB),
+      budgetGb: parseDeviceGb('SVC_MEMORY_BUDGET_GB', env.SVC_MEMORY_BUDGET_GB),
+    },
   }
 }
 

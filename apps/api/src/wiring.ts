@@ -1,5 +1,6 @@
 import { createTokenStore, createTokenVerifier, isLoopbackHost } from '@svc/auth'
 import { createDispatcher, type Dispatcher, hostedRefs } from '@svc/dispatcher'
+import { memoryDevices, unknownDevices } from '@svc/providers'
 import { loadDashboardFiles } from './dashboard/dashboard-files'
 import type { AppDeps } from './deps'
 import { createDispatchMetrics } from './dispatch-metrics'
@@ -51,11 +52,14 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
   const slots = await createSlotSystem({
     hardware,
     ...(hardware.container ? { container: hardware.container } : {}),
+    ...(hardware.swarm ? { swarm: hardware.swarm } : {}),
     configDir: env.paths.configDir,
     stateDir: env.paths.stateDir,
     providers,
     env: input.rawEnv,
     slotOptions: { drainMs: env.unloadGraceMs },
+    memory: env.memory,
+    logger,
     ...(input.rawEnv.SVC_MODELS_MANIFEST ? { catalogueFile: input.rawEnv.SVC_MODELS_MANIFEST } : {}),
   })
   for (const error of slots.configErrors) logger.warn('slot config ignored', { error: error.message })
@@ -134,6 +138,15 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       auth,
     },
     async start() {
+      const report = await slots.picker?.report().catch(() => undefined)
+      const unknown = report
+        ? unknownDevices(
+            memoryDevices(report.hardware, env.memory),
+            env.memory.reserveGb,
+            env.memory.budgetGb,
+          )
+        : []
+      if (unknown.length) logger.warn('memory settings name devices this machine does not have', { unknown })
       await slots.manager.recoverAll()
       for (const r of await slots.manager.loadDefaults()) {
         if (r.error) logger.error('default model did not load', { ...r })

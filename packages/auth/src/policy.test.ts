@@ -54,6 +54,11 @@ describe('classify', () => {
     ['GET', '//api/auth/tokens', 'api-mutation'],
     ['GET', '/v1/models/../chat/completions', 'api-mutation'],
     ['GET', '/api/./slots', 'api-mutation'],
+    ['GET', '/V1/models', 'api-mutation'],
+    ['GET', '/Api/slots', 'api-mutation'],
+    ['GET', '/API', 'api-mutation'],
+    ['GET', '/v1x/page', 'dashboard'],
+    ['GET', '/apis', 'dashboard'],
     ['get', '/api/slots', 'api-read'],
   ]
   it.each(cases)('%s %s is %s', (method, path, expected) => {

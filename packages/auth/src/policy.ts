@@ -27,6 +27,8 @@
  * - A path with empty or dot segments (`//`, `/./`, `/../`) is never routed by svc; it is classed as
  *   an admin-only mutation so that no spelling of a path can fall into a more permissive class.
  *   One trailing slash is ignored.
+ * - Another spelling of `/v1` or `/api` (`/V1/models`, `/API/slots`) is not a dashboard file either:
+ *   svc routes none of them, and a proxy in front that folds case must not turn them into open reads.
  */
 
 export const SCOPES = ['admin', 'all', 'v1-only', 'read-only'] as const
@@ -117,7 +119,15 @@ export function classify(method: string, rawPath: string): RouteClass {
     if (under(path, '/api/slots') || under(path, '/api/models')) return 'slot-mutation'
     return 'api-mutation'
   }
+  // `/V1/models`, `/Api/slots`: svc's routes are case-sensitive, but a proxy in front may not be
+  // (Caddy's path matchers fold case), so another spelling of an API prefix is never a public file.
+  if (isApiPrefixInAnotherCase(path)) return 'api-mutation'
   return read ? 'dashboard' : 'api-mutation'
+}
+
+function isApiPrefixInAnotherCase(path: string): boolean {
+  const head = path.slice(0, 5).toLowerCase()
+  return head === '/v1' || head.startsWith('/v1/') || head === '/api' || head === '/api/'
 }
 
 function under(path: string, prefix: string): boolean {

@@ -8,7 +8,7 @@
  * - `slot.metrics` is published every few seconds while something changed: live figures per slot.
  * - `model.pull` reports a pull started from the Models page (no slot involved).
  */
-import type { SlotProgressEvent, SlotRestartEvent, SlotTransitionEvent } from './events'
+import type { SlotProgressEvent, SlotReplicasEvent, SlotRestartEvent, SlotTransitionEvent } from './events'
 import type { SlotSnapshot } from './slot/slot-types'
 
 /** Live figures of one slot over the last minute (null: nothing to measure yet). */
@@ -48,6 +48,7 @@ export interface ApiEvents {
   'slot.transition': SlotTransitionEvent
   'slot.progress': SlotProgressEvent
   'slot.restart': SlotRestartEvent
+  'slot.replicas': SlotReplicasEvent
   'slot.metrics': SlotMetricsEvent
   'model.pull': ModelPullEvent
 }
@@ -59,6 +60,7 @@ export const FORWARDED_EVENTS = [
   'slot.transition',
   'slot.progress',
   'slot.restart',
+  'slot.replicas',
   'slot.metrics',
   'model.pull',
 ] as const satisfies readonly ApiEventName[]

@@ -15,6 +15,8 @@ export const ERROR_CODES = {
   'slot.not_found': { status: 404, type: 'invalid_request_error' },
   'token.not_found': { status: 404, type: 'invalid_request_error' },
   'backend.unavailable': { status: 409, type: 'invalid_request_error' },
+  /** A load that does not fit in its device's memory budget; the message names what holds it. */
+  'memory.insufficient': { status: 409, type: 'invalid_request_error' },
   'slot.unavailable': { status: 503, type: 'server_error' },
   'request.invalid': { status: 400, type: 'invalid_request_error' },
   'request.too_large': { status: 413, type: 'invalid_request_error' },

@@ -32,10 +32,21 @@ export interface SlotRestartEvent {
   at: number
 }
 
+/**
+ * A slot's replicas changed: one left or joined the set, or went in or out of rotation. No URLs (they
+ * are admin-only; `GET /api/slots/:slot` has them); in-flight counts and latency are in the status.
+ */
+export interface SlotReplicasEvent {
+  slot: string
+  at: number
+  replicas: { id: string; node: string | null; healthy: boolean; error: string | null }[]
+}
+
 export interface SvcEvents {
   'slot.transition': SlotTransitionEvent
   'slot.progress': SlotProgressEvent
   'slot.restart': SlotRestartEvent
+  'slot.replicas': SlotReplicasEvent
   'slot.metrics': SlotMetricsEvent
   'model.pull': ModelPullEvent
   [type: string]: unknown

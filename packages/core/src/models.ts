@@ -4,7 +4,8 @@
  */
 import type { LlmRole } from './slot-config'
 
-export const MODEL_SOURCES = ['catalogue', 'pulled', 'local'] as const
+/** `remote`: a model a remote upstream serves under that name; svc has no file of it. */
+export const MODEL_SOURCES = ['catalogue', 'pulled', 'local', 'remote'] as const
 export type ModelSource = (typeof MODEL_SOURCES)[number]
 
 export interface ModelEntry {

@@ -97,6 +97,50 @@ describe('slot config', () => {
     expect(again).toEqual(r)
   })
 
+  it('takes replicas of a remote slot as urls, never together with url', () => {
+    const ok = parseSlotConfig('primary', 'runtime = "remote"\nurls = ["http://a:8080", "http://b:8080"]\n')
+    expect(ok.ok && ok.config.urls).toEqual(['http://a:8080', 'http://b:8080'])
+    const both = parseSlotConfig('primary', 'runtime = "remote"\nurl = "http://a:1"\nurls = ["http://b:1"]\n')
+    expect(both.ok || both.error.message).toContain('either url or urls')
+    const local = parseSlotConfig('primary', 'urls = ["http://a:1"]\n')
+    expect(local.ok || local.error.field).toBe('urls')
+  })
+
+  it('takes replicas and constraints only for a swarm slot', () => {
+    const swarm = parseSlotConfig(
+      'primary',
+      'runtime = "swarm"\nreplicas = 2\nconstraints = ["node.labels.svc.gpu==rocm"]\n',
+    )
+    expect(swarm.ok && [swarm.config.replicas, swarm.config.constraints]).toEqual([
+      2,
+      ['node.labels.svc.gpu==rocm'],
+    ])
+    const remote = parseSlotConfig('primary', 'runtime = "remote"\nurl = "http://a:1"\nreplicas = 2\n')
+    expect(remote.ok || remote.error.message).toContain('a remote slot lists its replicas in urls')
+    const bad = parseSlotConfig('primary', 'runtime = "swarm"\nconstraints = ["gpu"]\n')
+    expect(bad.ok || bad.error.field).toBe('constraints.0')
+    const many = parseSlotConfig('primary', 'runtime = "swarm"\nreplicas = 33\n')
+    expect(many.ok || many.error.field).toBe('replicas')
+  })
+
+  it('reads evict (default never) and model as a plain string', () => {
+    const r = parseSlotConfig('embed', 'evict = "idle"\nmodel = "nomic"\n')
+    expect(r.ok && [r.config.evict, r.config.model]).toEqual(['idle', { default: 'nomic' }])
+    expect(defaultSlotConfig('embed')?.evict).toBe('never')
+    const wrong = parseSlotConfig('embed', 'evict = "busy"\n')
+    expect(wrong.ok || wrong.error.field).toBe('evict')
+  })
+
+  it('round-trips the scale-out fields through stringify', () => {
+    const r = parseSlotConfig(
+      'mine',
+      'provider = "llm"\nruntime = "swarm"\nreplicas = 3\nconstraints = ["node.role!=manager"]\nevict = "idle"\nmodel = "x"\n',
+    )
+    expect(r.ok).toBe(true)
+    if (!r.ok) return
+    expect(parseSlotConfig('mine', stringifySlotConfig(r.config))).toEqual(r)
+  })
+
   it('takes model.sha256 with a URL default only, as 64 hex digits, and keeps it through stringify', () => {
     const hex = 'AB'.repeat(32)
     const ok = parseSlotConfig('embed', `[model]\ndefault = "https://h/x.gguf"\nsha256 = "${hex}"\n`)

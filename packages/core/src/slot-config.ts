@@ -7,11 +7,12 @@
  */
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml'
 import * as v from 'valibot'
+import { deepestIssue, runtimeFieldsRefusal } from './slot-config-checks'
 
 export const BACKENDS = ['vulkan', 'rocm', 'cuda', 'cpu', 'npu'] as const
 export type Backend = (typeof BACKENDS)[number]
 
-export const RUNTIMES = ['container', 'process', 'remote'] as const
+export const RUNTIMES = ['container', 'process', 'remote', 'swarm'] as const
 export type RuntimeKind = (typeof RUNTIMES)[number]
 
 export const LLM_ROLES = ['chat', 'embed', 'rerank'] as const
@@ -19,6 +20,13 @@ export type LlmRole = (typeof LLM_ROLES)[number]
 
 export const RESTART_POLICIES = ['on-failure', 'no'] as const
 export type RestartPolicy = (typeof RESTART_POLICIES)[number]
+
+/** What a load that does not fit in its device's memory budget may do (`idle`: unload LRU idle slots). */
+export const EVICT_POLICIES = ['never', 'idle'] as const
+export type EvictPolicy = (typeof EVICT_POLICIES)[number]
+
+/** Most replicas one slot may ask for (a swarm service or a remote `urls` list). */
+export const MAX_REPLICAS = 32
 
 /** The built-in slots and what a missing field means for each. Custom slots must name `provider`. */
 export const BUILTIN_SLOTS = {
@@ -39,23 +47,44 @@ export function isBuiltinSlot(name: string): name is BuiltinSlot {
 }
 
 const name = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,31}$/, 'a lower-case name like "llm"'))
+const httpUrl = v.pipe(v.string(), v.url('an http(s) URL'), v.regex(/^https?:\/\//i, 'an http(s) URL'))
+const modelId = v.pipe(v.string(), v.minLength(1, 'a model id'))
+/** A Docker Swarm placement constraint: `node.labels.svc.gpu==rocm`, `node.role!=manager`. */
+const constraint = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9_.-]+\s*(==|!=)\s*\S+$/, 'a constraint like "node.labels.svc.gpu==rocm"'),
+)
 
 export const SlotConfigFileSchema = v.strictObject({
   enabled: v.optional(v.boolean()),
   provider: v.optional(name),
   backend: v.optional(v.picklist(BACKENDS)),
   runtime: v.optional(v.picklist(RUNTIMES)),
-  url: v.optional(v.pipe(v.string(), v.url('an http(s) URL'), v.regex(/^https?:\/\//i, 'an http(s) URL'))),
+  url: v.optional(httpUrl),
+  urls: v.optional(
+    v.pipe(
+      v.array(httpUrl),
+      v.minLength(1, 'at least one URL'),
+      v.maxLength(MAX_REPLICAS, 'at most 32 URLs'),
+    ),
+  ),
+  replicas: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_REPLICAS))),
+  constraints: v.optional(v.array(constraint)),
+  evict: v.optional(v.picklist(EVICT_POLICIES)),
   restart: v.optional(v.picklist(RESTART_POLICIES)),
   max_restarts: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100))),
   role: v.optional(v.picklist(LLM_ROLES)),
   ctx_size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(4_194_304))),
   args: v.optional(v.array(v.string())),
+  // `model = "name"` is short for `[model] default = "name"` (for a remote slot: the remote's model id).
   model: v.optional(
-    v.strictObject({
-      default: v.optional(v.pipe(v.string(), v.minLength(1, 'a model id'))),
-      sha256: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, '64 hex digits'))),
-    }),
+    v.union([
+      modelId,
+      v.strictObject({
+        default: v.optional(modelId),
+        sha256: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, '64 hex digits'))),
+      }),
+    ]),
   ),
 })
 export type SlotConfigFile = v.InferOutput<typeof SlotConfigFileSchema>
@@ -68,7 +97,16 @@ export interface SlotConfig {
   /** Undefined means "let the picker choose" (the image slot defaults to `rocm`). */
   backend?: Backend
   runtime?: RuntimeKind
+  /** Remote only: the running upstream (one of `url` / `urls`). */
   url?: string
+  /** Remote only: several running upstreams serving the same model (replicas). */
+  urls?: string[]
+  /** Swarm only: how many tasks the service runs. */
+  replicas?: number
+  /** Swarm only: placement constraints replacing the backend's default. */
+  constraints?: string[]
+  /** What a load that does not fit in memory may do. */
+  evict: EvictPolicy
   restart: RestartPolicy
   maxRestarts: number
   role?: LlmRole
@@ -110,13 +148,11 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
       'custom slots must name their provider, e.g. provider = "llm"',
     )
   }
-  if (raw.runtime === 'remote' && !raw.url) {
-    return fail(file, 'url', 'an http(s) URL', 'runtime = "remote" needs the url of the running upstream')
-  }
-  if (raw.url && raw.runtime !== 'remote') {
-    return fail(file, 'url', 'runtime = "remote"', 'url is only used with runtime = "remote"')
-  }
-  if (raw.model?.sha256 && !/^https?:\/\//i.test(raw.model.default ?? '')) {
+  const refusal = runtimeFieldsRefusal(raw)
+  if (refusal) return fail(file, refusal.field, refusal.expected, refusal.detail)
+  const modelDefault = typeof raw.model === 'string' ? raw.model : raw.model?.default
+  const modelSha256 = typeof raw.model === 'string' ? undefined : raw.model?.sha256
+  if (modelSha256 && !/^https?:\/\//i.test(modelDefault ?? '')) {
     return fail(
       file,
       'model.sha256',
@@ -133,18 +169,22 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
     name: slot,
     enabled: raw.enabled ?? false,
     provider,
+    evict: raw.evict ?? 'never',
     restart: raw.restart ?? 'on-failure',
     maxRestarts: raw.max_restarts ?? DEFAULT_MAX_RESTARTS,
     args: raw.args ?? [],
     model: {
-      ...(raw.model?.default ? { default: raw.model.default } : {}),
-      ...(raw.model?.sha256 ? { sha256: raw.model.sha256.toLowerCase() } : {}),
+      ...(modelDefault ? { default: modelDefault } : {}),
+      ...(modelSha256 ? { sha256: modelSha256.toLowerCase() } : {}),
     },
   }
   const backend = raw.backend ?? backendDefault
   if (backend) config.backend = backend
   if (raw.runtime) config.runtime = raw.runtime
   if (raw.url) config.url = raw.url
+  if (raw.urls) config.urls = raw.urls
+  if (raw.replicas !== undefined) config.replicas = raw.replicas
+  if (raw.constraints) config.constraints = raw.constraints
   const role = raw.role ?? roleDefault
   if (role) config.role = role
   if (raw.ctx_size !== undefined) config.ctxSize = raw.ctx_size
@@ -155,7 +195,7 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
 export function validateSlotConfig(slot: string, input: unknown, file: string): SlotConfigResult {
   const result = v.safeParse(SlotConfigFileSchema, input)
   if (!result.success) {
-    const issue = result.issues[0]
+    const issue = deepestIssue(result.issues[0])
     const field = v.getDotPath(issue) ?? issue.path?.map((p) => String(p.key)).join('.') ?? null
     const unknownKey = issue.type === 'strict_object' && issue.expected === 'never'
     const expected = unknownKey ? 'a known field' : (issue.expected ?? 'a valid value')
@@ -197,6 +237,10 @@ export function stringifySlotConfig(config: SlotConfig): string {
   if (config.backend) out.backend = config.backend
   if (config.runtime) out.runtime = config.runtime
   if (config.url) out.url = config.url
+  if (config.urls) out.urls = config.urls
+  if (config.replicas !== undefined) out.replicas = config.replicas
+  if (config.constraints) out.constraints = config.constraints
+  if (config.evict !== 'never') out.evict = config.evict
   out.restart = config.restart
   if (config.maxRestarts !== DEFAULT_MAX_RESTARTS) out.max_restarts = config.maxRestarts
   if (config.role) out.role = config.role

@@ -13,6 +13,28 @@ export interface UpstreamExit {
   reason: string
 }
 
+/** What an upstream really uses in memory, once loaded. */
+export interface MemoryUse {
+  bytes: number
+  /**
+   * How it was measured: `rss` (resident set of the process), `gpu` (RSS plus the GPU buffers the
+   * kernel reports for it), `container` (the engine's memory figure of the container), `engine` (the
+   * upstream's own report).
+   */
+  by: 'rss' | 'gpu' | 'container' | 'engine'
+  /** When known apart: host memory (RSS) and GPU buffers (VRAM + GTT), whose sum is `bytes`. */
+  parts?: { host: number; gpu: number }
+}
+
+/** One replica behind a handle (a swarm task, one of a remote slot's URLs). */
+export interface UpstreamMember {
+  /** Stable for the life of that replica (a task id, `host:port` of a URL). */
+  readonly id: string
+  readonly base: URL
+  /** Where it runs, for status output (a swarm node's hostname). */
+  readonly node?: string
+}
+
 /** A running upstream: a child process, a container, or a remote URL. */
 export interface UpstreamHandle {
   /** Where the dispatcher sends requests (scheme, host and port; no path). */
@@ -25,6 +47,14 @@ export interface UpstreamHandle {
   describe(): Record<string, string | number>
   /** The last lines the upstream wrote (bounded). */
   logs(): string[]
+  /** What it uses in memory now; undefined when it cannot be measured (remote, gone). Never throws. */
+  memoryUse?(): Promise<MemoryUse | undefined>
+  /**
+   * Replicas: the upstreams behind this handle right now (a swarm service's running tasks, a remote
+   * slot's URLs); absent for a single upstream. The set may change between calls. Rejects when it
+   * cannot be read (the engine does not answer).
+   */
+  members?(signal: AbortSignal): Promise<readonly UpstreamMember[]>
 }
 
 export interface SlotDriver {

@@ -6,14 +6,15 @@
  * It works on Node's raw request/response on purpose: this is the hot path DESIGN.md measures, and
  * piping raw streams into a keep-alive `http.request` is what keeps the hop near Caddy's cost.
  */
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type Lease, type ModelEntry, type SlotManager, SvcError } from '@svc/core'
 import { AgentPool } from './agents'
 import { parseJsonBody, readBody } from './body'
 import { ClientWatch } from './client-watch'
 import { type EndpointName, type EndpointSpec, endpointFor } from './endpoints'
 import { scanMultipartModel } from './multipart-model'
-import { type ForwardBody, forward } from './proxy'
+import { rewriteModel, upstreamHeaders, upstreamUrl, writeResponse } from './outbound'
+import { type ForwardBody, type ForwardResult, forward } from './proxy'
 import { resolveTarget, type Target } from './resolve'
 import { writeError } from './respond'
 import type { HostedUpstream } from './upstreams'
@@ -50,6 +51,9 @@ export interface DispatchRecord {
   overheadSeconds?: number
   usage?: Usage
 }
+
+/** Replicas one request may try when the first cannot be reached. */
+const MAX_REPLICA_TRIES = 3
 
 export interface DispatcherOptions {
   slots: SlotManager
@@ -125,18 +129,27 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         }
         const upstreamModel = route.upstreamModel?.({ model: lease.model })
         const out = rewriteModel(body, json, upstreamModel)
-        await send(
-          target,
-          upstreamUrl(lease.base, route.requestPath(spec.endpoint)),
-          out,
-          req,
-          res,
-          requestId,
-          client,
-          upstreamTimeoutMs,
-          record,
-          started,
-        )
+        // A replica that cannot be reached leaves the rotation and the request goes to another one.
+        for (let attempt = 1; ; attempt++) {
+          const result = await send(
+            target,
+            upstreamUrl(lease.base, route.requestPath(spec.endpoint)),
+            out,
+            req,
+            res,
+            requestId,
+            client,
+            upstreamTimeoutMs,
+            record,
+            started,
+            { retryUnreachable: lease.fail !== undefined && attempt < MAX_REPLICA_TRIES },
+          )
+          if (result.outcome !== 'unreachable') break
+          lease.fail?.(`unreachable (${result.cause})`)
+          lease.release()
+          lease = undefined
+          lease = await target.slot.acquire({ signal: client.signal, timeoutMs: queueTimeoutMs })
+        }
       } else {
         await sendHosted(target, spec, body, json, req, res, requestId, client, record, started)
       }
@@ -191,12 +204,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     timeoutMs: number,
     record: DispatchRecord,
     started: number,
-    auth?: string,
-  ): Promise<void> {
+    extra: { auth?: string; retryUnreachable?: boolean } = {},
+  ): Promise<ForwardResult> {
     let sentAt = 0
     const result = await forward({
       url,
-      headers: upstreamHeaders(req, body, requestId, auth),
+      headers: upstreamHeaders(req, body, requestId, extra.auth),
+      ...(extra.retryUnreachable ? { retryUnreachable: true } : {}),
       body,
       res,
       client,
@@ -212,9 +226,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         record.ttfbSeconds = (performance.now() - sentAt) / 1000
       },
     })
+    if (result.outcome === 'unreachable') return result
     record.status = result.status
     record.outcome = result.outcome
     if (result.usage) record.usage = result.usage
+    return result
   }
 
   async function sendHosted(
@@ -249,7 +265,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       upstream.timeoutMs,
       record,
       started,
-      upstream.apiKey,
+      upstream.apiKey ? { auth: upstream.apiKey } : {},
     )
   }
 
@@ -258,63 +274,4 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     handle,
     close: () => agents.destroy(),
   }
-}
-
-const urls = new Map<string, URL>()
-
-/** `new URL(path, base)`, built once per upstream and path (parsing a URL per request shows up). */
-function upstreamUrl(base: URL, path: string): URL {
-  const key = `${base.href}\n${path}`
-  let url = urls.get(key)
-  if (!url) {
-    url = new URL(path, base)
-    if (urls.size > 1000) urls.clear()
-    urls.set(key, url)
-  }
-  return url
-}
-
-/** Re-serialises the JSON body only when the upstream needs another `model` value. */
-function rewriteModel(
-  body: ForwardBody,
-  json: Record<string, unknown> | undefined,
-  model: string | undefined,
-): ForwardBody {
-  if (!json || model === undefined || json.model === model || body.kind !== 'buffer') return body
-  return { kind: 'buffer', data: Buffer.from(JSON.stringify({ ...json, model })) }
-}
-
-/** Only what the upstream needs: never the client's credentials, cookies or forwarding headers. */
-function upstreamHeaders(
-  req: IncomingMessage,
-  body: ForwardBody,
-  requestId: string,
-  apiKey?: string,
-): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {
-    'content-type': req.headers['content-type'] ?? 'application/json',
-    accept: req.headers.accept ?? '*/*',
-    'x-request-id': requestId,
-  }
-  if (body.kind === 'buffer') headers['content-length'] = body.data.length
-  else if (req.headers['content-length']) headers['content-length'] = req.headers['content-length']
-  else headers['transfer-encoding'] = 'chunked'
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`
-  return headers
-}
-
-/** Sends a web `Response` (from a translator) on a Node response. */
-async function writeResponse(res: ServerResponse, response: Response, requestId: string): Promise<number> {
-  const headers: OutgoingHttpHeaders = { 'x-request-id': requestId }
-  response.headers.forEach((value, name) => {
-    headers[name] = value
-  })
-  res.writeHead(response.status, headers)
-  if (response.body) {
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      if (!res.write(chunk)) await new Promise((r) => res.once('drain', r))
-    }
-  }
-  res.end()
-  return response.status
 }

@@ -47,13 +47,24 @@ export interface ForwardRequest {
   requestId: string
   onUpstreamRequest?: () => void
   onFirstByte?: () => void
+  /**
+   * When the upstream cannot be reached at all (refused, reset before any answer), resolve with
+   * outcome `unreachable` and answer the client nothing: the caller tries another replica. Only for
+   * a buffered body, which can be sent again.
+   */
+  retryUnreachable?: boolean
 }
 
 export interface ForwardResult {
   status: number
-  outcome: 'ok' | 'client-gone' | 'upstream-died' | 'error'
+  outcome: 'ok' | 'client-gone' | 'upstream-died' | 'error' | 'unreachable'
   usage?: Usage
+  /** Outcome `unreachable`: the connection error (`ECONNREFUSED`). */
+  cause?: string
 }
+
+/** Connection errors that mean the request got no answer from the upstream at all. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH'])
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -108,6 +119,10 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (done || f.res.headersSent) return
       const cause = error.code ?? error.message
+      if (f.retryUnreachable && f.body.kind === 'buffer' && UNREACHABLE.has(error.code ?? '')) {
+        finish({ status: 0, outcome: 'unreachable', cause })
+        return
+      }
       fail(new SvcError('upstream.unavailable', `${f.who} is unreachable (${cause})`, { cause: error }))
     })
     upstream.on('response', (up) => {

@@ -31,6 +31,8 @@ export function createSlotDriver(options: SlotDriverOptions): SlotDriver {
     signal,
     ...(config.role ? { role: config.role } : {}),
     ...(config.ctxSize !== undefined ? { ctxSize: config.ctxSize } : {}),
+    ...(config.replicas !== undefined ? { replicas: config.replicas } : {}),
+    ...(config.constraints ? { constraints: config.constraints } : {}),
   })
   const probe = (handle: UpstreamHandle, signal: AbortSignal) =>
     provider.healthProbe(

@@ -140,7 +140,11 @@ describe('the picker on three machines', () => {
 
     const report = buildHardwareReport(facts, MANIFEST, PROVIDERS)
     expect(honoured(report.providers.llm)).toEqual(['vulkan', 'rocm', 'cpu'])
-    expect(report.providers.llm?.vulkan).toEqual({ ok: true, runtimes: ['container', 'process'] })
+    expect(report.providers.llm?.vulkan).toMatchObject({ ok: true, runtimes: ['container', 'process'] })
+    // swarm is offered only by a swarm manager
+    expect(report.providers.llm?.vulkan).toMatchObject({
+      unavailable: { swarm: expect.stringContaining('not a swarm manager (swarm: inactive)') },
+    })
     expect(report.providers.llm?.rocm).toMatchObject({ ok: true, runtimes: ['container'] })
     expect(report.providers.llm?.cpu).toMatchObject({ ok: true, runtimes: ['process'] })
     expect(report.providers.llm?.cuda).toEqual({

@@ -14,11 +14,14 @@ import type { SlotSystem } from '../slots/slot-system'
 import { parseWith, readJson } from '../validate'
 
 export const LoadBodySchema = v.strictObject({
-  model: v.pipe(
-    v.string('model must be a string'),
-    v.trim(),
-    v.minLength(1, 'model is required'),
-    v.maxLength(4096),
+  // Optional: the slot's default model, else (a remote slot) the first model the remote serves.
+  model: v.optional(
+    v.pipe(
+      v.string('model must be a string'),
+      v.trim(),
+      v.minLength(1, 'model is required'),
+      v.maxLength(4096),
+    ),
   ),
   /** With a URL: what the pulled file must hash to (checked before it is used). */
   sha256: v.optional(
@@ -51,6 +54,9 @@ export interface SlotView extends SlotSnapshot {
     ctx_size: number | null
     args: string[]
     url: string | null
+    urls: string[] | null
+    replicas: number | null
+    evict: string
   }
   /** Live figures of the last minute (also pushed as `slot.metrics` events). */
   metrics: SlotLiveMetrics | null
@@ -60,7 +66,7 @@ export interface SlotView extends SlotSnapshot {
  * Management of slots.
  *
  * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one (logs: slot-logs.ts)
- * - `POST /api/slots/:slot/load {model, sha256?}` → 202 with the slot (loading continues in the background);
+ * - `POST /api/slots/:slot/load {model?, sha256?}` → 202 with the slot (loading continues in the background);
  *   `?wait=true` answers 200 once ready, or the failure's error body.
  * - `POST /api/slots/:slot/unload` → 202 (`?wait=true`: 200 once offline).
  * - `PUT /api/slots/:slot` with the config as JSON (the TOML file's fields) → validated, written
@@ -91,6 +97,9 @@ export function slotRoutes(deps: {
         ctx_size: config.ctxSize ?? null,
         args: config.args,
         url: config.url ?? null,
+        urls: config.urls ?? null,
+        replicas: config.replicas ?? null,
+        evict: config.evict,
       },
       metrics: deps.activity?.current()[name] ?? null,
     }
@@ -123,29 +132,19 @@ export function slotRoutes(deps: {
       manager.get(name)
       const wait = wants(c.req.query())
       const { model, sha256 } = await readJson(c, LoadBodySchema)
+      const named = model ?? manager.config(name).model.default ?? ''
       // Two writers of one `.part` file would corrupt it: a pull from the Models page goes first.
-      if (deps.pulls?.get(model))
-        throw new SvcError('model.in_use', `"${model}" is being pulled: wait for it, or cancel the pull`, {
+      if (deps.pulls?.get(named))
+        throw new SvcError('model.in_use', `"${named}" is being pulled: wait for it, or cancel the pull`, {
           param: 'model',
         })
-      const loading = manager.load(name, model, sha256 ? { sha256 } : {})
+      // Resolution and admission (unknown model, a model this slot or machine cannot serve, not
+      // enough memory) answer this request; only the load itself runs in the background.
+      const { loading } = await manager.start(name, named, sha256 ? { sha256 } : {})
       if (wait) {
         await loading
         return c.json(view(name), 200)
       }
-      // Resolution errors (unknown model, refused model) still answer this request.
-      const early = await Promise.race([
-        loading.then(
-          () => null,
-          (e: unknown) => e,
-        ),
-        tick(),
-      ])
-      if (
-        early instanceof SvcError &&
-        ['model.not_found', 'request.invalid', 'backend.unavailable'].includes(early.code)
-      )
-        throw early
       loading.catch(() => undefined) // the outcome is on the event stream and in lastError
       return c.json(view(name), 202)
     })
@@ -164,9 +163,4 @@ export function slotRoutes(deps: {
       await save(name, await readJson(c, v.record(v.string(), v.unknown())))
       return c.json(view(name), 200)
     })
-}
-
-/** Lets an already-settled promise (a resolution error) win a race against "still loading". */
-function tick(): Promise<'pending'> {
-  return new Promise((resolve) => setTimeout(() => resolve('pending'), 50))
 }

@@ -47,6 +47,8 @@ export function v1ModelsRoutes(deps: AppDeps) {
       ...(await deps.slots.store.list())
         .filter((m) => m.path !== undefined || byModel.has(m.id))
         .map((m) => ({ id: m.id, owned_by: 'svc', _svc: view(byModel.get(m.id), m.id) })),
+      // Models svc has no entry for: what a remote slot's upstream serves under its own name.
+      ...[...byModel].map(([id, slot]) => ({ id, owned_by: 'svc', _svc: view(slot, id) })),
       ...(deps.upstreamRefs?.() ?? []).map((r) => ({
         ...r,
         _svc: { slot: null, model: r.id, state: null, loaded: true },

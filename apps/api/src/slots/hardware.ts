@@ -1,5 +1,6 @@
 import {
   createContainerRuntime,
+  createSwarmRuntime,
   defaultImagesManifestPath,
   detectHardware,
   type HardwareFacts,
@@ -14,6 +15,8 @@ export interface HardwareWiring {
   manifest?: ImageManifest
   detect: () => Promise<HardwareFacts>
   container?: Runtime
+  /** Docker Swarm services through the same engine; the picker offers it only on a swarm manager. */
+  swarm?: Runtime
 }
 
 /**
@@ -34,7 +37,11 @@ export async function wireHardware(options: {
   const instance = await loadInstanceId(options.stateDir)
   return {
     ...(manifest
-      ? { manifest, container: createContainerRuntime({ manifest, instance, stateDir: options.stateDir }) }
+      ? {
+          manifest,
+          container: createContainerRuntime({ manifest, instance, stateDir: options.stateDir }),
+          swarm: createSwarmRuntime({ manifest, instance }),
+        }
       : {}),
     detect: () => detectHardware({ env: options.env, ...(manifest ? { manifest } : {}) }),
   }

@@ -35,7 +35,8 @@ export async function createPlacer(picker: Picker | undefined): Promise<Placer> 
       if (!picker || !report?.providers[config.provider]) return // a third-party kind the picker does not know
       const { backend, runtime } = place(config)
       await picker.assertBackend(config.provider, backend, runtime)
-      if (runtime !== 'remote') await picker.assertModelFits(model)
+      // A remote or swarm slot runs on other machines: this one's memory says nothing about it.
+      if (runtime !== 'remote' && runtime !== 'swarm') await picker.assertModelFits(model)
     },
     async refresh() {
       if (picker) report = await picker.report({ refresh: true })

@@ -12,12 +12,15 @@ import {
   type Runtime,
   type RuntimeStartRequest,
 } from '@svc/providers'
+import { remoteUrls } from './remote-model'
 
 export interface RuntimesOptions {
   stateDir: string
   env?: Record<string, string | undefined>
   /** The container runtime, when this server has one. */
   container?: Runtime
+  /** The swarm runtime, when this server has an image manifest. */
+  swarm?: Runtime
 }
 
 export function createRuntimes(options: RuntimesOptions) {
@@ -29,7 +32,15 @@ export function createRuntimes(options: RuntimesOptions) {
   const npu = new Map<Runtime, Runtime>()
 
   const base = (config: SlotConfig, runtime: string): Runtime => {
-    if (runtime === 'remote') return createRemoteRuntime({ url: config.url! })
+    if (runtime === 'remote') return createRemoteRuntime({ urls: remoteUrls(config) })
+    if (runtime === 'swarm') {
+      if (!options.swarm)
+        throw new SvcError(
+          'backend.unavailable',
+          `slot "${config.name}": no container engine is configured for swarm`,
+        )
+      return options.swarm
+    }
     if (runtime === 'container') {
       if (!options.container)
         throw new SvcError('backend.unavailable', `slot "${config.name}": no container engine is configured`)

@@ -35,13 +35,19 @@ import {
   type ImageCache,
   type ImageManifest,
   loadCatalogue,
+  type MemoryDeviceOptions,
   ModelStore,
+  memoryDevices,
   npuModelEntries,
   type Picker,
   type Provider,
   type Runtime,
 } from '@svc/providers'
+import type { Logger } from '../logger'
+import { createMemoryBudget, type MemoryBudget } from './memory-budget'
 import { createPlacer } from './placement'
+import { remoteProvider } from './remote-model'
+import { createModelResolver } from './resolve-model'
 import { createRuntimes } from './runtimes'
 
 export const DEFAULT_CATALOGUE = fileURLToPath(new URL('../../../../manifests/models.toml', import.meta.url))
@@ -71,6 +77,11 @@ export interface SlotSystemOptions {
   hardware?: { detect: () => Promise<HardwareFacts>; manifest?: ImageManifest }
   /** The container runtime, when this server has a container engine and an image manifest. */
   container?: Runtime
+  /** The swarm runtime (same engine, as a swarm manager). */
+  swarm?: Runtime
+  /** SVC_MEMORY_RESERVE_GB / SVC_MEMORY_BUDGET_GB, parsed. */
+  memory?: MemoryDeviceOptions
+  logger?: Logger
 }
 
 export interface SlotSystem {
@@ -82,6 +93,8 @@ export interface SlotSystem {
   imageCache: ImageCache
   /** Hardware and backends per provider (`GET /api/hardware`); absent without detection. */
   picker?: Picker
+  /** The memory budget across slots (`GET /api/hardware` → `memory`). */
+  memory: MemoryBudget
   /** Slot config files that did not parse (their slots keep the defaults). */
   configErrors: SlotConfigError[]
   /** Resolves a model for a slot, refusing models its provider or this machine cannot serve. */
@@ -138,11 +151,12 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     stateDir: options.stateDir,
     ...(options.env ? { env: options.env } : {}),
     ...(options.container ? { container: options.container } : {}),
+    ...(options.swarm ? { swarm: options.swarm } : {}),
   })
 
   const providerFor = (config: SlotConfig): Provider => {
     const p = providers.get(config.provider)
-    if (p) return p
+    if (p) return config.runtime === 'remote' ? remoteProvider(p) : p
     const known = [...providers.keys()].join(', ')
     throw new SvcError(
       'backend.unavailable',
@@ -166,35 +180,22 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
       return unavailableDriver(error)
     }
   }
-  const resolveModel = async (id: string, config: SlotConfig, options?: LoadOptions): Promise<ModelEntry> => {
-    const provider = providerFor(config)
-    const entry = await store.resolve(id, options?.sha256 ? { sha256: options.sha256 } : {})
-    const builtin = ['llm', 'image', 'stt', 'tts']
-    if (
-      builtin.includes(config.provider) &&
-      builtin.includes(entry.provider) &&
-      entry.provider !== config.provider
-    ) {
-      throw new SvcError(
-        'request.invalid',
-        `model "${entry.id}" is for the ${entry.provider} provider; slot "${config.name}" runs ${config.provider}`,
-        {
-          param: 'model',
-        },
-      )
-    }
-    const refusal = provider.refuseModel?.(entry)
-    if (refusal) throw new SvcError('request.invalid', refusal, { param: 'model' })
-    await placer.check(config, entry)
-    return entry
-  }
+  const resolveModel = createModelResolver({ store, providerFor, placer })
   const { configs, errors } = await readSlotConfigDir(options.configDir)
-  const manager = new SlotManager({
+  const memory = createMemoryBudget({
+    manager: () => manager,
+    devices: async () => (picker ? memoryDevices((await picker.report()).hardware, options.memory) : []),
+    place: placer.place,
+    bus,
+    ...(options.logger ? { logger: options.logger } : {}),
+  })
+  const manager: SlotManager = new SlotManager({
     configs: configs.map(effective),
     bus,
     clock: options.clock ?? systemClock,
     createDriver,
     resolveModel,
+    admission: memory,
     ...(options.slotOptions ? { slotOptions: options.slotOptions } : {}),
   })
   return {
@@ -204,6 +205,7 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     providers,
     imageCache,
     ...(picker ? { picker } : {}),
+    memory,
     configErrors: errors,
     resolveModel,
     provider: providerFor,

@@ -18,9 +18,11 @@ interface SlotView {
 
 const HELP = `Usage: svc slot <subcommand>   (also: slot <subcommand>)
 
-  svc slot load <slot> --model <id> [--sha256 <hex>]
+  svc slot load <slot> [--model <id>] [--sha256 <hex>]
                                       load a model and follow it until ready
-                                      <id>: a curated id, a registry ref, a path to a .gguf, or an http(s) URL
+                                      <id>: a curated id, a registry ref, a path to a .gguf, or an http(s) URL;
+                                      without --model: the slot's default model (a remote slot: the
+                                      first model its remote serves)
                                       --sha256: with a URL, what the pulled file must hash to
   svc slot unload <slot>              unload (in-flight requests may finish first)
   svc slot ls                         list slots as a table
@@ -55,8 +57,7 @@ async function load(args: string[], ctx: CliContext): Promise<number> {
     allowPositionals: true,
   })
   const slot = positionals[0]
-  if (!slot || !values.model)
-    throw new CliError('usage: svc slot load <slot> --model <id> [--sha256 <hex>]', 2)
+  if (!slot) throw new CliError('usage: svc slot load <slot> [--model <id>] [--sha256 <hex>]', 2)
   const display = new LoadDisplay(ctx.stdout, slot)
   const events = new AbortController()
   const started = Date.now()
@@ -65,7 +66,10 @@ async function load(args: string[], ctx: CliContext): Promise<number> {
     await follow.ready
     const res = await callApi<SlotView>(ctx, `/api/slots/${encodeURIComponent(slot)}/load?wait=true`, {
       method: 'POST',
-      body: JSON.stringify({ model: values.model, ...(values.sha256 ? { sha256: values.sha256 } : {}) }),
+      body: JSON.stringify({
+        ...(values.model ? { model: values.model } : {}),
+        ...(values.sha256 ? { sha256: values.sha256 } : {}),
+      }),
     })
     display.end()
     if (res.status !== 200) throw apiError(res)

@@ -15,6 +15,7 @@ const primary: SlotSnapshot = {
   progress: null,
   restarts: 0,
   upstream: null,
+  replicas: null,
 }
 const start: LiveState = applyEvent(INITIAL, 'snapshot', { slots: [primary] })
 

@@ -22,6 +22,7 @@ const slot = (name: string, state: SlotSnapshot['state'] = 'offline'): SlotSnaps
   progress: null,
   restarts: 0,
   upstream: null,
+  replicas: null,
 })
 
 const cleanups: (() => Promise<void> | void)[] = []

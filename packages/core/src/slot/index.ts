@@ -1,8 +1,12 @@
+export { type Replica, ReplicaSet, type ReplicaStatus } from './replica-set'
 export { type Lease, Slot, type SlotOptions, type SlotSnapshot } from './slot'
 export {
+  type AdmissionRequest,
   type DefaultLoadResult,
+  type LoadAdmission,
   type LoadOptions,
   SlotManager,
   type SlotManagerOptions,
 } from './slot-manager'
+export { UpstreamBinding } from './upstream-binding'
 export { type LeaseWaiter, waitForLeasable } from './wait'

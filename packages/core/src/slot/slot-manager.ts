@@ -10,6 +10,23 @@ import type { SlotConfig } from '../slot-config'
 import type { SlotDriver } from '../slot-driver'
 import { Slot, type SlotOptions, type SlotSnapshot } from './slot'
 
+/** A load asking to be let in (see `LoadAdmission`). */
+export interface AdmissionRequest {
+  slot: Slot
+  config: SlotConfig
+  model: ModelEntry
+  /** Starts the load. Call it once, synchronously after the last check. */
+  start(): void
+}
+
+/**
+ * Decides whether a load may start now (the memory budget): it may unload other slots first, then
+ * calls `start` and resolves, or rejects to refuse. Loads of the model a slot already holds skip it.
+ */
+export interface LoadAdmission {
+  admit(request: AdmissionRequest): Promise<void>
+}
+
 export interface SlotManagerOptions {
   configs: SlotConfig[]
   bus: EventBus<SvcEvents>
@@ -22,6 +39,8 @@ export interface SlotManagerOptions {
    */
   resolveModel(id: string, config: SlotConfig, options?: LoadOptions): Promise<ModelEntry>
   slotOptions?: Partial<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>>
+  /** Lets each load in, or refuses it; without one every load starts at once. */
+  admission?: LoadAdmission
 }
 
 export interface LoadOptions {
@@ -69,9 +88,36 @@ export class SlotManager {
 
   /** Resolves `modelId` for the slot and loads it (see `Slot.load`). */
   async load(name: string, modelId: string, options: LoadOptions = {}): Promise<SlotSnapshot> {
+    return (await this.start(name, modelId, options)).loading
+  }
+
+  /**
+   * Resolves `modelId` and passes the admission (which may unload idle slots first), then starts the
+   * load. Resolves once the load has begun, with the load itself boxed in `loading`; rejects with the
+   * refusal (unknown model, a model this slot cannot serve, not enough memory).
+   */
+  async start(
+    name: string,
+    modelId: string,
+    options: LoadOptions = {},
+  ): Promise<{ loading: Promise<SlotSnapshot> }> {
     const slot = this.get(name)
-    const model = await this.options.resolveModel(modelId, this.config(name), options)
-    return slot.load(model)
+    const config = this.config(name)
+    const model = await this.options.resolveModel(modelId, config, options)
+    const admission = this.options.admission
+    if (!admission || slot.targetModel()?.id === model.id) return { loading: slot.load(model) }
+    let loading: Promise<SlotSnapshot> | undefined
+    await admission.admit({
+      slot,
+      config,
+      model,
+      start: () => {
+        loading = slot.load(model)
+      },
+    })
+    if (!loading)
+      throw new Error(`admission of ${model.id} into ${name} neither started nor refused it (a bug)`)
+    return { loading }
   }
 
   unload(name: string): Promise<SlotSnapshot> {
@@ -100,16 +146,19 @@ export class SlotManager {
     await Promise.all([...this.slots.values()].map((s) => s.recover()))
   }
 
-  /** Loads `[model].default` into every enabled slot that is offline; never throws. */
+  /**
+   * Loads `[model].default` into every enabled slot that is offline (a remote slot without one: the
+   * first model its remote serves); never throws.
+   */
   async loadDefaults(): Promise<DefaultLoadResult[]> {
     const jobs = [...this.configsByName.values()]
-      .filter((c) => c.enabled && c.model.default)
+      .filter((c) => c.enabled && (c.model.default || c.runtime === 'remote'))
       .filter((c) => this.get(c.name).snapshot().state === 'offline')
       .map(async (c): Promise<DefaultLoadResult> => {
-        const model = c.model.default!
+        const model = c.model.default ?? ''
         try {
-          await this.load(c.name, model, c.model.sha256 ? { sha256: c.model.sha256 } : {})
-          return { slot: c.name, model }
+          const loaded = await this.load(c.name, model, c.model.sha256 ? { sha256: c.model.sha256 } : {})
+          return { slot: c.name, model: loaded.model ?? model }
         } catch (error) {
           return { slot: c.name, model, error: error instanceof Error ? error.message : String(error) }
         }

@@ -4,6 +4,7 @@ import type { ModelEntry, PullProgress } from '../models'
 import type { SlotConfig } from '../slot-config'
 import type { SlotDriver } from '../slot-driver'
 import type { SlotState } from '../slot-states'
+import type { ReplicaStatus } from './replica-set'
 
 export interface SlotSnapshot {
   name: string
@@ -20,6 +21,8 @@ export interface SlotSnapshot {
   progress: PullProgress | null
   restarts: number
   upstream: Record<string, string | number> | null
+  /** Replicas (a swarm service, a remote slot): health, latency and load of each; null otherwise. */
+  replicas: ReplicaStatus[] | null
 }
 
 export interface Lease {
@@ -28,6 +31,11 @@ export interface Lease {
   readonly model: ModelEntry
   /** Idempotent. */
   release(): void
+  /**
+   * Replicas only: the request could not reach this replica (connection refused, reset before an
+   * answer). It is taken out of rotation until its health probe passes again.
+   */
+  fail?(reason: string): void
 }
 
 export interface SlotOptions {
@@ -46,4 +54,8 @@ export interface SlotOptions {
   restartMaxDelayMs?: number
   /** An upstream that ran this long before crashing resets the restart count (ms). Default 60 s. */
   restartResetMs?: number
+  /** Between health rounds of a slot's replicas (ms). Default 2 s. */
+  replicaProbeMs?: number
+  /** Rounds with no healthy replica before the slot goes offline. Default 3. */
+  replicaDownAfter?: number
 }

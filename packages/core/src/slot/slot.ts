@@ -9,16 +9,19 @@
 import { SvcError } from '../errors'
 import type { ModelEntry, PullProgress } from '../models'
 import type { SlotConfig } from '../slot-config'
-import type { SlotDriver, UpstreamHandle } from '../slot-driver'
+import type { MemoryUse, SlotDriver, UpstreamHandle } from '../slot-driver'
 import { canTransition, LEASABLE_STATES, PENDING_STATES, type SlotState } from '../slot-states'
 import { LeaseLedger } from './lease-ledger'
+import { RestartBackoff } from './restart-backoff'
 import type { Lease, SlotOptions, SlotSnapshot } from './slot-types'
+import { UpstreamBinding } from './upstream-binding'
 import { type LeaseWaiter, waitForLeasable } from './wait'
 import { warmUp } from './warm'
 
 export type { Lease, SlotOptions, SlotSnapshot } from './slot-types'
 
 interface Loading {
+  model: ModelEntry
   modelId: string
   controller: AbortController
   promise: Promise<SlotSnapshot>
@@ -31,10 +34,11 @@ export class Slot {
   private driver: SlotDriver
   private state: SlotState = 'offline'
   private model: ModelEntry | null = null
-  private handle: UpstreamHandle | null = null
+  /** The running upstream (one instance or a replica set) and where its leases go. */
+  private upstream: UpstreamBinding | null = null
   private readyAt = 0
-  /** Leases per upstream instance: a lease's release only ever changes its own upstream's count. */
-  private readonly leases = new LeaseLedger<UpstreamHandle>({
+  /** Leases per upstream instance (per replica): a release only ever changes its own instance's count. */
+  private readonly leases = new LeaseLedger<object>({
     onIdle: () => {
       if (this.state === 'serving') this.transition('idle')
     },
@@ -42,13 +46,11 @@ export class Slot {
   private lastError: string | null = null
   private since: number
   private progress: PullProgress | null = null
-  private restarts = 0
+  private readonly restarts: RestartBackoff
   private chain: Promise<unknown> = Promise.resolve()
   /** Operations queued or running on the chain; "already loaded" is only true when none are. */
   private queued = 0
   private loading: Loading | null = null
-  private restartTimer: AbortController | null = null
-  private restartModel: ModelEntry | null = null
   private readonly o: Required<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>> & SlotOptions
 
   constructor(options: SlotOptions) {
@@ -59,11 +61,20 @@ export class Slot {
       restartBaseDelayMs: 1_000,
       restartMaxDelayMs: 60_000,
       restartResetMs: 60_000,
+      replicaProbeMs: 2_000,
+      replicaDownAfter: 3,
       ...options,
     }
     this.config = options.config
     this.driver = options.driver
     this.since = options.clock.now()
+    this.restarts = new RestartBackoff({
+      slot: options.config.name,
+      bus: options.bus,
+      clock: options.clock,
+      baseDelayMs: this.o.restartBaseDelayMs,
+      maxDelayMs: this.o.restartMaxDelayMs,
+    })
   }
 
   get name(): string {
@@ -82,27 +93,57 @@ export class Slot {
       lastError: this.lastError,
       since: this.since,
       progress: this.progress,
-      restarts: this.restarts,
-      upstream: this.handle ? { base: this.handle.base.origin, ...this.handle.describe() } : null,
+      restarts: this.restarts.count,
+      upstream: this.upstream
+        ? { base: this.upstream.handle.base.origin, ...this.upstream.handle.describe() }
+        : null,
+      replicas: this.upstream?.status() ?? null,
     }
   }
 
   /** The model the slot holds or is about to hold (a queued load or a pending restart). */
   currentModel(): ModelEntry | null {
-    return this.model ?? this.restartModel
+    return this.model ?? this.restarts.model
+  }
+
+  /**
+   * The model the slot's memory is spoken for by: the one being loaded (a swap's new model), else the
+   * one it holds, else the one a pending restart brings back. Null when it will hold nothing.
+   */
+  targetModel(): ModelEntry | null {
+    if (this.loading && !this.loading.controller.signal.aborted) return this.loading.model
+    return this.model ?? this.restarts.model
+  }
+
+  /** What the running upstream uses in memory now (undefined when not running or not measurable). */
+  async memoryUse(): Promise<MemoryUse | undefined> {
+    return (await this.upstream?.handle.memoryUse?.().catch(() => undefined)) ?? undefined
+  }
+
+  /**
+   * Unloads the slot if, and only if, it is idle right now: ready or idle, no request in flight,
+   * nothing queued. Decided and begun synchronously (the slot is `unloading` when this returns), so no
+   * request can take a lease in between. Returns the unload, or undefined when the slot is busy.
+   */
+  evictIfIdle(): Promise<SlotSnapshot> | undefined {
+    const idle = this.state === 'ready' || this.state === 'idle'
+    if (!idle || this.leases.inflight() > 0 || this.queued > 0 || this.loading || this.restarts.pending)
+      return undefined
+    this.transition('unloading')
+    return this.unload()
   }
 
   /** Whether a request that arrives now would get an upstream eventually (loading, restarting). */
   isPending(): boolean {
     return (
       (this.loading !== null && !this.loading.controller.signal.aborted) ||
-      this.restartTimer !== null ||
+      this.restarts.pending ||
       (PENDING_STATES as readonly string[]).includes(this.state)
     )
   }
 
   logs(): string[] {
-    return this.handle?.logs() ?? []
+    return this.upstream?.handle.logs() ?? []
   }
 
   /** New config (and driver) for the next load; the running upstream is left alone. */
@@ -117,13 +158,13 @@ export class Slot {
    * (cancel/unload, then load). Rejects with the failure, which also stays as `lastError`.
    */
   load(model: ModelEntry): Promise<SlotSnapshot> {
-    this.cancelRestart()
+    this.restarts.cancel()
     return this.startLoad(model, false)
   }
 
   /** Unloads (draining in-flight requests up to the grace period) and resolves once `offline`. */
   async unload(): Promise<SlotSnapshot> {
-    this.cancelRestart()
+    this.restarts.cancel()
     this.loading?.controller.abort(new Cancelled('unloaded'))
     await this.enqueue(() => this.doUnload())
     return this.snapshot()
@@ -139,7 +180,7 @@ export class Slot {
       slot: this.config.name,
       bus: this.o.bus,
       clock: this.o.clock,
-      isLeasable: () => (LEASABLE_STATES as readonly string[]).includes(this.state) && this.handle !== null,
+      isLeasable: () => (LEASABLE_STATES as readonly string[]).includes(this.state) && this.upstream !== null,
       isPending: () => this.isPending(),
     }
     await waitForLeasable(waiter, options)
@@ -157,11 +198,13 @@ export class Slot {
     await this.enqueue(async () => {
       const found = await this.driver.recover?.(new AbortController().signal)
       if (!found || this.state !== 'offline') return
+      const upstream = this.bind(found.handle)
+      if (upstream.replicas) await upstream.probe(new AbortController().signal) // find the healthy ones
       this.model = found.model
-      this.handle = found.handle
+      this.upstream = upstream
       this.readyAt = this.o.clock.now()
-      this.leases.open(found.handle)
-      this.watchExit(found.handle)
+      upstream.open()
+      this.watchExit(upstream)
       // Adopted upstreams are already healthy: the table's path is offline → starting → warming → ready.
       this.transition('starting')
       this.transition('warming')
@@ -170,19 +213,30 @@ export class Slot {
   }
 
   private takeLease(): Lease {
-    const handle = this.handle!
-    const release = this.leases.take(handle)
+    const lease = this.upstream!.take(this.model!) // throws when no replica is healthy
     if (this.state !== 'serving') this.transition('serving')
-    return { base: handle.base, model: this.model!, release }
+    return lease
+  }
+
+  private bind(handle: UpstreamHandle): UpstreamBinding {
+    return new UpstreamBinding(handle, {
+      slot: this.name,
+      ledger: this.leases,
+      probe: (h, signal) => this.driver.probe(h, signal),
+      clock: this.o.clock,
+      replicaProbeMs: this.o.replicaProbeMs,
+      replicaDownAfter: this.o.replicaDownAfter,
+      bus: this.o.bus,
+    })
   }
 
   private startLoad(model: ModelEntry, isRestart: boolean): Promise<SlotSnapshot> {
     if (this.loading?.modelId === model.id) return this.loading.promise
-    if (this.queued === 0 && this.model?.id === model.id && this.handle) {
+    if (this.queued === 0 && this.model?.id === model.id && this.upstream) {
       return Promise.resolve(this.snapshot())
     }
     this.loading?.controller.abort(new Cancelled(`replaced by a load of ${model.id}`))
-    if (!isRestart) this.restarts = 0
+    if (!isRestart) this.restarts.count = 0
     const controller = new AbortController()
     const promise = this.enqueue(async () => {
       if (controller.signal.aborted) {
@@ -191,12 +245,12 @@ export class Slot {
           `loading ${model.id} into ${this.name} was cancelled: ${reasonOf(controller.signal)}`,
         )
       }
-      if (this.model?.id !== model.id || !this.handle) await this.doUnload()
-      if (this.handle) return this.snapshot() // same model survived (a cancelled swap)
+      if (this.model?.id !== model.id || !this.upstream) await this.doUnload()
+      if (this.upstream) return this.snapshot() // same model survived (a cancelled swap)
       await this.doLoad(model, controller.signal)
       return this.snapshot()
     })
-    const loading: Loading = { modelId: model.id, controller, promise }
+    const loading: Loading = { model, modelId: model.id, controller, promise }
     this.loading = loading
     const clear = () => {
       if (this.loading === loading) this.loading = null
@@ -209,7 +263,7 @@ export class Slot {
     let entry = model
     this.model = model
     this.lastError = null
-    let handle: UpstreamHandle | null = null
+    let upstream: UpstreamBinding | null = null
     try {
       if (await this.driver.needsPull(entry)) {
         this.transition('pulling')
@@ -220,26 +274,28 @@ export class Slot {
       }
       signal.throwIfAborted()
       this.transition('starting')
-      handle = await this.driver.start(entry, signal)
-      this.handle = handle
+      const bound = this.bind(await this.driver.start(entry, signal))
+      upstream = bound
+      this.upstream = bound
       this.transition('warming')
       await warmUp({
-        driver: this.driver,
+        driver: { warmupTimeoutMs: this.driver.warmupTimeoutMs, probe: (_, s) => bound.probe(s) },
         clock: this.o.clock,
-        handle,
+        handle: bound.handle,
         signal,
         intervalMs: this.o.probeIntervalMs,
       })
       this.readyAt = this.o.clock.now()
-      this.leases.open(handle)
-      this.watchExit(handle)
+      bound.open()
+      this.watchExit(bound)
       this.transition('ready')
     } catch (error) {
       this.progress = null
       if (signal.aborted && (PENDING_STATES as readonly string[]).includes(this.state)) {
         this.transition('unloading')
-        await handle?.stop(this.o.stopGraceMs)
-        this.handle = null
+        await upstream?.handle.stop(this.o.stopGraceMs)
+        upstream?.close()
+        this.upstream = null
         this.transition('offline')
         this.model = null
         throw new SvcError(
@@ -249,8 +305,9 @@ export class Slot {
       }
       const message = errorMessage(error)
       this.lastError = message
-      await handle?.stop(this.o.stopGraceMs)
-      this.handle = null
+      await upstream?.handle.stop(this.o.stopGraceMs)
+      upstream?.close()
+      this.upstream = null
       if (this.state !== 'offline') this.transition('offline', message)
       this.model = null
       throw error instanceof SvcError
@@ -259,70 +316,40 @@ export class Slot {
     }
   }
 
-  private watchExit(handle: UpstreamHandle): void {
-    void handle.exited.then((exit) => {
+  private watchExit(upstream: UpstreamBinding): void {
+    void upstream.gone.then((exit) => {
       // Its in-flight requests fail on their own (their upstream connection is gone): their leases no
       // longer count, releasing them later cannot touch a restarted upstream's count, and an unload
       // draining this upstream stops waiting for them.
-      this.leases.close(handle)
-      if (this.handle !== handle || !(LEASABLE_STATES as readonly string[]).includes(this.state)) return
+      upstream.close()
+      if (this.upstream !== upstream || !(LEASABLE_STATES as readonly string[]).includes(this.state)) return
+      void upstream.handle.stop(this.o.stopGraceMs) // no replica answers: let go of the rest too
       const model = this.model!
       const ranMs = this.o.clock.now() - this.readyAt
-      this.handle = null
+      this.upstream = null
       this.lastError = exit.reason
       this.transition('offline', exit.reason)
       this.model = null
-      if (ranMs >= this.o.restartResetMs) this.restarts = 0
-      this.scheduleRestart(model)
+      if (ranMs >= this.o.restartResetMs) this.restarts.count = 0
+      this.restarts.schedule(model, this.config, (m) => this.startLoad(m, true))
     })
-  }
-
-  private scheduleRestart(model: ModelEntry): void {
-    if (this.config.restart !== 'on-failure' || this.restarts >= this.config.maxRestarts) return
-    const attempt = ++this.restarts
-    const delayMs = Math.min(this.o.restartBaseDelayMs * 2 ** (attempt - 1), this.o.restartMaxDelayMs)
-    const timer = new AbortController()
-    this.restartTimer = timer
-    this.restartModel = model
-    this.o.bus.emit('slot.restart', {
-      slot: this.name,
-      model: model.id,
-      attempt,
-      delayMs,
-      at: this.o.clock.now(),
-    })
-    this.o.clock.sleep(delayMs, timer.signal).then(
-      () => {
-        if (this.restartTimer !== timer) return
-        this.restartTimer = null
-        this.restartModel = null
-        this.startLoad(model, true).catch(() => this.scheduleRestart(model))
-      },
-      () => undefined,
-    )
-  }
-
-  private cancelRestart(): void {
-    this.restartTimer?.abort()
-    this.restartTimer = null
-    this.restartModel = null
   }
 
   private async doUnload(): Promise<void> {
-    if (this.state === 'offline' || !this.handle) return
-    const handle = this.handle
-    this.transition('unloading')
-    if (this.leases.inflight(handle) > 0) {
+    if (this.state === 'offline' || !this.upstream) return
+    const upstream = this.upstream
+    if (this.state !== 'unloading') this.transition('unloading') // evictIfIdle already moved it
+    if (upstream.inflight() > 0) {
       const timeout = new AbortController()
       await Promise.race([
-        this.leases.drained(handle),
+        upstream.drained(),
         this.o.clock.sleep(this.o.drainMs, timeout.signal).catch(() => undefined),
       ])
       timeout.abort()
     }
-    await handle.stop(this.o.stopGraceMs)
-    this.handle = null
-    this.leases.close(handle) // leases still out after the grace period end with their upstream
+    await upstream.handle.stop(this.o.stopGraceMs)
+    this.upstream = null
+    upstream.close() // leases still out after the grace period end with their upstream
     this.transition('offline')
     this.model = null
   }

@@ -91,6 +91,30 @@ function containerVerdict(
   return undefined
 }
 
+/**
+ * `swarm` needs what `container` needs, an engine that is a swarm manager (only managers create
+ * services), and an image other nodes can pull (a local build is on this machine only).
+ */
+function swarmVerdict(
+  facts: HardwareFacts,
+  manifest: ImageManifest | undefined,
+  provider: ProviderDescriptor,
+  backend: Backend,
+  container: string | undefined,
+): string | undefined {
+  if (container) return container
+  if (facts.container.swarm !== 'manager') {
+    const role = facts.container.swarm ?? 'inactive'
+    return `the container engine is not a swarm manager (swarm: ${role}); run "docker swarm init" or point DOCKER_HOST at a manager`
+  }
+  const name = provider.image?.(backend)
+  const entry = name ? manifest?.entries[name] : undefined
+  if (entry?.source === 'local') {
+    return `image "${name}" is built locally: other swarm nodes cannot pull it (push it to a registry and pin it)`
+  }
+  return undefined
+}
+
 function processVerdict(
   facts: HardwareFacts,
   provider: ProviderDescriptor,
@@ -122,11 +146,15 @@ export function decideProvider(
     const why: Partial<Record<RuntimeKind, string>> = {}
     const container = containerVerdict(facts, manifest, provider, backend)
     const process = processVerdict(facts, provider, backend)
+    const swarm = swarmVerdict(facts, manifest, provider, backend, container)
     if (container) why.container = container
     if (process) why.process = process
+    if (swarm) why.swarm = swarm
     const runtimes: RuntimeKind[] = []
     if (!container) runtimes.push('container')
     if (!process) runtimes.push('process')
+    // Never a default (the placer takes the first): a swarm slot is asked for with runtime = "swarm".
+    if (!swarm) runtimes.push('swarm')
     out[backend] =
       runtimes.length > 0
         ? { ok: true, runtimes, ...(Object.keys(why).length ? { unavailable: why } : {}) }

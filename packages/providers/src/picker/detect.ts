@@ -17,7 +17,9 @@ import {
   type EngineProbe,
   type ImageInventory,
   normaliseRepo,
+  type SwarmRole,
 } from './engine-probe'
+import { detectGpuMemory, type GpuFact, type QueryNvidiaSmi } from './gpu-memory'
 
 export interface RenderNode {
   path: string
@@ -35,8 +37,11 @@ export interface HardwareFacts {
   rocm: { kfd: boolean }
   cuda: { devices: string[]; driverVersion: string | null; nvidiaSmi: string | null }
   npu: { device: boolean; driver: boolean }
-  memory: { totalGb: number | null }
-  container: { ok: boolean; version?: string; error?: string }
+  /** `totalBytes` is MemTotal; `totalGb` the same rounded to 0.1 GiB. */
+  memory: { totalGb: number | null; totalBytes?: number | null }
+  /** GPUs and their memory (the memory budget's devices). */
+  gpus?: GpuFact[]
+  container: { ok: boolean; version?: string; error?: string; swarm?: SwarmRole }
   /** Per manifest entry: pinned, and present in the engine's image store. */
   images: Record<string, { pinned: boolean; present: boolean }>
   /** Host programs the process runtime can run (`llama-server`, `whisper-server`, `flm`); null = none. */
@@ -53,6 +58,8 @@ export interface DetectOptions {
   probeEngine?: EngineProbe
   /** What images the engine holds. Default: dockerode image list. */
   listImages?: () => Promise<ImageInventory>
+  /** Output of `nvidia-smi --query-gpu=…`. Default: runs it when nvidia-smi is on PATH. */
+  queryNvidiaSmi?: QueryNvidiaSmi
   /** Output of `<llama-server> --list-devices`. Default: runs it (5 s limit). */
   listDevices?: (path: string) => Promise<string>
 }
@@ -69,7 +76,7 @@ export async function detectHardware(options: DetectOptions = {}): Promise<Hardw
     exists(at('dev/kfd')),
     detectCuda(at, env),
     detectNpu(at),
-    readMemTotalGb(at('proc/meminfo')),
+    readMemTotalBytes(at('proc/meminfo')),
     (options.probeEngine ?? dockerEngineProbe())(),
   ])
   const inventory = container.ok
@@ -91,7 +98,16 @@ export async function detectHardware(options: DetectOptions = {}): Promise<Hardw
     rocm: { kfd },
     cuda,
     npu,
-    memory: { totalGb: memory },
+    memory: {
+      totalGb: memory === null ? null : Math.round((memory / 1024 ** 3) * 10) / 10,
+      totalBytes: memory,
+    },
+    gpus: await detectGpuMemory({
+      at,
+      renderNodes,
+      nvidiaSmi: cuda.nvidiaSmi,
+      ...(options.queryNvidiaSmi ? { queryNvidiaSmi: options.queryNvidiaSmi } : {}),
+    }),
     container,
     images,
     engines: await detectEngines(env, options.listDevices ?? runListDevices),
@@ -135,10 +151,10 @@ async function detectNpu(at: (p: string) => string): Promise<HardwareFacts['npu'
   return { device, driver: module || /^amdxdna\s/m.test(modules) }
 }
 
-async function readMemTotalGb(path: string): Promise<number | null> {
+async function readMemTotalBytes(path: string): Promise<number | null> {
   const text = await readFile(path, 'utf8').catch(() => '')
   const kb = text.match(/^MemTotal:\s+(\d+)\s+kB/m)?.[1]
-  return kb ? Math.round((Number(kb) / 1024 / 1024) * 10) / 10 : null
+  return kb ? Number(kb) * 1024 : null
 }
 
 async function detectEngines(

@@ -5,7 +5,10 @@
  */
 import Docker from 'dockerode'
 
-export type EngineProbe = () => Promise<{ ok: boolean; version?: string; error?: string }>
+/** The engine's place in a Docker Swarm: only a manager can create services (`runtime = "swarm"`). */
+export type SwarmRole = 'manager' | 'worker' | 'inactive'
+
+export type EngineProbe = () => Promise<{ ok: boolean; version?: string; error?: string; swarm?: SwarmRole }>
 
 export interface ImageInventory {
   /** Image ids (`sha256:…`, the config digest): how local builds are pinned. */
@@ -24,11 +27,26 @@ export function dockerEngineProbe(docker?: Docker, timeoutMs = 1_500): EnginePro
         Version?: string
         ApiVersion?: string
       }
-      return { ok: true, version: `${info.Version ?? '?'} (API ${info.ApiVersion ?? '?'})` }
+      const system = (await withTimeout(client.info(), timeoutMs).catch(() => undefined)) as
+        | { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } }
+        | undefined
+      return {
+        ok: true,
+        version: `${info.Version ?? '?'} (API ${info.ApiVersion ?? '?'})`,
+        swarm: swarmRole(system?.Swarm),
+      }
     } catch (error) {
       return { ok: false, error: (error as Error).message || String(error) }
     }
   }
+}
+
+/** `docker info`'s Swarm section → manager (may create services), worker, or inactive. */
+export function swarmRole(
+  swarm: { LocalNodeState?: string; ControlAvailable?: boolean } | undefined,
+): SwarmRole {
+  if (swarm?.LocalNodeState !== 'active') return 'inactive'
+  return swarm.ControlAvailable ? 'manager' : 'worker'
 }
 
 /** Lists the engine's images as an inventory. Rejects when the engine does not answer. */

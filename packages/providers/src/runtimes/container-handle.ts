@@ -5,7 +5,7 @@
  */
 import { constants } from 'node:os'
 import { Writable } from 'node:stream'
-import type { UpstreamExit, UpstreamHandle } from '@svc/core'
+import type { MemoryUse, UpstreamExit, UpstreamHandle } from '@svc/core'
 import type Docker from 'dockerode'
 import { LogRing } from './runtime'
 
@@ -79,6 +79,7 @@ export function containerHandle(
     exited,
     describe: () => ({ container: short, name: info.name, image: info.image }),
     logs: () => ring.snapshot(),
+    memoryUse: () => containerMemoryUse(container),
     stop(graceMs) {
       stopping ??= (async () => {
         await container.stop({ t: Math.max(1, Math.ceil(graceMs / 1000)) }).catch(ignoreGone)
@@ -86,6 +87,25 @@ export function containerHandle(
       })()
       return stopping
     },
+  }
+}
+
+/**
+ * The container's memory as `docker stats` shows it: cgroup usage less the page cache it could drop
+ * (`inactive_file` on cgroup v2, `total_inactive_file` on v1). Undefined when the engine cannot say.
+ */
+export async function containerMemoryUse(container: Docker.Container): Promise<MemoryUse | undefined> {
+  try {
+    const stats = (await container.stats({ stream: false, 'one-shot': true } as { stream: false })) as {
+      memory_stats?: { usage?: number; stats?: Record<string, number> }
+    }
+    const usage = stats.memory_stats?.usage
+    if (typeof usage !== 'number' || usage <= 0) return undefined
+    const cache =
+      stats.memory_stats?.stats?.inactive_file ?? stats.memory_stats?.stats?.total_inactive_file ?? 0
+    return { bytes: Math.max(0, usage - cache), by: 'container' }
+  } catch {
+    return undefined
   }
 }
 

@@ -13,6 +13,7 @@ import type { SlotContext } from '../contract'
 import { freePort } from './free-port'
 import { LogFile } from './log-file'
 import { isSameProcess, type PidRecord, readPidFile, removePidFile, writePidFile } from './pid-file'
+import { processMemoryUse } from './process-memory'
 import { resolveProgram } from './program'
 import type { Runtime, RuntimeStartRequest } from './runtime'
 
@@ -134,6 +135,7 @@ function processHandle(record: PidRecord, exited: Promise<UpstreamExit>, log: Lo
     exited,
     describe: () => ({ pid: record.pid, log: record.logFile }),
     logs: () => log.ring.snapshot(),
+    memoryUse: async () => (gone ? undefined : processMemoryUse(record.pid)),
     stop(graceMs: number) {
       stopping ??= (async () => {
         if (gone) return

@@ -16,6 +16,9 @@ export interface RuntimeStartRequest {
   ctxSize?: number
   args: readonly string[]
   signal: AbortSignal
+  /** Swarm: how many tasks, and placement constraints replacing the backend's default. */
+  replicas?: number
+  constraints?: readonly string[]
 }
 
 export interface Runtime {

@@ -1,0 +1,210 @@
+/**
+ * The memory budget across slots (issue 16). Every load of a local slot (process or container) is
+ * admitted here first: its estimate must fit in what its device's budget has left after the other
+ * slots' charges (the larger of their estimate and their measured use). When it does not fit, the
+ * load is refused with 409 `memory.insufficient` naming the holders — or, with `evict = "idle"` in
+ * the loading slot's config, the least recently used idle slots on that device are unloaded first.
+ * A slot with a request in flight is never unloaded: `Slot.evictIfIdle` decides that synchronously.
+ *
+ * Admissions run one at a time, and each starts its load synchronously after its last check, so two
+ * loads can never both take the last free gigabyte. Remote and swarm slots use no local memory.
+ */
+import {
+  type AdmissionRequest,
+  chargedBytes,
+  type EventBus,
+  type LoadAdmission,
+  type MemoryHolder,
+  type ModelEntry,
+  planFit,
+  type SlotConfig,
+  type SlotManager,
+  SvcError,
+  type SvcEvents,
+  shortfallMessage,
+} from '@svc/core'
+import { deviceFor, estimateLoad, type LoadEstimate, type MemoryDevice } from '@svc/providers'
+import type { Logger } from '../logger'
+import type { Placement } from './placement'
+
+export interface DeviceBudget extends MemoryDevice {
+  usedBytes: number
+  freeBytes: number | null
+  holders: MemoryHolder[]
+}
+
+/** What `GET /api/hardware` shows under `memory`. */
+export interface MemoryReport {
+  devices: DeviceBudget[]
+}
+
+export interface MemoryBudget extends LoadAdmission {
+  report(): Promise<MemoryReport>
+}
+
+export interface MemoryBudgetOptions {
+  manager: () => SlotManager
+  /** The devices with their budgets (from the picker's detection and the env's overrides). */
+  devices: () => Promise<MemoryDevice[]>
+  place: (config: SlotConfig) => Placement
+  bus: EventBus<SvcEvents>
+  logger?: Logger
+  /** Bound on measuring one upstream's real use (docker stats can be slow). Default 3 s. */
+  measureTimeoutMs?: number
+}
+
+/** Re-plans after evictions at most this often (a busy slot may refuse its eviction meanwhile). */
+const ROUNDS = 3
+
+export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
+  const lastUsed = new Map<string, number>()
+  options.bus.on('slot.transition', (e) => {
+    if (e.to === 'serving' || e.to === 'idle' || e.to === 'ready') lastUsed.set(e.slot, e.at)
+    if (e.to === 'offline') lastUsed.delete(e.slot)
+  })
+  const estimates = new Map<string, Promise<LoadEstimate>>()
+  const estimate = (model: ModelEntry, config: SlotConfig): Promise<LoadEstimate> => {
+    const key = JSON.stringify([
+      model.id,
+      model.path ?? null,
+      model.size ?? null,
+      config.ctxSize ?? null,
+      config.args,
+    ])
+    let found = estimates.get(key)
+    if (!found) {
+      if (estimates.size > 256) estimates.clear()
+      found = estimateLoad({
+        model,
+        args: config.args,
+        ...(config.ctxSize !== undefined ? { ctxSize: config.ctxSize } : {}),
+      })
+      estimates.set(key, found)
+      found.catch(() => estimates.delete(key))
+    }
+    return found
+  }
+  const local = (config: SlotConfig) => {
+    const { runtime } = options.place(config)
+    return runtime !== 'remote' && runtime !== 'swarm'
+  }
+
+  async function holdersOn(device: MemoryDevice, devices: MemoryDevice[]): Promise<MemoryHolder[]> {
+    const manager = options.manager()
+    const found = manager.names().flatMap((name) => {
+      const slot = manager.get(name)
+      const config = manager.config(name)
+      const model = slot.targetModel()
+      if (!model || !local(config)) return []
+      if (deviceFor(devices, options.place(config).backend)?.id !== device.id) return []
+      return [{ slot, config, model, snapshot: slot.snapshot() }]
+    })
+    return Promise.all(
+      found.map(async ({ slot, config, model, snapshot }): Promise<MemoryHolder> => {
+        const [est, use] = await Promise.all([
+          estimate(model, config).catch((error: Error) => ({
+            bytes: 0,
+            detail: `no estimate: ${error.message}`,
+          })),
+          withTimeout(slot.memoryUse(), options.measureTimeoutMs ?? 3_000),
+        ])
+        // On a discrete GPU only its GPU buffers count; host memory is another device's.
+        const used =
+          device.kind === 'vram'
+            ? (use?.parts?.gpu ?? (use?.by === 'engine' ? use.bytes : null))
+            : (use?.bytes ?? null)
+        return {
+          slot: slot.name,
+          model: model.id,
+          state: snapshot.state,
+          estimateBytes: est.bytes,
+          estimate: est.detail,
+          usedBytes: used,
+          usedBy: used === null ? null : (use?.by ?? null),
+          chargedBytes: chargedBytes(est.bytes, used),
+          lastUsedAt: lastUsed.get(slot.name) ?? null,
+          inflight: snapshot.inflight,
+          evictable: (snapshot.state === 'ready' || snapshot.state === 'idle') && snapshot.inflight === 0,
+        }
+      }),
+    )
+  }
+
+  /** Resolves once the load is started, or throws the refusal. */
+  async function admitNow(request: AdmissionRequest): Promise<void> {
+    const start = () => request.start()
+    const { slot, config, model } = request
+    const name = slot.name
+    for (let round = 1; ; round++) {
+      const devices = await options.devices().catch(() => []) // no detection: no budget to enforce
+      const device = deviceFor(devices, options.place(config).backend)
+      if (!device || device.budgetBytes === null) return start()
+      const need = await estimate(model, config)
+      const holders = (await holdersOn(device, devices)).filter((h) => h.slot !== name)
+      const mayEvict = config.evict === 'idle'
+      const plan = planFit({ budgetBytes: device.budgetBytes, holders, needBytes: need.bytes, mayEvict })
+      if (plan.fits && plan.evict.length === 0) return start() // no await since the check
+      if (!plan.fits || round === ROUNDS) {
+        const usedBytes = holders.reduce((sum, h) => sum + h.chargedBytes, 0)
+        throw new SvcError(
+          'memory.insufficient',
+          shortfallMessage({
+            slot: name,
+            model: model.id,
+            needBytes: need.bytes,
+            estimate: need.detail,
+            deviceLabel: device.label,
+            budgetBytes: device.budgetBytes,
+            usedBytes,
+            holders,
+            mayEvict,
+            file: `slots/${name}.toml`,
+          }),
+          { param: 'model' },
+        )
+      }
+      for (const victim of plan.evict) {
+        const unloading = options.manager().get(victim).evictIfIdle()
+        if (!unloading) continue // a request came in meanwhile: plan again
+        options.logger?.info('slot evicted to make room', {
+          slot: victim,
+          for: name,
+          model: model.id,
+          device: device.id,
+        })
+        await unloading.catch(() => undefined)
+      }
+    }
+  }
+
+  let queue: Promise<unknown> = Promise.resolve()
+  return {
+    admit(request) {
+      // One admission at a time; the load itself runs outside the queue once started.
+      const admitted = queue.then(() => admitNow(request))
+      queue = admitted.catch(() => undefined)
+      return admitted
+    },
+    async report() {
+      const devices = await options.devices().catch(() => []) // no detection: no budget to enforce
+      return {
+        devices: await Promise.all(
+          devices.map(async (device): Promise<DeviceBudget> => {
+            const holders = await holdersOn(device, devices)
+            const usedBytes = holders.reduce((sum, h) => sum + h.chargedBytes, 0)
+            const freeBytes = device.budgetBytes === null ? null : device.budgetBytes - usedBytes
+            return { ...device, usedBytes, freeBytes, holders }
+          }),
+        ),
+      }
+    },
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms)
+  })
+  return Promise.race([promise.catch(() => undefined), timeout]).finally(() => clearTimeout(timer))
+}

@@ -1,0 +1,277 @@
+/**
+ * Issue 16, `runtime = "swarm"` end to end: on a one-node swarm this test creates (and leaves), a
+ * slot with `replicas = 2` runs the real llama-server image from a local registry (pinned by digest),
+ * passes through its states, serves /v1 through svc, survives an svc restart (adopted), and leaves
+ * no service behind after unload.
+ *
+ * The engine is shared with other tests: a swarm is initialised only when the engine is in none, and
+ * left only when this test made it; everything removed here carries this test's labels or names.
+ */
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { findEngine } from '@svc/core/node'
+import {
+  type ApiProcess,
+  docker,
+  ensureDockerEngine,
+  missingPart,
+  publishRootfsImage,
+  REPO_ROOT,
+  startApi,
+  startRegistry,
+  writeTinyGguf,
+} from '@svc/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, collectEvents, loadOk, type SlotBody, waitForSlot } from './live'
+
+const exec = promisify(execFile)
+
+type Swarmed = SlotBody & { replicas: { url: string; node: string | null; healthy: boolean }[] | null }
+
+interface Setup {
+  configDir: string
+  stateDir: string
+  manifest: string
+  model: string
+  repository: string
+  cleanup(): Promise<void>
+}
+
+/** Joins a swarm for the test: a new one-node swarm when the engine is in none. */
+async function ownSwarm(): Promise<{ leave(): Promise<void> } | undefined> {
+  const state = await docker(['info', '--format', '{{.Swarm.LocalNodeState}} {{.Swarm.ControlAvailable}}'])
+  if (state.startsWith('active')) {
+    if (!state.endsWith('true')) {
+      missingPart('a swarm manager', 'this engine is a swarm worker; the test needs a manager')
+      return undefined
+    }
+    return { leave: async () => {} } // someone else's swarm: left as it is
+  }
+  const networks = (await docker(['network', 'ls', '--format', '{{.Name}}'])).split('\n')
+  await docker(['swarm', 'init', '--advertise-addr', '127.0.0.1'])
+  return {
+    async leave() {
+      await docker(['swarm', 'leave', '--force']).catch(() => '')
+      // `swarm init` made this bridge; leaving keeps it. Remove it only if it was not there before.
+      if (!networks.includes('docker_gwbridge'))
+        await docker(['network', 'rm', 'docker_gwbridge']).catch(() => '')
+    },
+  }
+}
+
+async function setup(): Promise<Setup | undefined> {
+  const engine = await ensureDockerEngine()
+  if ('skip' in engine) return undefined
+  const llama = findEngine('llama-server')
+  if (!llama) {
+    missingPart('llama-server', 'run ./scripts/setup.sh')
+    return undefined
+  }
+  const registry = await startRegistry()
+  if ('skip' in registry) return undefined
+  const swarm = await ownSwarm()
+  if (!swarm) {
+    await registry.stop()
+    return undefined
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'svc-swarm-'))
+  const repository = `${registry.host}/svc-test/llama-swarm-${randomBytes(3).toString('hex')}`
+  await publishRootfsImage({ tag: `${repository}:v1`, binaries: [llama.path] })
+  const manifest = join(dir, 'images.toml')
+  await writeFile(
+    manifest,
+    `[image.llama-cpu]\nprovider = "llm"\nbackend = "cpu"\nrepository = "${repository}"\ntag = "v1"\ndigest = ""\n`,
+  )
+  await exec(process.execPath, [
+    join(REPO_ROOT, 'apps/cli/bin/svc.js'),
+    'manifest',
+    'pin',
+    '--file',
+    manifest,
+  ])
+  const configDir = join(dir, 'config')
+  const stateDir = join(dir, 'state')
+  await mkdir(join(configDir, 'slots'), { recursive: true })
+  await writeFile(
+    join(configDir, 'slots', 'primary.toml'),
+    'runtime = "swarm"\nbackend = "cpu"\nreplicas = 2\nrestart = "no"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
+  )
+  await mkdir(join(dir, 'models'))
+  const model = (await writeTinyGguf(join(dir, 'models', 'tiny-chat.gguf'), { role: 'chat' })).path
+  return {
+    configDir,
+    stateDir,
+    manifest,
+    model,
+    repository,
+    async cleanup() {
+      const instance = (await readFile(join(stateDir, 'instance-id'), 'utf8').catch(() => '')).trim()
+      if (instance) {
+        const ids = (
+          await docker(['service', 'ls', '-q', '--filter', `label=svc.instance=${instance}`]).catch(() => '')
+        )
+          .split('\n')
+          .filter(Boolean)
+        if (ids.length) await docker(['service', 'rm', ...ids]).catch(() => '')
+      }
+      await swarm.leave()
+      const images = (await docker(['images', '-q', repository]).catch(() => '')).split('\n').filter(Boolean)
+      if (images.length) await docker(['rmi', '-f', ...new Set(images)]).catch(() => '')
+      await registry.stop()
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+async function servicesOf(s: Setup): Promise<{ id: string; replicas: string }[]> {
+  const instance = (await readFile(join(s.stateDir, 'instance-id'), 'utf8')).trim()
+  const out = await docker([
+    'service',
+    'ls',
+    '--filter',
+    `label=svc.instance=${instance}`,
+    '--format',
+    '{{.ID}} {{.Replicas}}',
+  ])
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [id = '', replicas = ''] = line.split(' ')
+      return { id, replicas }
+    })
+}
+
+describe('a slot with runtime = "swarm"', () => {
+  let s: Setup | undefined
+  let api: ApiProcess | undefined
+  const env = () => ({ SVC_IMAGES_MANIFEST: s!.manifest })
+
+  beforeAll(async () => {
+    s = await setup()
+  }, 240_000)
+  afterAll(async () => {
+    await api?.[Symbol.asyncDispose]()
+    await s?.cleanup()
+  }, 120_000)
+
+  it('is offered by the picker because the engine is a swarm manager', async () => {
+    if (!s) return
+    api = await startApi({ configDir: s.configDir, stateDir: s.stateDir, env: env() })
+    const hw = await call<{ providers: { llm: { cpu: { ok: boolean; runtimes: string[] } } } }>(
+      api,
+      '/api/hardware',
+    )
+    expect(hw.body.providers.llm.cpu).toMatchObject({ ok: true, runtimes: ['container', 'process', 'swarm'] })
+  }, 60_000)
+
+  it('passes through pulling, starting, warming to ready with 2 replicas, and serves /v1', async () => {
+    if (!s || !api) return
+    const watching = await collectEvents(
+      api,
+      (events) =>
+        events.some(
+          (e) => e.event === 'slot.transition' && (e.data.to === 'ready' || e.data.to === 'offline'),
+        ),
+      180_000,
+    )
+    const loaded = await loadOk(api, 'primary', s.model)
+    expect(loaded).toMatchObject({ state: 'ready', runtime: 'swarm', model: 'tiny-chat' })
+    const events = await watching.done
+    expect(events.filter((e) => e.event === 'slot.transition').map((e) => e.data.to)).toEqual([
+      'pulling',
+      'starting',
+      'warming',
+      'ready',
+    ])
+    const services = await servicesOf(s)
+    expect(services).toHaveLength(1)
+    // Both replicas run (the swarm may still be starting the second when the first is healthy).
+    const deadline = Date.now() + 60_000
+    while ((await servicesOf(s))[0]?.replicas !== '2/2' && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 500))
+    expect((await servicesOf(s))[0]?.replicas).toBe('2/2')
+    // The slot routes to each task: both show as healthy replicas, on this node, on their own ports.
+    const both = await waitForSlot(
+      api,
+      'primary',
+      (x) => (x as Swarmed).replicas?.filter((r) => r.healthy).length === 2,
+      30_000,
+    )
+    const replicas = (both as Swarmed).replicas ?? []
+    expect(new Set(replicas.map((r) => r.url)).size).toBe(2)
+    for (const r of replicas) expect(r.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(replicas.every((r) => r.node !== null)).toBe(true)
+    const chats = await Promise.all(
+      [1, 2, 3, 4].map(() =>
+        call(api!, '/v1/chat/completions', {
+          method: 'POST',
+          json: { model: 'primary', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 },
+        }),
+      ),
+    )
+    expect(chats.map((c) => c.status)).toEqual([200, 200, 200, 200])
+    const logs = await call<{ lines: string[] }>(api, '/api/slots/primary/logs')
+    expect(logs.body.lines.join('\n')).toMatch(/llama|server|model/i) // the service's own logs
+  }, 240_000)
+
+  it('survives an svc restart: the service it owns is adopted, not replaced', async () => {
+    if (!s || !api) return
+    const [before] = await servicesOf(s)
+    await api.stop('SIGKILL')
+    api = await startApi({ configDir: s.configDir, stateDir: s.stateDir, env: env() })
+    const adopted = await waitForSlot(api, 'primary', (x) => x.state === 'ready', 60_000)
+    expect(adopted).toMatchObject({ model: 'tiny-chat', runtime: 'swarm' })
+    expect((await servicesOf(s)).map((x) => x.id)).toEqual([before?.id])
+    const chat = await call(api, '/v1/chat/completions', {
+      method: 'POST',
+      json: { model: 'tiny-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
+    })
+    expect(chat.status).toBe(200)
+  }, 120_000)
+
+  it('leaves no service and no task container behind after unload', async () => {
+    if (!s || !api) return
+    const [service] = await servicesOf(s)
+    const name = await docker(['service', 'inspect', service!.id, '--format', '{{.Spec.Name}}'])
+    const unloaded = await call<SlotBody>(api, '/api/slots/primary/unload?wait=true', { method: 'POST' })
+    expect(unloaded.body.state).toBe('offline')
+    expect(await servicesOf(s)).toEqual([])
+    expect(await docker(['service', 'inspect', service!.id]).catch(() => 'gone')).toBe('gone')
+    expect(await docker(['ps', '-aq', '--filter', `label=svc.swarm-service=${name}`])).toBe('')
+  }, 120_000)
+
+  it('fails a load no node can take with the swarm reason, and leaves no service', async () => {
+    if (!s || !api) return
+    const put = await call(api, '/api/slots/picky', {
+      method: 'PUT',
+      json: {
+        provider: 'llm',
+        runtime: 'swarm',
+        backend: 'cpu',
+        restart: 'no',
+        constraints: ['node.labels.svc.gpu==rocm'], // no node of this swarm carries that label
+        args: ['-c', '256', '-np', '1', '--threads', '1'],
+      },
+    })
+    expect(put.status).toBe(200)
+    const r = await call<{ error: { code: string; message: string } }>(
+      api,
+      '/api/slots/picky/load?wait=true',
+      {
+        method: 'POST',
+        json: { model: s.model },
+      },
+    )
+    expect(r.status).toBe(502)
+    expect(r.body.error.message).toMatch(/^no swarm node can run picky: pending: no suitable node/)
+    const slot = await call<SlotBody>(api, '/api/slots/picky')
+    expect(slot.body).toMatchObject({ state: 'offline' })
+    expect(slot.body.lastError).toContain('no suitable node')
+    expect(await servicesOf(s)).toEqual([])
+  }, 120_000)
+})

@@ -1,0 +1,70 @@
+/**
+ * What goes out to an upstream and comes back from a translator: the upstream URL (built once), the
+ * body with the upstream's own `model` name, the headers an upstream may see, and a web `Response`
+ * written on a Node response.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { ForwardBody } from './proxy'
+
+const urls = new Map<string, URL>()
+
+/** `new URL(path, base)`, built once per upstream and path (parsing a URL per request shows up). */
+export function upstreamUrl(base: URL, path: string): URL {
+  const key = `${base.href}\n${path}`
+  let url = urls.get(key)
+  if (!url) {
+    url = new URL(path, base)
+    if (urls.size > 1000) urls.clear()
+    urls.set(key, url)
+  }
+  return url
+}
+
+/** Re-serialises the JSON body only when the upstream needs another `model` value. */
+export function rewriteModel(
+  body: ForwardBody,
+  json: Record<string, unknown> | undefined,
+  model: string | undefined,
+): ForwardBody {
+  if (!json || model === undefined || json.model === model || body.kind !== 'buffer') return body
+  return { kind: 'buffer', data: Buffer.from(JSON.stringify({ ...json, model })) }
+}
+
+/** Only what the upstream needs: never the client's credentials, cookies or forwarding headers. */
+export function upstreamHeaders(
+  req: IncomingMessage,
+  body: ForwardBody,
+  requestId: string,
+  apiKey?: string,
+): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {
+    'content-type': req.headers['content-type'] ?? 'application/json',
+    accept: req.headers.accept ?? '*/*',
+    'x-request-id': requestId,
+  }
+  if (body.kind === 'buffer') headers['content-length'] = body.data.length
+  else if (req.headers['content-length']) headers['content-length'] = req.headers['content-length']
+  else headers['transfer-encoding'] = 'chunked'
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`
+  return headers
+}
+
+/** Sends a web `Response` (from a translator) on a Node response. */
+export async function writeResponse(
+  res: ServerResponse,
+  response: Response,
+  requestId: string,
+): Promise<number> {
+  const headers: OutgoingHttpHeaders = { 'x-request-id': requestId }
+  response.headers.forEach((value, name) => {
+    headers[name] = value
+  })
+  res.writeHead(response.status, headers)
+  if (response.body) {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      if (!res.write(chunk)) await new Promise((r) => res.once('drain', r))
+    }
+  }
+  res.end()
+  return response.status
+}

@@ -1,0 +1,266 @@
+/**
+ * The `swarm` runtime (issue 16): a slot runs as a Docker Swarm service through dockerode, so its
+ * replicas may run on other machines. The picker offers it only when the engine is a swarm manager.
+ *
+ * Lifecycle against the slot's states: `pull` creates the service and waits while its tasks are
+ * scheduled and their nodes pull the image (task states new … preparing: the slot is `pulling`);
+ * `start` waits while a task starts (`starting`) until one runs; the slot's health probe decides
+ * `warming` → `ready`. A task that fails or is rejected before any runs fails the load with the
+ * swarm's reason; so does a service no node can take (constraints) after `schedulingTimeoutMs`.
+ * Unload removes the service. `recover` adopts the healthy service this svc instance made for the
+ * slot (same image reference as the manifest has now) and removes the others it owns.
+ *
+ * The model file is bind-mounted from the path svc knows it by: on a multi-node swarm that path must
+ * exist on every node that may run the slot (shared storage), see docs/scale-out.md.
+ */
+import { readFileSync } from 'node:fs'
+import { basename, dirname } from 'node:path'
+import { SvcError, type UpstreamHandle } from '@svc/core'
+import Docker from 'dockerode'
+import type { SlotContext } from '../contract'
+import type { ImageManifest } from '../manifest/manifest'
+import { estimateLoad } from '../memory/estimate'
+import { MODEL_MOUNT } from './container'
+import { backendGroups, groupIds, LABELS, type Mount } from './container-spec'
+import type { Runtime, RuntimeStartRequest } from './runtime'
+import { removeService, type SwarmServiceInfo, serviceContainersGone, swarmHandle } from './swarm-handle'
+import { swarmServiceSpec } from './swarm-spec'
+import { runningMembers, servicePhase, serviceTasks } from './swarm-tasks'
+
+export interface SwarmRuntimeOptions {
+  manifest: ImageManifest
+  /** This svc's id, labelled on every service (what `recover` goes by). */
+  instance: string
+  docker?: Docker
+  /** Extra service labels; `recover` only considers services carrying all of them. */
+  labels?: Readonly<Record<string, string>>
+  /** The port upstreams listen on inside their container unless the image fixes one. Default 8080. */
+  containerPort?: number
+  groups?: (backend: RuntimeStartRequest['backend']) => string[]
+  /** Between looks at the tasks (ms). Default 250. */
+  pollMs?: number
+  /** How long tasks may find no node that satisfies the constraints before the load fails (ms). Default 15 s. */
+  schedulingTimeoutMs?: number
+  /** Task containers' stop grace (ms). Default 10 s. */
+  stopGraceMs?: number
+}
+
+const SWARM_LABEL = 'svc.runtime'
+
+export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
+  const docker = options.docker ?? new Docker()
+  const scope = { [LABELS.managed]: 'true', [SWARM_LABEL]: 'swarm', ...options.labels }
+  const pollMs = options.pollMs ?? 250
+  const groups = options.groups ?? ((backend) => groupIds(readEtcGroup(), backendGroups(backend)))
+  /** Services `pull` created whose `start` has not come yet, by slot. */
+  const pending = new Map<string, SwarmServiceInfo>()
+
+  const imageOf = (req: RuntimeStartRequest) => {
+    const name = req.provider.image?.(req.backend)
+    if (!name) {
+      throw new SvcError(
+        'backend.unavailable',
+        `${req.provider.kind} has no container image for ${req.backend}`,
+      )
+    }
+    const entry = options.manifest.entry(name)
+    if (entry.source === 'local') {
+      throw new SvcError(
+        'backend.unavailable',
+        `image "${name}" is built locally: swarm nodes cannot pull it; push it to a registry and pin it`,
+      )
+    }
+    return { name, entry, reference: options.manifest.reference(name) }
+  }
+
+  async function create(req: RuntimeStartRequest): Promise<SwarmServiceInfo> {
+    const { name: entryName, entry, reference } = imageOf(req)
+    const port = entry.port ?? options.containerPort ?? 8080
+    const mounts: Mount[] = []
+    let modelPath = req.model.path ?? req.model.id
+    if (req.model.path) {
+      mounts.push({ host: dirname(req.model.path), container: MODEL_MOUNT, readOnly: true })
+      modelPath = `${MODEL_MOUNT}/${basename(req.model.path)}`
+    }
+    const ctx: SlotContext = {
+      slot: req.slot,
+      model: req.model,
+      modelPath,
+      backend: req.backend,
+      runtime: 'swarm',
+      host: '0.0.0.0',
+      port,
+      args: req.args,
+      ...(req.role ? { role: req.role } : {}),
+      ...(req.ctxSize !== undefined ? { ctxSize: req.ctxSize } : {}),
+    }
+    const argv = req.provider.startCommand(ctx)
+    const estimate = await estimateLoad({
+      model: req.model,
+      args: req.args,
+      ...(req.ctxSize !== undefined ? { ctxSize: req.ctxSize } : {}),
+    }).catch(() => undefined)
+    const name = `svc-${req.slot}-${options.instance.slice(0, 8)}-${Math.random().toString(36).slice(2, 8)}`
+    const replicas = req.replicas ?? 1
+    const spec = swarmServiceSpec({
+      name,
+      image: reference,
+      argv,
+      ...(entry.program ? { program: entry.program } : {}),
+      env: { ...entry.env, ...req.provider.buildEnv(ctx) },
+      backend: req.backend,
+      port,
+      mounts,
+      groups: groups(req.backend),
+      replicas,
+      ...(req.constraints ? { constraints: req.constraints } : {}),
+      ...(estimate?.bytes ? { memoryBytes: estimate.bytes } : {}),
+      stopGraceMs: options.stopGraceMs ?? 10_000,
+      labels: {
+        ...scope,
+        [LABELS.instance]: options.instance,
+        [LABELS.slot]: req.slot,
+        [LABELS.model]: req.model.id,
+        [LABELS.image]: entryName,
+        [LABELS.imageRef]: reference,
+        [LABELS.backend]: req.backend,
+        [LABELS.port]: String(port),
+      },
+    })
+    req.signal.throwIfAborted()
+    const service = await docker.createService(spec).catch((error: unknown) => {
+      throw new Error(
+        `cannot create the swarm service of ${req.slot} from ${reference}: ${engineMessage(error)}`,
+      )
+    })
+    return { id: service.id, name, base: new URL('http://0.0.0.0'), port, image: reference, replicas }
+  }
+
+  /** Waits until the service's tasks reach `until`; removes the service and throws when they cannot. */
+  async function waitFor(info: SwarmServiceInfo, until: 'starting' | 'running', req: RuntimeStartRequest) {
+    let unschedulableSince: number | undefined
+    for (;;) {
+      if (req.signal.aborted) throw await gone(info, req.signal.reason)
+      const tasks = await serviceTasks(docker, info.name, info.port).catch(() => [])
+      const state = servicePhase(tasks)
+      if (state.phase === 'failed')
+        throw await gone(info, new Error(`the swarm could not run ${req.slot}: ${state.error}`))
+      if (state.phase === 'running' || (until === 'starting' && state.phase === 'starting')) return
+      if (state.phase === 'pulling' && /no suitable node/i.test(state.detail)) {
+        unschedulableSince ??= Date.now()
+        if (Date.now() - unschedulableSince > (options.schedulingTimeoutMs ?? 15_000)) {
+          throw await gone(info, new Error(`no swarm node can run ${req.slot}: ${state.detail}`))
+        }
+      } else unschedulableSince = undefined
+      await new Promise((r) => setTimeout(r, pollMs))
+    }
+  }
+
+  async function gone(info: SwarmServiceInfo, reason: unknown): Promise<unknown> {
+    for (const [slot, waiting] of pending) if (waiting === info) pending.delete(slot)
+    await removeService(docker, info.id).catch(() => undefined)
+    await serviceContainersGone(docker, info.name, 15_000)
+    return reason
+  }
+
+  return {
+    kind: 'swarm',
+    // The nodes pull; svc cannot know whether they hold the image. `pulling` lasts while they do.
+    needsPull: async () => true,
+
+    async pull(req) {
+      const stale = pending.get(req.slot)
+      if (stale) await gone(stale, undefined)
+      const info = await create(req)
+      pending.set(req.slot, info)
+      // A load cancelled between pull and start would leave the service to nobody: remove it then.
+      const onAbort = () => {
+        if (pending.get(req.slot) === info) void gone(info, undefined)
+      }
+      req.signal.addEventListener('abort', onAbort, { once: true })
+      await waitFor(info, 'starting', req)
+    },
+
+    async start(req) {
+      let info = pending.get(req.slot)
+      pending.delete(req.slot)
+      info ??= await create(req)
+      await waitFor(info, 'running', req)
+      const [first] = await runningMembers(docker, info.name, info.port)
+      if (!first)
+        throw await gone(
+          info,
+          new Error(`the swarm service of ${req.slot} runs no task with a published port`),
+        )
+      return swarmHandle(docker, { ...info, base: first.base })
+    },
+
+    async recover(slot, isHealthy) {
+      const filters = {
+        label: [
+          ...Object.entries(scope).map(([k, v]) => `${k}=${v}`),
+          `${LABELS.slot}=${slot}`,
+          `${LABELS.instance}=${options.instance}`,
+        ],
+      }
+      const services = (await docker.listServices({ filters }).catch((error: unknown) => {
+        throw new SvcError(
+          'upstream.unavailable',
+          `the swarm manager did not answer: ${engineMessage(error)}`,
+        )
+      })) as {
+        ID: string
+        Spec?: {
+          Name?: string
+          Labels?: Record<string, string>
+          Mode?: { Replicated?: { Replicas?: number } }
+        }
+      }[]
+      let adopted: { modelId: string; handle: UpstreamHandle } | undefined
+      for (const s of services) {
+        const labels = s.Spec?.Labels ?? {}
+        const name = s.Spec?.Name ?? s.ID
+        const port = Number(labels[LABELS.port])
+        const current = currentReference(options.manifest, labels[LABELS.image]) === labels[LABELS.imageRef]
+        if (!adopted && current) {
+          const [first] = await runningMembers(docker, name, port).catch(() => [])
+          if (first) {
+            const replicas = s.Spec?.Mode?.Replicated?.Replicas ?? 1
+            const image = labels[LABELS.imageRef] ?? ''
+            const handle = swarmHandle(docker, { id: s.ID, name, base: first.base, port, image, replicas })
+            if (await isHealthy(handle)) {
+              adopted = { modelId: labels[LABELS.model] ?? '', handle }
+              continue
+            }
+            await handle.stop(5_000)
+            continue
+          }
+        }
+        await removeService(docker, s.ID).catch(() => undefined)
+        await serviceContainersGone(docker, name, 15_000)
+      }
+      return adopted
+    },
+  }
+}
+
+function currentReference(manifest: ImageManifest, entry: string | undefined): string | undefined {
+  try {
+    return entry ? manifest.reference(entry) : undefined
+  } catch {
+    return undefined // entry gone or no longer pinned: whatever runs is outdated
+  }
+}
+
+function readEtcGroup(): string {
+  try {
+    return readFileSync('/etc/group', 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+function engineMessage(error: unknown): string {
+  const e = error as { json?: { message?: string }; message?: string }
+  return e.json?.message ?? e.message ?? String(error)
+}
