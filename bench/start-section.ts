@@ -77,7 +77,7 @@ export async function startSection(log: (line: string) => void): Promise<StartRe
     `| the chat app: spawn → listening ms | ${fmt(median(rounds.map((r) => r.chatMs)))} | ${rounds.map((r) => fmt(r.chatMs)).join(', ')} |`,
     `| RSS of all svc processes at idle MiB | ${fmt(rss, 1)} | ${rounds.map((r) => fmt(r.rssKb / 1024, 1)).join(', ')} |`,
     '',
-    `Left running: ${rounds[0]?.processes.map((p) => `\`${p.replace(REPO_ROOT, '.')}\``).join(', ')}.`,
+    `Left running: ${rounds[0]?.processes.map((p) => `\`${p.replace(`${REPO_ROOT}/`, './')}\``).join(', ')}.`,
     '',
     '| goal | value | target | |',
     '|---|---|---|---|',

@@ -29,9 +29,13 @@ export interface StreamLoad {
   maxTokens: number
 }
 
-/** Runs `load.requests` streamed requests, `load.concurrency` at a time, over keep-alive sockets. */
+/**
+ * Runs `load.requests` streamed requests, `load.concurrency` at a time, a new connection each: llama-server
+ * answers `keep-alive` but closes the connection after a streamed response, so a reused socket would
+ * fail every other request on the direct path. Both paths pay the same loopback connect.
+ */
 export async function runStreams(target: StreamTarget, load: StreamLoad): Promise<StreamRun> {
-  const agent = new Agent({ keepAlive: true, maxSockets: load.concurrency })
+  const agent = new Agent({ keepAlive: false, maxSockets: load.concurrency })
   const run: StreamRun = { tokens: 0, seconds: 0, tokensPerSecond: 0, ttftMs: [], gapMs: [], errors: 0 }
   let next = 0
   const began = performance.now()
