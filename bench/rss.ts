@@ -11,6 +11,20 @@ export function rssKb(pid: number): number {
   }
 }
 
+/**
+ * RSS of `pid` split (KiB): `anon` is the process's own memory (heap, stacks, JIT code); `file` is
+ * mapped files (the node binary, native addons), pages another process mapping the same file shares.
+ */
+export function rssSplitKb(pid: number): { anon: number; file: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0)
+    return { anon: kb('RssAnon'), file: kb('RssFile') + kb('RssShmem') }
+  } catch {
+    return { anon: 0, file: 0 }
+  }
+}
+
 /** `pid` and every process below it. */
 export function processTree(pid: number): number[] {
   const children = new Map<number, number[]>()

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ensureBuilt, REPO_ROOT } from '@svc/testing'
-import { commandLine, processTree, rssKb } from './rss'
+import { commandLine, processTree, rssKb, rssSplitKb } from './rss'
 import { fmt, median, verdict } from './stats'
 
 const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 3)
@@ -28,7 +28,9 @@ interface Round {
   chatMs: number
   /** RSS of everything left running (KiB) and what it is. */
   rssKb: number
+  /** Per process: its command line and RSS split. */
   processes: string[]
+  split: { anon: number; file: number }[]
 }
 
 export async function startSection(log: (line: string) => void): Promise<StartResult> {
@@ -77,7 +79,14 @@ export async function startSection(log: (line: string) => void): Promise<StartRe
     `| the chat app: spawn → listening ms | ${fmt(median(rounds.map((r) => r.chatMs)))} | ${rounds.map((r) => fmt(r.chatMs)).join(', ')} |`,
     `| RSS of all svc processes at idle MiB | ${fmt(rss, 1)} | ${rounds.map((r) => fmt(r.rssKb / 1024, 1)).join(', ')} |`,
     '',
-    `Left running: ${rounds[0]?.processes.map((p) => `\`${p.replace(`${REPO_ROOT}/`, './')}\``).join(', ')}.`,
+    "Left running (first round), RSS split into the process's own memory (anon: heap, JIT code) and mapped files (mostly the node binary, the same pages in both processes):",
+    '',
+    '| process | RSS MiB | anon MiB | mapped files MiB |',
+    '|---|---|---|---|',
+    ...(rounds[0]?.processes ?? []).map((p, i) => {
+      const split = rounds[0]!.split[i]!
+      return `| \`${p.replace(REPO_ROOT.replace(/\/?$/, '/'), './')}\` | ${fmt((split.anon + split.file) / 1024, 1)} | ${fmt(split.anon / 1024, 1)} | ${fmt(split.file / 1024, 1)} |`
+    }),
     '',
     '| goal | value | target | |',
     '|---|---|---|---|',
@@ -118,6 +127,7 @@ async function oneStart(): Promise<Round> {
         chatMs: chat.ms,
         rssKb: pids.reduce((sum, pid) => sum + rssKb(pid), 0),
         processes: pids.map(commandLine),
+        split: pids.map(rssSplitKb),
       }
     } finally {
       await run('pnpm', ['stop'], env)
