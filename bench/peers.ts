@@ -44,13 +44,16 @@ export async function startFakeUpstream(args: string[] = []): Promise<Peer> {
  * requests carry a `v1-only` bearer token minted for the config dir before svc starts (what `svc token
  * create` does offline).
  */
-export async function startSvc(upstream: string, options: { auth?: boolean } = {}): Promise<Peer> {
+export async function startSvc(
+  upstream: string,
+  options: { auth?: boolean; env?: Record<string, string> } = {},
+): Promise<Peer> {
   const { configDir, token } = await svcConfig(upstream, options)
   const auth = options.auth
   const api = await startApi({
     configDir,
     built: true,
-    env: { SVC_LOG_LEVEL: 'info', ...(auth ? { SVC_AUTH_ENABLED: '1' } : {}) },
+    env: { SVC_LOG_LEVEL: 'info', ...(auth ? { SVC_AUTH_ENABLED: '1' } : {}), ...options.env },
   })
   const weights = join(api.stateDir, 'bench-model.gguf')
   await writeFile(weights, 'remote slot: svc never reads this file')
