@@ -55,7 +55,7 @@ export async function engineSection(log: (line: string) => void): Promise<Engine
           })
           samples[path][c].push(run)
           log(
-            `engine round ${round}/${ROUNDS} c=${c} ${path}: ${fmt(run.tokensPerSecond)} tokens/s, TTFT p50 ${fmt(quantile(run.ttftMs, 0.5), 2)} ms${run.errors ? `, ${run.errors} errors` : ''}`,
+            `engine round ${round}/${ROUNDS} c=${c} ${path}: ${fmt(run.tokensPerSecond)} tokens/s, TTFT p50 ${fmt(quantile(run.ttftMs, 0.5), 2)} ms${run.errors ? `, ${run.errors} errors (${run.errorReasons.join('; ')})` : ''}`,
           )
         }
       }

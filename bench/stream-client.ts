@@ -20,6 +20,8 @@ export interface StreamRun {
   /** Between consecutive content tokens of one stream (ms). */
   gapMs: number[]
   errors: number
+  /** The distinct reasons of the errors (at most 5), to print. */
+  errorReasons: string[]
 }
 
 export interface StreamLoad {
@@ -36,14 +38,16 @@ export interface StreamLoad {
  */
 export async function runStreams(target: StreamTarget, load: StreamLoad): Promise<StreamRun> {
   const agent = new Agent({ keepAlive: false, maxSockets: load.concurrency })
-  const run: StreamRun = { tokens: 0, seconds: 0, tokensPerSecond: 0, ttftMs: [], gapMs: [], errors: 0 }
+  const run: StreamRun = { tokens: 0, seconds: 0, tokensPerSecond: 0, ttftMs: [], gapMs: [], errors: 0, errorReasons: [] }
   let next = 0
   const began = performance.now()
   const worker = async () => {
     while (next < load.requests) {
       next++
-      await oneStream(target, load.maxTokens, agent, run).catch(() => {
+      await oneStream(target, load.maxTokens, agent, run).catch((error: Error) => {
         run.errors++
+        const reason = error.message
+        if (run.errorReasons.length < 5 && !run.errorReasons.includes(reason)) run.errorReasons.push(reason)
       })
     }
   }
@@ -76,8 +80,12 @@ function oneStream(target: StreamTarget, maxTokens: number, agent: Agent, run: S
       },
       (res) => {
         if (res.statusCode !== 200) {
-          res.resume()
-          reject(new Error(`status ${res.statusCode}`))
+          let text = ''
+          res.setEncoding('utf8')
+          res.on('data', (d: string) => {
+            text += d
+          })
+          res.on('end', () => reject(new Error(`status ${res.statusCode}: ${text.slice(0, 200)}`)))
           return
         }
         res.setEncoding('utf8')

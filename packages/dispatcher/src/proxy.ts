@@ -6,15 +6,16 @@
  */
 import {
   type Agent,
+  type ClientRequest,
   type IncomingMessage,
   type OutgoingHttpHeaders,
   request,
   type ServerResponse,
 } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import type { Writable } from 'node:stream'
 import { SvcError } from '@svc/core'
-import { uploadTooLarge } from './body'
+import { closedWhileIdle, MAX_STALE_RETRIES } from './agents'
+import { pipeCapped, uploadTooLarge } from './body'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
 import { sseErrorEvent, writeError } from './respond'
 import { type Usage, usageFromTail } from './usage'
@@ -93,15 +94,19 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
     const fail = (error: SvcError) =>
       finish({ status: writeError(f.res, error, f.requestId), outcome: 'error' })
     const send = f.url.protocol === 'https:' ? httpsRequest : request
-    const upstream = send({
-      protocol: f.url.protocol,
-      hostname: f.url.hostname,
-      port: f.url.port,
-      path: f.url.pathname + f.url.search,
-      method: 'POST',
-      headers: f.headers,
-      agent: f.agent,
-    })
+    const open = () =>
+      send({
+        protocol: f.url.protocol,
+        hostname: f.url.hostname,
+        port: f.url.port,
+        path: f.url.pathname + f.url.search,
+        method: 'POST',
+        headers: f.headers,
+        agent: f.agent,
+      })
+    let upstream = open()
+    let staleRetries = 0
+    let answered = false
     const timer = setTimeout(() => {
       upstream.destroy()
       fail(
@@ -116,16 +121,28 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
       finish({ status: 499, outcome: 'client-gone' })
     })
 
-    upstream.on('error', (error: NodeJS.ErrnoException) => {
+    const onError = (failed: ClientRequest, error: NodeJS.ErrnoException) => {
       if (done || f.res.headersSent) return
+      // A pooled connection the upstream closed while idle (llama-server does after every stream, though
+      // it says keep-alive) never delivered the request: send a buffered body again on another one.
+      if (
+        !answered &&
+        f.body.kind === 'buffer' &&
+        closedWhileIdle(failed, error) &&
+        staleRetries++ < MAX_STALE_RETRIES
+      ) {
+        listen((upstream = open())).end(f.body.data)
+        return
+      }
       const cause = error.code ?? error.message
       if (f.retryUnreachable && f.body.kind === 'buffer' && UNREACHABLE.has(error.code ?? '')) {
         finish({ status: 0, outcome: 'unreachable', cause })
         return
       }
       fail(new SvcError('upstream.unavailable', `${f.who} is unreachable (${cause})`, { cause: error }))
-    })
-    upstream.on('response', (up) => {
+    }
+    const onResponse = (up: IncomingMessage) => {
+      answered = true
       clearTimeout(timer)
       f.onFirstByte?.()
       if (done) {
@@ -139,7 +156,10 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
         return
       }
       relay(up, status, f, finish, fail)
-    })
+    }
+    const listen = (req: ClientRequest) =>
+      req.on('error', (error: NodeJS.ErrnoException) => onError(req, error)).on('response', onResponse)
+    listen(upstream)
 
     f.onUpstreamRequest?.()
     if (f.body.kind === 'buffer') {
@@ -243,31 +263,6 @@ function relay(
     }
     finish({ status: 502, outcome: 'upstream-died' })
   })
-}
-
-/**
- * `from.pipe(to)` that counts: once more than `max` bytes came through, it stops forwarding and calls
- * `onOverflow` (which ends the hop). Only uploads take this path; JSON bodies are sent as one buffer.
- */
-function pipeCapped(from: IncomingMessage, to: Writable, max: number, onOverflow: () => void): void {
-  let seen = 0
-  const onData = (chunk: Buffer) => {
-    seen += chunk.length
-    if (seen > max) {
-      from.off('data', onData)
-      from.off('end', onEnd)
-      onOverflow()
-      return
-    }
-    if (!to.write(chunk)) {
-      from.pause()
-      to.once('drain', () => from.resume())
-    }
-  }
-  const onEnd = () => to.end()
-  from.on('data', onData)
-  from.on('end', onEnd)
-  from.resume()
 }
 
 /** The last `TAIL` bytes of the response as text, from its last two chunks. */
