@@ -2,7 +2,7 @@
  * Streaming chat completions at a fixed concurrency, timed on arrival of every SSE event: what a
  * user feels of an LLM (time to first token, the gaps between tokens, tokens per second).
  */
-import { Agent, request } from 'node:http'
+import { request } from 'node:http'
 
 export interface StreamTarget {
   url: string
@@ -32,19 +32,27 @@ export interface StreamLoad {
 }
 
 /**
- * Runs `load.requests` streamed requests, `load.concurrency` at a time, a new connection each: llama-server
+ * Runs `load.requests` streamed requests, `load.concurrency` at a time, a new connection each (no
+ * agent: even without keep-alive Node's agent hands a queued request a finished socket): llama-server
  * answers `keep-alive` but closes the connection after a streamed response, so a reused socket would
- * fail every other request on the direct path. Both paths pay the same loopback connect.
+ * fail requests on the direct path. Both paths pay the same loopback connect.
  */
 export async function runStreams(target: StreamTarget, load: StreamLoad): Promise<StreamRun> {
-  const agent = new Agent({ keepAlive: false, maxSockets: load.concurrency })
-  const run: StreamRun = { tokens: 0, seconds: 0, tokensPerSecond: 0, ttftMs: [], gapMs: [], errors: 0, errorReasons: [] }
+  const run: StreamRun = {
+    tokens: 0,
+    seconds: 0,
+    tokensPerSecond: 0,
+    ttftMs: [],
+    gapMs: [],
+    errors: 0,
+    errorReasons: [],
+  }
   let next = 0
   const began = performance.now()
   const worker = async () => {
     while (next < load.requests) {
       next++
-      await oneStream(target, load.maxTokens, agent, run).catch((error: Error) => {
+      await oneStream(target, load.maxTokens, run).catch((error: Error) => {
         run.errors++
         const reason = error.message
         if (run.errorReasons.length < 5 && !run.errorReasons.includes(reason)) run.errorReasons.push(reason)
@@ -54,13 +62,12 @@ export async function runStreams(target: StreamTarget, load: StreamLoad): Promis
   await Promise.all(Array.from({ length: load.concurrency }, worker))
   run.seconds = (performance.now() - began) / 1000
   run.tokensPerSecond = run.tokens / run.seconds
-  agent.destroy()
   return run
 }
 
 const CONTENT = /"delta":\{[^}]*"content":"/
 
-function oneStream(target: StreamTarget, maxTokens: number, agent: Agent, run: StreamRun): Promise<void> {
+function oneStream(target: StreamTarget, maxTokens: number, run: StreamRun): Promise<void> {
   const body = JSON.stringify({
     model: target.model,
     stream: true,
@@ -75,7 +82,7 @@ function oneStream(target: StreamTarget, maxTokens: number, agent: Agent, run: S
       `${target.url}/v1/chat/completions`,
       {
         method: 'POST',
-        agent,
+        agent: false,
         headers: { 'content-type': 'application/json', ...target.headers },
       },
       (res) => {
