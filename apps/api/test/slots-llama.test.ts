@@ -178,6 +178,26 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
     }
   }, 120_000)
 
+  it('a streamed chat gives the slot its tokens/s and counts its tokens (llama-server’s timings, no include_usage needed)', async () => {
+    await using api = await apiWithSlots()
+    await loadOk(api, 'primary', gguf)
+    const before = await call<{ metrics: { tokensPerS: number | null } | null }>(api, '/api/slots/primary')
+    expect(before.body.metrics?.tokensPerS ?? null).toBeNull()
+    const streamed = await call(api, '/v1/chat/completions', {
+      method: 'POST',
+      json: { model: 'primary', stream: true, messages: [{ role: 'user', content: 'x' }], max_tokens: 6 },
+    })
+    expect(streamed.status).toBe(200)
+    expect(String(streamed.body)).toContain('data: [DONE]')
+    const after = await call<{ metrics: { tokensPerS: number | null } | null }>(api, '/api/slots/primary')
+    expect(after.body.metrics?.tokensPerS).toBeGreaterThan(0)
+    const families = parsePrometheus(await (await fetch(`${api.url}/api/metrics`)).text())
+    const completion = families
+      .find((f) => f.name === 'svc_tokens_total')
+      ?.metrics.find((m) => m.labels?.slot === 'primary' && m.labels?.kind === 'completion')
+    expect(Number(completion?.value)).toBeGreaterThan(0)
+  }, 60_000)
+
   it('re-exposes llama-server metrics with a slot label next to the slot metrics', async () => {
     await using api = await apiWithSlots()
     await loadOk(api, 'primary', gguf)

@@ -137,6 +137,22 @@ describe('bad input to the chat server', () => {
     expect(format.json().error).toMatchObject({ code: 'request.invalid', param: 'format' })
   })
 
+  it('answers a method a route does not take with 405, Allow and the error body (like the API)', async () => {
+    const deleteList = await send(app.port, { method: 'DELETE', path: '/api/conversations' })
+    expect(deleteList.status).toBe(405)
+    expect(deleteList.headers.allow).toBe('GET, HEAD, POST')
+    expect(deleteList.json().error).toMatchObject({
+      code: 'method.not_allowed',
+      type: 'invalid_request_error',
+    })
+    const putMe = await send(app.port, { method: 'PUT', path: '/api/me', headers: json, body: '{}' })
+    expect([putMe.status, putMe.headers.allow]).toEqual([405, 'GET, HEAD'])
+    const postPage = await send(app.port, { method: 'POST', path: '/', headers: json, body: '{}' })
+    expect([postPage.status, postPage.json().error.code]).toEqual([405, 'method.not_allowed'])
+    // an unknown path stays a 404
+    expect((await send(app.port, { method: 'DELETE', path: '/api/nothing' })).status).toBe(404)
+  })
+
   it('exports a conversation as Markdown and as JSON, as downloads', async () => {
     const md = await send(app.port, { path: `/api/conversations/${id}/export` })
     expect(md.headers['content-type']).toBe('text/markdown; charset=utf-8')

@@ -3,12 +3,14 @@
  * a staging root; the real Caddy runs that Caddyfile (ports moved high by the installer's own flags,
  * the admin endpoint off, the import path pointed into the staging root), with `tls internal`, in
  * front of whatever listens on the API's and the chat app's ports: first servers that record what
- * reaches them, then the real API started with the env the installer rendered.
+ * reaches them, then the real API and the real chat app (`svc chat`), each started with the env
+ * file the installer rendered for it.
  */
 import { writeFile } from 'node:fs/promises'
 import { type ApiProcess, type FakeUpstream, missingPart, startFakeUpstream } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { which } from '../src/install/exec'
+import type { CliService } from './cli-service'
 import { PASSWORD } from './install-harness'
 import {
   basicAuth as basic,
@@ -31,7 +33,6 @@ const SPOOFED = {
 
 describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () => {
   let setup: ProxiedInstall
-  let chatApp: Recorder
   let ports: ProxiedInstall['ports']
   let secret: string
   let chatToken: string
@@ -40,21 +41,22 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
   beforeAll(async () => {
     setup = await installBehindCaddy()
     ;({ ports, secret, chatToken } = setup)
-    chatApp = await startRecorder(ports.chat)
   }, 120_000)
 
   afterAll(async () => {
-    await chatApp?.close()
     await setup?.[Symbol.asyncDispose]()
   })
 
   describe('what reaches the upstreams (recording servers on the API and chat ports)', () => {
     let api: Recorder
+    let chatApp: Recorder
     beforeAll(async () => {
       api = await startRecorder(ports.api)
+      chatApp = await startRecorder(ports.chat)
     })
     afterAll(async () => {
       await api?.close()
+      await chatApp?.close()
     })
 
     it('asks for basic auth on / and /chat/ (no or wrong credentials: 401), redirects /chat to /chat/', async () => {
@@ -142,8 +144,9 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
     })
   })
 
-  describe('in front of the real API, started with the env the installer rendered', () => {
+  describe('in front of the real API and chat app, started with the env files the installer rendered', () => {
     let api: ApiProcess
+    let chat: CliService
     let upstream: FakeUpstream
 
     beforeAll(async () => {
@@ -159,9 +162,12 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
       })
       api = await setup.startApi()
       expect(api.port).toBe(ports.api)
+      chat = await setup.startChat()
+      expect(chat.url).toBe(`http://127.0.0.1:${ports.chat}`)
     }, 60_000)
 
     afterAll(async () => {
+      expect(await chat?.stop()).toBe(0) // SIGTERM, as systemd stops it
       await api?.stop()
       await upstream?.stop()
     })
@@ -178,7 +184,12 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
 
     it.each([
       ['POST', '/v1/chat/completions'],
+      // Caddy's path matchers ignore case: /V1 takes the /v1 route (no basic auth) to the API, where
+      // the spoofed identity must count for nothing; the API treats other spellings of /v1 and /api
+      // as admin-only (no open dashboard read), so even a path it has no route for is refused.
+      ['POST', '/V1/chat/completions'],
       ['GET', '/V1/models'],
+      ['GET', '/API/slots'],
       ['GET', '//v1/models'],
       ['GET', '/v1/../api/slots'],
     ])('never sees a spoofed identity: %s %s without credentials is 401', async (method, path) => {
@@ -231,6 +242,35 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
         401,
       )
       expect((await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': secret })).status).toBe(200)
+    })
+
+    it('/chat/ is the chat app, signed in as the basic-auth user whatever identity the client sends', async () => {
+      const page = await get('/chat/', { headers: { ...SIGNED_IN, accept: 'text/html' } })
+      expect(page.status, 'the chat front end is built by pnpm build (scripts/setup.sh)').toBe(200)
+      expect(page.headers['content-type']).toMatch(/^text\/html/)
+      expect(page.body).toContain('<title>svc chat</title>')
+      const me = await get('/chat/api/me', { headers: { ...SIGNED_IN, ...SPOOFED } })
+      expect(me.status).toBe(200)
+      expect(JSON.parse(me.body)).toMatchObject({ identity: 'admin', auth: 'proxy' })
+      expect((await get('/chat/api/me', { headers: SPOOFED })).status).toBe(401)
+    })
+
+    it('the chat app reaches the API with the token the installer minted for it', async () => {
+      const r = await get('/chat/api/models', { headers: SIGNED_IN })
+      expect(r.status, r.body).toBe(200)
+      expect(JSON.stringify(JSON.parse(r.body))).toContain('"primary"')
+      // the token stays on the server side
+      expect(r.body).not.toContain(chatToken)
+    })
+
+    it('the chat app refuses a forwarded identity sent straight to its port without the proxy secret', async () => {
+      const direct = (headers: Record<string, string>) => http(ports.chat, '/api/me', { headers })
+      expect((await direct({ 'x-forwarded-email': 'admin' })).status).toBe(401)
+      expect((await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': 'forged' })).status).toBe(
+        401,
+      )
+      const withSecret = await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': secret })
+      expect([withSecret.status, JSON.parse(withSecret.body).identity]).toEqual([200, 'admin'])
     })
   })
 })

@@ -75,7 +75,9 @@ describe.skipIf(skip)('svc install into a staging root', () => {
 
     const svcUser = await idsOf(root, 'svc')
     expect(svcUser.line).toMatch(/^svc:x:\d+:\d+:svc model server:\/var\/lib\/svc:/)
-    expect(await owner(root, '/etc/svc')).toEqual({ mode: '755', uid: svcUser.uid, gid: svcUser.gid })
+    // root's, group svc, sticky: install-config-dir.test.ts shows why
+    expect(await owner(root, '/etc/svc')).toEqual({ mode: '1771', uid: 0, gid: svcUser.gid })
+    expect(await owner(root, '/etc/svc/caddy.d')).toEqual({ mode: '755', uid: 0, gid: 0 })
     expect(await owner(root, '/var/lib/svc')).toEqual({ mode: '750', uid: svcUser.uid, gid: svcUser.gid })
     expect((await owner(root, '/var/lib')).mode).toBe('755')
     for (const f of ['/etc/svc/api.env', '/etc/svc/chat.env'])

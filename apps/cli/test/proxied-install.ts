@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '@svc/providers'
 import { type ApiProcess, startApi } from '@svc/testing'
+import { type CliService, startCliService } from './cli-service'
 import { PASSWORD, type StagingRoot, stagingRoot, svc } from './install-harness'
 import { type CaddyProcess, https, type Reply, type RequestOptions, startCaddy } from './proxy-client'
 
@@ -26,8 +27,16 @@ export interface ProxiedInstall extends AsyncDisposable {
   chatToken: string
   /** HTTPS to Caddy for PROXY_HOST, trusting only Caddy's CA (curl --resolve … --cacert root.crt). */
   get(path: string, options?: RequestOptions): Promise<Reply>
-  /** Starts the real API with the rendered api.env (target paths moved into the staging root). */
-  startApi(): Promise<ApiProcess>
+  /**
+   * Starts the real API with the rendered api.env (target paths moved into the staging root);
+   * `extra` adds settings a user would add to api.env (e.g. SVC_DASHBOARD_DIR).
+   */
+  startApi(extra?: Record<string, string>): Promise<ApiProcess>
+  /**
+   * Starts the real chat app as svc-chat.service does (`svc chat`) with the rendered chat.env, its
+   * state dir moved into the staging root.
+   */
+  startChat(): Promise<CliService>
 }
 
 export async function installBehindCaddy(): Promise<ProxiedInstall> {
@@ -74,12 +83,20 @@ export async function installBehindCaddy(): Promise<ProxiedInstall> {
       chatToken: (await root.env('/etc/svc/chat.env')).SVC_CHAT_API_TOKEN ?? '',
       get: (path, options = {}) =>
         https({ hostname: PROXY_HOST, port: ports.https, ca: started.ca }, path, options),
-      async startApi() {
+      async startApi(extra = {}) {
         const { SVC_CONFIG_DIR, SVC_STATE_DIR, SVC_CACHE_DIR, ...env } = await root.env('/etc/svc/api.env')
         return startApi({
-          env: { ...env, SVC_CACHE_DIR: root.path(SVC_CACHE_DIR ?? '/var/lib/svc/cache') },
+          env: { ...env, SVC_CACHE_DIR: root.path(SVC_CACHE_DIR ?? '/var/lib/svc/cache'), ...extra },
           configDir: root.path(SVC_CONFIG_DIR ?? '/etc/svc'),
           stateDir: root.path(SVC_STATE_DIR ?? '/var/lib/svc'),
+        })
+      },
+      async startChat() {
+        const env = await root.env('/etc/svc/chat.env')
+        return startCliService({
+          subcommand: 'chat',
+          env: { ...env, SVC_STATE_DIR: root.path(env.SVC_STATE_DIR ?? '/var/lib/svc') },
+          ready: /"msg":"svc chat listening","url":"(http:\/\/[^"]+)"/,
         })
       },
       [Symbol.asyncDispose]: dispose,

@@ -140,6 +140,8 @@ export interface CaddyProcess extends AsyncDisposable {
   child: ChildProcess
   /** Caddy's local CA root (PEM), once it has started. */
   ca: string
+  /** Its intermediate (PEM): what signs the site's certificate, sent with it in the TLS handshake. */
+  intermediate: string
   output(): string
 }
 
@@ -185,7 +187,10 @@ export async function startCaddy(options: {
         (r) => r.status === 308,
         () => false,
       )
-      if (ok) return { child, ca, output: () => out, [Symbol.asyncDispose]: stop }
+      if (ok) {
+        const intermediate = await readFile(rootCrt.replace(/root\.crt$/, 'intermediate.crt'), 'utf8')
+        return { child, ca, intermediate, output: () => out, [Symbol.asyncDispose]: stop }
+      }
     }
     if (Date.now() > deadline) {
       await stop()

@@ -3,7 +3,14 @@
  * download), with the flags of the house standard and a fresh profile per launch.
  */
 import { existsSync } from 'node:fs'
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Locator,
+  type Page,
+} from 'playwright-core'
 
 export const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium'
 
@@ -15,7 +22,8 @@ export interface TestBrowser extends AsyncDisposable {
   browser: Browser
 }
 
-export async function launchChromium(): Promise<TestBrowser> {
+/** `args`: flags beyond the house set (e.g. a host-resolver rule for a test name). */
+export async function launchChromium(options: { args?: string[] } = {}): Promise<TestBrowser> {
   // Playwright gives every launch a fresh temporary profile (it refuses --user-data-dir in args).
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -31,6 +39,7 @@ export async function launchChromium(): Promise<TestBrowser> {
       '--disable-sync',
       // Speech plays without a click on the player (the Speak click is the gesture in a person's browser).
       '--autoplay-policy=no-user-gesture-required',
+      ...(options.args ?? []),
     ],
   })
   return {
@@ -48,9 +57,16 @@ export interface WatchedPage {
   errors: string[]
 }
 
-/** A page in a fresh context (its own sessionStorage) that records console errors. */
-export async function openPage(browser: Browser, width = 1280): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } })
+/**
+ * A page in a fresh context (its own sessionStorage) that records console errors; `options` for the
+ * context (e.g. `httpCredentials` for a proxy's basic auth).
+ */
+export async function openPage(
+  browser: Browser,
+  width = 1280,
+  options: BrowserContextOptions = {},
+): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, ...options })
   const page = await context.newPage()
   const errors: string[] = []
   page.on('console', (m) => {

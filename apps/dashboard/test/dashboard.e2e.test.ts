@@ -111,6 +111,11 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     busy.abort()
     await stream
     await primary.getByText('Idle').waitFor()
+    // That stream was cut before its end, so no token counts came: it counts as a request, and
+    // tokens/s reads "—" (not 0, not NaN).
+    const live = (name: string) => primary.locator('.metrics div', { hasText: name }).locator('dd')
+    await expect.poll(() => live('Requests/min').textContent(), { timeout: 10_000 }).toBe('1')
+    expect(await live('Tokens/s').textContent()).toBe('—')
 
     await primary.getByRole('button', { name: 'Unload' }).click()
     await primary.getByText('Offline').waitFor({ timeout: 30_000 })
@@ -179,6 +184,16 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     const generated = (await predicted()) - before
     expect(generated).toBeGreaterThan(0)
     expect(generated).toBeLessThan(4000)
+
+    // A streamed answer that ends gives the slot its tokens/s (from llama-server's own timings).
+    await page.getByLabel('Max tokens').fill('16')
+    await page.getByLabel('Message').fill('A short one.')
+    const answered = page.waitForResponse((r) => r.url().endsWith('/v1/chat/completions'))
+    await page.getByRole('button', { name: 'Send' }).click()
+    await (await answered).finished()
+    await page.getByRole('link', { name: 'Slots' }).click()
+    const speed = card(page, 'primary').locator('.metrics div', { hasText: 'Tokens/s' }).locator('dd')
+    await expect.poll(async () => Number(await speed.textContent()), { timeout: 10_000 }).toBeGreaterThan(0)
     expect(errors).toEqual([])
   }, 120_000)
 
@@ -255,6 +270,35 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
       models: { id: string; present: boolean }[]
     }
     expect(models.models.find((m) => m.id === 'tiny-extra')?.present).toBe(false)
+    expect(errors).toEqual([])
+  }, 60_000)
+
+  it('lists the models this machine runs; Show all adds the rest, each saying why not', async () => {
+    const { page, errors } = await signIn(fx.tokens.admin)
+    await page.getByRole('link', { name: 'Models' }).click()
+    await page.getByRole('row').filter({ hasText: 'tiny-chat' }).waitFor()
+    const all = (await (await fx.call('/api/models')).json()) as {
+      models: { id: string; offered: boolean; reason: string | null }[]
+    }
+    const notOffered = all.models.filter((m) => !m.offered)
+    // This machine has no NPU: the NPU models are catalogued but not offered.
+    const npu = all.models.find((m) => m.id.startsWith('flm-'))
+    expect(npu).toMatchObject({ offered: false, reason: expect.stringMatching(/^npu: /) })
+    const toggle = page.getByLabel(/^Show all \(\d+ not offered here\)$/)
+    expect(await toggle.isChecked()).toBe(false)
+    expect(await page.getByRole('row').filter({ hasText: npu!.id }).count()).toBe(0)
+    const label = await page.locator('label', { hasText: 'Show all' }).textContent()
+    expect(label).toBe(`Show all (${notOffered.length} not offered here)`)
+    await toggle.check()
+    const row = page.getByRole('row').filter({ hasText: npu!.id })
+    await row.getByText(`Not offered here: ${npu!.reason}`).waitFor()
+    expect(await row.getByRole('button').count()).toBe(0)
+    await page.screenshot({ path: join(shots, 'models-show-all-1280.png'), fullPage: true })
+    // the provider filter narrows the list; search still works on top
+    await page.getByLabel('Provider').selectOption('llm')
+    expect(await page.getByRole('row').filter({ hasText: npu!.id }).count()).toBe(0)
+    await page.getByLabel('Search').fill('tiny-ch')
+    expect(await page.getByRole('row').count()).toBe(2) // the header and tiny-chat
     expect(errors).toEqual([])
   }, 60_000)
 
@@ -401,6 +445,26 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
         await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true })
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
         expect(overflow, `${name} at ${width}px scrolls sideways by ${overflow}px`).toBeLessThanOrEqual(0)
+        if (name === 'slots') {
+          // A running slot's controls: its actions on one row, its tools on one row (no lone button).
+          const tts = card(page, 'tts')
+          const rowOf = async (names: string[]) =>
+            new Set(
+              await Promise.all(
+                names.map(async (n) =>
+                  Math.round(
+                    (
+                      await tts
+                        .getByRole(n === 'Logs of tts' ? 'link' : 'button', { name: n, exact: true })
+                        .boundingBox()
+                    )?.y ?? -1,
+                  ),
+                ),
+              ),
+            )
+          expect((await rowOf(['Load…', 'Reload', 'Unload'])).size, `actions at ${width}px`).toBe(1)
+          expect((await rowOf(['Settings', 'Logs of tts'])).size, `tools at ${width}px`).toBe(1)
+        }
       }
       expect(errors).toEqual([])
     }

@@ -42,11 +42,12 @@ export interface Fixture extends AsyncDisposable {
   call(path: string, init?: RequestInit & { json?: unknown; token?: string }): Promise<Response>
 }
 
-export async function startFixture(): Promise<Fixture> {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-dashboard-e2e-'))
-  const dist = join(dir, 'dist')
-  // The production build, as `pnpm build` makes it (vitest runs with NODE_ENV=test, which would
-  // make the Preact preset add its debug tooling).
+/**
+ * Builds the dashboard from this checkout into `outDir`: the production build, as `pnpm build`
+ * makes it (vitest runs with NODE_ENV=test, which would make the Preact preset add its debug
+ * tooling). For `SVC_DASHBOARD_DIR`.
+ */
+export async function buildDashboard(outDir: string): Promise<void> {
   const env = process.env.NODE_ENV
   process.env.NODE_ENV = 'production'
   try {
@@ -54,11 +55,17 @@ export async function startFixture(): Promise<Fixture> {
       root: DASHBOARD_ROOT,
       mode: 'production',
       logLevel: 'warn',
-      build: { outDir: dist, emptyOutDir: true },
+      build: { outDir, emptyOutDir: true },
     })
   } finally {
     process.env.NODE_ENV = env
   }
+}
+
+export async function startFixture(): Promise<Fixture> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-dashboard-e2e-'))
+  const dist = join(dir, 'dist')
+  await buildDashboard(dist)
 
   // Big enough that a reply of 8000 tokens takes many seconds on one thread (so Stop lands mid-stream).
   const model = await writeTinyGguf(join(dir, 'tiny-chat.gguf'), {

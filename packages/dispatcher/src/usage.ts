@@ -1,25 +1,93 @@
-/** Token usage as an OpenAI response reports it (`usage` of the last chunk or the JSON body). */
+/**
+ * Token usage of one response, read from what it ends with: OpenAI's `usage` object (the JSON body,
+ * or the last chunk of a stream asked for with `stream_options.include_usage`) and llama.cpp's
+ * `timings`, which llama-server puts in the last chunk of every stream and in every JSON body.
+ */
 export interface Usage {
   promptTokens: number
   completionTokens: number
+  /**
+   * How long the engine spent generating the completion tokens (llama.cpp `timings.predicted_ms`):
+   * no queueing, no prompt processing, no network. Absent when the upstream does not say.
+   */
+  generationMs?: number
 }
 
-const USAGE = /"usage"\s*:\s*\{[^{}]*\}/g
+interface UsageJson {
+  prompt_tokens?: unknown
+  completion_tokens?: unknown
+}
+interface TimingsJson {
+  prompt_n?: unknown
+  cache_n?: unknown
+  predicted_n?: unknown
+  predicted_ms?: unknown
+}
 
 /**
- * Finds the last `usage` object in the tail of a response without parsing the whole body: the
- * proxy keeps only the last few KB of what it streamed, so counting tokens costs no buffering.
+ * Finds the last `usage` and `timings` objects in the tail of a response without parsing the
+ * whole body: the proxy keeps only the last few KB of what it streamed, so counting tokens costs no
+ * buffering. Objects may nest (llama-server's `usage.prompt_tokens_details`). With only `timings`
+ * (a stream without `include_usage`), the counts come from it. Undefined when neither is there.
  */
 export function usageFromTail(tail: string): Usage | undefined {
-  if (!tail.includes('"usage"')) return undefined
-  const matches = tail.match(USAGE)
-  const last = matches?.at(-1)
-  if (!last) return undefined
-  try {
-    const u = JSON.parse(`{${last}}`).usage as { prompt_tokens?: number; completion_tokens?: number }
-    if (typeof u.prompt_tokens !== 'number') return undefined
-    return { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens ?? 0 }
-  } catch {
-    return undefined
+  const usage = lastObject<UsageJson>(tail, '"usage"')
+  const timings = lastObject<TimingsJson>(tail, '"timings"')
+  const prompt =
+    num(usage?.prompt_tokens) ??
+    (num(timings?.prompt_n) !== undefined
+      ? num(timings?.prompt_n)! + (num(timings?.cache_n) ?? 0)
+      : undefined)
+  const completion = num(usage?.completion_tokens) ?? num(timings?.predicted_n)
+  if (prompt === undefined && completion === undefined) return undefined
+  const ms = num(timings?.predicted_ms)
+  return {
+    promptTokens: prompt ?? 0,
+    completionTokens: completion ?? 0,
+    ...(ms !== undefined && ms > 0 ? { generationMs: ms } : {}),
   }
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
+}
+
+/** The JSON object after the last `key:` in `text`, braces balanced (strings respected), parsed. */
+function lastObject<T>(text: string, key: string): T | undefined {
+  let at = text.lastIndexOf(key)
+  while (at >= 0) {
+    const parsed = objectAt<T>(text, at + key.length)
+    if (parsed) return parsed
+    at = at > 0 ? text.lastIndexOf(key, at - 1) : -1
+  }
+  return undefined
+}
+
+function objectAt<T>(text: string, from: number): T | undefined {
+  let i = from
+  while (text[i] === ' ' || text[i] === '\t') i++
+  if (text[i] !== ':') return undefined
+  i++
+  while (text[i] === ' ' || text[i] === '\t') i++
+  if (text[i] !== '{') return undefined
+  const start = i
+  let depth = 0
+  let inString = false
+  for (; i < text.length; i++) {
+    const ch = text[i]
+    if (inString) {
+      if (ch === '\\') i++
+      else if (ch === '"') inString = false
+    } else if (ch === '"') inString = true
+    else if (ch === '{') depth++
+    else if (ch === '}' && --depth === 0) {
+      try {
+        const value: unknown = JSON.parse(text.slice(start, i + 1))
+        return value && typeof value === 'object' ? (value as T) : undefined
+      } catch {
+        return undefined
+      }
+    }
+  }
+  return undefined // cut off: the object did not end in the tail
 }

@@ -1,22 +1,8 @@
 import { type ModelEntry, SvcError } from '@svc/core'
-import { type HardwareFacts, memoryShortfall } from '@svc/providers'
 import { Hono } from 'hono'
 import type { ModelPulls } from '../slots/model-pulls'
 import type { SlotSystem } from '../slots/slot-system'
-
-/**
- * Whether svc offers a model on this machine, and why not: an image model needs a workflow
- * template; any model needs the memory its catalogue entry names (`min_vram_gb`).
- */
-export function offer(
-  model: ModelEntry,
-  facts: HardwareFacts | undefined,
-): { offered: boolean; reason: string | null } {
-  if (model.provider === 'image' && !model.workflow)
-    return { offered: false, reason: 'no workflow template for it yet' }
-  const short = facts ? memoryShortfall(model, facts) : undefined
-  return short ? { offered: false, reason: short } : { offered: true, reason: null }
-}
+import { type OfferContext, offer } from './model-offer'
 
 /**
  * Models, mounted at `/api/models`.
@@ -43,10 +29,7 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
   return new Hono()
     .get('/', async (c) => {
       const models = await deps.slots.store.list()
-      const facts = await deps.slots.picker
-        ?.report()
-        .then((r) => r.hardware)
-        .catch(() => undefined)
+      const ctx = await offerContext(deps.slots)
       return c.json({
         models: models.map((m) => {
           const pull = deps.pulls?.get(m.id)
@@ -70,7 +53,7 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
             description: m.description ?? null,
             slot: holder(m.id) ?? null,
             pulling: pull ? { done: pull.done, total: pull.total } : null,
-            ...offer(m, facts),
+            ...offer(m, ctx),
           }
         }),
       })
@@ -118,4 +101,22 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
       const { deleted } = await deps.slots.store.remove(entry)
       return c.json({ id: entry.id, deleted: deleted !== null })
     })
+}
+
+/** What `offer` needs: the picker's report, the installed providers, the kinds a remote slot serves. */
+async function offerContext(slots: SlotSystem): Promise<OfferContext> {
+  const report = await slots.picker?.report().catch(() => undefined)
+  const remote = new Set<string>()
+  const slotProviders = new Set<string>()
+  for (const name of slots.manager.names()) {
+    const config = slots.manager.config(name)
+    slotProviders.add(config.provider)
+    if (config.runtime === 'remote') remote.add(config.provider)
+  }
+  return {
+    ...(report ? { facts: report.hardware, providers: report.providers } : {}),
+    installed: new Set(slots.providers.keys()),
+    remote,
+    slotProviders,
+  }
 }

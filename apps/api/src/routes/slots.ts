@@ -146,6 +146,9 @@ export function slotRoutes(deps: {
         return c.json(view(name), 200)
       }
       loading.catch(() => undefined) // the outcome is on the event stream and in lastError
+      // The load is queued behind the slot's previous work; one turn of the loop lets it begin, so the
+      // 202 says `pulling`/`starting` rather than the `offline` it is about to leave.
+      await new Promise((resolve) => setImmediate(resolve))
       return c.json(view(name), 202)
     })
     .post('/:slot/unload', async (c) => {

@@ -40,6 +40,34 @@ describe('slot activity', () => {
     activity.stop()
   })
 
+  it('takes the engine’s own generation time when the upstream reports it (llama.cpp timings)', () => {
+    const { activity } = setup()
+    activity.record({
+      ...ok,
+      slot: 'primary',
+      seconds: 2, // queueing and the prompt are in here too
+      ttfbSeconds: 1.5,
+      usage: { promptTokens: 20, completionTokens: 50, generationMs: 250 },
+    })
+    expect(activity.current().primary?.tokensPerS).toBe(200)
+    activity.stop()
+  })
+
+  it('has no tokens/s (null, not 0) while no answer reported a token count', () => {
+    const { activity } = setup()
+    // a stream cut before its end, and an answer that generated nothing
+    activity.record({ ...ok, slot: 'primary', outcome: 'client-gone', seconds: 3, ttfbSeconds: 0.2 })
+    activity.record({
+      ...ok,
+      slot: 'primary',
+      seconds: 1,
+      ttfbSeconds: 1,
+      usage: { promptTokens: 5, completionTokens: 0 },
+    })
+    expect(activity.current().primary).toMatchObject({ requestsPerMin: 2, tokensPerS: null })
+    activity.stop()
+  })
+
   it('ignores hosted upstreams and requests refused before reaching an upstream', () => {
     const { activity } = setup()
     activity.record({ ...ok, slot: 'upstream:openai', seconds: 1, ttfbSeconds: 0.1 })

@@ -13,7 +13,10 @@ const WINDOW_MS = 60_000
 interface Sample {
   at: number
   ms: number
-  /** Completion tokens, and the request's whole time (a non-streamed answer's first byte is its last). */
+  /**
+   * Completion tokens and the time they took: the engine's own generation time when the upstream
+   * reports it (llama.cpp `timings`, streamed or not), else the request's whole time.
+   */
   tokens: number
   seconds: number
 }
@@ -85,11 +88,12 @@ export function createSlotActivity(options: SlotActivityOptions): SlotActivity {
         samples.set(r.slot, list)
       }
       const tokens = r.usage?.completionTokens ?? 0
+      const generation = r.usage?.generationMs
       list.push({
         at: now(),
         ms: r.seconds * 1000,
         tokens,
-        seconds: r.seconds,
+        seconds: generation !== undefined ? generation / 1000 : r.seconds,
       })
       if (list.length > maxSamples) list.shift()
     },

@@ -1,6 +1,7 @@
 import { SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
+import { methodNotAllowed } from 'hono/method-not-allowed'
 import type { ChatDeps } from './deps'
 import { renderError } from './http/errors'
 import { identityMiddleware, peerAddress } from './http/identity'
@@ -39,6 +40,18 @@ export function createChatApp(deps: ChatDeps) {
   )
   app.use(
     identityMiddleware({ trustedHeader: deps.trustedHeader, fromProxy: deps.fromProxy, store: deps.store }),
+  )
+  // After the identity check (someone refused learns nothing), like the API: a known path with
+  // another method is 405 with `Allow` and the error body, not a 404.
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (_c, methods) => {
+        throw new SvcError('method.not_allowed', `method not allowed; use ${methods.join(', ')}`, {
+          headers: { Allow: methods.join(', ') },
+        })
+      },
+    }),
   )
   const jsonLimit = bodyLimit({
     maxSize: JSON_LIMIT,

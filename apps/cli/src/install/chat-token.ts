@@ -1,4 +1,5 @@
 import { createTokenStore } from '@svc/auth'
+import { CliError } from '../context'
 import type { Effects } from './effects'
 import { LAYOUT, SERVICE_USER } from './layout'
 
@@ -12,6 +13,14 @@ export const CHAT_TOKEN_LABEL = 'svc-chat (installer)'
  * Returns the new token (for chat.env only; it is never printed). Dry run: nothing changes.
  */
 export async function rotateChatToken(fx: Effects, mint: boolean): Promise<string | undefined> {
+  // The svc user may put anything at that name; the token store (running as root here) must not
+  // read or chown through a link it planted.
+  if (fx.exists(LAYOUT.tokens) || fx.isLink(LAYOUT.tokens)) {
+    if (fx.read(LAYOUT.tokens) === undefined)
+      throw new CliError(
+        `${LAYOUT.tokens} is not a plain file (a link?): svc install does not change tokens through it; check it, remove it, and run again`,
+      )
+  }
   const store = createTokenStore({ configDir: fx.local(LAYOUT.configDir), watch: false, flushIntervalMs: 0 })
   try {
     const previous = fx.exists(LAYOUT.tokens)

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { readFileSync, statSync } from 'node:fs'
-import { chmod, chown, mkdir, open, rename, rm } from 'node:fs/promises'
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, statSync } from 'node:fs'
+import { mkdir, open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { syncDir } from '@svc/core/node'
 import { CliError } from '../context'
@@ -37,6 +37,7 @@ export class Effects {
   /** Without root privileges a staging run cannot chown; it says so once and goes on. */
   private readonly canChown = process.getuid?.() === 0
   private warnedChown = false
+  private readonly warnedIgnored = new Set<string>()
 
   constructor(options: EffectsOptions) {
     this.root = options.root
@@ -50,13 +51,40 @@ export class Effects {
     return this.root === '/' ? target : join(this.root, target)
   }
 
-  /** A target file's text, or undefined when it does not exist. */
+  /**
+   * A target file's text, or undefined when it does not exist — or when it is not a plain file of its
+   * own: a symbolic link or a hard link is never read through (the svc user may create names in
+   * /etc/svc, and root must not copy what such a link points at into a file svc can read). The
+   * caller then writes the file afresh, which replaces the link itself.
+   */
   read(target: string): string | undefined {
+    return this.readBytes(target)?.toString('utf8')
+  }
+
+  /** {@link read}, as bytes. */
+  readBytes(target: string): Buffer | undefined {
+    let fd: number
     try {
-      return readFileSync(this.local(target), 'utf8')
-    } catch {
+      fd = openSync(this.local(target), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') this.ignored(target, 'a symbolic link')
       return undefined
     }
+    try {
+      const st = fstatSync(fd)
+      if (!st.isFile()) return this.ignored(target, 'not a regular file')
+      if (st.nlink > 1) return this.ignored(target, `a hard link (${st.nlink} names)`)
+      return readFileSync(fd)
+    } catch {
+      return undefined
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  /** Whether the target path itself is a symbolic link (dangling or not). */
+  isLink(target: string): boolean {
+    return lstatOrUndefined(this.local(target))?.isSymbolicLink() ?? false
   }
 
   exists(target: string): boolean {
@@ -68,32 +96,46 @@ export class Effects {
     }
   }
 
-  async mkdir(target: string, own: Ownership): Promise<void> {
+  /**
+   * Creates a directory, or sets the owner and mode of the one there. Never through a symbolic link
+   * (refused). `foreign: 'refuse'` stops when the directory exists and belongs to another user than
+   * `own.user`: for directories whose files root or Caddy trust, where what someone else put there
+   * cannot be made safe by a chown.
+   */
+  async mkdir(target: string, own: Ownership, options: { foreign?: 'refuse' } = {}): Promise<void> {
     const path = this.local(target)
-    const before = statOrUndefined(path)
+    const before = lstatOrUndefined(path)
+    if (before?.isSymbolicLink() || (before && !before.isDirectory()))
+      throw new CliError(
+        `${target} is ${before.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}: svc install keeps a real directory there; move it away and run again`,
+      )
+    const ids = this.ids(own, this.dryRun)
+    if (before && ids && options.foreign === 'refuse' && before.uid !== ids.uid)
+      throw new CliError(
+        `${target} belongs to uid ${before.uid}, not ${own.user}: check what is in it, remove it, and run again`,
+      )
     if (this.dryRun) {
       if (!before) this.log(`would create ${target}/ (${describe(own)})`)
       return
     }
     await mkdir(dirname(path), { recursive: true }) // parents get the usual 0755, not own.mode
     if (!before) await mkdir(path, { mode: own.mode })
-    const ids = this.ids(own)
-    if (ids) await chown(path, ids.uid, ids.gid)
-    await chmod(path, own.mode)
+    await this.setOwner(path, own, constants.O_DIRECTORY)
     if (!before) this.log(`created ${target}/ (${describe(own)})`)
   }
 
   /** Writes `content` unless the file already has it (and its mode and owner); says which. */
-  async write(target: string, content: string, own: Ownership): Promise<void> {
+  async write(target: string, content: string | Uint8Array, own: Ownership): Promise<void> {
     const path = this.local(target)
-    const before = this.read(target)
+    const bytes = typeof content === 'string' ? Buffer.from(content) : content
+    const before = this.readBytes(target)
     const ids = this.ids(own, this.dryRun)
-    const st = statOrUndefined(path)
+    const st = lstatOrUndefined(path)
     const sameMeta =
       st !== undefined &&
       (st.mode & 0o7777) === own.mode &&
       (!ids || (st.uid === ids.uid && st.gid === ids.gid))
-    if (before === content && sameMeta) {
+    if (before !== undefined && Buffer.compare(before, bytes) === 0 && sameMeta) {
       this.log(`${this.dryRun ? 'would leave' : 'kept'} ${target} (unchanged)`)
       return
     }
@@ -107,7 +149,7 @@ export class Effects {
     try {
       const fh = await open(tmp, 'wx', 0o600)
       try {
-        await fh.writeFile(content)
+        await fh.writeFile(bytes)
         if (ids) await fh.chown(ids.uid, ids.gid)
         await fh.chmod(own.mode)
         await fh.sync()
@@ -123,12 +165,32 @@ export class Effects {
     this.log(`${verb === 'create' ? 'created' : 'updated'} ${target} (${describe(own)})`)
   }
 
-  /** Sets the owner and mode of an existing file (one another writer created, e.g. tokens.toml). */
+  /**
+   * Sets the owner and mode of an existing file (one another writer created, e.g. tokens.toml). Not
+   * through a symbolic link: a chown that followed one could hand any file on the system to svc.
+   */
   async own(target: string, own: Ownership): Promise<void> {
     if (this.dryRun) return
-    const ids = this.ids(own)
-    if (ids) await chown(this.local(target), ids.uid, ids.gid)
-    await chmod(this.local(target), own.mode)
+    await this.setOwner(this.local(target), own, 0)
+  }
+
+  /** chown + chmod on the opened file itself (O_NOFOLLOW), so no link planted there is followed. */
+  private async setOwner(path: string, own: Ownership, flags: number): Promise<void> {
+    let fh: Awaited<ReturnType<typeof open>>
+    try {
+      fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | flags)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+        throw new CliError(`${path} is a symbolic link: svc install does not follow links it did not make`)
+      throw error
+    }
+    try {
+      const ids = this.ids(own)
+      if (ids) await fh.chown(ids.uid, ids.gid)
+      await fh.chmod(own.mode)
+    } finally {
+      await fh.close()
+    }
   }
 
   async remove(target: string): Promise<void> {
@@ -161,6 +223,13 @@ export class Effects {
     this.log(line)
   }
 
+  private ignored(target: string, what: string): undefined {
+    if (!this.warnedIgnored.has(target))
+      this.log(`${target} is ${what}, not a file svc install wrote: its content is not read, it is replaced`)
+    this.warnedIgnored.add(target)
+    return undefined
+  }
+
   private ids(own: Ownership, quiet = false): { uid: number; gid: number } | undefined {
     if (!this.canChown) {
       if (!quiet && !this.warnedChown && !this.dryRun) {
@@ -181,9 +250,9 @@ export class Effects {
   }
 }
 
-function statOrUndefined(path: string) {
+function lstatOrUndefined(path: string) {
   try {
-    return statSync(path)
+    return lstatSync(path)
   } catch {
     return undefined
   }

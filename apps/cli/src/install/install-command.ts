@@ -23,8 +23,9 @@ const CLI = BUILT_CLI
 
 const HELP = `Usage: svc install [--auth=basic|off] [--root DIR] [--dry-run] [options]
 
-Installs svc as system services (run as root): the svc system user, ${LAYOUT.configDir} and
-${LAYOUT.stateDir} owned by it, ${API_UNIT} (svc serve) and ${CHAT_UNIT} (svc chat) running this
+Installs svc as system services (run as root): the svc system user, ${LAYOUT.stateDir} owned by
+it, ${LAYOUT.configDir} (root:svc, sticky: svc writes its own files there, never root's),
+${API_UNIT} (svc serve) and ${CHAT_UNIT} (svc chat) running this
 checkout with ${process.execPath}, and their environment files ${LAYOUT.apiEnv} and
 ${LAYOUT.chatEnv}. Safe to run again; lines you add to the env files are kept.
 
@@ -118,8 +119,10 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
     warnings.push(`svc is not built: the services need ${unbuilt.join(', ')} (pnpm build)`)
 
   await ensureServiceUser(fx, env)
-  await fx.mkdir(LAYOUT.configDir, { mode: 0o755, user: SERVICE_USER, group: SERVICE_USER })
+  await fx.mkdir(LAYOUT.configDir, CONFIG_DIR_OWNER)
   await fx.mkdir(LAYOUT.stateDir, { mode: 0o750, user: SERVICE_USER, group: SERVICE_USER })
+  // Made on every run, before the services ever start, so the svc user can never make it first.
+  await fx.mkdir(LAYOUT.caddyIncludes, root755, { foreign: 'refuse' })
 
   let chatToken: string | undefined
   if (rotate) chatToken = await rotateChatToken(fx, true)
@@ -128,7 +131,6 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
 
   const hints: string[] = []
   if (rendered && inputs) {
-    await fx.mkdir(LAYOUT.caddyIncludes, { mode: 0o755, user: 'root', group: 'root' })
     await fx.write(LAYOUT.caddyfile, rendered.caddyfile, { mode: 0o640, user: 'root', group: CADDY_USER })
     await fx.write(LAYOUT.caddyDropIn, renderCaddyDropIn(caddy?.path ?? '/usr/bin/caddy'), root644)
     if (inputs.tls === 'internal') hints.push(...(await publishName(fx, inputs.hostname, ports.https)))
@@ -233,6 +235,16 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
 }
 
 const root644 = { mode: 0o644, user: 'root', group: 'root' }
+const root755 = { mode: 0o755, user: 'root', group: 'root' }
+/**
+ * `/etc/svc`: root's, group svc, sticky (1771). The svc user may create files there and replace its
+ * own atomically (tokens.toml and slots/ are the API's: temp file + rename in the same directory),
+ * but the sticky bit stops it from renaming, replacing or removing root's files — api.env and
+ * chat.env, which systemd reads as root, the Caddyfile and caddy.d/, which Caddy trusts, and
+ * install.json. Others may only pass through (Caddy reads the Caddyfile as the caddy user); nothing
+ * here can be listed by them.
+ */
+export const CONFIG_DIR_OWNER = { mode: 0o1771, user: 'root', group: SERVICE_USER }
 
 function hostPort(host: string, https: number): string {
   return https === 443 ? host : `${host}:${https}`

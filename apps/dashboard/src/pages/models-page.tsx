@@ -1,4 +1,4 @@
-import { ConfirmDialog, formatBytes, ProgressBar, useToasts } from '@svc/ui'
+import { ConfirmDialog, formatBytes, useToasts } from '@svc/ui'
 import { useEffect, useId, useMemo, useState } from 'preact/hooks'
 import { api, ok } from '../api/client'
 import { whyNot } from '../api/session'
@@ -6,10 +6,14 @@ import type { ModelRow } from '../api/types'
 import { useFetch } from '../hooks/use-fetch'
 import { useSession } from '../session-context'
 import { useLive } from '../store/use-live'
+import { filterModels, providersOf } from './models/model-filter'
+import { ModelRowView } from './models/model-row'
 
 /**
  * The catalogue and the local registry in one table: what each model is, whether it is on disk and
- * which slot holds it. Pull without loading (progress live from `model.pull`), cancel, delete.
+ * which slot holds it. Pull without loading (progress live from `model.pull`), cancel, delete. By
+ * default only what this machine can run (plus what is on disk or held); "Show all" adds the rest,
+ * each saying why it is not offered here.
  */
 export function ModelsPage() {
   const session = useSession()
@@ -17,8 +21,12 @@ export function ModelsPage() {
   const pulls = useLive((s) => s.pulls)
   const slots = useLive((s) => s.slots)
   const [query, setQuery] = useState('')
+  const [provider, setProvider] = useState('')
+  const [showAll, setShowAll] = useState(false)
   const [deleting, setDeleting] = useState<ModelRow | null>(null)
   const searchId = useId()
+  const providerId = useId()
+  const allId = useId()
   // Refetched when a pull finishes and when a slot changes model (the "slot" column).
   const settled = Object.values(pulls)
     .filter((p) => p.status !== 'pulling')
@@ -30,16 +38,16 @@ export function ModelsPage() {
     document.title = 'Models · svc'
   }, [])
   const denied = whyNot(session, 'mutate')
-  const rows = useMemo(() => {
-    const q = query.trim().toLowerCase()
-    return (models.data?.models ?? []).filter(
-      (m) =>
-        !q ||
-        [m.id, m.provider, m.role ?? '', m.badge ?? '', m.family ?? ''].some((f) =>
-          f.toLowerCase().includes(q),
-        ),
-    )
-  }, [models.data, query])
+  const pulling = useMemo(
+    () => new Set(Object.values(pulls).flatMap((p) => (p.status === 'pulling' ? [p.model] : []))),
+    [pulls],
+  )
+  const list = models.data?.models ?? []
+  const { rows, notOffered } = useMemo(
+    () => filterModels(list, { query, provider, showAll, pulling }),
+    [list, query, provider, showAll, pulling],
+  )
+  const providers = useMemo(() => providersOf(list), [list])
 
   const act = async (what: string, call: () => Promise<unknown>) => {
     try {
@@ -63,6 +71,30 @@ export function ModelsPage() {
             onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
           />
         </div>
+        <div class="field field-inline">
+          <label for={providerId}>Provider</label>
+          <select
+            id={providerId}
+            value={provider}
+            onChange={(e) => setProvider((e.target as HTMLSelectElement).value)}
+          >
+            <option value="">All providers</option>
+            {providers.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field-check">
+          <input
+            id={allId}
+            type="checkbox"
+            checked={showAll}
+            onChange={(e) => setShowAll((e.target as HTMLInputElement).checked)}
+          />
+          <label for={allId}>Show all ({notOffered} not offered here)</label>
+        </div>
       </div>
       {denied ? (
         <p class="notice" role="note">
@@ -72,7 +104,9 @@ export function ModelsPage() {
       {models.error ? <p role="alert">{models.error}</p> : null}
       <div class="table-wrap">
         <table class="models">
-          <caption class="svc-visually-hidden">Catalogued, pulled and local models</caption>
+          <caption class="svc-visually-hidden">
+            {showAll ? 'Catalogued, pulled and local models' : 'Models this machine can run'}
+          </caption>
           <thead>
             <tr>
               <th scope="col">Model</th>
@@ -86,96 +120,33 @@ export function ModelsPage() {
             </tr>
           </thead>
           <tbody>
-            {rows.map((m) => {
-              const pull = pulls[m.id]?.status === 'pulling' ? pulls[m.id] : undefined
-              const deletable = m.present && m.source !== 'local'
-              return (
-                <tr key={m.id}>
-                  <th scope="row">
-                    {m.id}
-                    {m.badge ? <span class="tag">{m.badge}</span> : null}
-                    {!m.offered && m.reason ? <small class="hint">Not offered here: {m.reason}</small> : null}
-                  </th>
-                  <td>{m.provider}</td>
-                  <td>{m.role ?? '—'}</td>
-                  <td>{m.size !== null ? formatBytes(m.size) : '—'}</td>
-                  <td>
-                    {pull ? (
-                      <ProgressBar
-                        label={`Pulling ${m.id}`}
-                        done={pull.done}
-                        total={pull.total}
-                        at={pull.at}
-                      />
-                    ) : m.present ? (
-                      'yes'
-                    ) : m.needs_pull ? (
-                      'no'
-                    ) : (
-                      'nothing to download'
-                    )}
-                  </td>
-                  <td>{m.slot ?? '—'}</td>
-                  <td>
-                    {m.license_url ? (
-                      <a href={m.license_url} target="_blank" rel="noopener noreferrer">
-                        {m.license ?? 'licence'}
-                      </a>
-                    ) : (
-                      (m.license ?? '—')
-                    )}
-                  </td>
-                  <td class="row-actions">
-                    {pull ? (
-                      <button
-                        type="button"
-                        class="svc-button"
-                        disabled={!!denied}
-                        title={denied}
-                        aria-label={`Cancel the pull of ${m.id}`}
-                        onClick={() =>
-                          act('Cancel failed', () =>
-                            ok(api.api.models[':id'].pull.$delete({ param: { id: m.id } })),
-                          )
-                        }
-                      >
-                        Cancel
-                      </button>
-                    ) : m.needs_pull ? (
-                      <button
-                        type="button"
-                        class="svc-button"
-                        disabled={!!denied}
-                        title={denied}
-                        aria-label={`Pull ${m.id}`}
-                        onClick={() =>
-                          act(`Pull of ${m.id} failed`, () =>
-                            ok(api.api.models[':id'].pull.$post({ param: { id: m.id } })),
-                          )
-                        }
-                      >
-                        Pull
-                      </button>
-                    ) : null}
-                    {deletable ? (
-                      <button
-                        type="button"
-                        class="svc-button"
-                        disabled={!!denied || m.slot !== null}
-                        title={denied ?? (m.slot ? `Slot ${m.slot} holds it: unload it first` : undefined)}
-                        aria-label={`Delete ${m.id}`}
-                        onClick={() => setDeleting(m)}
-                      >
-                        Delete
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              )
-            })}
+            {rows.map((m) => (
+              <ModelRowView
+                key={m.id}
+                model={m}
+                pull={pulls[m.id]?.status === 'pulling' ? pulls[m.id] : undefined}
+                denied={denied}
+                onPull={() =>
+                  act(`Pull of ${m.id} failed`, () =>
+                    ok(api.api.models[':id'].pull.$post({ param: { id: m.id } })),
+                  )
+                }
+                onCancel={() =>
+                  act('Cancel failed', () => ok(api.api.models[':id'].pull.$delete({ param: { id: m.id } })))
+                }
+                onDelete={() => setDeleting(m)}
+              />
+            ))}
           </tbody>
         </table>
       </div>
+      {models.data && rows.length === 0 ? (
+        <p class="hint">
+          {notOffered > 0 && !showAll
+            ? `No model this machine runs matches; ${notOffered} not offered here do (Show all).`
+            : 'No model matches.'}
+        </p>
+      ) : null}
       {deleting ? (
         <ConfirmDialog
           title={`Delete ${deleting.id}?`}

@@ -11,7 +11,7 @@ export interface ChatDelta {
 export interface StreamChatOptions {
   /** e.g. `/v1/chat/completions` (same origin) or a full URL. */
   url: string
-  /** The request body; `stream: true` is set. */
+  /** The request body; `stream: true` is set, and `stream_options.include_usage` unless given. */
   body: Record<string, unknown>
   headers?: Record<string, string>
   /** Aborting it ends the request; svc then stops the upstream's generation. */
@@ -38,7 +38,9 @@ export async function* streamChat(options: StreamChatOptions): AsyncGenerator<Ch
   const res = await fetch(options.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...options.headers },
-    body: JSON.stringify({ ...options.body, stream: true }),
+    // include_usage: upstreams that report no llama.cpp `timings` still end with token counts, which
+    // svc reads for the slot's tokens/s (the extra `choices: []` chunk is skipped below).
+    body: JSON.stringify({ stream_options: { include_usage: true }, ...options.body, stream: true }),
     signal: options.signal,
   })
   if (!res.ok || !res.body) throw await errorOf(res)

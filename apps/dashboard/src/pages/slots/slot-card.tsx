@@ -6,6 +6,7 @@ import type { SlotView } from '../../api/types'
 import { useNow } from '../../hooks/use-now'
 import { Link } from '../../router'
 import { useSession } from '../../session-context'
+import { figure } from './figure'
 import { LoadPicker } from './load-picker'
 import { SlotConfigForm } from './slot-config-form'
 
@@ -27,10 +28,6 @@ export interface SlotCardProps {
 const LOADING = ['pulling', 'starting', 'warming'] as const
 const RUNNING = ['ready', 'serving', 'idle'] as const
 
-function figure(value: number | null | undefined, unit: string): string {
-  return value == null ? '—' : `${value}${unit}`
-}
-
 /** One slot: state, model, where it runs, live figures, last error, progress, and its controls. */
 export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
   const session = useSession()
@@ -51,6 +48,21 @@ export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
           state={slot.state}
           detail={slot.inflight > 0 ? `${slot.inflight} in flight` : undefined}
         />
+        {/* The slot's own tools sit in its header, so the actions below stay one row at any width. */}
+        <div class="card-tools">
+          <button
+            type="button"
+            class="svc-button"
+            disabled={!!denied || !view}
+            title={denied}
+            onClick={() => setDialog('settings')}
+          >
+            Settings
+          </button>
+          <Link class="svc-button" href={`/logs/${slot.name}`} label={`Logs of ${slot.name}`}>
+            Logs
+          </Link>
+        </div>
       </header>
       <dl class="facts">
         <div>
@@ -77,7 +89,7 @@ export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
         </div>
         <div>
           <dt>Tokens/s</dt>
-          <dd>{figure(metrics?.tokensPerS, '')}</dd>
+          <dd>{figure(metrics?.tokensPerS)}</dd>
         </div>
         <div>
           <dt>Uptime</dt>
@@ -106,7 +118,7 @@ export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
           <strong>Last error:</strong> {slot.lastError}
         </p>
       ) : null}
-      <div class="actions">
+      <div class="actions slot-actions">
         <button
           type="button"
           class="svc-button svc-button-primary"
@@ -149,18 +161,6 @@ export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
             </button>
           </>
         ) : null}
-        <button
-          type="button"
-          class="svc-button"
-          disabled={!!denied || !view}
-          title={denied}
-          onClick={() => setDialog('settings')}
-        >
-          Settings
-        </button>
-        <Link class="svc-button" href={`/logs/${slot.name}`} label={`Logs of ${slot.name}`}>
-          Logs
-        </Link>
       </div>
       {dialog === 'load' ? (
         <LoadPicker

@@ -1,0 +1,101 @@
+import type { ModelPullEvent } from '@svc/core'
+import { formatBytes, ProgressBar } from '@svc/ui'
+import type { ModelRow } from '../../api/types'
+
+export interface ModelRowProps {
+  model: ModelRow
+  /** The live pull of this model, while it runs. */
+  pull: ModelPullEvent | undefined
+  /** Why this caller may not change models (read-only scope), or undefined. */
+  denied: string | undefined
+  onPull(): void
+  onCancel(): void
+  onDelete(): void
+}
+
+/**
+ * One model: what it is, whether it is on disk, which slot holds it, and what can be done with it
+ * here. A model this machine cannot run says why in place of the actions (never an empty cell).
+ */
+export function ModelRowView({ model: m, pull, denied, onPull, onCancel, onDelete }: ModelRowProps) {
+  const deletable = m.present && m.source !== 'local'
+  return (
+    <tr class={m.offered ? undefined : 'not-offered'}>
+      <th scope="row">
+        {m.id}
+        {m.badge ? <span class="tag">{m.badge}</span> : null}
+      </th>
+      <td>{m.provider}</td>
+      <td>{m.role ?? '—'}</td>
+      <td>{m.size !== null ? formatBytes(m.size) : '—'}</td>
+      <td>
+        {pull ? (
+          <ProgressBar label={`Pulling ${m.id}`} done={pull.done} total={pull.total} at={pull.at} />
+        ) : m.present ? (
+          'yes'
+        ) : m.needs_pull ? (
+          'no'
+        ) : (
+          'nothing to download'
+        )}
+      </td>
+      <td>{m.slot ?? '—'}</td>
+      <td>
+        {m.license_url ? (
+          <a href={m.license_url} target="_blank" rel="noopener noreferrer">
+            {m.license ?? 'licence'}
+          </a>
+        ) : (
+          (m.license ?? '—')
+        )}
+      </td>
+      <td>
+        {/* A flex box inside the cell: a cell that is itself flex loses its table borders. */}
+        <div class="row-actions">
+          {pull ? (
+            <button
+              type="button"
+              class="svc-button"
+              disabled={!!denied}
+              title={denied}
+              aria-label={`Cancel the pull of ${m.id}`}
+              onClick={onCancel}
+            >
+              Cancel
+            </button>
+          ) : m.needs_pull && m.offered ? (
+            <button
+              type="button"
+              class="svc-button"
+              disabled={!!denied}
+              title={denied}
+              aria-label={`Pull ${m.id}`}
+              onClick={onPull}
+            >
+              Pull
+            </button>
+          ) : null}
+          {deletable ? (
+            <button
+              type="button"
+              class="svc-button"
+              disabled={!!denied || m.slot !== null}
+              title={denied ?? (m.slot ? `Slot ${m.slot} holds it: unload it first` : undefined)}
+              aria-label={`Delete ${m.id}`}
+              onClick={onDelete}
+            >
+              Delete
+            </button>
+          ) : null}
+          {!m.offered ? (
+            <span class="why-not">Not offered here: {m.reason ?? 'unknown reason'}</span>
+          ) : !pull && !m.needs_pull && !deletable ? (
+            <span class="why-not" title="Load it from a slot on the Slots page">
+              —
+            </span>
+          ) : null}
+        </div>
+      </td>
+    </tr>
+  )
+}
