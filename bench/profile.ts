@@ -99,7 +99,9 @@ function category(frame: CpuProfile['nodes'][number]['callFrame'], sections: [nu
 
 function summarise(profile: CpuProfile, sections: [number, string][], rps: number): string {
   const self = new Map<number, number>()
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)))
+  profile.samples.forEach((id, i) => {
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
+  })
   const byCategory = new Map<string, number>()
   const byFunction = new Map<string, number>()
   let busy = 0

@@ -131,7 +131,8 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
         closedWhileIdle(failed, error) &&
         staleRetries++ < MAX_STALE_RETRIES
       ) {
-        listen((upstream = open())).end(f.body.data)
+        upstream = open()
+        listen(upstream).end(f.body.data)
         return
       }
       const cause = error.code ?? error.message
