@@ -11,6 +11,7 @@
  */
 import { commandLineOf, startByHand } from './engine-alone'
 import { startEngineSvc } from './engine-svc'
+import { cpuMs } from './rss'
 import { fmt, median, quantile, ratio, verdict } from './stats'
 import { runStreams, type StreamRun, type StreamTarget } from './stream-client'
 
@@ -22,6 +23,8 @@ const CONCURRENCY = [1, 4] as const
 
 type Path = 'direct' | 'svc'
 type Samples = Record<Path, Record<(typeof CONCURRENCY)[number], StreamRun[]>>
+/** svc's CPU time while it relayed, and the tokens it relayed, per concurrency. */
+type SvcCpu = Record<(typeof CONCURRENCY)[number], { ms: number; tokens: number }>
 
 export interface EngineResult {
   markdown: string
@@ -43,17 +46,24 @@ export async function engineSection(log: (line: string) => void): Promise<Engine
       await runStreams(targets[path], { concurrency: 4, requests: 16, maxTokens: TOKENS })
     }
     const samples: Samples = { direct: { 1: [], 4: [] }, svc: { 1: [], 4: [] } }
+    const cpu: SvcCpu = { 1: { ms: 0, tokens: 0 }, 4: { ms: 0, tokens: 0 } }
+    const svcPid = svc.api.child.pid!
     for (let round = 1; round <= ROUNDS; round++) {
       for (const c of CONCURRENCY) {
         // Alternate which path goes first, so neither always runs on a warmer or colder machine.
         const order: Path[] = round % 2 ? ['direct', 'svc'] : ['svc', 'direct']
         for (const path of order) {
+          const cpuBefore = cpuMs(svcPid)
           const run = await runStreams(targets[path], {
             concurrency: c,
             requests: REQUESTS,
             maxTokens: TOKENS,
           })
           samples[path][c].push(run)
+          if (path === 'svc') {
+            cpu[c].ms += cpuMs(svcPid) - cpuBefore
+            cpu[c].tokens += run.tokens
+          }
           log(
             `engine round ${round}/${ROUNDS} c=${c} ${path}: ${fmt(run.tokensPerSecond)} tokens/s, TTFT p50 ${fmt(quantile(run.ttftMs, 0.5), 2)} ms${run.errors ? `, ${run.errors} errors (${run.errorReasons.join('; ')})` : ''}`,
           )
@@ -61,7 +71,7 @@ export async function engineSection(log: (line: string) => void): Promise<Engine
       }
     }
     const loads = await measureLoads(svc, argv, log)
-    return report(samples, loads)
+    return report(samples, loads, cpu)
   } finally {
     await svc.stop()
   }
@@ -110,7 +120,7 @@ function pooled(runs: StreamRun[], key: 'ttftMs' | 'gapMs'): number[] {
   return runs.flatMap((r) => r[key])
 }
 
-function report(samples: Samples, loads: Loads): EngineResult {
+function report(samples: Samples, loads: Loads, cpu: SvcCpu): EngineResult {
   const rows: string[] = []
   const goals: EngineResult['goals'] = []
   for (const c of CONCURRENCY) {
@@ -145,6 +155,8 @@ function report(samples: Samples, loads: Loads): EngineResult {
       },
     )
   }
+  const perToken = CONCURRENCY.map((c) => `c=${c} ${fmt((cpu[c].ms * 1000) / cpu[c].tokens)} µs`).join(', ')
+  goals.push({ measure: "svc's CPU time per token relayed", value: perToken, goal: '—', met: undefined })
   const addedLoad = median(loads.svcLoad) - median(loads.handLoad)
   goals.push(
     {
@@ -176,6 +188,8 @@ function report(samples: Samples, loads: Loads): EngineResult {
     `| the engine alone, to its first /health 200 | ${fmt(median(loads.handLoad))} | ${loads.handLoad.map((v) => fmt(v)).join(', ')} |`,
     `| swap through svc (a → b, until ready) | ${fmt(median(loads.svcSwap))} | ${loads.svcSwap.map((v) => fmt(v)).join(', ')} |`,
     `| swap by hand (stop a, start b, /health) | ${fmt(median(loads.handSwap))} | ${loads.handSwap.map((v) => fmt(v)).join(', ')} |`,
+    '',
+    `svc's own CPU time per token relayed (from /proc, over all rounds): ${perToken}. With llama-server, svc and the client sharing the machine's cores, that time is taken from the engine once the cores are busy.`,
     '',
     'tokens/s per round:',
     '',

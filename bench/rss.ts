@@ -55,3 +55,15 @@ export function commandLine(pid: number): string {
     return ''
   }
 }
+
+/** CPU time `pid` has used so far (user + system, ms; clock ticks of 10 ms), 0 when it is gone. */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // after the command: state(0) ppid … utime(11) stime(12), in USER_HZ (100 on Linux)
+    return (Number(f[11]) + Number(f[12])) * 10
+  } catch {
+    return 0
+  }
+}
