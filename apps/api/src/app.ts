@@ -20,6 +20,7 @@ import { slotRoutes } from './routes/slots'
 import { systemRoutes } from './routes/system'
 import { tokenRoutes } from './routes/tokens'
 import { v1ModelsRoutes } from './routes/v1-models'
+import { voiceUploadRoutes } from './routes/voice-uploads'
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 
@@ -74,7 +75,8 @@ export function createApp(deps: AppDeps) {
     )
     .route('/api/slots', slotLogRoutes({ manager: deps.slots.manager }))
     .route('/api/models', modelsApiRoutes(deps))
-    .route('/v1/audio/voices', audioVoicesRoutes({ manager: deps.slots.manager }))
+    .route('/v1/audio/voices', audioVoicesRoutes({ manager: deps.slots.manager, voices: deps.slots.voices }))
+    .route('/v1/audio/voices', voiceUploadRoutes({ voices: deps.slots.voices }))
     .route('/api/events', eventRoutes(deps))
     .route('/api/hardware', hardwareRoutes(deps))
     .route('/api/images/cache', imageCacheRoutes(deps.slots))

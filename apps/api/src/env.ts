@@ -1,6 +1,7 @@
 import { type AddressMatcher, parseAddressList } from '@svc/auth'
 import { envFlag, resolvePaths, type SvcPaths } from '@svc/core/node'
 import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers'
+import { type CorsOrigins, parseCorsOrigins } from './cors'
 
 /** The environment svc reads, parsed once at startup (README "Configuration"). */
 export interface ServeEnv {
@@ -21,6 +22,8 @@ export interface ServeEnv {
   upstreamTimeoutMs: number
   /** How long an unload waits for in-flight requests before stopping the upstream (ms; SVC_UNLOAD_GRACE in s). */
   unloadGraceMs: number
+  /** `SVC_CORS_ORIGINS`: who may read `/v1/*` answers from a browser page (default `*`; `none`). */
+  corsOrigins: CorsOrigins
   /** SVC_MEMORY_RESERVE_GB and SVC_MEMORY_BUDGET_GB: the memory budget per device. */
   memory: MemoryDeviceOptions
 }
@@ -54,6 +57,7 @@ export function readServeEnv(env: Env): ServeEnv {
     queueTimeoutMs: queueS * 1000,
     upstreamTimeoutMs: upstreamS * 1000,
     unloadGraceMs: graceS * 1000,
+    corsOrigins: parseCorsOrigins(env.SVC_CORS_ORIGINS),
     memory: {
       reserveGb: parseDeviceGb('SVC_MEMORY_RESERVE_GB', env.SVC_MEMORY_RESERVE_GB),
       budgetGb: parseDeviceGb('SVC_MEMORY_BUDGET_GB', env.SVC_MEMORY_BUDGET_GB),

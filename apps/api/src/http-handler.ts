@@ -10,6 +10,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { getRequestListener } from '@hono/node-server'
 import type { Dispatcher } from '@svc/dispatcher'
 import type { AppType } from './app'
+import type { Cors } from './cors'
 
 const REQUEST_ID = /^[\w\-=]{1,255}$/
 
@@ -21,12 +22,19 @@ export interface HttpHandlerOptions {
    * Absent: everyone passes (auth off).
    */
   guard?: (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean> | boolean
+  /** CORS for `/v1/*` (preflights answered here, before auth; headers on every answer). Absent: none. */
+  cors?: Cors
 }
 
 export function createHttpHandler(options: HttpHandlerOptions): RequestListener {
   const hono = getRequestListener(options.app.fetch)
+  const { cors } = options
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!
+    if (cors?.covers(path)) {
+      if (cors.preflight(req, res)) return
+      cors.decorate(req, res)
+    }
     if (!options.dispatcher.handles(path)) {
       void hono(req, res)
       return

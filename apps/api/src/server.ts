@@ -3,7 +3,10 @@
  * `serve.ts` calls it for production; integration tests call it in-process on port 0.
  */
 import { createServer, type Server } from 'node:http'
+import { checkTokensFile } from '@svc/auth'
 import { createApp } from './app'
+import { answerClientError } from './client-error'
+import { createCors } from './cors'
 import type { ServeEnv } from './env'
 import { createHttpHandler } from './http-handler'
 import type { Logger } from './logger'
@@ -28,6 +31,10 @@ export interface StartOptions {
 
 export async function startSvc(options: StartOptions): Promise<SvcServer> {
   const { env, logger } = options
+  // A broken tokens.toml at start: refuse, naming file and line, rather than run with no tokens
+  // (while running, the last good tokens stay in force instead).
+  const tokensProblem = await checkTokensFile(env.paths.configDir)
+  if (tokensProblem) throw new Error(`${tokensProblem}; fix it and start svc again (svc never rewrites it)`)
   const metrics = createMetrics()
   const wiring = await createWiring({ env, logger, metrics, rawEnv: options.rawEnv })
   const app = createApp({
@@ -40,7 +47,9 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
   })
   // The raw inference path gets the same check as the app (same verifier, cache and throttle).
   const guard = env.authEnabled ? { guard: authGuard(createAuthenticator(wiring.deps.auth)) } : {}
-  const server = createServer(createHttpHandler({ app, dispatcher: wiring.dispatcher, ...guard }))
+  const cors = createCors(env.corsOrigins)
+  const server = createServer(createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, ...guard }))
+  server.on('clientError', answerClientError)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(env.port, env.host, () => {

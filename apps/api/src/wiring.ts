@@ -8,6 +8,7 @@ import type { ServeEnv } from './env'
 import type { Logger } from './logger'
 import type { ApiMetrics } from './metrics'
 import type { AuthDeps } from './middleware/auth'
+import { watchSlotConfigs } from './slots/config-watch'
 import { wireHardware } from './slots/hardware'
 import { loadHostedUpstreams } from './slots/hosted-upstreams'
 import { createModelPulls } from './slots/model-pulls'
@@ -62,7 +63,12 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     logger,
     ...(input.rawEnv.SVC_MODELS_MANIFEST ? { catalogueFile: input.rawEnv.SVC_MODELS_MANIFEST } : {}),
   })
-  for (const error of slots.configErrors) logger.warn('slot config ignored', { error: error.message })
+  for (const error of slots.configErrors) {
+    logger.warn('slot config ignored', { error: error.message })
+    const slot = /([^/]+)\.toml$/.exec(error.file)?.[1]
+    if (slot) slots.configProblems.set(slot, { file: error.file, field: error.field, message: error.message })
+  }
+  const configWatch = watchSlotConfigs({ configDir: env.paths.configDir, slots, logger })
   const slotMetrics = registerSlotMetrics(input.metrics, slots)
   const activity = createSlotActivity({ bus: slots.bus })
   const pulls = createModelPulls({ store: slots.store, bus: slots.bus })
@@ -117,6 +123,8 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     queueTimeoutMs: env.queueTimeoutMs,
     upstreamTimeoutMs: env.upstreamTimeoutMs,
     observe: observeBoth(createDispatchMetrics(input.metrics.hot), activity.record),
+    onUnexpected: (error, { requestId, route }) =>
+      logger.error('unhandled error', { requestId, path: route, error }),
   })
   return {
     dispatcher,
@@ -154,6 +162,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       }
     },
     async stop() {
+      configWatch.close()
       activity.stop()
       pulls.stop()
       await slots.manager.stopAll()

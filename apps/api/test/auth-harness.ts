@@ -104,11 +104,18 @@ export interface AuthServer extends AsyncDisposable {
   stop(): Promise<void>
 }
 
-/** Starts svc in-process with auth on; `env` adds or overrides variables (SVC_PROXY_SECRET, …). */
-export async function startAuthServer(env: Record<string, string> = {}): Promise<AuthServer> {
+/**
+ * Starts svc in-process with auth on; `env` adds or overrides variables (SVC_PROXY_SECRET, …).
+ * `before` runs once the directories are chosen and before svc starts (to write config files).
+ */
+export async function startAuthServer(
+  env: Record<string, string> = {},
+  before?: (dirs: { configDir: string; stateDir: string }) => Promise<void>,
+): Promise<AuthServer> {
   const root = await mkdtemp(join(tmpdir(), 'svc-auth-'))
   const configDir = join(root, 'config')
   const stateDir = join(root, 'state')
+  await before?.({ configDir, stateDir })
   const rawEnv = {
     ...process.env,
     SVC_HOST: '127.0.0.1',

@@ -18,6 +18,7 @@ import {
   missingPart,
   publishRootfsImage,
   REPO_ROOT,
+  skipUnless,
   startApi,
   startRegistry,
   writeTinyGguf,
@@ -103,20 +104,20 @@ async function containersOf(s: Setup): Promise<{ id: string; labels: Record<stri
 }
 
 describe('a slot with runtime = "container"', () => {
-  let s: Setup | undefined
+  let setupDone: Setup | undefined
   let api: ApiProcess | undefined
-  const env = () => ({ SVC_IMAGES_MANIFEST: s!.manifest })
+  const env = () => ({ SVC_IMAGES_MANIFEST: setupDone!.manifest })
 
   beforeAll(async () => {
-    s = await setup()
+    setupDone = await setup()
   }, 180_000)
   afterAll(async () => {
     await api?.[Symbol.asyncDispose]()
-    await s?.cleanup()
+    await setupDone?.cleanup()
   })
 
-  it('is pinned with svc manifest pin (comments kept)', async () => {
-    if (!s) return
+  it('is pinned with svc manifest pin (comments kept)', async (ctx) => {
+    const s = skipUnless(ctx, setupDone)
     const { stdout } = await exec(process.execPath, [
       join(REPO_ROOT, 'apps/cli/bin/svc.js'),
       'manifest',
@@ -130,8 +131,8 @@ describe('a slot with runtime = "container"', () => {
     expect(text).toContain("# the test's image manifest")
   }, 60_000)
 
-  it('pulls by digest with progress, starts, warms, serves /v1, and unload removes the container', async () => {
-    if (!s) return
+  it('pulls by digest with progress, starts, warms, serves /v1, and unload removes the container', async (ctx) => {
+    const s = skipUnless(ctx, setupDone)
     api = await startApi({ configDir: s.configDir, stateDir: s.stateDir, env: env() })
     const watching = await collectEvents(
       api,
@@ -169,8 +170,9 @@ describe('a slot with runtime = "container"', () => {
     expect(await containersOf(s)).toHaveLength(0)
   }, 180_000)
 
-  it('goes offline with lastError when the container is killed', async () => {
-    if (!s || !api) return
+  it('goes offline with lastError when the container is killed', async (ctx) => {
+    const s = skipUnless(ctx, setupDone)
+    if (!api) throw new Error('the API of the previous test is not running (that test failed)')
     const loaded = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
       method: 'POST',
       json: { model: s.model },
@@ -182,8 +184,9 @@ describe('a slot with runtime = "container"', () => {
     expect(down.lastError).toBeTruthy()
   }, 120_000)
 
-  it('after a restart, adopts the container it owns and removes the one it does not', async () => {
-    if (!s || !api) return
+  it('after a restart, adopts the container it owns and removes the one it does not', async (ctx) => {
+    const s = skipUnless(ctx, setupDone)
+    if (!api) throw new Error('the API of the previous test is not running (that test failed)')
     const loaded = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
       method: 'POST',
       json: { model: s.model },

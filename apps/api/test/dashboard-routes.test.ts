@@ -169,11 +169,10 @@ describe('the tts slot: voices, logs, and a model in use', () => {
     expect(plain.body.lines.join('\n')).toContain('listening')
   }, 30_000)
 
-  it('answers 409 model.not_loaded for voices when the tts slot is offline', async () => {
+  it('lists no engine voices while the tts slot is offline (uploaded ones still list)', async () => {
     await t.deps.slots.manager.unload('tts')
-    const r = await json<{ error: { code: string; message: string } }>(send('GET', '/v1/audio/voices'))
-    expect(r.status).toBe(409)
-    expect(r.body.error).toMatchObject({ code: 'model.not_loaded' })
-    expect(r.body.error.message).toContain('svc slot load tts')
+    const r = await json<{ model: string | null; voices: unknown[] }>(send('GET', '/v1/audio/voices'))
+    expect(r.status).toBe(200)
+    expect(r.body).toEqual({ object: 'list', model: null, voices: [] })
   })
 })

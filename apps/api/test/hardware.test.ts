@@ -39,6 +39,29 @@ describe('GET /api/hardware', () => {
     expect(detections).toBe(2)
   })
 
+  it('runs concurrent refreshes as one detection (a cheap call cannot start unbounded work)', async () => {
+    let detections = 0
+    const picker = createPicker({
+      detect: async () => {
+        detections++
+        await new Promise((r) => setTimeout(r, 100))
+        return detectHardware({
+          root: '/nonexistent-machine',
+          env: { PATH: '', SVC_CACHE_DIR: '/nonexistent-cache' },
+          probeEngine: async () => ({ ok: false, error: 'no engine' }),
+        })
+      },
+      providers: [{ kind: 'llm', backends: ['cpu'], hostProgram: 'llama-server' }],
+    })
+    const routes = hardwareRoutes({ hardware: picker })
+    const replies = await Promise.all(Array.from({ length: 50 }, () => routes.request('/?refresh=1')))
+    expect(replies.every((r) => r.status === 200)).toBe(true)
+    expect(detections).toBe(1)
+    // Once that one is done, a refresh detects again.
+    await routes.request('/?refresh=1')
+    expect(detections).toBe(2)
+  })
+
   it('is a 404 when no picker is wired', async () => {
     const app = new Hono().route('/api/hardware', hardwareRoutes({}))
     app.onError((error, c) => renderError(error, c, silentLogger))

@@ -81,9 +81,12 @@ describe('open endpoints', () => {
       object: 'model',
       created: expect.any(Number),
       owned_by: 'svc',
-      // Nothing is loaded: the chat app reads this to disable Send with the reason.
+      // svc's additions: what the model in the slot accepts (an empty slot: its role's) …
+      capabilities: ['chat'],
+      // … and, nothing being loaded, what the chat app reads to disable Send with the reason.
       _svc: { slot: 'primary', model: null, state: 'offline', loaded: false },
     })
+    expect(body.data.find((m: { id: string }) => m.id === 'embed').capabilities).toEqual(['embeddings'])
     const one = await app.request('/v1/models/mine')
     expect(await one.json()).toMatchObject({ id: 'mine', object: 'model' })
     // Catalogued but not downloaded: listed by /api/models, not offered here.

@@ -16,7 +16,7 @@ export async function callApi<T = unknown>(
   init: RequestInit = {},
 ): Promise<ApiResponse<T>> {
   const headers = new Headers(init.headers)
-  if (ctx.env.SVC_TOKEN) headers.set('authorization', `Bearer ${ctx.env.SVC_TOKEN}`)
+  for (const [name, value] of Object.entries(bearer(ctx))) headers.set(name, value)
   if (init.body && !headers.has('content-type')) headers.set('content-type', 'application/json')
   let res: Response
   try {
@@ -34,6 +34,41 @@ export async function callApi<T = unknown>(
     // not JSON: keep the text
   }
   return { status: res.status, body: body as T }
+}
+
+const warned = new WeakSet<CliContext>()
+
+/**
+ * The `Authorization` header for `SVC_TOKEN` (empty without one). The first time per run it warns on
+ * stderr when the token would travel in clear text to another machine: `SVC_API_URL` is neither
+ * https nor a loopback address (`localhost`, 127.0.0.0/8, ::1). It still sends it: the operator may
+ * know the network; the warning says what is at stake.
+ */
+export function bearer(ctx: CliContext): Record<string, string> {
+  const token = ctx.env.SVC_TOKEN
+  if (!token) return {}
+  if (!warned.has(ctx) && !safeForTokens(ctx.apiUrl)) {
+    warned.add(ctx)
+    ctx.stderr.write(
+      `svc: warning: sending SVC_TOKEN in clear text to ${ctx.apiUrl}: not https and not loopback (anyone on the way can read and reuse it); use https or a loopback address\n`,
+    )
+  }
+  return { authorization: `Bearer ${token}` }
+}
+
+/** https anywhere, or plain http to this machine's loopback. */
+export function safeForTokens(apiUrl: string): boolean {
+  let url: URL
+  try {
+    url = new URL(apiUrl)
+  } catch {
+    return false
+  }
+  if (url.protocol === 'https:') return true
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  return (
+    host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host)
+  )
 }
 
 /** Whether the API answers at all (used by commands that can also work on the config dir). */

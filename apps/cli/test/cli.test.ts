@@ -45,4 +45,19 @@ describe('svc CLI', () => {
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('cannot reach the svc API at http://127.0.0.1:1')
   })
+
+  it('warns before sending SVC_TOKEN in clear text to an address that is not loopback', async () => {
+    await using api = await startApi()
+    const port = new URL(api.url).port
+    // 0.0.0.0 reaches this host, but says nothing about where a token may travel: it is not loopback.
+    const far = await svc(['status'], { SVC_API_URL: `http://0.0.0.0:${port}`, SVC_TOKEN: 'svc_x.y' })
+    expect(far.code).toBe(0)
+    expect(far.stderr).toMatch(/warning: .*SVC_TOKEN.*not https.*not loopback|warning: .*clear text/i)
+    expect(far.stderr).toContain(`http://0.0.0.0:${port}`)
+    const near = await svc(['status'], { SVC_API_URL: api.url, SVC_TOKEN: 'svc_x.y' })
+    expect(near.code).toBe(0)
+    expect(near.stderr).not.toMatch(/warning/i)
+    const tokenless = await svc(['status'], { SVC_API_URL: `http://0.0.0.0:${port}` })
+    expect(tokenless.stderr).not.toMatch(/warning/i)
+  })
 })

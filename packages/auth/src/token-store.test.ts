@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { parseToken } from './token-format'
 import { createTokenStore, type TokenStore, type TokenStoreOptions } from './token-store'
 import { parseTokensFile } from './tokens-file'
+import { checkTokensFile } from './tokens-file-check'
 
 const FAST = { memoryCost: 256, timeCost: 1, parallelism: 1 }
 const dirs: string[] = []
@@ -117,18 +118,31 @@ describe('token store', () => {
     expect(closed.ok && closed.records[0]?.last_used_at).toBe('2025-01-01T00:02:00.000Z')
   })
 
-  it('treats a broken file as holding no tokens, reports it, and refuses to overwrite it', async () => {
+  it('keeps the last good tokens of a file that breaks, reports it (with the line), and never overwrites it', async () => {
     const problems: string[] = []
     const store = await open({ onProblem: (m) => problems.push(m) })
     const t = await store.create({ label: 'a' })
-    await writeFile(store.path, '[[token]]\nid = "nope"\n')
+    await writeFile(store.path, '# edited\n[[token]]\nid = "nope"\n')
     await expect.poll(() => store.stale).toBe(true)
     await store.refresh()
-    expect(store.lookup(t.id)).toBeUndefined()
-    expect(store.problem).toMatch(/tokens\.toml: token\.0\.id/)
+    expect(store.lookup(t.id)?.label).toBe('a')
+    expect(store.problem).toMatch(/tokens\.toml: line 3: token\.0\.id/)
     expect(problems).toHaveLength(1)
-    await expect(store.create({ label: 'b' })).rejects.toThrow(/fix or remove it/)
-    expect(await readFile(store.path, 'utf8')).toBe('[[token]]\nid = "nope"\n')
+    expect((await store.list()).map((x) => x.id)).toEqual([t.id])
+    await expect(store.create({ label: 'b' })).rejects.toMatchObject({ code: 'config.invalid', status: 409 })
+    await expect(store.revoke(t.id)).rejects.toThrow(/fix or remove it/)
+    expect(await readFile(store.path, 'utf8')).toBe('# edited\n[[token]]\nid = "nope"\n')
+  })
+
+  it('holds no tokens when the file was never good', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-tokens-'))
+    dirs.push(dir)
+    await writeFile(join(dir, 'tokens.toml'), 'not = [toml')
+    const store = await open({ configDir: dir, watch: false })
+    await store.refresh()
+    expect(store.problem).toMatch(/line 1, column \d+: not valid TOML/)
+    expect(store.lookup('anything')).toBeUndefined()
+    expect(await checkTokensFile(dir)).toBe(store.problem)
   })
 
   it('loses nothing when many changes race in one process', async () => {

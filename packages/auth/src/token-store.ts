@@ -8,8 +8,11 @@
  *   `tokens.toml` marks the store stale synchronously; whoever reads next (`refresh`) stats the file
  *   and re-reads it when its identity (inode, size, mtime, ctime) changed. Without a working watcher
  *   the store is always stale, so every check stats the file: slower, never wrong.
- * - A broken file is reported (`problem`, `onProblem`) and treated as holding no tokens (fail
- *   closed); changes are refused until it is fixed, so a broken file is never overwritten.
+ * - A broken (or unreadable) file is reported (`problem`, `onProblem`) and memory keeps the last good
+ *   tokens, so one bad edit does not lock every program out (nor let anyone in). Changes are refused
+ *   with 409 `config.invalid` until it is fixed, so a broken file is never overwritten. A file that
+ *   was never good (broken at first read) holds no tokens; the API refuses to start on it
+ *   (`checkTokensFile`).
  * - `touch` records use in memory; `flush` writes `last_used_at` in one batch (every
  *   `flushIntervalMs` and on `close`), never per request.
  */
@@ -19,68 +22,15 @@ import { SvcError } from '@svc/core'
 import { withFileLock, writeFileAtomic } from '@svc/core/node'
 import * as v from 'valibot'
 import { readSnapshot, signatureOf, statOrNull } from './file-snapshot'
-import { SCOPES, type Scope } from './policy'
-import { ARGON2_PARAMS, type HashParams, hashSecret } from './secret-hash'
+import { SCOPES } from './policy'
+import { ARGON2_PARAMS, hashSecret } from './secret-hash'
 import { generateToken, generateTokenId, TOKEN_PREFIX } from './token-format'
+import type { TokenInfo, TokenStore, TokenStoreOptions } from './token-store-types'
 import { parseTokensFile, serializeTokensFile, TokenLabelSchema, type TokenRecord } from './tokens-file'
 
 export const TOKENS_FILE = 'tokens.toml'
 
-export interface TokenStoreOptions {
-  /** The config dir; the file is `<configDir>/tokens.toml`. */
-  configDir: string
-  clock?: () => number
-  /** argon2id cost for new hashes. Default `ARGON2_PARAMS`; lower only in tests. */
-  hashParams?: HashParams
-  /** Watch the directory so changes by other processes apply at once. Default true. */
-  watch?: boolean
-  /** How often `last_used_at` is written. Default 30 s; 0 disables the timer (`flush`/`close` still write). */
-  flushIntervalMs?: number
-  /** How long a change waits for the file lock. Default 30 s. */
-  lockTimeoutMs?: number
-  /** Called when the file cannot be read or a background flush fails. The message holds no secret. */
-  onProblem?: (message: string) => void
-}
-
-/** A token as listed: everything but the hash. */
-export interface TokenInfo {
-  id: string
-  label: string
-  scope: Scope
-  created_at: string
-  last_used_at: string | null
-}
-
-/** A token just created: the only time the whole token exists outside its holder. */
-export interface CreatedToken extends TokenInfo {
-  token: string
-}
-
-export interface TokenStore {
-  readonly path: string
-  /** True when memory may be behind the file; `refresh()` before trusting `lookup`. Synchronous. */
-  readonly stale: boolean
-  /** Grows whenever memory takes a new state of the file (for caches built on `lookup`). */
-  readonly version: number
-  /** Why the file is unusable (then no token is valid), or null. */
-  readonly problem: string | null
-  /** The record in memory for `id` (synchronous; no I/O). */
-  lookup(id: string): TokenRecord | undefined
-  /** Stats the file and re-reads it when it changed. Concurrent calls share one read. */
-  refresh(): Promise<void>
-  /** Creates a token. Throws `SvcError('request.invalid')` for a bad label or scope. */
-  create(input: { label: string; scope?: Scope }): Promise<CreatedToken>
-  /** Every token, read fresh from the file, with `last_used_at` including unflushed use. */
-  list(): Promise<TokenInfo[]>
-  /** Removes a token at once; false when no token has that id. Idempotent. */
-  revoke(id: string): Promise<boolean>
-  /** Notes a use of `id` now (memory only). */
-  touch(id: string): void
-  /** Writes pending `last_used_at` values in one change. */
-  flush(): Promise<void>
-  /** Stops the watcher and the timer, then flushes (a failure goes to `onProblem`). Idempotent. */
-  close(): Promise<void>
-}
+export type { CreatedToken, TokenInfo, TokenStore, TokenStoreOptions } from './token-store-types'
 
 const CreateSchema = v.object({
   label: TokenLabelSchema,
@@ -138,10 +88,11 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
     }
   }
 
-  function apply(mySeq: number, list: TokenRecord[], sig: string | null, trouble: string | null) {
+  /** Takes a state of the file; `list` null means "broken": the last good records stay. */
+  function apply(mySeq: number, list: TokenRecord[] | null, sig: string | null, trouble: string | null) {
     if (mySeq <= appliedSeq) return
     appliedSeq = mySeq
-    records = new Map(list.map((r) => [r.id, r]))
+    if (list !== null) records = new Map(list.map((r) => [r.id, r]))
     signature = sig
     if (trouble !== null && trouble !== problem) onProblem?.(trouble)
     problem = trouble
@@ -160,12 +111,12 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
         if (read === null) apply(mySeq, [], null, null)
         else {
           const parsed = parseTokensFile(read.text, path)
-          apply(mySeq, parsed.ok ? parsed.records : [], read.signature, parsed.ok ? null : parsed.error)
+          apply(mySeq, parsed.ok ? parsed.records : null, read.signature, parsed.ok ? null : parsed.error)
         }
       }
     } catch (error) {
-      // Unreadable (permissions, I/O): no token is valid until a later read succeeds.
-      apply(mySeq, [], null, `cannot read ${path}: ${message(error)}`)
+      // Unreadable (permissions, I/O): the last good tokens stay until a later read succeeds.
+      apply(mySeq, null, null, `cannot read ${path}: ${message(error)}`)
     }
     if (epoch === myEpoch) dirty = false
   }
@@ -195,7 +146,9 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
           let current: TokenRecord[] = []
           if (read !== null) {
             const parsed = parseTokensFile(read.text, path)
-            if (!parsed.ok) throw new Error(`${parsed.error}; fix or remove it before changing tokens`)
+            if (!parsed.ok) {
+              throw new SvcError('config.invalid', `${parsed.error}; fix or remove it before changing tokens`)
+            }
             current = parsed.records
           }
           const { next, result } = change(current)
@@ -278,8 +231,10 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       const read = await readSnapshot(path)
       if (read === null) return []
       const parsed = parseTokensFile(read.text, path)
-      if (!parsed.ok) throw new Error(parsed.error)
-      return parsed.records.map(info)
+      if (parsed.ok) return parsed.records.map(info)
+      // Broken: what is in force is the last good state (`problem` says why).
+      await refresh()
+      return [...records.values()].map(info)
     },
     async revoke(id) {
       const removed = await mutate((current) => {

@@ -221,13 +221,16 @@ describe('token verifier', () => {
     expect(results.filter((r) => !r.ok && r.code === 'auth.throttled')).toHaveLength(200 - (runs - 1))
   })
 
-  it('fails closed when the file is broken', async () => {
+  it('keeps the last good tokens in force when the file breaks (cached or not)', async () => {
     const { store, verifier } = await setup()
     const t = await store.create({ label: 'x' })
+    const spare = await store.create({ label: 'y' })
     expect((await settle(verifier.verify(t.token, 'c'))).ok).toBe(true)
     await writeFile(store.path, `${await readFile(store.path, 'utf8')}\n[oops`)
     await expect.poll(() => store.stale).toBe(true)
-    expect((await settle(verifier.verify(t.token, 'c'))).ok).toBe(false)
+    expect((await settle(verifier.verify(t.token, 'c'))).ok).toBe(true)
+    expect((await settle(verifier.verify(spare.token, 'c'))).ok).toBe(true)
+    expect(store.problem).toMatch(/not valid TOML/)
   })
 
   it('records use without writing the file', async () => {

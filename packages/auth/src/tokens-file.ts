@@ -53,26 +53,66 @@ const HEADER = `# svc API tokens (managed by \`svc token\` and /api/auth/tokens;
 # Secrets are stored only as argon2id hashes. Delete a [[token]] table to revoke that token.
 `
 
-/** Parses the file's text; `path` only names the file in the error. */
+/**
+ * Parses the file's text; `path` only names the file in the error. Errors name the line: the TOML
+ * parser's for syntax errors, else the line of the offending key (or of its `[[token]]` header).
+ */
 export function parseTokensFile(text: string, path: string): TokensFileResult {
   let data: unknown
   try {
     data = parseToml(text)
   } catch (error) {
-    const detail = error instanceof TomlError ? error.message.split('\n')[0] : String(error)
-    return { ok: false, error: `${path}: not valid TOML: ${detail}` }
+    if (error instanceof TomlError) {
+      const detail = error.message.split('\n')[0]
+      return {
+        ok: false,
+        error: `${path}: line ${error.line}, column ${error.column}: not valid TOML: ${detail}`,
+      }
+    }
+    return { ok: false, error: `${path}: not valid TOML: ${String(error)}` }
   }
   const result = v.safeParse(TokensFileSchema, data)
   if (!result.success) {
     const issue = result.issues[0]
-    return { ok: false, error: `${path}: ${v.getDotPath(issue) ?? '(root)'}: ${issue.message}` }
+    const keys = issue.path?.map((p) => p.key) ?? []
+    const line = lineOf(text, keys)
+    const where = line ? `line ${line}: ` : ''
+    return { ok: false, error: `${path}: ${where}${v.getDotPath(issue) ?? '(root)'}: ${issue.message}` }
   }
   const seen = new Set<string>()
-  for (const record of result.output.token) {
-    if (seen.has(record.id)) return { ok: false, error: `${path}: token id ${record.id} appears twice` }
+  for (const [index, record] of result.output.token.entries()) {
+    if (seen.has(record.id)) {
+      const line = lineOf(text, ['token', index, 'id'])
+      return {
+        ok: false,
+        error: `${path}: ${line ? `line ${line}: ` : ''}token id ${record.id} appears twice`,
+      }
+    }
     seen.add(record.id)
   }
   return { ok: true, records: result.output.token }
+}
+
+/** The 1-based line of `token[i].key` in the text (or of the i-th `[[token]]` header); 0 if unknown. */
+function lineOf(text: string, keys: readonly unknown[]): number {
+  const [table, index, key] = keys
+  if (table !== 'token' || typeof index !== 'number') return 0
+  const lines = text.split('\n')
+  let seen = -1
+  let header = -1
+  for (let i = 0; i < lines.length; i++) {
+    if (/^\s*\[\[\s*token\s*\]\]/.test(lines[i]!) && ++seen === index) {
+      header = i
+      break
+    }
+  }
+  if (header < 0) return 0
+  if (typeof key !== 'string') return header + 1
+  for (let i = header + 1; i < lines.length && !/^\s*\[/.test(lines[i]!); i++) {
+    const name = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    if (new RegExp(`^\\s*"?${name}"?\\s*=`).test(lines[i]!)) return i + 1
+  }
+  return header + 1
 }
 
 /** Renders records as the file's text (a header comment, then one table per token). */

@@ -7,9 +7,12 @@
  * - The slot events are bus events (`SvcEvents`) forwarded as they happen.
  * - `slot.metrics` is published every few seconds while something changed: live figures per slot.
  * - `model.pull` reports a pull started from the Models page (no slot involved).
+ * - `slot.config` reports a slot file changed while svc runs: applied (`ok`), or refused (then the
+ *   slot keeps its config and its `configError` says why).
+ * - A client more than 256 events behind gets `resync` instead of the events it missed.
  */
 import type { SlotProgressEvent, SlotReplicasEvent, SlotRestartEvent, SlotTransitionEvent } from './events'
-import type { SlotSnapshot } from './slot/slot-types'
+import type { SlotConfigEvent, SlotStatus } from './slot-status'
 
 /** Live figures of one slot over the last minute (null: nothing to measure yet). */
 export interface SlotLiveMetrics {
@@ -38,7 +41,7 @@ export interface ModelPullEvent {
 }
 
 export interface SlotsSnapshotEvent {
-  slots: SlotSnapshot[]
+  slots: SlotStatus[]
 }
 
 /** Every event of `GET /api/events`, by name. */
@@ -48,6 +51,7 @@ export interface ApiEvents {
   'slot.transition': SlotTransitionEvent
   'slot.progress': SlotProgressEvent
   'slot.restart': SlotRestartEvent
+  'slot.config': SlotConfigEvent
   'slot.replicas': SlotReplicasEvent
   'slot.metrics': SlotMetricsEvent
   'model.pull': ModelPullEvent
@@ -60,6 +64,7 @@ export const FORWARDED_EVENTS = [
   'slot.transition',
   'slot.progress',
   'slot.restart',
+  'slot.config',
   'slot.replicas',
   'slot.metrics',
   'model.pull',

@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   'model.in_use': { status: 409, type: 'invalid_request_error' },
   'slot.not_found': { status: 404, type: 'invalid_request_error' },
   'token.not_found': { status: 404, type: 'invalid_request_error' },
+  /** An uploaded voice reference (`/v1/audio/voices/:name`). */
+  'voice.not_found': { status: 404, type: 'invalid_request_error' },
   'backend.unavailable': { status: 409, type: 'invalid_request_error' },
   /** A load that does not fit in its device's memory budget; the message names what holds it. */
   'memory.insufficient': { status: 409, type: 'invalid_request_error' },
@@ -33,6 +35,8 @@ export const ERROR_CODES = {
   'conversation.busy': { status: 409, type: 'invalid_request_error' },
   'file.not_found': { status: 404, type: 'invalid_request_error' },
   'upstream.auth': { status: 502, type: 'server_error' },
+  /** A config file svc must change (tokens.toml) does not parse: fix it first; svc never overwrites it. */
+  'config.invalid': { status: 409, type: 'server_error' },
 } as const satisfies Record<string, { status: number; type: string }>
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -5,6 +5,7 @@
 import type { ModelPullEvent, SlotMetricsEvent } from './api-events'
 import type { PullProgress } from './models'
 import type { SlotState } from './slot-states'
+import type { SlotConfigEvent } from './slot-status'
 
 export interface SlotTransitionEvent {
   slot: string
@@ -46,6 +47,7 @@ export interface SvcEvents {
   'slot.transition': SlotTransitionEvent
   'slot.progress': SlotProgressEvent
   'slot.restart': SlotRestartEvent
+  'slot.config': SlotConfigEvent
   'slot.replicas': SlotReplicasEvent
   'slot.metrics': SlotMetricsEvent
   'model.pull': ModelPullEvent

@@ -34,6 +34,63 @@ export interface ModelEntry {
   description?: string
   /** Image models: the workflow template in `workflows/`; without one the model is not offered. */
   workflow?: string
+  /**
+   * llm models: the multimodal projector (llama.cpp's `mmproj` GGUF) that lets the model see images.
+   * Present only for models that have one; `path` is set once the file is on disk.
+   */
+  mmproj?: ProjectorFile
+  /** Capabilities beyond what provider and role imply (the catalogue's `capabilities`). */
+  extraCapabilities?: Capability[]
+}
+
+/** A model's second file: the vision projector llama-server loads with `--mmproj`. */
+export interface ProjectorFile {
+  url?: string
+  sha256?: string
+  size?: number
+  /** Absolute path once on disk. */
+  path?: string
+}
+
+/**
+ * What a client may send a model (`capabilities` in `/v1/models` and `/api/models`). `vision`: chat
+ * requests may carry `image_url` parts; `voice_cloning`: speech may use voices uploaded to svc.
+ */
+export const CAPABILITIES = [
+  'chat',
+  'vision',
+  'embeddings',
+  'rerank',
+  'transcriptions',
+  'speech',
+  'voice_cloning',
+  'images',
+] as const
+export type Capability = (typeof CAPABILITIES)[number]
+
+const ROLE_CAPABILITY = { chat: 'chat', embed: 'embeddings', rerank: 'rerank' } as const
+const PROVIDER_CAPABILITY: Record<string, Capability> = {
+  stt: 'transcriptions',
+  tts: 'speech',
+  image: 'images',
+}
+
+/**
+ * The capabilities of a model: from its provider and role (an llm model without a role chats), `vision` when it has a projector, plus the catalogue's extras. Pure; a third-party
+ * provider's model has only its extras.
+ */
+export function modelCapabilities(
+  model: Pick<ModelEntry, 'provider' | 'role' | 'mmproj' | 'extraCapabilities'>,
+): Capability[] {
+  const out = new Set<Capability>()
+  if (model.provider === 'llm') out.add(ROLE_CAPABILITY[model.role ?? 'chat'])
+  // NPU entries name their role (chat, embed); its speech models say `transcriptions` as an extra.
+  if (model.provider === 'npu' && model.role) out.add(ROLE_CAPABILITY[model.role])
+  const byProvider = PROVIDER_CAPABILITY[model.provider]
+  if (byProvider) out.add(byProvider)
+  if (model.mmproj && out.has('chat')) out.add('vision')
+  for (const c of model.extraCapabilities ?? []) out.add(c)
+  return CAPABILITIES.filter((c) => out.has(c))
 }
 
 /** Progress of a pull, published as `slot.progress` events. */

@@ -31,6 +31,22 @@ describe('slot config', () => {
     })
   })
 
+  it('reads a projector beside the default model, and round-trips it', () => {
+    const text = 'enabled = true\n[model]\ndefault = "/m/vl.gguf"\nmmproj = "/m/mmproj.gguf"\n'
+    const r = parseSlotConfig('primary', text)
+    expect(r.ok && r.config.model).toEqual({ default: '/m/vl.gguf', mmproj: '/m/mmproj.gguf' })
+    if (!r.ok) return
+    const again = parseSlotConfig('primary', stringifySlotConfig(r.config))
+    expect(again.ok && again.config.model).toEqual({ default: '/m/vl.gguf', mmproj: '/m/mmproj.gguf' })
+  })
+
+  it('refuses a projector without its model, or on a slot that is not llm', () => {
+    const alone = parseSlotConfig('primary', '[model]\nmmproj = "/m/mmproj.gguf"\n')
+    expect(!alone.ok && alone.error.field).toBe('model.mmproj')
+    const tts = parseSlotConfig('tts', '[model]\ndefault = "espeak-ng"\nmmproj = "/m/p.gguf"\n')
+    expect(!tts.ok && tts.error.message).toMatch(/llm provider/)
+  })
+
   it('requires provider for a custom slot', () => {
     const r = parseSlotConfig('rerank', 'enabled = true\n')
     expect(r.ok).toBe(false)

@@ -83,6 +83,8 @@ export const SlotConfigFileSchema = v.strictObject({
       v.strictObject({
         default: v.optional(modelId),
         sha256: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, '64 hex digits'))),
+        /** The vision projector loaded with `default` (llm only): a local path or an http(s) URL. */
+        mmproj: v.optional(v.pipe(v.string(), v.minLength(1, 'a projector file path or URL'))),
       }),
     ]),
   ),
@@ -112,8 +114,11 @@ export interface SlotConfig {
   role?: LlmRole
   ctxSize?: number
   args: string[]
-  /** `sha256`: what the file pulled from a URL `default` must hash to (lower-case hex). */
-  model: { default?: string; sha256?: string }
+  /**
+   * `sha256`: what the file pulled from a URL `default` must hash to (lower-case hex); `mmproj`: the
+   * vision projector loaded with it.
+   */
+  model: { default?: string; sha256?: string; mmproj?: string }
 }
 
 export interface SlotConfigError {
@@ -152,6 +157,7 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
   if (refusal) return fail(file, refusal.field, refusal.expected, refusal.detail)
   const modelDefault = typeof raw.model === 'string' ? raw.model : raw.model?.default
   const modelSha256 = typeof raw.model === 'string' ? undefined : raw.model?.sha256
+  const modelMmproj = typeof raw.model === 'string' ? undefined : raw.model?.mmproj
   if (modelSha256 && !/^https?:\/\//i.test(modelDefault ?? '')) {
     return fail(
       file,
@@ -159,6 +165,17 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
       'an http(s) URL in model.default',
       'sha256 checks a model pulled from a URL: set model.default to its http(s) URL',
     )
+  }
+  if (modelMmproj && provider !== 'llm') {
+    return fail(
+      file,
+      'model.mmproj',
+      'no mmproj',
+      `a vision projector applies to the llm provider, not "${provider}"`,
+    )
+  }
+  if (modelMmproj && !modelDefault) {
+    return fail(file, 'model.mmproj', 'model.default', 'model.mmproj needs the model.default it belongs to')
   }
   if (raw.role && provider !== 'llm' && provider !== 'npu') {
     return fail(file, 'role', 'no role', `role applies to the llm and npu providers, not "${provider}"`)
@@ -176,6 +193,7 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
     model: {
       ...(modelDefault ? { default: modelDefault } : {}),
       ...(modelSha256 ? { sha256: modelSha256.toLowerCase() } : {}),
+      ...(modelMmproj ? { mmproj: modelMmproj } : {}),
     },
   }
   const backend = raw.backend ?? backendDefault
@@ -250,6 +268,7 @@ export function stringifySlotConfig(config: SlotConfig): string {
     out.model = {
       default: config.model.default,
       ...(config.model.sha256 ? { sha256: config.model.sha256 } : {}),
+      ...(config.model.mmproj ? { mmproj: config.model.mmproj } : {}),
     }
   }
   return `${stringifyToml(out)}\n`

@@ -1,19 +1,5 @@
-import type { ClientRequest } from 'node:http'
 import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
-
-/** How many times one request is sent again after finding its pooled connection closed. */
-export const MAX_STALE_RETRIES = 3
-
-/**
- * Whether `req` failed because the kept-alive connection it was given had been closed by the
- * upstream meanwhile (the classic keep-alive race): a reset or broken pipe on a reused socket. The
- * upstream never read the request, so it may be sent again (Node's documentation suggests exactly
- * this for `request.reusedSocket`). A fresh connection that fails is a real failure.
- */
-export function closedWhileIdle(req: ClientRequest, error: NodeJS.ErrnoException): boolean {
-  return req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')
-}
 
 /**
  * One keep-alive agent per upstream origin: connections to llama-server and hosted services are

@@ -5,9 +5,9 @@
  * the file.
  */
 import type { IncomingMessage } from 'node:http'
-import type { Writable } from 'node:stream'
 import { SvcError } from '@svc/core'
 import * as v from 'valibot'
+import { assertJsonDepth } from './json-depth'
 
 /**
  * Reads the whole body up to `limit` bytes; 413 `request.too_large` beyond. Event listeners rather
@@ -61,8 +61,10 @@ export function parseJsonBody<S extends v.GenericSchema>(
     )
   }
   let data: unknown
+  const text = raw.toString('utf8')
+  assertJsonDepth(text)
   try {
-    data = JSON.parse(raw.toString('utf8'))
+    data = JSON.parse(text)
   } catch {
     throw new SvcError('request.invalid', 'request body is not valid JSON')
   }
@@ -97,29 +99,4 @@ export function tooLarge(limit: number): SvcError {
     'request.too_large',
     `request body is larger than ${Math.round(limit / 1024 / 1024)} MB`,
   )
-}
-
-/**
- * `from.pipe(to)` that counts: once more than `max` bytes came through, it stops forwarding and calls
- * `onOverflow` (which ends the hop). Only uploads take this path; JSON bodies are sent as one buffer.
- */
-export function pipeCapped(from: IncomingMessage, to: Writable, max: number, onOverflow: () => void): void {
-  let seen = 0
-  const onData = (chunk: Buffer) => {
-    seen += chunk.length
-    if (seen > max) {
-      from.off('data', onData)
-      from.off('end', onEnd)
-      onOverflow()
-      return
-    }
-    if (!to.write(chunk)) {
-      from.pause()
-      to.once('drain', () => from.resume())
-    }
-  }
-  const onEnd = () => to.end()
-  from.on('data', onData)
-  from.on('end', onEnd)
-  from.resume()
 }

@@ -14,19 +14,29 @@ import { ClientWatch } from './client-watch'
 import { type EndpointName, type EndpointSpec, endpointFor } from './endpoints'
 import { scanMultipartModel } from './multipart-model'
 import { rewriteModel, upstreamHeaders, upstreamUrl, writeResponse } from './outbound'
-import { type ForwardBody, type ForwardResult, forward } from './proxy'
+import { type ForwardBody, type ForwardResult, forward, type NormaliseBody } from './proxy'
 import { resolveTarget, type Target } from './resolve'
 import { writeError } from './respond'
+import { translates } from './translates'
 import type { HostedUpstream } from './upstreams'
 import type { Usage } from './usage'
+import { refuseImagesWithoutVision } from './vision'
 
 /** What the dispatcher needs of a slot's provider (structurally the provider contract's fields). */
 export interface SlotRoute {
   readonly endpoints: readonly string[]
   requestPath(endpoint: EndpointName): string
   upstreamModel?(ctx: { model: ModelEntry }): string | undefined
+  /** Errors disguised as successes (FastFlowLM): see `ForwardRequest.normaliseBody`. */
+  normaliseBody?: NormaliseBody
   translate?: {
     readonly endpoints: readonly string[]
+    /** Whether this request needs the translator; false: proxied as usual. Absent = always. */
+    appliesTo?(request: {
+      endpoint: EndpointName
+      model: ModelEntry
+      body: Record<string, unknown>
+    }): boolean | Promise<boolean>
     handle(request: {
       endpoint: EndpointName
       body: Record<string, unknown>
@@ -67,6 +77,11 @@ export interface DispatcherOptions {
   maxJsonBytes?: number
   maxUploadBytes?: number
   observe?: (record: DispatchRecord) => void
+  /**
+   * Called with an error that is not an `SvcError` (a bug: answered 500 `internal.error` without
+   * its details), so the app can log it with the request id.
+   */
+  onUnexpected?: (error: unknown, context: { requestId: string; route: string }) => void
 }
 
 export interface Dispatcher {
@@ -107,6 +122,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             { param: 'model' },
           )
         }
+        // Images for a model that cannot see them: refused before waiting on a load, and again
+        // below for the model the lease really got (a swap may have happened meanwhile). A remote
+        // slot's upstream loads its own files (a projector or not): svc cannot tell, the remote judges.
+        const remote = target.slot.snapshot().runtime === 'remote'
+        const seeing = spec.endpoint === 'chat' && json && !remote ? json : undefined
+        const planned = target.slot.currentModel()
+        if (seeing && planned) refuseImagesWithoutVision(seeing, planned, target.slot.name)
         // The signal is a getter: acquire reads it only when it has to wait for a loading slot.
         lease = await target.slot.acquire({
           get signal() {
@@ -114,7 +136,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           },
           timeoutMs: queueTimeoutMs,
         })
-        if (route.translate?.endpoints.includes(spec.endpoint) && json) {
+        if (seeing) refuseImagesWithoutVision(seeing, lease.model, target.slot.name)
+        if (
+          json &&
+          route.translate &&
+          (await translates(route.translate, spec.endpoint, lease.model, json))
+        ) {
           const response = await route.translate.handle({
             endpoint: spec.endpoint,
             body: json,
@@ -142,7 +169,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             upstreamTimeoutMs,
             record,
             started,
-            { retryUnreachable: lease.fail !== undefined && attempt < MAX_REPLICA_TRIES },
+            {
+              retryUnreachable: lease.fail !== undefined && attempt < MAX_REPLICA_TRIES,
+              ...(route.normaliseBody ? { normaliseBody: route.normaliseBody } : {}),
+            },
           )
           if (result.outcome !== 'unreachable') break
           lease.fail?.(`unreachable (${result.cause})`)
@@ -154,6 +184,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         await sendHosted(target, spec, body, json, req, res, requestId, client, record, started)
       }
     } catch (error) {
+      // A client that went away aborts what was running for it: expected, not a bug.
+      if (!(error instanceof SvcError) && !client.gone)
+        options.onUnexpected?.(error, { requestId, route: path })
       if (client.gone && !res.headersSent) {
         record.outcome = 'client-gone'
         record.status = 499
@@ -204,12 +237,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     timeoutMs: number,
     record: DispatchRecord,
     started: number,
-    extra: { auth?: string; retryUnreachable?: boolean } = {},
+    extra: { auth?: string; retryUnreachable?: boolean; normaliseBody?: NormaliseBody } = {},
   ): Promise<ForwardResult> {
     let sentAt = 0
     const result = await forward({
       url,
       headers: upstreamHeaders(req, body, requestId, extra.auth),
+      ...(extra.normaliseBody ? { normaliseBody: extra.normaliseBody } : {}),
       ...(extra.retryUnreachable ? { retryUnreachable: true } : {}),
       body,
       res,

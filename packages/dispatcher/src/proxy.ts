@@ -6,7 +6,6 @@
  */
 import {
   type Agent,
-  type ClientRequest,
   type IncomingMessage,
   type OutgoingHttpHeaders,
   request,
@@ -14,9 +13,12 @@ import {
 } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { SvcError } from '@svc/core'
-import { closedWhileIdle, MAX_STALE_RETRIES } from './agents'
-import { pipeCapped, uploadTooLarge } from './body'
+import { uploadTooLarge } from './body'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
+import { pipeCapped } from './pipe-capped'
+import { relayNormalised } from './relay-normalised'
+import { relayed } from './relayed-headers'
+import { readSome, tailOf } from './reply-text'
 import { sseErrorEvent, writeError } from './respond'
 import { type Usage, usageFromTail } from './usage'
 
@@ -49,12 +51,26 @@ export interface ForwardRequest {
   onUpstreamRequest?: () => void
   onFirstByte?: () => void
   /**
+   * The provider's own reading of a whole (non-SSE) reply, for upstreams whose errors hide in
+   * successes (FastFlowLM: HTTP 200 with `{"error": …}` or `null`): the error to send instead, or
+   * undefined for a real success. When set, such replies are read whole before anything is sent.
+   */
+  normaliseBody?: NormaliseBody
+  /**
    * When the upstream cannot be reached at all (refused, reset before any answer), resolve with
    * outcome `unreachable` and answer the client nothing: the caller tries another replica. Only for
    * a buffered body, which can be sent again.
    */
   retryUnreachable?: boolean
+  /** A new connection instead of the agent's kept-alive ones (the resend after a stale one). */
+  fresh?: boolean
 }
+
+/** See `ForwardRequest.normaliseBody`; `body` is the parsed JSON (`null` for an empty body). */
+export type NormaliseBody = (
+  status: number,
+  body: unknown,
+) => { status: number; body: unknown; headers: Record<string, string> } | undefined
 
 export interface ForwardResult {
   status: number
@@ -64,21 +80,12 @@ export interface ForwardResult {
   cause?: string
 }
 
+/** What a kept-alive connection that the upstream had already closed fails with when reused. */
+const STALE = new Set(['ECONNRESET', 'EPIPE'])
 /** Connection errors that mean the request got no answer from the upstream at all. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH'])
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-])
 const MAX_ERROR_BODY = 64 * 1024
-const TAIL = 4096
 
 export function forward(f: ForwardRequest): Promise<ForwardResult> {
   return new Promise((resolve) => {
@@ -94,19 +101,15 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
     const fail = (error: SvcError) =>
       finish({ status: writeError(f.res, error, f.requestId), outcome: 'error' })
     const send = f.url.protocol === 'https:' ? httpsRequest : request
-    const open = () =>
-      send({
-        protocol: f.url.protocol,
-        hostname: f.url.hostname,
-        port: f.url.port,
-        path: f.url.pathname + f.url.search,
-        method: 'POST',
-        headers: f.headers,
-        agent: f.agent,
-      })
-    let upstream = open()
-    let staleRetries = 0
-    let answered = false
+    const upstream = send({
+      protocol: f.url.protocol,
+      hostname: f.url.hostname,
+      port: f.url.port,
+      path: f.url.pathname + f.url.search,
+      method: 'POST',
+      headers: f.headers,
+      agent: f.fresh ? false : f.agent,
+    })
     const timer = setTimeout(() => {
       upstream.destroy()
       fail(
@@ -121,21 +124,19 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
       finish({ status: 499, outcome: 'client-gone' })
     })
 
-    const onError = (failed: ClientRequest, error: NodeJS.ErrnoException) => {
+    const onError = (error: NodeJS.ErrnoException) => {
       if (done || f.res.headersSent) return
-      // A pooled connection the upstream closed while idle (llama-server does after every stream, though
-      // it says keep-alive) never delivered the request: send a buffered body again on another one.
-      if (
-        !answered &&
-        f.body.kind === 'buffer' &&
-        closedWhileIdle(failed, error) &&
-        staleRetries++ < MAX_STALE_RETRIES
-      ) {
-        upstream = open()
-        listen(upstream).end(f.body.data)
+      const cause = error.code ?? error.message
+      // The upstream closed this kept-alive connection (idle timeout, request cap) as it was reused:
+      // nothing reached it. A buffered body goes once more on a new connection (Node's advice for
+      // `reusedSocket`); a streamed one cannot be replayed.
+      if (upstream.reusedSocket && !f.fresh && f.body.kind === 'buffer' && STALE.has(error.code ?? '')) {
+        done = true
+        clearTimeout(timer)
+        offGone()
+        resolve(forward({ ...f, fresh: true }))
         return
       }
-      const cause = error.code ?? error.message
       if (f.retryUnreachable && f.body.kind === 'buffer' && UNREACHABLE.has(error.code ?? '')) {
         finish({ status: 0, outcome: 'unreachable', cause })
         return
@@ -143,7 +144,6 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
       fail(new SvcError('upstream.unavailable', `${f.who} is unreachable (${cause})`, { cause: error }))
     }
     const onResponse = (up: IncomingMessage) => {
-      answered = true
       clearTimeout(timer)
       f.onFirstByte?.()
       if (done) {
@@ -152,15 +152,18 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
       }
       const status = up.statusCode ?? 502
       const type = up.headers['content-type']
+      if (f.normaliseBody && !/text\/event-stream/i.test(type ?? '')) {
+        relayNormalised(up, status, f, finish, fail)
+        return
+      }
       if (status >= 400) {
         readSome(up, MAX_ERROR_BODY).then((body) => fail(normaliseUpstreamError(status, body, type, f.who)))
         return
       }
       relay(up, status, f, finish, fail)
     }
-    const listen = (req: ClientRequest) =>
-      req.on('error', (error: NodeJS.ErrnoException) => onError(req, error)).on('response', onResponse)
-    listen(upstream)
+    upstream.on('error', onError)
+    upstream.on('response', onResponse)
 
     f.onUpstreamRequest?.()
     if (f.body.kind === 'buffer') {
@@ -192,7 +195,7 @@ function relay(
     started = true
     const headers: OutgoingHttpHeaders = { 'x-request-id': f.requestId }
     for (const [name, value] of Object.entries(up.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value
+      if (value !== undefined && relayed(name)) headers[name] = value
     }
     if (isSse) {
       headers['cache-control'] = 'no-cache'
@@ -263,26 +266,5 @@ function relay(
       f.res.destroy()
     }
     finish({ status: 502, outcome: 'upstream-died' })
-  })
-}
-
-/** The last `TAIL` bytes of the response as text, from its last two chunks. */
-function tailOf(previous: Buffer | undefined, last: Buffer): string {
-  if (last.length >= TAIL || !previous) return last.toString('utf8', Math.max(0, last.length - TAIL))
-  const need = TAIL - last.length
-  return previous.toString('utf8', Math.max(0, previous.length - need)) + last.toString('utf8')
-}
-
-/** Reads up to `limit` bytes of a response as text (for error bodies), then drops the rest. */
-function readSome(up: IncomingMessage, limit: number, first?: Buffer): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = first ? [first] : []
-    let size = first?.length ?? 0
-    up.on('data', (c: Buffer) => {
-      if (size < limit) chunks.push(c)
-      size += c.length
-    })
-    up.on('close', () => resolve(Buffer.concat(chunks).toString('utf8', 0, Math.min(size, limit))))
-    up.on('error', () => resolve(Buffer.concat(chunks).toString('utf8')))
   })
 }

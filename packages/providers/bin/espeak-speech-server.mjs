@@ -17,9 +17,14 @@
  * (22.05 kHz, written as it is synthesised, so its header carries no length); pcm is raw s16le mono
  * 24 kHz and mp3/opus (Ogg)/aac (ADTS)/flac are encoded at 24 kHz by ffmpeg, stdin to stdout. Errors
  * are OpenAI's `{"error":{message,type,param,code}}`. A client that goes away kills its processes.
+ *
+ * At most `--max-concurrent` syntheses run at once (default: the number of CPUs; each is one
+ * espeak-ng and one ffmpeg process); `--max-queue` more wait (default 32). Beyond that a request is
+ * answered at once with 503 and `Retry-After: 1`, so a burst cannot fork hundreds of processes.
  */
 import { execFile, spawn } from 'node:child_process'
 import { createServer } from 'node:http'
+import { availableParallelism } from 'node:os'
 import { parseArgs, promisify } from 'node:util'
 
 const MAX_INPUT_CHARS = 4096
@@ -58,15 +63,74 @@ const { values: opts } = parseArgs({
     port: { type: 'string', default: '8880' },
     espeak: { type: 'string', default: 'espeak-ng' },
     ffmpeg: { type: 'string', default: 'ffmpeg' },
+    'max-concurrent': { type: 'string', default: String(availableParallelism()) },
+    'max-queue': { type: 'string', default: '32' },
   },
 })
+const MAX_CONCURRENT = Number(opts['max-concurrent'])
+const MAX_QUEUE = Number(opts['max-queue'])
+if (
+  !Number.isInteger(MAX_CONCURRENT) ||
+  MAX_CONCURRENT < 1 ||
+  !Number.isInteger(MAX_QUEUE) ||
+  MAX_QUEUE < 0
+) {
+  console.error('--max-concurrent must be an integer >= 1 and --max-queue an integer >= 0')
+  process.exit(2)
+}
 
 class HttpError extends Error {
-  constructor(status, message, param = null, code = null) {
+  constructor(status, message, param = null, code = null, headers = {}) {
     super(message)
     this.status = status
     this.param = param
     this.code = code
+    this.headers = headers
+  }
+}
+
+let active = 0
+const waiting = []
+
+/**
+ * Waits for a synthesis slot; resolves with its release function (idempotent). Throws a 503 when
+ * `MAX_QUEUE` requests already wait. A request whose client goes away while waiting leaves the queue.
+ * The releaser hands its slot straight to the next waiter.
+ */
+async function takeSlot(res) {
+  if (active < MAX_CONCURRENT) active++
+  else {
+    if (waiting.length >= MAX_QUEUE) {
+      throw new HttpError(
+        503,
+        `the speech server is busy (${active} running, ${waiting.length} waiting); retry shortly`,
+        null,
+        'busy',
+        { 'retry-after': '1' },
+      )
+    }
+    await new Promise((resolve, reject) => {
+      const gone = () => {
+        waiting.splice(waiting.indexOf(entry), 1)
+        reject(new HttpError(499, 'client went away'))
+      }
+      const entry = {
+        resolve: () => {
+          res.off('close', gone)
+          resolve()
+        },
+      }
+      waiting.push(entry)
+      res.once('close', gone)
+    }) // the releaser hands its slot over
+  }
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    const next = waiting.shift()
+    if (next) next.resolve()
+    else active--
   }
 }
 
@@ -253,18 +317,25 @@ function synthesise(job, res) {
   })
 }
 
-function sendJson(res, status, body) {
+function sendJson(res, status, body, headers = {}) {
   const text = JSON.stringify(body)
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  })
   res.end(text)
 }
 
 function sendError(res, error) {
   const status = error instanceof HttpError ? error.status : 500
   const type = status >= 500 ? 'server_error' : 'invalid_request_error'
-  sendJson(res, status, {
-    error: { message: error.message, type, param: error.param ?? null, code: error.code ?? null },
-  })
+  sendJson(
+    res,
+    status,
+    { error: { message: error.message, type, param: error.param ?? null, code: error.code ?? null } },
+    error instanceof HttpError ? error.headers : {},
+  )
 }
 
 const routes = {
@@ -282,7 +353,12 @@ const routes = {
       ],
       variants,
     }),
-  'POST /v1/audio/speech': async (req, res) => synthesise(parseSpeech(await readJson(req)), res),
+  'POST /v1/audio/speech': async (req, res) => {
+    const job = parseSpeech(await readJson(req))
+    const release = await takeSlot(res)
+    res.once('close', release)
+    synthesise(job, res)
+  },
 }
 
 const server = createServer(async (req, res) => {

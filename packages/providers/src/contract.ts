@@ -27,6 +27,8 @@ export interface SlotContext {
   model: ModelEntry
   /** Path of the model *as the upstream sees it* (host path for a process, mount path in a container). */
   modelPath: string
+  /** Path of the model's vision projector as the upstream sees it, when the model has one on disk. */
+  mmprojPath?: string
   backend: Backend
   runtime: RuntimeKind
   /** llm only: what the slot is for. */
@@ -63,6 +65,11 @@ export interface TranslateRequest {
  */
 export interface Translator {
   readonly endpoints: readonly Endpoint[]
+  /**
+   * Whether this request needs the translator; when false the dispatcher proxies it to the upstream
+   * as usual. Absent = always (for its endpoints).
+   */
+  appliesTo?(request: Pick<TranslateRequest, 'endpoint' | 'model' | 'body'>): boolean | Promise<boolean>
   handle(request: TranslateRequest): Promise<Response>
 }
 
@@ -88,8 +95,26 @@ export interface Provider {
   refuseModel?(model: ModelEntry): string | undefined
   /** The `model` field to send upstream, when the upstream cares (FLM switches models on it). */
   upstreamModel?(ctx: Pick<SlotContext, 'model'>): string | undefined
-  /** Name of the `manifests/images.toml` entry to run for a backend (container runtime). */
-  image?(backend: Backend): string | undefined
+  /**
+   * Name of the `manifests/images.toml` entry to run for a backend (container runtime); `model`, when
+   * given, picks among the engines of a provider that runs several (tts: Kokoro or Chatterbox).
+   */
+  image?(backend: Backend, model?: ModelEntry): string | undefined
+  /**
+   * Where a model must run when the slot config names no runtime (tts: espeak-ng on the host, the
+   * others in a container), so that swapping models is an ordinary load. Undefined = the picker's.
+   */
+  runtimeFor?(model: ModelEntry): RuntimeKind | undefined
+  /**
+   * For upstreams whose errors look like successes (FastFlowLM: HTTP 200 with `{"error": …}` or
+   * `null`): judges a whole non-streaming JSON reply (`body` parsed; `null` when empty) and returns
+   * the error to send instead, or undefined to pass it on. Setting it makes the dispatcher read such
+   * replies whole before answering; SSE streams pass through untouched.
+   */
+  normaliseBody?(
+    status: number,
+    body: unknown,
+  ): { status: number; body: unknown; headers: Record<string, string> } | undefined
 }
 
 /** Probes `GET <base><path>` and answers whether it returned 2xx, within `signal`. */

@@ -45,17 +45,19 @@ export function createSlotDriver(options: SlotDriverOptions): SlotDriver {
     async needsPull(model) {
       // A remote upstream has its own model files; nothing is fetched here.
       if (remote) return false
-      if (model.url && !(await models.isPresent(model))) return true
+      if (downloadable(model) && !(await models.isPresent(model))) return true
       return (await runtime.needsPull?.(request(model, AbortSignal.timeout(30_000)))) ?? false
     },
     async pull(model, onProgress, signal) {
-      const entry = remote || !model.url ? model : await models.pull(model, onProgress, signal)
+      const entry = remote || !downloadable(model) ? model : await models.pull(model, onProgress, signal)
       await runtime.pull?.(request(entry, signal), onProgress)
       return entry
     },
     async start(model, signal) {
       const entry = remote ? model : await models.get(model.id).then((found) => found ?? model)
       if (!remote && !entry.path && entry.url) throw new Error(`model file of ${entry.id} is missing`)
+      if (!remote && entry.mmproj && !entry.mmproj.path)
+        throw new Error(`the vision projector of ${entry.id} is missing (${entry.mmproj.url ?? 'no file'})`)
       return runtime.start(request(entry, signal))
     },
     probe,
@@ -71,4 +73,9 @@ export function createSlotDriver(options: SlotDriverOptions): SlotDriver {
       return { model, handle: found.handle }
     },
   }
+}
+
+/** Whether the model has a file svc downloads: its weights or its projector. */
+function downloadable(model: ModelEntry): boolean {
+  return model.url !== undefined || model.mmproj?.url !== undefined
 }

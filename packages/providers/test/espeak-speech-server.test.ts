@@ -199,3 +199,59 @@ describe.skipIf(!available)('the espeak-ng speech server', () => {
     expect(children(pid)).toEqual([])
   })
 })
+
+describe.skipIf(!available)('the espeak-ng speech server under a burst', () => {
+  let dir: string
+  let handle: UpstreamHandle
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-tts-'))
+    handle = await createProcessRuntime({ stateDir: dir }).start({
+      slot: 'tts',
+      provider: createTtsProvider(),
+      model,
+      backend: 'cpu',
+      args: ['--max-concurrent', '1', '--max-queue', '1'],
+      signal: AbortSignal.timeout(30_000),
+    })
+    const deadline = Date.now() + 30_000
+    while (!(await createTtsProvider().healthProbe(handle.base, AbortSignal.timeout(2_000)))) {
+      if (Date.now() > deadline) throw new Error(`not healthy:\n${handle.logs().join('\n')}`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  })
+  afterAll(async () => {
+    await handle?.stop(5_000)
+    if (dir) await rm(dir, { recursive: true, force: true })
+  })
+
+  it('runs a bounded number of syntheses, queues a few, and answers the rest 503 with Retry-After', async () => {
+    const input = 'The quick brown fox jumps over the lazy dog. '.repeat(80)
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        fetch(new URL('/v1/audio/speech', handle.base), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'tts-1', input, voice: 'alloy', response_format: 'mp3' }),
+        }).then(async (res) => ({ res, body: Buffer.from(await res.arrayBuffer()) })),
+      ),
+    )
+    const ok = replies.filter((r) => r.res.status === 200)
+    const busy = replies.filter((r) => r.res.status === 503)
+    expect(ok.length + busy.length).toBe(6)
+    expect(ok.length).toBeGreaterThanOrEqual(2) // one running, one queued
+    expect(busy.length).toBeGreaterThanOrEqual(1)
+    for (const { res, body } of busy) {
+      expect(res.headers.get('retry-after')).toBe('1')
+      expect(JSON.parse(body.toString()).error).toMatchObject({ type: 'server_error', code: 'busy' })
+    }
+    // The slots are given back: a request after the burst is served.
+    const after = await fetch(new URL('/v1/audio/speech', handle.base), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'tts-1', input: 'done', voice: 'alloy', response_format: 'wav' }),
+    })
+    expect(after.status).toBe(200)
+    await after.arrayBuffer()
+  }, 60_000)
+})

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -123,6 +123,39 @@ describe('image translator against the ComfyUI stand-in', () => {
     expect(graph['6']!.inputs!.text).toBe('a red fox')
     expect(graph['27']!.inputs!.filename_prefix).toMatch(/^svc\/[0-9a-f-]{36}$/)
     expect(c.prompts.at(-1)!.clientId).toEqual(expect.any(String))
+  })
+
+  it('removes what ComfyUI wrote once the images are in svc cache, files and history', async () => {
+    const c = await comfy()
+    const res = await generate(
+      c,
+      { model: 'sdxl-turbo', prompt: 'a red fox', n: 2, size: '256x256' },
+      { translator: { outputDir: c.outputDir } },
+    )
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as ImagesResponse
+    expect(body.data).toHaveLength(2)
+    for (const item of body.data) expect(await cache.get(item.url!.split('/').pop()!)).toBeDefined()
+    const left = await readdir(join(c.outputDir, 'svc')).catch(() => [])
+    expect(left).toEqual([])
+    const promptId = c.prompts.at(-1)!.promptId
+    const deleted = c.requests.filter((r) => r.method === 'POST' && /\/history$/.test(r.url))
+    expect(deleted.map((r) => JSON.parse(r.body))).toContainEqual({ delete: [promptId] })
+  })
+
+  it('never removes files of other prompts or outside its own output folder', async () => {
+    const c = await comfy()
+    await mkdir(join(c.outputDir, 'svc'), { recursive: true })
+    await writeFile(join(c.outputDir, 'svc', 'someone-else_00001_.png'), 'x')
+    await writeFile(join(c.outputDir, 'mine.png'), 'x')
+    const res = await generate(
+      c,
+      { model: 'sdxl-turbo', prompt: 'a red fox', size: '256x256' },
+      { translator: { outputDir: c.outputDir } },
+    )
+    expect(res.status).toBe(200)
+    expect(await readdir(join(c.outputDir, 'svc'))).toEqual(['someone-else_00001_.png'])
+    expect(await readdir(c.outputDir)).toEqual(expect.arrayContaining(['mine.png', 'svc']))
   })
 
   it('returns b64_json PNGs at the native size when no size is given', async () => {

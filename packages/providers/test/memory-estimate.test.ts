@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { writeTinyGguf } from '@svc/testing'
+import { writeTinyGguf, writeTinyMmproj } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { contextSize, estimateLoad, kvCacheBytes } from '../src/memory/estimate'
 import { readGgufFacts } from '../src/memory/gguf-metadata'
@@ -48,6 +48,23 @@ describe('the memory estimate of a load', () => {
     })
     expect(est.bytes).toBe(gguf.bytes + 4096 * 384)
     expect(est.detail).toMatch(/^weights [\d.]+ KiB \+ KV cache 1\.5 MiB \(ctx 4096\)$/)
+  })
+
+  it("adds a vision model's projector: its file on disk, else the catalogue figure", async () => {
+    const projector = await writeTinyMmproj(join(dir, 'mmproj.gguf'))
+    const model = { id: 'tiny', format: 'gguf', provider: 'llm', source: 'local' as const, path: gguf.path }
+    const plain = await estimateLoad({ model, ctxSize: 4096 })
+    const seeing = await estimateLoad({
+      model: { ...model, mmproj: { path: projector.path } },
+      ctxSize: 4096,
+    })
+    expect(seeing.bytes).toBe(plain.bytes + projector.bytes)
+    expect(seeing.detail).toMatch(/^weights .+ \+ KV cache .+ \+ projector [\d.]+ [KM]iB$/)
+    const pending = { id: 'v', format: 'gguf', provider: 'llm', source: 'catalogue' as const, size: 1000 }
+    expect(await estimateLoad({ model: { ...pending, mmproj: { size: 500 } } })).toEqual({
+      bytes: 1500,
+      detail: '1000 B download (not on disk yet) + projector 500 B',
+    })
   })
 
   it('takes the context from -c in args first, then ctx_size, then the model', () => {

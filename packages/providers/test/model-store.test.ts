@@ -61,6 +61,63 @@ describe('ModelStore', () => {
     })
   })
 
+  it('attaches a projector to a local model, persistently, and refuses one for a curated model', async () => {
+    const { stateDir, models } = await store(
+      '[[model]]\nid = "qwen3"\nprovider = "llm"\nformat = "gguf"\nurl = "https://example.org/q.gguf"\n',
+    )
+    const file = join(stateDir, 'vl.gguf')
+    const projector = join(stateDir, 'mmproj-vl.gguf')
+    await writeFile(file, 'x')
+    await writeFile(projector, 'proj')
+    const entry = await models.resolve(file, { mmproj: projector })
+    expect(entry).toMatchObject({ id: 'vl', path: file, mmproj: { path: projector, size: 4 } })
+    expect(await models.isPresent(entry)).toBe(true)
+    const again = await ModelStore.open({ stateDir, catalogue: [] })
+    expect((await again.get('vl'))?.mmproj).toEqual({ path: projector, size: 4 })
+
+    await expect(models.resolve(file, { mmproj: join(stateDir, 'nope.gguf') })).rejects.toMatchObject({
+      code: 'request.invalid',
+      param: 'mmproj',
+    })
+    await expect(models.resolve('qwen3', { mmproj: projector })).rejects.toMatchObject({
+      code: 'request.invalid',
+      param: 'mmproj',
+      message: expect.stringContaining('curated'),
+    })
+  })
+
+  it('counts a model whose projector is missing as not present, and pulls only the projector', async () => {
+    await using files = await serveFiles({ '/p/mmproj.gguf': Buffer.from('projector') })
+    const { stateDir, models } = await store('model = []\n')
+    const file = join(stateDir, 'vl.gguf')
+    await writeFile(file, 'weights')
+    const entry = await models.resolve(file, { mmproj: `${files.url}/p/mmproj.gguf` })
+    expect(await models.isPresent(entry)).toBe(false)
+    const progress: { done: number; total: number | null }[] = []
+    const pulled = await models.pull(entry, (p) => progress.push(p), AbortSignal.timeout(5_000))
+    expect(pulled.mmproj?.path).toBe(join(stateDir, 'models', 'vl', 'mmproj.gguf'))
+    expect(await readFile(pulled.mmproj!.path!, 'utf8')).toBe('projector')
+    expect(progress.at(-1)).toEqual({ done: 'weights'.length + 'projector'.length, total: 16 })
+    expect(files.requests.map((r) => r.path)).toEqual(['/p/mmproj.gguf'])
+    expect(await models.isPresent(pulled)).toBe(true)
+  })
+
+  it('deletes a pulled model together with its downloaded projector', async () => {
+    await using files = await serveFiles({
+      '/m/vl.gguf': Buffer.from('weights'),
+      '/m/mmproj.gguf': Buffer.from('p'),
+    })
+    const { stateDir, models } = await store(
+      `[[model]]\nid = "vl"\nprovider = "llm"\nformat = "gguf"\nurl = "${files.url}/m/vl.gguf"\nmmproj = { url = "${files.url}/m/mmproj.gguf" }\n`,
+    )
+    const pulled = await models.pull(await models.resolve('vl'), () => {}, AbortSignal.timeout(5_000))
+    expect(pulled.mmproj?.path).toBe(join(stateDir, 'models', 'vl', 'mmproj.gguf'))
+    expect(await models.remove(pulled)).toEqual({ deleted: join(stateDir, 'models', 'vl', 'vl.gguf') })
+    const after = await models.get('vl')
+    expect(after?.path).toBeUndefined()
+    expect(after?.mmproj?.path).toBeUndefined()
+  })
+
   it('derives refs from file names', () => {
     expect(refFromFileName('Qwen3-0.6B-Q8_0.gguf')).toBe('qwen3-0.6b-q8_0')
     expect(refFromFileName('__weird name!.gguf')).toBe('weird-name-')

@@ -7,7 +7,7 @@ import { FAKE_UPSTREAM_BIN } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 import { httpOk, type Provider } from '../src/contract'
 import { freePort } from '../src/runtimes/free-port'
-import { readPidFile } from '../src/runtimes/pid-file'
+import { readPidFile, writePidFile } from '../src/runtimes/pid-file'
 import { createProcessRuntime } from '../src/runtimes/process'
 
 const model: ModelEntry = { id: 'fake', format: 'gguf', provider: 'llm', source: 'local', path: '/dev/null' }
@@ -113,4 +113,110 @@ describe('process runtime', () => {
       'llama-server not found: run "svc engines build llama-server"',
     )
   })
+
+  it('gives the upstream only the environment it needs, never svc secrets or hosted API keys', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-proc-'))
+    const envFile = join(dir, 'upstream.env')
+    const runtime = createProcessRuntime({
+      stateDir: dir,
+      env: {
+        PATH: process.env.PATH,
+        HOME: '/home/svc',
+        LANG: 'C.UTF-8',
+        HSA_OVERRIDE_GFX_VERSION: '11.5.1',
+        GGML_VK_VISIBLE_DEVICES: '0',
+        SVC_PROXY_SECRET: 'proxy-secret-value',
+        OPENAI_API_KEY: 'sk-hosted-key',
+        AWS_SECRET_ACCESS_KEY: 'aws-secret',
+      },
+    })
+    // A wrapper script, as operators write them: it records its environment, then execs the server.
+    const wrapped: Provider = {
+      ...fakeProvider(),
+      startCommand: (ctx) => [
+        '/bin/sh',
+        '-c',
+        'env > "$0"; exec "$@"',
+        envFile,
+        ...fakeProvider().startCommand(ctx),
+      ],
+    }
+    const handle = await runtime.start(request(wrapped))
+    try {
+      const seen = Object.fromEntries(
+        (await readFile(envFile, 'utf8'))
+          .split('\n')
+          .filter((l) => l.includes('='))
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      )
+      expect(seen).toMatchObject({
+        PATH: process.env.PATH,
+        HOME: '/home/svc',
+        LANG: 'C.UTF-8',
+        HSA_OVERRIDE_GFX_VERSION: '11.5.1',
+        GGML_VK_VISIBLE_DEVICES: '0',
+        FAKE_ENV: 'from-provider',
+      })
+      for (const secret of ['SVC_PROXY_SECRET', 'OPENAI_API_KEY', 'AWS_SECRET_ACCESS_KEY']) {
+        expect(seen[secret], secret).toBeUndefined()
+      }
+    } finally {
+      await handle.stop(2_000)
+    }
+  })
+
+  it('after an svc crash, adopts a leftover started through a wrapper (pid file identity, not argv)', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'svc-proc-'))
+    // `sh -c 'exec "$@"'`: what runs in the end is not what was started, as with wrapper scripts.
+    const wrapped: Provider = {
+      ...fakeProvider(),
+      startCommand: (ctx) => ['/bin/sh', '-c', 'exec "$@"', 'sh', ...fakeProvider().startCommand(ctx)],
+    }
+    const first = await createProcessRuntime({ stateDir }).start(request(wrapped))
+    const pid = Number(first.describe().pid)
+    try {
+      // A new svc process over the same state dir: the old one crashed and left its upstream.
+      const again = createProcessRuntime({ stateDir })
+      const found = await again.recover?.(
+        'test',
+        (h) => httpOk(h.base, '/health', AbortSignal.timeout(2_000)),
+        AbortSignal.timeout(10_000),
+      )
+      expect(found?.handle.describe().pid).toBe(pid)
+      expect(found?.handle.base.href).toBe(first.base.href)
+      await found?.handle.stop(2_000)
+      await expect.poll(() => alive(pid)).toBe(false)
+    } finally {
+      if (alive(pid)) process.kill(pid, 'SIGKILL')
+    }
+  })
+
+  it('never adopts or signals a process that merely reuses the recorded pid', async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), 'svc-proc-'))
+    const runtime = createProcessRuntime({ stateDir })
+    const handle = await runtime.start(request(fakeProvider()))
+    const record = (await readPidFile(stateDir, 'test'))!
+    // Same pid and argv, another process start: as if the pid had been recycled.
+    await writePidFile(stateDir, { ...record, startTicks: (record.startTicks ?? 0) + 1 })
+    try {
+      const found = await createProcessRuntime({ stateDir }).recover?.(
+        'test',
+        async () => true,
+        AbortSignal.timeout(10_000),
+      )
+      expect(found).toBeUndefined()
+      expect(alive(record.pid)).toBe(true)
+    } finally {
+      await handle.stop(2_000)
+    }
+  })
 })
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

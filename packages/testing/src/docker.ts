@@ -153,6 +153,10 @@ export interface RootfsImageOptions {
   binaries: readonly string[]
   /** Dockerfile-style `ENV` for the image. PATH defaults to /usr/bin:/bin. */
   env?: Record<string, string>
+  /** More files: path in the image → path on the host. */
+  files?: Record<string, string>
+  /** Dockerfile-style `WORKDIR`. */
+  workdir?: string
 }
 
 /** `docker import`s a minimal rootfs holding `binaries` and their libraries; returns the image id. */
@@ -165,10 +169,12 @@ export async function buildRootfsImage(options: RootfsImageOptions): Promise<str
       place(bin, join(root, 'usr/bin', basename(bin)))
       for (const lib of await sharedLibraries(bin)) place(lib, join(root, lib))
     }
+    for (const [inImage, onHost] of Object.entries(options.files ?? {})) place(onHost, join(root, inImage))
     const tar = join(dir, 'rootfs.tar')
     await execFileAsync('tar', ['-C', root, '-cf', tar, '.'])
     const env = { PATH: '/usr/bin:/bin', ...options.env }
     const changes = Object.entries(env).flatMap(([k, v]) => ['--change', `ENV ${k}=${v}`])
+    if (options.workdir) changes.push('--change', `WORKDIR ${options.workdir}`)
     return await docker(['import', ...changes, tar, options.tag])
   } finally {
     await rm(dir, { recursive: true, force: true })

@@ -2,10 +2,13 @@ import { createServer, type Server } from 'node:http'
 
 export interface FileServer extends AsyncDisposable {
   url: string
-  /** Requests seen, with their Range header. */
-  requests: { path: string; range: string | undefined }[]
-  /** Cut the next response after this many bytes (destroys the socket), once. */
-  cutNextAfter(bytes: number): void
+  /** Requests seen, with their Range and User-Agent headers. */
+  requests: { path: string; range: string | undefined; userAgent: string | undefined }[]
+  /**
+   * Cut the next response after this many bytes (destroys the socket), once; with `path`, the next
+   * response for that path only.
+   */
+  cutNextAfter(bytes: number, path?: string): void
 }
 
 export interface FileServerOptions {
@@ -22,11 +25,11 @@ export async function serveFiles(
   files: Record<string, Buffer>,
   options: FileServerOptions = {},
 ): Promise<FileServer> {
-  let cut: number | undefined
+  const cuts = new Map<string | undefined, number>()
   const requests: FileServer['requests'] = []
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/'
-    requests.push({ path, range: req.headers.range })
+    requests.push({ path, range: req.headers.range, userAgent: req.headers['user-agent'] })
     const location = options.redirects?.[path]
     if (location !== undefined) {
       res.writeHead(302, { location }).end()
@@ -53,9 +56,10 @@ export async function serveFiles(
       res.writeHead(200, { 'content-length': body.length })
     }
     const rest = body.subarray(start)
-    if (cut !== undefined) {
-      const n = cut
-      cut = undefined
+    const key = cuts.has(path) ? path : cuts.has(undefined) ? undefined : null
+    if (key !== null) {
+      const n = cuts.get(key)!
+      cuts.delete(key)
       res.write(rest.subarray(0, n), () => setTimeout(() => res.destroy(), 20))
       return
     }
@@ -67,8 +71,8 @@ export async function serveFiles(
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    cutNextAfter(bytes) {
-      cut = bytes
+    cutNextAfter(bytes, path) {
+      cuts.set(path, bytes)
     },
     async [Symbol.asyncDispose]() {
       server.closeAllConnections()

@@ -1,10 +1,38 @@
 /**
  * Tests use real parts (llama-server, dockerd, Caddy, Chromium). When one is missing:
- * in CI (`CI=true`) that is a failure; on a developer's box the test skips with a loud message.
+ * in CI (`CI` set to anything but empty, `0` or `false`: `CI=true`, `CI=1`) that is a failure; on a
+ * developer's box the test skips with a loud message.
+ */
+
+/** Whether this run is CI: `CI` is set to anything but empty, `0` or `false` (GitHub sets `true`, others `1`). */
+export function isCI(env: Record<string, string | undefined> = process.env): boolean {
+  const value = env.CI?.trim().toLowerCase()
+  return value !== undefined && value !== '' && value !== '0' && value !== 'false'
+}
+
+/**
+ * Reports a missing real part: throws in CI; elsewhere warns loudly and returns the skip reason. A
+ * test that got a skip must not pass silently: skip it with the reason (`describe.skipIf`,
+ * `ctx.skip(reason)` — see {@link skipUnless}).
  */
 export function missingPart(part: string, hint: string): { skip: true; reason: string } {
   const reason = `${part} is not available: ${hint}`
-  if (process.env.CI === 'true') throw new Error(`[CI] ${reason}`)
+  if (isCI()) throw new Error(`[CI] ${reason}`)
   console.warn(`\n!!! SKIPPING: ${reason}\n`)
   return { skip: true, reason }
+}
+
+/**
+ * Inside a test: the value when the part is there, otherwise the test is skipped with the reason
+ * (vitest's `ctx.skip`, which throws). Replaces `if (!part) return`, which reports "passed".
+ */
+export function skipUnless<T>(
+  ctx: { skip(note?: string): never },
+  value: T | undefined | null | { skip: true; reason: string },
+  reason = 'a real part this test needs is missing (see the warning above)',
+): T {
+  if (value === undefined || value === null) ctx.skip(reason)
+  if (typeof value === 'object' && value !== null && 'skip' in value && value.skip === true)
+    ctx.skip(value.reason)
+  return value as T
 }

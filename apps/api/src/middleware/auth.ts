@@ -19,6 +19,7 @@ import {
 import { SvcError } from '@svc/core'
 import { writeError } from '@svc/dispatcher'
 import type { Context, MiddlewareHandler } from 'hono'
+import { crossSiteRefusal } from './same-site'
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -76,6 +77,11 @@ const PASS_ANONYMOUS: AuthOutcome = { ok: true, principal: ANONYMOUS }
  *   cover the route class → 403 `auth.forbidden`; too many failures from one client → 429
  *   `auth.throttled` with `Retry-After` (clients behind a trusted proxy are keyed by the address the
  *   proxy appended to `X-Forwarded-For`).
+ *
+ * - Same-site rule (`same-site.ts`): a forwarded identity that changes anything must come from a page
+ *   of svc's own origin (403 `auth.forbidden` otherwise); with auth off the same holds for everything
+ *   but `/v1/*` (which other origins may call: CORS). Bearer tokens are exempt: browsers never attach
+ *   them by themselves.
  *
  * Synchronous for a cached bearer token (the hot path), a promise otherwise. Node's HTTP parser
  * answers some malformed requests before any of this runs (headers over 16 KiB: 431; control
@@ -135,8 +141,17 @@ export function createAuthenticator(auth: AuthDeps): Authenticate {
     })
   }
 
+  /** The forwarded identity and auth-off ride credentials the browser sends by itself: same site only. */
+  function sameSite(req: AuthRequest, outcome: AuthOutcome): AuthOutcome {
+    if (!outcome.ok) return outcome
+    const kind = outcome.principal.kind
+    if (kind !== 'proxy' && !(kind === 'auth-off' && !isV1(req.path))) return outcome
+    const error = crossSiteRefusal(req.method, req.header)
+    return error ? { ok: false, error } : outcome
+  }
+
   return function authenticate(req) {
-    if (!auth.enabled) return PASS_OFF
+    if (!auth.enabled) return sameSite(req, PASS_OFF)
     const routeClass = classify(req.method, req.path)
     const header = req.header('authorization')
     if (header) {
@@ -153,8 +168,12 @@ export function createAuthenticator(auth: AuthDeps): Authenticate {
           : afterBearer(routeClass, result)
       }
     }
-    return decide(routeClass, forwarded(req))
+    return sameSite(req, decide(routeClass, forwarded(req)))
   }
+}
+
+function isV1(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/')
 }
 
 /** The Hono middleware: sets `principal`, or throws the refusal for the app's error renderer. */

@@ -1,5 +1,7 @@
 import { LEASABLE_STATES, type SlotManager, SvcError } from '@svc/core'
+import { ttsEngineFor, type VoiceStore } from '@svc/providers'
 import { Hono } from 'hono'
+import { uploadedVoices } from './voice-uploads'
 
 /** One voice a speech request may name as `voice`. */
 export interface Voice {
@@ -7,38 +9,39 @@ export interface Voice {
   name: string
   language: string | null
   gender: string | null
-  /** Where it comes from: the engine's built-in list (later also uploaded, cloned voices). */
+  /** Where it comes from: the engine's built-in list, or uploaded to svc for voice cloning. */
   source: 'builtin' | 'cloned'
 }
 
 export interface VoiceList {
   object: 'list'
-  /** The model the tts slot holds. */
-  model: string
+  /** The model the tts slot holds; null when it holds none (then only uploaded voices are listed). */
+  model: string | null
   voices: Voice[]
 }
 
 /**
  * The voices of the `tts` slot's engine, asked from the running upstream: espeak-ng's speech server
  * lists the OpenAI names it maps, then every espeak-ng voice; Kokoro-FastAPI lists its voices (as
- * objects, or as plain names before 0.3). Both are normalised to {@link Voice}. To add voices from
- * another source (cloned voices), append to what this returns.
- *
- * Throws 409 `model.not_loaded` when the tts slot is not running, 502 when its engine does not answer.
+ * objects, or as plain names before 0.3) at `/v1/audio/voices`; Chatterbox lists its own library at
+ * `/voices`. All are normalised to {@link Voice}. A tts slot that is not running has none (`model`
+ * null). Throws 502 when the engine does not answer.
  */
-export async function ttsVoices(manager: SlotManager, signal?: AbortSignal): Promise<VoiceList> {
-  const slot = manager.get('tts').snapshot()
-  const base = slot.upstream?.base
-  if (!slot.model || !base || !(LEASABLE_STATES as readonly string[]).includes(slot.state)) {
-    throw new SvcError(
-      'model.not_loaded',
-      'the tts slot is not running: load a speech model first (svc slot load tts --model espeak-ng)',
-      { param: 'model' },
-    )
+export async function ttsVoices(
+  manager: SlotManager,
+  signal?: AbortSignal,
+): Promise<{ model: string | null; voices: Voice[] }> {
+  const slot = manager.get('tts')
+  const state = slot.snapshot()
+  const base = state.upstream?.base
+  const held = slot.currentModel()
+  if (!state.model || !base || !held || !(LEASABLE_STATES as readonly string[]).includes(state.state)) {
+    return { model: null, voices: [] }
   }
+  const path = ttsEngineFor(held) === 'chatterbox' ? '/voices' : '/v1/audio/voices'
   let body: { voices?: unknown }
   try {
-    const res = await fetch(`${base}/v1/audio/voices`, { signal: signal ?? AbortSignal.timeout(10_000) })
+    const res = await fetch(`${base}${path}`, { signal: signal ?? AbortSignal.timeout(10_000) })
     if (!res.ok) throw new Error(`HTTP ${res.status}`)
     body = (await res.json()) as { voices?: unknown }
   } catch (error) {
@@ -47,7 +50,7 @@ export async function ttsVoices(manager: SlotManager, signal?: AbortSignal): Pro
       `the tts engine did not list its voices: ${(error as Error).message}`,
     )
   }
-  return { object: 'list', model: slot.model, voices: normaliseVoices(body.voices) }
+  return { model: state.model, voices: normaliseVoices(body.voices) }
 }
 
 /**
@@ -79,7 +82,23 @@ function normaliseVoice(v: unknown): Voice[] {
   ]
 }
 
-/** `GET /v1/audio/voices` → {@link VoiceList}. */
-export function audioVoicesRoutes(deps: { manager: SlotManager }) {
-  return new Hono().get('/', async (c) => c.json(await ttsVoices(deps.manager, c.req.raw.signal)))
+/**
+ * `GET /v1/audio/voices` → {@link VoiceList}: the running engine's voices, then the voices uploaded
+ * to svc (`source: "cloned"`, listed whether or not the tts slot runs). An uploaded voice shadows an
+ * engine voice of the same id, as it does in speech requests.
+ */
+export function audioVoicesRoutes(deps: { manager: SlotManager; voices: VoiceStore }) {
+  return new Hono().get('/', async (c) => {
+    const [engine, uploaded] = await Promise.all([
+      ttsVoices(deps.manager, c.req.raw.signal),
+      uploadedVoices(deps.voices),
+    ])
+    const mine = new Set(uploaded.map((v) => v.id))
+    const list: VoiceList = {
+      object: 'list',
+      model: engine.model,
+      voices: [...engine.voices.filter((v) => !mine.has(v.id)), ...uploaded],
+    }
+    return c.json(list)
+  })
 }

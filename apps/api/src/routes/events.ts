@@ -1,52 +1,87 @@
 import { FORWARDED_EVENTS, type SvcEvents } from '@svc/core'
 import { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
+import { createEventQueue } from '../events/event-queue'
 import type { SlotSystem } from '../slots/slot-system'
+import { type EventPayload, eventFor } from '../views/event-view'
+import { isAdmin } from '../views/redact'
+import { slotStatusFor } from '../views/slot-view'
+
+/** Events a client may be behind by before it is sent a `resync` instead. */
+export const EVENT_QUEUE_MAX = 256
+
+export interface EventRoutesDeps {
+  slots: SlotSystem
+  /** Between `: ping` comments (ms). Default 15 s. */
+  heartbeatMs?: number
+  /** Per-client queue bound (events). Default {@link EVENT_QUEUE_MAX}. */
+  eventQueueMax?: number
+}
 
 /**
- * `GET /api/events` → Server-Sent Events: first one `snapshot` event (`{slots:[…]}`), then every
- * event of `FORWARDED_EVENTS` (core `api-events.ts`, the one definition the dashboard reads too) as it happens (event name = type, data =
- * JSON), and a `: ping` comment every 15 s so proxies keep the stream open.
+ * `GET /api/events` → Server-Sent Events (the contract the dashboard and the CLI rely on):
+ *
+ * 1. a `: connected` comment, then `snapshot` — `{slots: SlotStatus[]}`;
+ * 2. every bus event of `FORWARDED_EVENTS` (core `api-events.ts`, the one definition the dashboard
+ *    reads too: `slot.transition`, `slot.progress`, `slot.restart`, `slot.config`, `slot.metrics`,
+ *    `model.pull`) as it happens (event name = type, data = JSON);
+ * 3. `resync` — `{slots: SlotStatus[]}`, the same as `snapshot` — when this client fell more than
+ *    `eventQueueMax` events behind: what was queued is dropped and the client replaces its state;
+ * 4. a `: ping` comment every `heartbeatMs` so proxies keep the stream open.
+ *
+ * One heartbeat timer per connection, cleared when it ends. Callers that are not admin get the
+ * redacted view (no upstream addresses, URLs and paths reduced in messages).
  */
-export function eventRoutes(deps: { slots: SlotSystem; heartbeatMs?: number }) {
+export function eventRoutes(deps: EventRoutesDeps) {
+  const heartbeatMs = deps.heartbeatMs ?? 15_000
+  const max = deps.eventQueueMax ?? EVENT_QUEUE_MAX
   return new Hono().get('/', (c) => {
+    const admin = isAdmin(c.get('principal'))
     c.header('X-Accel-Buffering', 'no')
     c.header('Cache-Control', 'no-cache')
+    const snapshot = () =>
+      JSON.stringify({ slots: deps.slots.statuses().map((s) => slotStatusFor(s, admin)) })
     return streamSSE(c, async (stream) => {
-      const queue: { event: string; data: string }[] = []
+      const queue = createEventQueue(max)
       let wake: (() => void) | undefined
+      let pingDue = false
+      let closed = false
       const offs = FORWARDED_EVENTS.map((type) =>
         deps.slots.bus.on(type, (payload: SvcEvents[typeof type]) => {
-          queue.push({ event: type, data: JSON.stringify(payload) })
-          if (queue.length > 1000) queue.shift() // a stalled client drops old progress, never grows memory
+          queue.push({
+            event: type,
+            data: JSON.stringify(eventFor(type, payload as unknown as EventPayload, admin)),
+          })
           wake?.()
         }),
       )
-      let closed = false
+      const heartbeat = setInterval(() => {
+        pingDue = true
+        wake?.()
+      }, heartbeatMs)
       stream.onAbort(() => {
         closed = true
         wake?.()
       })
       try {
-        await stream.writeSSE({
-          event: 'snapshot',
-          data: JSON.stringify({ slots: deps.slots.manager.list() }),
-        })
+        await stream.write(': connected\n\n')
+        await stream.writeSSE({ event: 'snapshot', data: snapshot() })
         while (!closed) {
-          if (queue.length === 0) {
-            const timer = new Promise<void>((resolve) => {
+          const next = queue.next()
+          if (next === 'resync') await stream.writeSSE({ event: 'resync', data: snapshot() })
+          else if (next) await stream.writeSSE(next)
+          else if (pingDue) {
+            pingDue = false
+            await stream.write(': ping\n\n')
+          } else {
+            await new Promise<void>((resolve) => {
               wake = resolve
-              setTimeout(resolve, deps.heartbeatMs ?? 15_000)
             })
-            await timer
             wake = undefined
-            if (queue.length === 0 && !closed) await stream.write(': ping\n\n')
-            continue
           }
-          const next = queue.shift()!
-          await stream.writeSSE(next)
         }
       } finally {
+        clearInterval(heartbeat)
         for (const off of offs) off()
       }
     })

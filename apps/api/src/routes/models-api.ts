@@ -1,16 +1,19 @@
-import { type ModelEntry, SvcError } from '@svc/core'
+import { type ModelEntry, modelCapabilities, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import type { ModelPulls } from '../slots/model-pulls'
 import type { SlotSystem } from '../slots/slot-system'
+import { isAdmin } from '../views/redact'
 import { type OfferContext, offer } from './model-offer'
 
 /**
  * Models, mounted at `/api/models`.
  *
  * - `GET /` → `{models:[{id, provider, format, role, source, present, needs_pull, size, path, url,
- *   slot, offered, reason, pulling, …}]}`: every curated, pulled and local model, whether its file is
- *   on disk, the slot holding it, whether svc offers it on this machine (and why not), and the
- *   progress of a pull started here (`pulling: {done, total} | null`).
+ *   slot, capabilities, mmproj, offered, reason, pulling, …}]}`: every curated, pulled and local model,
+ *   whether its files are on disk (a vision model's projector too), the slot holding it, what it
+ *   accepts, whether svc offers it on this machine (and why not), and the progress of a pull started
+ *   here (`pulling: {done, total} | null`). `path` and `url` (where the file lies, where it is
+ *   downloaded from) are admin-only: `null` for every other scope.
  * - `POST /:id/pull` → 202 `{model, status:"pulling", done, total}`: downloads without loading;
  *   progress and outcome are `model.pull` events. 200 `{status:"done"}` when already on disk; 409
  *   `model.in_use` while a slot is loading it.
@@ -28,6 +31,7 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
   const holder = (id: string) => deps.slots.manager.findByModel(id)?.name
   return new Hono()
     .get('/', async (c) => {
+      const admin = isAdmin(c.get('principal'))
       const models = await deps.slots.store.list()
       const ctx = await offerContext(deps.slots)
       return c.json({
@@ -39,12 +43,13 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
             format: m.format,
             role: m.role ?? null,
             source: m.source,
-            present: m.path !== undefined,
+            // Every file on disk: the model and, for a vision model, its projector.
+            present: complete(m),
             // Nothing to download: on disk, or served without a file (espeak-ng, NPU tags, baked into an image).
-            needs_pull: m.path === undefined && m.url !== undefined,
+            needs_pull: missingDownload(m),
             size: m.size ?? null,
-            path: m.path ?? null,
-            url: m.url ?? null,
+            path: admin ? (m.path ?? null) : null,
+            url: admin ? (m.url ?? null) : null,
             family: m.family ?? null,
             min_vram_gb: m.minVramGb ?? null,
             license: m.license ?? null,
@@ -52,6 +57,16 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
             badge: m.badge ?? null,
             description: m.description ?? null,
             slot: holder(m.id) ?? null,
+            capabilities: modelCapabilities(m),
+            // The vision projector, a second file (its path and url follow the model's own redaction).
+            mmproj: m.mmproj
+              ? {
+                  present: m.mmproj.path !== undefined,
+                  size: m.mmproj.size ?? null,
+                  path: admin ? (m.mmproj.path ?? null) : null,
+                  url: admin ? (m.mmproj.url ?? null) : null,
+                }
+              : null,
             pulling: pull ? { done: pull.done, total: pull.total } : null,
             ...offer(m, ctx),
           }
@@ -60,12 +75,12 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
     })
     .post('/:id/pull', async (c) => {
       const entry = await known(c.req.param('id'))
-      if (entry.path)
+      if (complete(entry))
         return c.json(
           { model: entry.id, status: 'done' as const, done: entry.size ?? 0, total: entry.size ?? null },
           200,
         )
-      if (!entry.url)
+      if (!missingDownload(entry))
         throw new SvcError(
           'request.invalid',
           `"${entry.id}" has nothing to download (it is served without a file)`,
@@ -101,6 +116,19 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
       const { deleted } = await deps.slots.store.remove(entry)
       return c.json({ id: entry.id, deleted: deleted !== null })
     })
+}
+
+/** Whether every file of the model is on disk: its own and, for a vision model, the projector. */
+function complete(m: ModelEntry): boolean {
+  return m.path !== undefined && (!m.mmproj || m.mmproj.path !== undefined)
+}
+
+/** Whether a file of the model is missing and has a URL to pull it from. */
+function missingDownload(m: ModelEntry): boolean {
+  return (
+    (m.path === undefined && m.url !== undefined) ||
+    (m.mmproj !== undefined && m.mmproj.path === undefined && m.mmproj.url !== undefined)
+  )
 }
 
 /** What `offer` needs: the picker's report, the installed providers, the kinds a remote slot serves. */

@@ -4,6 +4,7 @@ import { streamSSE } from 'hono/streaming'
 import * as v from 'valibot'
 import { appendedLines } from '../slots/log-diff'
 import { parseWith } from '../validate'
+import { isAdmin, redactText } from '../views/redact'
 
 const LogsQuerySchema = v.object({
   follow: v.optional(v.picklist(['1', '0', 'true', 'false'], 'follow must be 1 or 0')),
@@ -25,13 +26,18 @@ export interface SlotLogOptions {
  *   lines so far (`reset: true`), then new lines as they are written; `reset: true` again when the
  *   tail could not be continued (a new upstream, or more lines than the ring holds): the client then
  *   replaces what it shows. A `: ping` comment keeps proxies from closing a quiet stream.
+ *
+ * Callers that are not admin get each line redacted (URLs cut to `scheme://host/…`, paths to the file
+ * name: `views/redact.ts`).
  */
 export function slotLogRoutes(options: SlotLogOptions) {
   const { manager } = options
   return new Hono().get('/:slot/logs', (c) => {
     const slot = manager.get(c.req.param('slot'))
+    const admin = isAdmin(c.get('principal'))
+    const shown = (lines: string[]) => (admin ? lines : lines.map(redactText))
     const { follow } = parseWith(LogsQuerySchema, c.req.query())
-    if (follow !== '1' && follow !== 'true') return c.json({ lines: slot.logs() })
+    if (follow !== '1' && follow !== 'true') return c.json({ lines: shown(slot.logs()) })
     c.header('X-Accel-Buffering', 'no')
     c.header('Cache-Control', 'no-cache')
     return streamSSE(c, async (stream) => {
@@ -51,7 +57,7 @@ export function slotLogRoutes(options: SlotLogOptions) {
         })
       await stream.write(': connected\n\n')
       let prev = slot.logs()
-      await stream.writeSSE({ event: 'lines', data: JSON.stringify({ lines: prev, reset: true }) })
+      await stream.writeSSE({ event: 'lines', data: JSON.stringify({ lines: shown(prev), reset: true }) })
       let quietSince = Date.now()
       while (!closed) {
         await pause(options.pollMs ?? 500)
@@ -60,7 +66,10 @@ export function slotLogRoutes(options: SlotLogOptions) {
         const next = appendedLines(prev, cur)
         prev = cur
         if (next.lines.length > 0 || next.reset) {
-          await stream.writeSSE({ event: 'lines', data: JSON.stringify(next) })
+          await stream.writeSSE({
+            event: 'lines',
+            data: JSON.stringify({ ...next, lines: shown(next.lines) }),
+          })
           quietSince = Date.now()
         } else if (Date.now() - quietSince >= (options.heartbeatMs ?? 15_000)) {
           await stream.write(': ping\n\n')

@@ -1,7 +1,7 @@
 import {
   SLOT_NAME_PATTERN,
+  type SlotConfig,
   type SlotLiveMetrics,
-  type SlotSnapshot,
   SvcError,
   validateSlotConfig,
 } from '@svc/core'
@@ -12,6 +12,8 @@ import type { ModelPulls } from '../slots/model-pulls'
 import type { SlotActivity } from '../slots/slot-activity'
 import type { SlotSystem } from '../slots/slot-system'
 import { parseWith, readJson } from '../validate'
+import { isAdmin, redactMaybe } from '../views/redact'
+import { type SlotStatus, slotStatusFor } from '../views/slot-view'
 
 export const LoadBodySchema = v.strictObject({
   // Optional: the slot's default model, else (a remote slot) the first model the remote serves.
@@ -31,6 +33,15 @@ export const LoadBodySchema = v.strictObject({
       v.toLowerCase(),
     ),
   ),
+  /** A vision projector (local path or http(s) URL) for an llm model named by path or URL. */
+  mmproj: v.optional(
+    v.pipe(
+      v.string('mmproj must be a string'),
+      v.trim(),
+      v.minLength(1, 'mmproj must not be empty'),
+      v.maxLength(4096),
+    ),
+  ),
 })
 
 const WaitQuerySchema = v.object({
@@ -44,10 +55,16 @@ const CreateSlotSchema = v.looseObject({
   ),
 })
 
-export interface SlotView extends SlotSnapshot {
+const JsonObjectSchema = v.custom<Record<string, unknown>>(
+  (x) => typeof x === 'object' && x !== null && !Array.isArray(x),
+  'the body must be a JSON object',
+)
+
+export interface SlotView extends SlotStatus {
   config: {
     enabled: boolean
     default_model: string | null
+    default_mmproj: string | null
     restart: string
     max_restarts: number
     role: string | null
@@ -63,10 +80,13 @@ export interface SlotView extends SlotSnapshot {
 }
 
 /**
- * Management of slots.
+ * Management of slots. What a caller sees depends on its scope (`views/slot-view.ts`): `upstream`,
+ * `replicas[].url`, `config.url` and `config.urls` are admin-only, and messages are redacted for
+ * everyone else.
  *
  * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one (logs: slot-logs.ts)
- * - `POST /api/slots/:slot/load {model?, sha256?}` → 202 with the slot (loading continues in the background);
+ * - `POST /api/slots/:slot/load {model?, sha256?, mmproj?}` → 202 with the slot (loading continues in the background);
+ *   no `model`: the slot file's default model, with the file's `sha256`/`mmproj` unless the body names them;
  *   `?wait=true` answers 200 once ready, or the failure's error body.
  * - `POST /api/slots/:slot/unload` → 202 (`?wait=true`: 200 once offline).
  * - `PUT /api/slots/:slot` with the config as JSON (the TOML file's fields) → validated, written
@@ -83,21 +103,22 @@ export function slotRoutes(deps: {
   pulls?: ModelPulls
 }) {
   const { manager } = deps.slots
-  const view = (name: string): SlotView => {
-    const slot = manager.get(name)
+  const view = (name: string, admin: boolean): SlotView => {
     const config = manager.config(name)
     return {
-      ...slot.snapshot(),
+      ...slotStatusFor(deps.slots.status(name), admin),
       config: {
         enabled: config.enabled,
-        default_model: config.model.default ?? null,
+        // A model or projector named by path or URL: reduced like messages for other scopes.
+        default_model: admin ? (config.model.default ?? null) : redactMaybe(config.model.default),
+        default_mmproj: admin ? (config.model.mmproj ?? null) : redactMaybe(config.model.mmproj),
         restart: config.restart,
         max_restarts: config.maxRestarts,
         role: config.role ?? null,
         ctx_size: config.ctxSize ?? null,
         args: config.args,
-        url: config.url ?? null,
-        urls: config.urls ?? null,
+        url: admin ? (config.url ?? null) : null,
+        urls: admin ? (config.urls ?? null) : null,
         replicas: config.replicas ?? null,
         evict: config.evict,
       },
@@ -111,6 +132,7 @@ export function slotRoutes(deps: {
     }
     await writeSlotConfig(deps.configDir, result.config)
     deps.slots.configure(result.config)
+    deps.slots.configProblems.delete(name)
   }
   const wants = (query: Record<string, string>) => {
     const q = parseWith(WaitQuerySchema, query)
@@ -118,52 +140,81 @@ export function slotRoutes(deps: {
   }
 
   return new Hono()
-    .get('/', (c) => c.json({ slots: manager.names().map(view) }))
+    .get('/', (c) => {
+      const admin = isAdmin(c.get('principal'))
+      return c.json({ slots: manager.names().map((name) => view(name, admin)) })
+    })
     .post('/', async (c) => {
       const { name, ...config } = await readJson(c, CreateSlotSchema)
       if (manager.has(name))
         throw new SvcError('request.invalid', `a slot named "${name}" already exists`, { param: 'name' })
       await save(name, config)
-      return c.json(view(name), 201)
+      return c.json(view(name, isAdmin(c.get('principal'))), 201)
     })
-    .get('/:slot', (c) => c.json(view(c.req.param('slot'))))
+    .get('/:slot', (c) => c.json(view(c.req.param('slot'), isAdmin(c.get('principal')))))
     .post('/:slot/load', async (c) => {
       const name = c.req.param('slot')
-      manager.get(name)
+      manager.get(name) // 404 for an unknown slot before the body is read
       const wait = wants(c.req.query())
-      const { model, sha256 } = await readJson(c, LoadBodySchema)
-      const named = model ?? manager.config(name).model.default ?? ''
+      const body = await readJson(c, LoadBodySchema)
+      // No model named: the load the slot file describes (its default with its checksum and projector).
+      const fallback: SlotConfig['model'] = body.model ? {} : manager.config(name).model
+      const named = body.model ?? fallback.default ?? ''
+      const sha256 = body.sha256 ?? fallback.sha256
+      const mmproj = body.mmproj ?? fallback.mmproj
       // Two writers of one `.part` file would corrupt it: a pull from the Models page goes first.
       if (deps.pulls?.get(named))
         throw new SvcError('model.in_use', `"${named}" is being pulled: wait for it, or cancel the pull`, {
           param: 'model',
         })
-      // Resolution and admission (unknown model, a model this slot or machine cannot serve, not
-      // enough memory) answer this request; only the load itself runs in the background.
-      const { loading } = await manager.start(name, named, sha256 ? { sha256 } : {})
-      if (wait) {
-        await loading
-        return c.json(view(name), 200)
+      // Any transition of this slot from now on shows the load under way: listening before the start
+      // cannot miss one that happens while the start is still being admitted.
+      const moved = new AbortController()
+      const firstMove = deps.slots.bus
+        .once('slot.transition', (e) => e.slot === name, moved.signal)
+        .catch(() => undefined)
+      try {
+        // Resolution and admission (unknown model, a model this slot or machine cannot serve, not
+        // enough memory) answer this request, however long they take; only the load itself runs in
+        // the background.
+        const { loading } = await manager.start(name, named, {
+          ...(sha256 ? { sha256 } : {}),
+          ...(mmproj ? { mmproj } : {}),
+        })
+        if (wait) {
+          await loading
+          return c.json(view(name, isAdmin(c.get('principal'))), 200)
+        }
+        loading.catch(() => undefined) // the outcome is on the event stream and in lastError
+        // Answer once the slot has moved (its first transition) or the load settled, whichever comes
+        // first — an event, not a timer — so the 202 shows the load under way.
+        await Promise.race([
+          loading.then(
+            () => undefined,
+            () => undefined,
+          ),
+          firstMove,
+        ])
+      } finally {
+        moved.abort()
       }
-      loading.catch(() => undefined) // the outcome is on the event stream and in lastError
-      // The load is queued behind the slot's previous work; one turn of the loop lets it begin, so the
-      // 202 says `pulling`/`starting` rather than the `offline` it is about to leave.
-      await new Promise((resolve) => setImmediate(resolve))
-      return c.json(view(name), 202)
+      return c.json(view(name, isAdmin(c.get('principal'))), 202)
     })
     .post('/:slot/unload', async (c) => {
       const name = c.req.param('slot')
       const unloading = manager.unload(name)
       if (wants(c.req.query())) {
         await unloading
-        return c.json(view(name), 200)
+        return c.json(view(name, isAdmin(c.get('principal'))), 200)
       }
       unloading.catch(() => undefined)
-      return c.json(view(name), 202)
+      return c.json(view(name, isAdmin(c.get('principal'))), 202)
     })
     .put('/:slot', async (c) => {
       const name = c.req.param('slot')
-      await save(name, await readJson(c, v.record(v.string(), v.unknown())))
-      return c.json(view(name), 200)
+      // Only "is it an object": validateSlotConfig checks every field (a record schema would copy
+      // every key of a hostile body first).
+      await save(name, await readJson(c, JsonObjectSchema))
+      return c.json(view(name, isAdmin(c.get('principal'))), 200)
     })
 }

@@ -19,7 +19,9 @@ export const TOKEN_WARNING =
  *
  * - `POST /` `{label, scope?}` → 201 `{id, label, scope, created_at, last_used_at, token, warning}`;
  *   `scope` defaults to `v1-only`. The only response that ever carries a token.
- * - `GET /` → `{tokens: [{id, label, scope, created_at, last_used_at}]}`: no secrets, no hashes.
+ * - `GET /` → `{tokens: [{id, label, scope, created_at, last_used_at}], problem}`: no secrets, no
+ *   hashes; `problem` (or null) says why tokens.toml is unusable — the tokens listed are then the
+ *   last good ones, still in force, and changes answer 409 `config.invalid` until it is fixed.
  * - `DELETE /:id` → `{id, revoked: true}`; the token fails on its very next use. Unknown id → 404
  *   `token.not_found` (an id that is not even well formed is not echoed, in case it is a token).
  */
@@ -34,7 +36,12 @@ export function tokenRoutes(deps: Pick<AppDeps, 'auth'>) {
       const created = await store().create(input)
       return c.json({ ...created, warning: TOKEN_WARNING }, 201)
     })
-    .get('/', async (c) => c.json({ tokens: await store().list() }))
+    .get('/', async (c) => {
+      const tokens = store()
+      await tokens.refresh() // `problem` as of now, not as of the last request that verified a token
+      const list = await tokens.list()
+      return c.json({ tokens: list, problem: tokens.problem })
+    })
     .delete('/:id', async (c) => {
       const id = c.req.param('id')
       if (!TOKEN_ID_PATTERN.test(id)) {

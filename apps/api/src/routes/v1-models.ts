@@ -1,4 +1,11 @@
-import { type SlotSnapshot, type SlotState, SvcError } from '@svc/core'
+import {
+  type Capability,
+  type ModelEntry,
+  modelCapabilities,
+  type SlotSnapshot,
+  type SlotState,
+  SvcError,
+} from '@svc/core'
 import { Hono } from 'hono'
 import type { AppDeps } from '../deps'
 
@@ -24,6 +31,10 @@ const LOADED: ReadonlySet<SlotState> = new Set(['ready', 'serving', 'idle'])
  * app) can tell what answers without loading anything: `slot` is the slot the entry names or that
  * holds the ref (null for a ref in no slot and for hosted refs), `model` the ref it runs, `state` that
  * slot's state, `loaded` true when the slot is ready/serving/idle, and always for hosted refs.
+ *
+ * And `capabilities` (`["chat","vision"]`, see `modelCapabilities`): a slot alias has those of the
+ * model it holds or is loading (an empty slot those of its role, without `vision`); a hosted ref and
+ * a remote chat slot (and what it serves) have `null` (the upstream decides whether it sees images). Front ends offer image attachments by it.
  */
 export function v1ModelsRoutes(deps: AppDeps) {
   const created = Math.floor(deps.startedAt / 1000)
@@ -37,6 +48,21 @@ export function v1ModelsRoutes(deps: AppDeps) {
     const slots = deps.slots.manager.list()
     const bySlot = new Map(slots.map((slot) => [slot.name, slot]))
     const byModel = new Map(slots.filter((slot) => slot.model).map((slot) => [slot.model!, slot]))
+    const slotCapabilities = (name: string): Capability[] | null => {
+      const holds = deps.slots.manager.get(name).currentModel()
+      const config = deps.slots.manager.config(name)
+      const known = modelCapabilities(
+        holds ?? { provider: config.provider, ...(config.role ? { role: config.role } : {}) },
+      )
+      // A remote chat upstream has its own files, a projector or not: whether it sees images is
+      // unknown, so the whole answer is (null, like a hosted ref). Its other roles are the slot's.
+      return config.runtime === 'remote' && known.includes('chat') ? null : known
+    }
+    /** A stored model's capabilities, unless a remote slot serves it (then that slot's). */
+    const refCapabilities = (model: ModelEntry): Capability[] | null => {
+      const holder = byModel.get(model.id)
+      return holder?.runtime === 'remote' ? slotCapabilities(holder.name) : modelCapabilities(model)
+    }
     const view = (slot: SlotSnapshot | undefined, model: string | null): SvcModelView => ({
       slot: slot?.name ?? null,
       model: slot?.model ?? model,
@@ -46,11 +72,22 @@ export function v1ModelsRoutes(deps: AppDeps) {
     const refs = [
       ...(await deps.slots.store.list())
         .filter((m) => m.path !== undefined || byModel.has(m.id))
-        .map((m) => ({ id: m.id, owned_by: 'svc', _svc: view(byModel.get(m.id), m.id) })),
+        .map((m) => ({
+          id: m.id,
+          owned_by: 'svc',
+          capabilities: refCapabilities(m),
+          _svc: view(byModel.get(m.id), m.id),
+        })),
       // Models svc has no entry for: what a remote slot's upstream serves under its own name.
-      ...[...byModel].map(([id, slot]) => ({ id, owned_by: 'svc', _svc: view(slot, id) })),
+      ...[...byModel].map(([id, slot]) => ({
+        id,
+        owned_by: 'svc',
+        capabilities: slotCapabilities(slot.name),
+        _svc: view(slot, id),
+      })),
       ...(deps.upstreamRefs?.() ?? []).map((r) => ({
         ...r,
+        capabilities: null,
         _svc: { slot: null, model: r.id, state: null, loaded: true },
       })),
     ]
@@ -60,16 +97,30 @@ export function v1ModelsRoutes(deps: AppDeps) {
       object: 'model'
       created: number
       owned_by: string
+      /** What the model accepts; null when svc cannot know (hosted upstream refs). */
+      capabilities: Capability[] | null
       _svc: SvcModelView
     }[] = []
     const entries = [
-      ...aliases.map((id) => ({ id, owned_by: 'svc', _svc: view(bySlot.get(id), null) })),
+      ...aliases.map((id) => ({
+        id,
+        owned_by: 'svc',
+        capabilities: slotCapabilities(id),
+        _svc: view(bySlot.get(id), null),
+      })),
       ...refs,
     ]
     for (const entry of entries) {
       if (seen.has(entry.id)) continue
       seen.add(entry.id)
-      data.push({ id: entry.id, object: 'model', created, owned_by: entry.owned_by, _svc: entry._svc })
+      data.push({
+        id: entry.id,
+        object: 'model',
+        created,
+        owned_by: entry.owned_by,
+        capabilities: entry.capabilities,
+        _svc: entry._svc,
+      })
     }
     return data
   }

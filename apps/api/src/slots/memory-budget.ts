@@ -68,6 +68,7 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
       model.id,
       model.path ?? null,
       model.size ?? null,
+      model.mmproj?.path ?? model.mmproj?.url ?? null,
       config.ctxSize ?? null,
       config.args,
     ])

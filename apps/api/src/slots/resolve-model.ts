@@ -20,7 +20,10 @@ export function createModelResolver(deps: {
     // Local hardware and local files do not apply to a model that runs elsewhere.
     if (deps.placer.place(config).runtime === 'remote') return resolveRemoteModel(id, config, deps.store)
     if (!id) throw new SvcError('request.invalid', 'model is required', { param: 'model' })
-    const entry = await deps.store.resolve(id, options?.sha256 ? { sha256: options.sha256 } : {})
+    const entry = await deps.store.resolve(id, {
+      ...(options?.sha256 ? { sha256: options.sha256 } : {}),
+      ...(options?.mmproj ? { mmproj: options.mmproj } : {}),
+    })
     if (
       BUILTIN_KINDS.includes(config.provider) &&
       BUILTIN_KINDS.includes(entry.provider) &&

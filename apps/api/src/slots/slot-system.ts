@@ -12,10 +12,13 @@ import {
   type EventBus,
   type LoadOptions,
   type ModelEntry,
+  type RuntimeKind,
   type SlotConfig,
   type SlotConfigError,
+  type SlotConfigProblem,
   SlotManager,
   type SlotOptions,
+  type SlotStatus,
   SvcError,
   type SvcEvents,
   systemClock,
@@ -30,6 +33,7 @@ import {
   createSlotDriver,
   createSttProvider,
   createTtsProvider,
+  createVoiceStore,
   describeProvider,
   type HardwareFacts,
   type ImageCache,
@@ -42,9 +46,11 @@ import {
   type Picker,
   type Provider,
   type Runtime,
+  type VoiceStore,
 } from '@svc/providers'
 import type { Logger } from '../logger'
 import { createMemoryBudget, type MemoryBudget } from './memory-budget'
+import { createModelRoutedRuntime } from './model-runtime'
 import { createPlacer } from './placement'
 import { remoteProvider } from './remote-model'
 import { createModelResolver } from './resolve-model'
@@ -84,6 +90,8 @@ export interface SlotSystemOptions {
   logger?: Logger
 }
 
+export type { SlotConfigProblem, SlotStatus }
+
 export interface SlotSystem {
   manager: SlotManager
   store: ModelStore
@@ -91,6 +99,8 @@ export interface SlotSystem {
   providers: Map<string, Provider>
   /** Where `/v1/images/*` results are kept (served at `/api/images/cache/<uuid>.png`). */
   imageCache: ImageCache
+  /** Voice references uploaded for the voice-cloning TTS model (`<state>/voices/`). */
+  voices: VoiceStore
   /** Hardware and backends per provider (`GET /api/hardware`); absent without detection. */
   picker?: Picker
   /** The memory budget across slots (`GET /api/hardware` → `memory`). */
@@ -102,6 +112,12 @@ export interface SlotSystem {
   provider(config: SlotConfig): Provider
   /** Applies a (new or changed) slot config: defaults resolved, effective at the next load. */
   configure(config: SlotConfig): void
+  /** Refused edits of slot config files, by slot (kept by the config watcher). */
+  configProblems: Map<string, SlotConfigProblem>
+  /** One slot's status (throws `slot.not_found`). */
+  status(name: string): SlotStatus
+  /** Every slot's status, in the manager's order. */
+  statuses(): SlotStatus[]
 }
 
 export async function createSlotSystem(options: SlotSystemOptions): Promise<SlotSystem> {
@@ -118,6 +134,7 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     maxBytes: options.imageCache?.maxBytes ?? 2 * 1024 ** 3,
     maxAgeMs: options.imageCache?.maxAgeMs ?? 7 * 24 * 3600_000,
   })
+  const voices = createVoiceStore({ dir: join(options.stateDir, 'voices') })
   const imageModels = catalogue.entries
     .filter((e) => e.provider === 'image' && e.workflow)
     .map((e) => ({ id: e.id, workflow: e.workflow! }))
@@ -129,11 +146,14 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
         cache: imageCache,
         workflowsDir: options.workflowsDir ?? DEFAULT_WORKFLOWS,
         models: imageModels,
+        // The comfyui-rocm container's output volume (manifests/images.toml): svc removes the files
+        // ComfyUI writes there for each request once they are in its own bounded cache.
+        outputDir: join(options.stateDir, 'volumes', 'comfyui', 'output'),
       }),
     ],
     ['npu', createNpuProvider()],
     ['stt', createSttProvider()],
-    ['tts', createTtsProvider()],
+    ['tts', createTtsProvider({ voices })],
   ])
   for (const p of options.providers ?? []) providers.set(p.kind, p)
 
@@ -163,8 +183,30 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
       `slot "${config.name}": no provider "${config.provider}" is installed (known: ${known})`,
     )
   }
-  // What the slot will really use, so that status output shows it (not "default").
-  const effective = (config: SlotConfig): SlotConfig => ({ ...config, ...placer.place(config) })
+  // What the slot will really use, so that status output shows it (not "default"). A slot whose
+  // runtime follows its model shows none: the upstream's pid or container says where it runs.
+  const effective = (config: SlotConfig): SlotConfig => {
+    const { backend, runtime } = placer.place(config)
+    const follows = !config.runtime && providers.get(config.provider)?.runtimeFor !== undefined
+    return { ...config, backend, ...(follows ? {} : { runtime }) }
+  }
+  const runtimeFor = (config: SlotConfig, provider: Provider, placed: RuntimeKind): Runtime => {
+    const routes = provider.runtimeFor
+    if (config.runtime || !routes) return runtimes.runtimeFor(config, placed)
+    const kindOf = (model: ModelEntry) => routes(model) ?? placed
+    return createModelRoutedRuntime({
+      kind: placed,
+      runtimeOf: (model) => runtimes.runtimeFor(config, kindOf(model)),
+      candidates: () =>
+        (['container', 'process'] as const).flatMap((kind) => {
+          try {
+            return [runtimes.runtimeFor(config, kind)]
+          } catch {
+            return [] // no container engine here: nothing of it to recover
+          }
+        }),
+    })
+  }
   const createDriver = (config: SlotConfig) => {
     try {
       const provider = providerFor(config)
@@ -172,7 +214,7 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
       return createSlotDriver({
         config,
         provider,
-        runtime: runtimes.runtimeFor(config, runtime),
+        runtime: runtimeFor(config, provider, runtime),
         models: store,
         backend,
       })
@@ -198,18 +240,27 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     admission: memory,
     ...(options.slotOptions ? { slotOptions: options.slotOptions } : {}),
   })
+  const configProblems = new Map<string, SlotConfigProblem>()
+  const status = (name: string): SlotStatus => ({
+    ...manager.get(name).snapshot(),
+    configError: configProblems.get(name) ?? null,
+  })
   return {
     manager,
     store,
     bus,
     providers,
     imageCache,
+    voices,
     ...(picker ? { picker } : {}),
     memory,
     configErrors: errors,
     resolveModel,
     provider: providerFor,
     configure: (config) => manager.configure(effective(config)),
+    configProblems,
+    status,
+    statuses: () => manager.names().map(status),
   }
 }
 

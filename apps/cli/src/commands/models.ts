@@ -11,6 +11,8 @@ interface ModelView {
   size: number | null
   slot: string | null
   badge: string | null
+  capabilities?: string[]
+  mmproj?: { size: number | null } | null
 }
 
 export const modelsCommand: Command = {
@@ -29,16 +31,18 @@ by 'svc slot load <slot> --model <path>', whether each is on disk, and which slo
     if (res.status !== 200) throw apiError(res)
     ctx.stdout.write(
       table(
-        ['ID', 'PROVIDER', 'ROLE', 'SOURCE', 'ON DISK', 'SIZE', 'SLOT', 'BADGE'],
+        ['ID', 'PROVIDER', 'ROLE', 'SOURCE', 'ON DISK', 'SIZE', 'SLOT', 'BADGE', 'CAPABILITIES'],
         res.body.models.map((m) => [
           m.id,
           m.provider,
           m.role,
           m.source,
           m.present ? 'yes' : 'no',
-          bytes(m.size),
+          // A vision model is two files; its size is both.
+          bytes(m.size === null ? null : m.size + (m.mmproj?.size ?? 0)),
           m.slot,
           m.badge,
+          (m.capabilities ?? []).join(','),
         ]),
       ),
     )

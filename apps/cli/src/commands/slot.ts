@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { apiError, callApi } from '../api-client'
+import { apiError, bearer, callApi } from '../api-client'
 import { type CliContext, CliError, type Command } from '../context'
 import { table } from '../format'
 import { LoadDisplay } from '../load-display'
@@ -18,12 +20,13 @@ interface SlotView {
 
 const HELP = `Usage: svc slot <subcommand>   (also: slot <subcommand>)
 
-  svc slot load <slot> [--model <id>] [--sha256 <hex>]
+  svc slot load <slot> [--model <id>] [--sha256 <hex>] [--mmproj <file>]
                                       load a model and follow it until ready
                                       <id>: a curated id, a registry ref, a path to a .gguf, or an http(s) URL;
                                       without --model: the slot's default model (a remote slot: the
                                       first model its remote serves)
                                       --sha256: with a URL, what the pulled file must hash to
+                                      --mmproj: the vision projector (path or URL) of a .gguf given by path or URL
   svc slot unload <slot>              unload (in-flight requests may finish first)
   svc slot ls                         list slots as a table
 
@@ -53,11 +56,16 @@ export const slotCommand: Command = {
 async function load(args: string[], ctx: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { model: { type: 'string', short: 'm' }, sha256: { type: 'string' } },
+    options: {
+      model: { type: 'string', short: 'm' },
+      sha256: { type: 'string' },
+      mmproj: { type: 'string' },
+    },
     allowPositionals: true,
   })
   const slot = positionals[0]
-  if (!slot) throw new CliError('usage: svc slot load <slot> [--model <id>] [--sha256 <hex>]', 2)
+  if (!slot)
+    throw new CliError('usage: svc slot load <slot> [--model <id>] [--sha256 <hex>] [--mmproj <file>]', 2)
   const display = new LoadDisplay(ctx.stdout, slot)
   const events = new AbortController()
   const started = Date.now()
@@ -67,8 +75,9 @@ async function load(args: string[], ctx: CliContext): Promise<number> {
     const res = await callApi<SlotView>(ctx, `/api/slots/${encodeURIComponent(slot)}/load?wait=true`, {
       method: 'POST',
       body: JSON.stringify({
-        ...(values.model ? { model: values.model } : {}),
+        ...(values.model ? { model: localPath(values.model) } : {}),
         ...(values.sha256 ? { sha256: values.sha256 } : {}),
+        ...(values.mmproj ? { mmproj: localPath(values.mmproj) } : {}),
       }),
     })
     display.end()
@@ -82,6 +91,16 @@ async function load(args: string[], ctx: CliContext): Promise<number> {
     events.abort()
     await follow.done.catch(() => undefined)
   }
+}
+
+/**
+ * A file named relative to where the CLI runs is sent as an absolute path: the API resolves paths
+ * against its own working directory, which is not the user's.
+ */
+function localPath(spec: string): string {
+  if (/^https?:\/\//i.test(spec) || !(spec.startsWith('.') || spec.includes('/'))) return spec
+  const path = resolve(spec)
+  return existsSync(path) ? path : spec
 }
 
 async function unload(args: string[], ctx: CliContext): Promise<number> {
@@ -124,9 +143,7 @@ function followEvents(ctx: CliContext, slot: string, display: LoadDisplay, signa
   })
   const done = (async () => {
     try {
-      const headers: Record<string, string> = ctx.env.SVC_TOKEN
-        ? { authorization: `Bearer ${ctx.env.SVC_TOKEN}` }
-        : {}
+      const headers = bearer(ctx)
       const res = await fetch(`${ctx.apiUrl}/api/events`, { signal, headers })
       if (!res.ok || !res.body) return
       for await (const e of readSse(res.body)) {
@@ -137,6 +154,13 @@ function followEvents(ctx: CliContext, slot: string, display: LoadDisplay, signa
           model?: string | null
           done?: number
           total?: number | null
+          slots?: { name: string; state: string; model: string | null }[]
+        }
+        if (e.event === 'resync') {
+          // The stream dropped events this client was too slow for: take the state as it is now.
+          const now = data.slots?.find((s) => s.name === slot)
+          if (now) display.transition(now.state, now.model)
+          continue
         }
         if (data.slot !== slot) continue
         if (e.event === 'slot.transition' && data.to) display.transition(data.to, data.model ?? null)

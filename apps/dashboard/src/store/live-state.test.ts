@@ -1,8 +1,8 @@
-import type { SlotSnapshot } from '@svc/core'
+import type { SlotStatus } from '@svc/core'
 import { describe, expect, it } from 'vitest'
 import { applyEvent, INITIAL, type LiveState } from './live-state'
 
-const primary: SlotSnapshot = {
+const primary: SlotStatus = {
   name: 'primary',
   provider: 'llm',
   backend: 'cpu',
@@ -15,6 +15,7 @@ const primary: SlotSnapshot = {
   progress: null,
   restarts: 0,
   upstream: null,
+  configError: null,
   replicas: null,
 }
 const start: LiveState = applyEvent(INITIAL, 'snapshot', { slots: [primary] })

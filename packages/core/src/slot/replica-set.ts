@@ -16,7 +16,8 @@ import type { LeaseLedger } from './lease-ledger'
 /** What the slot's status shows per replica. */
 export interface ReplicaStatus {
   id: string
-  url: string
+  /** Where it answers; the API shows it to admins only (null for other scopes). */
+  url: string | null
   node: string | null
   healthy: boolean
   inflight: number

@@ -8,6 +8,7 @@ import type { Clock, SvcEvents } from '../events'
 import type { ModelEntry } from '../models'
 import type { SlotConfig } from '../slot-config'
 import type { SlotDriver } from '../slot-driver'
+import { loadKey } from './load-key'
 import { Slot, type SlotOptions, type SlotSnapshot } from './slot'
 
 /** A load asking to be let in (see `LoadAdmission`). */
@@ -35,7 +36,8 @@ export interface SlotManagerOptions {
   createDriver(config: SlotConfig): SlotDriver
   /**
    * Resolves what a client or the CLI named (curated id, registry ref, local path, URL) to an entry;
-   * `sha256` is what a model pulled from a URL must hash to.
+   * `sha256` is what a model pulled from a URL must hash to, `mmproj` a vision projector to load
+   * with it (a local path or a URL).
    */
   resolveModel(id: string, config: SlotConfig, options?: LoadOptions): Promise<ModelEntry>
   slotOptions?: Partial<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>>
@@ -46,6 +48,8 @@ export interface SlotManagerOptions {
 export interface LoadOptions {
   /** sha256 (hex) the file pulled from a URL must have. */
   sha256?: string
+  /** A vision projector file (path or URL) for an llm model. */
+  mmproj?: string
 }
 
 export interface DefaultLoadResult {
@@ -86,7 +90,7 @@ export class SlotManager {
     return [...this.slots.keys()]
   }
 
-  /** Resolves `modelId` for the slot and loads it (see `Slot.load`). */
+  /** Resolves `modelId` (with `options`) for the slot and loads it (see `Slot.load`). */
   async load(name: string, modelId: string, options: LoadOptions = {}): Promise<SlotSnapshot> {
     return (await this.start(name, modelId, options)).loading
   }
@@ -105,7 +109,9 @@ export class SlotManager {
     const config = this.config(name)
     const model = await this.options.resolveModel(modelId, config, options)
     const admission = this.options.admission
-    if (!admission || slot.targetModel()?.id === model.id) return { loading: slot.load(model) }
+    const target = slot.targetModel()
+    // Already loading or holding this very load (same projector too): nothing new to admit.
+    if (!admission || (target && loadKey(target) === loadKey(model))) return { loading: slot.load(model) }
     let loading: Promise<SlotSnapshot> | undefined
     await admission.admit({
       slot,
@@ -157,7 +163,10 @@ export class SlotManager {
       .map(async (c): Promise<DefaultLoadResult> => {
         const model = c.model.default ?? ''
         try {
-          const loaded = await this.load(c.name, model, c.model.sha256 ? { sha256: c.model.sha256 } : {})
+          const loaded = await this.load(c.name, model, {
+            ...(c.model.sha256 ? { sha256: c.model.sha256 } : {}),
+            ...(c.model.mmproj ? { mmproj: c.model.mmproj } : {}),
+          })
           return { slot: c.name, model: loaded.model ?? model }
         } catch (error) {
           return { slot: c.name, model, error: error instanceof Error ? error.message : String(error) }

@@ -38,6 +38,15 @@ describe('Slot', () => {
     expect(path()).toEqual(['starting', 'warming', 'ready'])
   })
 
+  it('restarts the upstream when the same ref comes with another projector', async () => {
+    const { slot, driver, clock } = setup()
+    await clock.run(slot.load({ ...model('a'), mmproj: { path: '/p/one.gguf' } }))
+    await clock.run(slot.load({ ...model('a'), mmproj: { path: '/p/one.gguf' } }))
+    expect(driver.started).toEqual(['a'])
+    await clock.run(slot.load({ ...model('a'), mmproj: { path: '/p/two.gguf' } }))
+    expect(driver.started).toEqual(['a', 'a'])
+  })
+
   it('pulls first when the model is missing and publishes progress', async () => {
     const { slot, path, bus, driver, clock } = setup()
     driver.missing.add('a')

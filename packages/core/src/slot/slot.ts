@@ -12,6 +12,7 @@ import type { SlotConfig } from '../slot-config'
 import type { MemoryUse, SlotDriver, UpstreamHandle } from '../slot-driver'
 import { canTransition, LEASABLE_STATES, PENDING_STATES, type SlotState } from '../slot-states'
 import { LeaseLedger } from './lease-ledger'
+import { loadKey } from './load-key'
 import { RestartBackoff } from './restart-backoff'
 import type { Lease, SlotOptions, SlotSnapshot } from './slot-types'
 import { UpstreamBinding } from './upstream-binding'
@@ -22,7 +23,8 @@ export type { Lease, SlotOptions, SlotSnapshot } from './slot-types'
 
 interface Loading {
   model: ModelEntry
-  modelId: string
+  /** {@link loadKey} of the model being loaded. */
+  key: string
   controller: AbortController
   promise: Promise<SlotSnapshot>
 }
@@ -231,8 +233,8 @@ export class Slot {
   }
 
   private startLoad(model: ModelEntry, isRestart: boolean): Promise<SlotSnapshot> {
-    if (this.loading?.modelId === model.id) return this.loading.promise
-    if (this.queued === 0 && this.model?.id === model.id && this.upstream) {
+    if (this.loading?.key === loadKey(model)) return this.loading.promise
+    if (this.queued === 0 && this.model && loadKey(this.model) === loadKey(model) && this.upstream) {
       return Promise.resolve(this.snapshot())
     }
     this.loading?.controller.abort(new Cancelled(`replaced by a load of ${model.id}`))
@@ -245,12 +247,12 @@ export class Slot {
           `loading ${model.id} into ${this.name} was cancelled: ${reasonOf(controller.signal)}`,
         )
       }
-      if (this.model?.id !== model.id || !this.upstream) await this.doUnload()
+      if (!this.model || loadKey(this.model) !== loadKey(model) || !this.upstream) await this.doUnload()
       if (this.upstream) return this.snapshot() // same model survived (a cancelled swap)
       await this.doLoad(model, controller.signal)
       return this.snapshot()
     })
-    const loading: Loading = { model, modelId: model.id, controller, promise }
+    const loading: Loading = { model, key: loadKey(model), controller, promise }
     this.loading = loading
     const clear = () => {
       if (this.loading === loading) this.loading = null

@@ -159,3 +159,15 @@ export async function cancelPrompt(base: URL, promptId: string, timeoutMs = 5_00
       .catch(() => undefined)
   await Promise.all([post('/queue', { delete: [promptId] }), post('/interrupt', { prompt_id: promptId })])
 }
+
+/** `POST /history {"delete": [id]}`: ComfyUI drops the prompt's history entry. Best effort, bounded. */
+export async function forgetPrompt(base: URL, promptId: string, timeoutMs = 5_000): Promise<void> {
+  await fetch(new URL('/history', base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ delete: [promptId] }),
+    signal: AbortSignal.timeout(timeoutMs),
+  })
+    .then((res) => res.body?.cancel())
+    .catch(() => undefined)
+}

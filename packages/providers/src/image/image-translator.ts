@@ -9,7 +9,11 @@
  *    `chooseCheckpoint`).
  * 3. `POST /prompt` with our own `prompt_id` and a `client_id`, poll `/history/<id>`, fetch each image
  *    with `/view`, store it atomically in the cache.
- * 4. Answer `{created, data: [{url} | {b64_json}], _svc: {workflow, checkpoint}}`.
+ * 4. Forget what ComfyUI kept of it: its history entry (`POST /history {delete}`) and, when svc
+ *    knows ComfyUI's output folder on this host (`outputDir`: the container's volume), the files it
+ *    wrote under `svc/` for this prompt — they are in svc's bounded cache now, and ComfyUI itself never
+ *    deletes outputs.
+ * 5. Answer `{created, data: [{url} | {b64_json}], _svc: {workflow, checkpoint}}`.
  *
  * Errors: a refused graph → 400 `request.invalid` naming node and input (with `param` when the input
  * is fed by a request field); a failed or interrupted execution → 502 `upstream.error` naming the node
@@ -18,17 +22,19 @@
  * prompt is interrupted / removed from the queue and the call rejects with the signal's reason.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
-import { access } from 'node:fs/promises'
-import { basename, join } from 'node:path'
+import { access, rm } from 'node:fs/promises'
+import { basename, join, resolve, sep } from 'node:path'
 import { type ModelEntry, SvcError } from '@svc/core'
 import type { TranslateRequest, Translator } from '../contract'
 import { fileNameFromUrl } from '../models/model-url'
 import {
   type ComfyHistoryEntry,
+  type ComfyImage,
   type ComfyRefusal,
   ComfyRefusedError,
   cancelPrompt,
   fetchImage,
+  forgetPrompt,
   queuePrompt,
   waitForHistory,
 } from './comfy-client'
@@ -63,6 +69,12 @@ export interface ImageTranslatorOptions {
   pollMs?: number
   /** Wall clock for `created` (ms). */
   now?: () => number
+  /**
+   * ComfyUI's output folder as seen from svc's host (the container's volume,
+   * `<state>/volumes/comfyui/output`): each request's own files there are removed once cached.
+   * Absent (or a remote ComfyUI whose files are elsewhere): only its history entry is dropped.
+   */
+  outputDir?: string
 }
 
 type Values = Omit<WorkflowValues, 'checkpoint' | 'filenamePrefix'>
@@ -208,6 +220,19 @@ export function createImageTranslator(options: ImageTranslatorOptions): Translat
     return t
   }
 
+  /** Removes the prompt's history and its own output files (only `svc/<promptId>…` under `outputDir`). */
+  async function forget(base: URL, promptId: string, images: readonly ComfyImage[]): Promise<void> {
+    const own = options.outputDir ? resolve(options.outputDir, 'svc') + sep : undefined
+    await Promise.all([
+      forgetPrompt(base, promptId),
+      ...images.map(async (image) => {
+        if (!own || image.type !== 'output' || !image.filename.startsWith(promptId)) return
+        const path = resolve(options.outputDir!, image.subfolder, image.filename)
+        if (path.startsWith(own)) await rm(path, { force: true }).catch(() => undefined)
+      }),
+    ])
+  }
+
   async function handle(req: TranslateRequest): Promise<Response> {
     if (req.endpoint !== 'images') {
       throw new SvcError('request.invalid', `the image provider serves images, not ${req.endpoint}`)
@@ -239,6 +264,7 @@ export function createImageTranslator(options: ImageTranslatorOptions): Translat
             : { url: options.cache.urlPath(id) },
         )
       }
+      await forget(req.base, promptId, images)
       const created = Math.floor(now() / 1000)
       return Response.json({ created, data, _svc: { workflow: t.id, checkpoint } })
     } catch (error) {

@@ -28,6 +28,15 @@ describe('llama-server argv', () => {
     ])
   })
 
+  it('passes the vision projector only when the model has one on disk', () => {
+    expect(llamaServerArgs(base)).not.toContain('--mmproj')
+    const argv = llamaServerArgs({ ...base, mmprojPath: '/m/mmproj.gguf' })
+    expect(argv.slice(argv.indexOf('--mmproj'), argv.indexOf('--mmproj') + 2)).toEqual([
+      '--mmproj',
+      '/m/mmproj.gguf',
+    ])
+  })
+
   it.each([
     ['chat', ['--jinja']],
     ['embed', ['--embeddings', '--pooling', 'mean']],

@@ -4,7 +4,7 @@
  * argv per role — chat: `--jinja` (tool calling; default-on only in new builds); embed:
  * `--embeddings --pooling mean`; rerank: `--reranking` — and per backend: vulkan/rocm/cuda offload
  * every layer (`-ngl 999`), cpu none (`-ngl 0`). Always `--host`, `--port`, `--alias <ref>` (the id
- * `/v1/models` reports) and `--metrics`. Extra `args` from the slot config come last, and a flag the
+ * `/v1/models` reports) and `--metrics`; `--mmproj <file>` for a model with a vision projector. Extra `args` from the slot config come last, and a flag the
  * user gives there replaces ours (`--pooling cls` wins over the default `mean`).
  */
 import type { ModelEntry } from '@svc/core'
@@ -43,6 +43,8 @@ export function llamaServerArgs(ctx: SlotContext): string[] {
     ctx.model.id,
     '--metrics',
   )
+  // The projector belongs to the model (a swap of projector is a new load), so it is fixed.
+  if (ctx.mmprojPath) argv.fixed('--mmproj', ctx.mmprojPath)
   const role = ctx.role ?? 'chat'
   if (role === 'chat') argv.default('--jinja')
   if (role === 'embed') argv.default('--embeddings').default('--pooling', 'mean')

@@ -6,7 +6,9 @@
  *   which is llama-server's default): layers × context × KV heads × (key + value length) × 2 bytes
  *   (an f16 cache, llama.cpp's default);
  * - any other file on disk (an image checkpoint, a whisper model): its size;
- * - not on disk yet: the catalogue's size.
+ * - not on disk yet: the catalogue's size;
+ * - plus a vision model's projector (`--mmproj`), which llama-server holds beside the weights: its
+ *   file size on disk, else the catalogue's figure for it.
  *
  * The catalogue's `min_vram_gb`, where an entry has one, is a floor: what the publisher says the model
  * needs at its native size beats a smaller reckoning. Compute buffers and the engine's own code are
@@ -38,13 +40,26 @@ export async function estimateLoad(input: EstimateInput): Promise<LoadEstimate> 
   const { model } = input
   const floor = model.minVramGb !== undefined ? model.minVramGb * GiB : 0
   const computed = await fromFile(input).catch(() => undefined)
-  const reckoned =
+  const main =
     computed ??
     (model.size !== undefined
       ? { bytes: model.size, detail: `${formatBytes(model.size)} download (not on disk yet)` }
       : { bytes: 0, detail: 'size unknown' })
+  const projector = await projectorBytes(model)
+  const reckoned =
+    projector === undefined
+      ? main
+      : { bytes: main.bytes + projector, detail: `${main.detail} + projector ${formatBytes(projector)}` }
   if (floor > reckoned.bytes) return { bytes: floor, detail: `catalogue: at least ${model.minVramGb} GiB` }
   return reckoned
+}
+
+/** The projector's bytes: its file on disk, else the catalogue's size; undefined without one. */
+async function projectorBytes(model: ModelEntry): Promise<number | undefined> {
+  const mmproj = model.mmproj
+  if (!mmproj) return undefined
+  const onDisk = mmproj.path ? await stat(mmproj.path).catch(() => undefined) : undefined
+  return onDisk?.size ?? mmproj.size
 }
 
 async function fromFile(input: EstimateInput): Promise<LoadEstimate | undefined> {

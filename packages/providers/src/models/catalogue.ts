@@ -3,7 +3,7 @@
  * throws; a broken entry is reported with the file, the entry and the field.
  */
 import { readFile } from 'node:fs/promises'
-import { LLM_ROLES, type ModelEntry } from '@svc/core'
+import { CAPABILITIES, LLM_ROLES, type ModelEntry } from '@svc/core'
 import { parse as parseToml } from 'smol-toml'
 import * as v from 'valibot'
 
@@ -32,6 +32,16 @@ export const CatalogueEntrySchema = v.strictObject({
   workflow: v.optional(v.string()),
   /** Image models: native size `WxH`. */
   native_size: v.optional(v.pipe(v.string(), v.regex(/^\d+x\d+$/))),
+  /** llm models that see images: the projector GGUF (`mmproj`), downloaded next to the model. */
+  mmproj: v.optional(
+    v.strictObject({
+      url: v.pipe(v.string(), v.url()),
+      size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+      sha256: v.optional(sha256),
+    }),
+  ),
+  /** Capabilities beyond what provider and role imply (e.g. `voice_cloning`). */
+  capabilities: v.optional(v.array(v.picklist(CAPABILITIES))),
 })
 
 export const CatalogueFileSchema = v.strictObject({ model: v.array(v.looseObject({})) })
@@ -62,6 +72,10 @@ export function parseCatalogue(text: string, file = 'manifests/models.toml'): Ca
       errors.push(
         `${file}: model #${i + 1}${typeof raw.id === 'string' ? ` (${raw.id})` : ''}: field "${v.getDotPath(issue) ?? '?'}": ${issue.message}`,
       )
+    } else if (r.output.mmproj && r.output.provider !== 'llm') {
+      errors.push(
+        `${file}: model "${r.output.id}": field "mmproj": a vision projector goes with provider = "llm"`,
+      )
     } else if (seen.has(r.output.id)) {
       errors.push(`${file}: model "${r.output.id}" is listed twice`)
     } else {
@@ -89,5 +103,11 @@ export function catalogueToModel(entry: CatalogueEntry): ModelEntry {
   if (entry.badge) m.badge = entry.badge
   if (entry.description) m.description = entry.description
   if (entry.workflow) m.workflow = entry.workflow
+  if (entry.mmproj) {
+    m.mmproj = { url: entry.mmproj.url }
+    if (entry.mmproj.size !== undefined) m.mmproj.size = entry.mmproj.size
+    if (entry.mmproj.sha256) m.mmproj.sha256 = entry.mmproj.sha256
+  }
+  if (entry.capabilities?.length) m.extraCapabilities = [...entry.capabilities]
   return m
 }

@@ -7,11 +7,12 @@ import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { readFile, rm, rmdir, stat } from 'node:fs/promises'
 import { basename, dirname, extname, isAbsolute, join, resolve as resolvePath, sep } from 'node:path'
-import { type ModelEntry, type PullProgress, SvcError } from '@svc/core'
+import { type ModelEntry, type ProjectorFile, type PullProgress, SvcError } from '@svc/core'
 import { withFileLock, writeFileAtomic } from '@svc/core/node'
 import { type CatalogueEntry, catalogueToModel } from './catalogue'
-import { downloadFile } from './download'
+import { fileSize, projectorDestBeside, projectorFromSpec, projectorOnDisk } from './model-projector'
 import { fileNameFromUrl, parseModelUrl } from './model-url'
+import { type PullFile, pullFile, pullFiles } from './pull-files'
 
 export interface ModelStoreOptions {
   stateDir: string
@@ -30,6 +31,8 @@ export interface ResolveOptions {
    * against it, and a file already pulled for that URL is checked before it is used. Only with URLs.
    */
   sha256?: string
+  /** A vision projector (local path or http(s) URL) to attach to a model given by path or URL. */
+  mmproj?: string
 }
 
 const FORMAT_BY_EXT: Record<string, { format: string; provider: string }> = {
@@ -90,6 +93,12 @@ export class ModelStore {
     return path
   }
 
+  /** Where a model's projector is downloaded to: beside the model, `<state>/models/<id>/<file>`. */
+  projectorDest(entry: ModelEntry): string | undefined {
+    const model = this.destOrUndefined(entry)
+    return entry.mmproj?.url && model ? projectorDestBeside(model, entry.mmproj.url) : undefined
+  }
+
   /** Every known model, with `path` set when its file is on disk. Registered entries win over curated. */
   async list(): Promise<ModelEntry[]> {
     const all = new Map(this.curated)
@@ -110,6 +119,11 @@ export class ModelStore {
    * 400 `request.invalid` for a malformed URL or a `sha256` that cannot apply or does not match.
    */
   async resolve(spec: string, options: ResolveOptions = {}): Promise<ModelEntry> {
+    const entry = await this.resolveSpec(spec, options)
+    return options.mmproj ? this.attachProjector(entry, options.mmproj) : entry
+  }
+
+  private async resolveSpec(spec: string, options: ResolveOptions): Promise<ModelEntry> {
     const isUrl = /^https?:\/\//i.test(spec)
     if (options.sha256 !== undefined && !isUrl) {
       throw new SvcError('request.invalid', 'sha256 applies to models pulled from an http(s) URL', {
@@ -153,32 +167,45 @@ export class ModelStore {
     )
   }
 
-  /** Whether the model's file is on disk (complete: partial downloads are `.part` files). */
+  /**
+   * Whether the model's files are on disk (complete: partial downloads are `.part` files): the
+   * weights and, for a model with a projector, the projector too.
+   */
   async isPresent(entry: ModelEntry): Promise<boolean> {
-    return (await this.withPath(entry)).path !== undefined
+    const found = await this.withPath(entry)
+    return found.path !== undefined && (!found.mmproj || found.mmproj.path !== undefined)
   }
 
-  /** Downloads a missing model file (see `downloadFile`) and returns the entry with its path. */
+  /**
+   * Downloads what is missing of a model — its file, then its projector (see `pullFiles`: one
+   * progress figure for both, each file resumable on its own) — and returns the entry with paths.
+   */
   async pull(
     entry: ModelEntry,
     onProgress: (p: PullProgress) => void,
     signal: AbortSignal,
   ): Promise<ModelEntry> {
-    if (await this.isPresent(entry)) return this.withPath(entry)
-    if (!entry.url)
-      throw new SvcError(
-        'model.not_found',
-        `model "${entry.id}" has no file on disk and no URL to pull it from`,
-      )
-    const dest = this.dest(entry)
-    const result = await downloadFile({
-      url: entry.url,
-      dest,
-      signal,
-      onProgress,
-      ...(entry.sha256 ? { sha256: entry.sha256 } : {}),
-    })
-    const pulled: ModelEntry = { ...entry, path: dest, size: result.bytes }
+    const found = await this.withPath(entry)
+    const files: PullFile[] = []
+    if (!found.path) {
+      if (!entry.url)
+        throw new SvcError(
+          'model.not_found',
+          `model "${entry.id}" has no file on disk and no URL to pull it from`,
+        )
+      files.push(pullFile(entry.url, this.dest(entry), entry))
+    }
+    const projector = this.projectorDest(entry)
+    if (found.mmproj && !found.mmproj.path) {
+      if (!found.mmproj.url || !projector)
+        throw new SvcError('model.not_found', `the projector of "${entry.id}" is not on disk and has no URL`)
+      files.push(pullFile(found.mmproj.url, projector, found.mmproj))
+    }
+    if (files.length === 0) return found
+    // What is complete already counts as done, so the figure is the whole model's.
+    const onDisk = (found.path ? (found.size ?? 0) : 0) + (found.mmproj?.path ? (found.mmproj.size ?? 0) : 0)
+    await pullFiles(files, onProgress, signal, onDisk)
+    const pulled = await this.withPath(entry)
     if (entry.source !== 'catalogue') await this.register(pulled)
     return pulled
   }
@@ -215,6 +242,12 @@ export class ModelStore {
     const present = (await stat(dest).catch(() => undefined))?.isFile() ?? false
     await rm(dest, { force: true })
     await rm(`${dest}.part`, { force: true })
+    // A downloaded projector goes with its model (one the user named by path is theirs to keep).
+    const projector = this.projectorDest(entry)
+    if (projector) {
+      await rm(projector, { force: true })
+      await rm(`${projector}.part`, { force: true })
+    }
     await rmdir(dirname(dest)).catch(() => undefined) // only when empty
     if (entry.source === 'pulled') {
       await withFileLock(this.registryPath, async () => {
@@ -253,6 +286,14 @@ export class ModelStore {
     return this.withPath(entry)
   }
 
+  /**
+   * Attaches a projector (a local path or an http(s) URL) to a registered model and records it:
+   * later loads of the ref bring it along. Curated models come with their own projector or none.
+   */
+  private async attachProjector(entry: ModelEntry, spec: string): Promise<ModelEntry> {
+    return this.register({ ...entry, mmproj: await projectorFromSpec(entry, spec) })
+  }
+
   /** `dest`, or undefined for an entry (say, from an edited registry file) that has no safe place. */
   private destOrUndefined(entry: ModelEntry): string | undefined {
     try {
@@ -263,13 +304,21 @@ export class ModelStore {
   }
 
   private async withPath(entry: ModelEntry): Promise<ModelEntry> {
+    const mmproj = entry.mmproj ? await this.projectorWithPath(entry, entry.mmproj) : undefined
     const candidates =
       entry.source === 'local' && entry.path ? [entry.path] : [entry.path, this.destOrUndefined(entry)]
+    const { path: _gone, mmproj: _projector, ...rest } = entry
+    const out: ModelEntry = mmproj ? { ...rest, mmproj } : rest
     for (const path of candidates) {
-      if (path && (await stat(path).catch(() => undefined))?.isFile()) return { ...entry, path }
+      const size = await fileSize(path)
+      if (size !== undefined) return { ...out, path: path!, size }
     }
-    const { path: _gone, ...rest } = entry
-    return rest
+    return out
+  }
+
+  /** The projector with `path` set when it is on disk (a local file, or the pulled one). */
+  private projectorWithPath(entry: ModelEntry, mmproj: ProjectorFile): Promise<ProjectorFile> {
+    return projectorOnDisk(mmproj, mmproj.url ? [mmproj.path, this.projectorDest(entry)] : [mmproj.path])
   }
 }
 

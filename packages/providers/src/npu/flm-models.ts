@@ -81,6 +81,7 @@ export function npuModelEntries(): ModelEntry[] {
     source: 'catalogue',
     family: tag.split(':')[0] ?? tag,
     ...(kind === 'llm' ? { role: 'chat' as const } : kind === 'embed' ? { role: 'embed' as const } : {}),
+    ...(kind === 'asr' ? { extraCapabilities: ['transcriptions' as const] } : {}),
     description:
       kind === 'asr'
         ? `FastFlowLM ${tag}: speech recognition on the NPU`

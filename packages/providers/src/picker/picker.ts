@@ -73,7 +73,10 @@ export interface PickerOptions {
 }
 
 export interface Picker {
-  /** The current report; detects again when older than the TTL or when `refresh` is set. */
+  /**
+   * The current report; detects again when older than the TTL or when `refresh` is set. A detection
+   * still running is shared by every call (refresh included): at most one runs at a time.
+   */
   report(options?: { refresh?: boolean }): Promise<HardwareReport>
   /** Throws `backend.unavailable` (409) with the reason when `kind` cannot use `backend` (and `runtime`). */
   assertBackend(kind: string, backend: Backend, runtime?: RuntimeKind): Promise<void>
@@ -87,8 +90,12 @@ export function createPicker(options: PickerOptions): Picker {
   const clock = options.clock ?? Date.now
   const ttl = options.ttlMs ?? 30_000
   let cached: { at: number; report: Promise<HardwareReport> } | undefined
+  // A detection that has not finished: every caller, refresh or not, shares it. So `?refresh=1` in a
+  // loop or from many clients at once runs one detection at a time, never one per call.
+  let running: Promise<HardwareReport> | undefined
 
   const report = (opts: { refresh?: boolean } = {}) => {
+    if (running) return running
     if (!cached || opts.refresh || clock() - cached.at > ttl) {
       const at = clock()
       const pending = options
@@ -99,6 +106,11 @@ export function createPicker(options: PickerOptions): Picker {
         if (cached?.report === pending) cached = undefined
       })
       cached = { at, report: pending }
+      running = pending
+      const done = () => {
+        if (running === pending) running = undefined
+      }
+      pending.then(done, done)
     }
     return cached.report
   }

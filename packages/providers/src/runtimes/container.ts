@@ -14,14 +14,15 @@
  */
 import { readFileSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { SvcError, type UpstreamHandle } from '@svc/core'
 import Docker from 'dockerode'
 import type { SlotContext } from '../contract'
 import type { ImageEntry, ImageManifest } from '../manifest/manifest'
 import { containerHandle, publishedPort, removeContainer } from './container-handle'
 import { pullImage } from './container-pull'
-import { backendGroups, containerSpec, groupIds, LABELS, type Mount } from './container-spec'
+import { backendGroups, containerSpec, groupIds, LABELS } from './container-spec'
+import { modelMounts } from './model-mounts'
 import { LogRing, type Runtime, type RuntimeStartRequest } from './runtime'
 
 export interface ContainerRuntimeOptions {
@@ -42,7 +43,7 @@ export interface ContainerRuntimeOptions {
   logLines?: number
 }
 
-export const MODEL_MOUNT = '/models'
+export { MODEL_MOUNT, PROJECTOR_MOUNT } from './model-mounts'
 
 export function createContainerRuntime(options: ContainerRuntimeOptions): Runtime {
   const docker = options.docker ?? new Docker()
@@ -59,8 +60,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
       return groupIds(etc, backendGroups(backend))
     })
 
-  const imageOf = (req: Pick<RuntimeStartRequest, 'provider' | 'backend'>) => {
-    const name = req.provider.image?.(req.backend)
+  const imageOf = (req: Pick<RuntimeStartRequest, 'provider' | 'backend' | 'model'>) => {
+    const name = req.provider.image?.(req.backend, req.model)
     if (!name) {
       throw new SvcError(
         'backend.unavailable',
@@ -101,12 +102,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     async start(req) {
       const { name: entryName, entry, reference } = imageOf(req)
       const port = entry.port ?? options.containerPort ?? 8080
-      const mounts: Mount[] = []
-      let modelPath = req.model.path ?? req.model.id
-      if (req.model.path) {
-        mounts.push({ host: dirname(req.model.path), container: MODEL_MOUNT, readOnly: true })
-        modelPath = `${MODEL_MOUNT}/${basename(req.model.path)}`
-      }
+      const { mounts, modelPath, mmprojPath } = modelMounts(req.model)
       for (const volume of entry.volumes ?? []) {
         const [dir = '', container = ''] = volume.split(/:(.*)/s)
         const host = join(options.stateDir, 'volumes', dir)
@@ -117,6 +113,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
         slot: req.slot,
         model: req.model,
         modelPath,
+        ...(mmprojPath ? { mmprojPath } : {}),
         backend: req.backend,
         runtime: 'container',
         host: '0.0.0.0',

@@ -13,6 +13,27 @@ export interface PidRecord {
   argv: string[]
   logFile: string
   startedAt: string
+  /**
+   * The process's identity: its start time in clock ticks since boot (`/proc/<pid>/stat`, field 22)
+   * and the boot id. A pid with the same start time in the same boot is the same process, whatever
+   * it exec'd into since (wrapper scripts, `sh -c 'exec …'`). Absent in records of older versions.
+   */
+  startTicks?: number
+  bootId?: string
+}
+
+/** The identity `/proc` gives a running process, or undefined when it is gone (or not Linux). */
+export function processIdentity(pid: number): { startTicks: number; bootId: string } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // "pid (comm) state ppid …": comm may hold spaces and parentheses; fields resume after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const startTicks = Number(fields[19]) // field 22 overall; `state` is field 3
+    const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+    return Number.isFinite(startTicks) ? { startTicks, bootId } : undefined
+  } catch {
+    return undefined
+  }
 }
 
 export function pidFilePath(stateDir: string, slot: string): string {
@@ -39,10 +60,15 @@ export async function removePidFile(stateDir: string, slot: string, pid: number)
 }
 
 /**
- * Whether `pid` is still the process we started (same argv), so that a recycled pid of some
- * unrelated process is never signalled.
+ * Whether `pid` is still the process we started, so that a recycled pid of some unrelated process is
+ * never signalled: the same start time in the same boot (records that carry it), else the same argv
+ * (records written before svc recorded the identity).
  */
 export function isSameProcess(record: PidRecord): boolean {
+  if (record.startTicks !== undefined) {
+    const now = processIdentity(record.pid)
+    return now !== undefined && now.startTicks === record.startTicks && now.bootId === record.bootId
+  }
   try {
     const cmdline = readFileSync(`/proc/${record.pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
     return cmdline.length === record.argv.length && cmdline.every((arg, i) => arg === record.argv[i])

@@ -2,7 +2,8 @@
  * The `process` runtime: the upstream is a host program, spawned in its own process group with its
  * output in `<state>/logs/<slot>.log` and a pid file in `<state>/run/<slot>.json`. Stop = SIGTERM to
  * the group, SIGKILL after the grace period. On API start, `recover` adopts a healthy leftover (the
- * pid file names it and /proc confirms it is the same program) or kills it: never an orphan.
+ * pid file names it and /proc confirms it is the same process: same start time in the same boot, so
+ * an upstream behind a wrapper script is recognised too) or kills it: never an orphan.
  */
 import { spawn } from 'node:child_process'
 import { closeSync } from 'node:fs'
@@ -12,15 +13,26 @@ import type { UpstreamExit, UpstreamHandle } from '@svc/core'
 import type { SlotContext } from '../contract'
 import { freePort } from './free-port'
 import { LogFile } from './log-file'
-import { isSameProcess, type PidRecord, readPidFile, removePidFile, writePidFile } from './pid-file'
+import {
+  isSameProcess,
+  type PidRecord,
+  processIdentity,
+  readPidFile,
+  removePidFile,
+  writePidFile,
+} from './pid-file'
 import { listensOn } from './port-owner'
 import { processMemoryUse } from './process-memory'
 import { resolveProgram } from './program'
 import type { Runtime, RuntimeStartRequest } from './runtime'
+import { upstreamEnv } from './upstream-env'
 
 export interface ProcessRuntimeOptions {
   stateDir: string
-  /** Env used to find programs and passed to upstreams (plus the provider's env). Default process.env. */
+  /**
+   * Env used to find programs; upstreams get only the part of it they need (`upstream-env.ts`) plus
+   * the provider's env. Default process.env.
+   */
   env?: Record<string, string | undefined>
   /** How often an adopted (not our child) upstream is checked for life (ms). Default 500. */
   adoptedPollMs?: number
@@ -41,6 +53,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
       slot: req.slot,
       model: req.model,
       modelPath: req.model.path ?? req.model.id,
+      ...(req.model.mmproj?.path ? { mmprojPath: req.model.mmproj.path } : {}),
       backend: req.backend,
       runtime: 'process',
       host,
@@ -55,7 +68,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
     req.signal.throwIfAborted()
     const { log, fd } = await LogFile.create(logPath(req.slot))
     const child = spawn(path, rest, {
-      env: { ...env, ...req.provider.buildEnv(ctx) } as NodeJS.ProcessEnv,
+      env: upstreamEnv(env, req.provider.buildEnv(ctx)),
       detached: true, // own process group: stop signals reach whatever the upstream forks
       stdio: ['ignore', fd, fd],
     })
@@ -78,6 +91,8 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
       argv: [path, ...rest],
       logFile: log.path,
       startedAt: new Date().toISOString(),
+      // Read right after spawn: the identity is the process's, whatever it execs into later.
+      ...processIdentity(pid),
     }
     await writePidFile(options.stateDir, record)
     const exited = new Promise<UpstreamExit>((resolve) => {

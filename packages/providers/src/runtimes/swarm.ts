@@ -14,14 +14,13 @@
  * exist on every node that may run the slot (shared storage), see docs/scale-out.md.
  */
 import { readFileSync } from 'node:fs'
-import { basename, dirname } from 'node:path'
 import { SvcError, type UpstreamHandle } from '@svc/core'
 import Docker from 'dockerode'
 import type { SlotContext } from '../contract'
 import type { ImageManifest } from '../manifest/manifest'
 import { estimateLoad } from '../memory/estimate'
-import { MODEL_MOUNT } from './container'
-import { backendGroups, groupIds, LABELS, type Mount } from './container-spec'
+import { backendGroups, groupIds, LABELS } from './container-spec'
+import { modelMounts } from './model-mounts'
 import type { Runtime, RuntimeStartRequest } from './runtime'
 import { removeService, type SwarmServiceInfo, serviceContainersGone, swarmHandle } from './swarm-handle'
 import { swarmServiceSpec } from './swarm-spec'
@@ -76,16 +75,12 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
   async function create(req: RuntimeStartRequest): Promise<SwarmServiceInfo> {
     const { name: entryName, entry, reference } = imageOf(req)
     const port = entry.port ?? options.containerPort ?? 8080
-    const mounts: Mount[] = []
-    let modelPath = req.model.path ?? req.model.id
-    if (req.model.path) {
-      mounts.push({ host: dirname(req.model.path), container: MODEL_MOUNT, readOnly: true })
-      modelPath = `${MODEL_MOUNT}/${basename(req.model.path)}`
-    }
+    const { mounts, modelPath, mmprojPath } = modelMounts(req.model)
     const ctx: SlotContext = {
       slot: req.slot,
       model: req.model,
       modelPath,
+      ...(mmprojPath ? { mmprojPath } : {}),
       backend: req.backend,
       runtime: 'swarm',
       host: '0.0.0.0',

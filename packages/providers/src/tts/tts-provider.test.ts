@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs'
 import type { ModelEntry } from '@svc/core'
+import { startChatterboxStandIn } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 import type { SlotContext } from '../contract'
 import {
@@ -8,6 +9,7 @@ import {
   KOKORO_ENTRYPOINT,
   ttsCommand,
   ttsEngineFor,
+  ttsHealthy,
 } from './tts-provider'
 
 const espeak: ModelEntry = {
@@ -23,6 +25,15 @@ const kokoro: ModelEntry = {
   provider: 'tts',
   source: 'catalogue',
   family: 'kokoro',
+}
+
+const chatterbox: ModelEntry = {
+  id: 'chatterbox',
+  format: 'builtin',
+  provider: 'tts',
+  source: 'catalogue',
+  family: 'chatterbox',
+  extraCapabilities: ['voice_cloning'],
 }
 
 const host: SlotContext = {
@@ -88,12 +99,49 @@ describe('the tts provider', () => {
     expect(ttsEngineFor({ id: 'kokoro-82m' })).toBe('kokoro')
     expect(tts.refuseModel?.(espeak)).toBeUndefined()
     expect(tts.refuseModel?.({ id: 'x', format: 'gguf', provider: 'llm', source: 'local' })).toMatch(
-      /"x" is neither/,
+      /"x" is none of them/,
     )
   })
 
   it('rewrites model to a name Kokoro accepts, and leaves it for espeak-ng', () => {
     expect(tts.upstreamModel?.({ model: kokoro })).toBe('kokoro')
     expect(tts.upstreamModel?.({ model: espeak })).toBeUndefined()
+  })
+
+  it('runs Chatterbox’s image as its Dockerfile does, configured by env, on CPU or CUDA', () => {
+    const ctx = { ...container, model: chatterbox, modelPath: 'chatterbox', port: 8080 }
+    expect(tts.startCommand(ctx)).toEqual(['python', 'main.py'])
+    expect(tts.buildEnv(ctx)).toEqual({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DEVICE: 'cpu',
+      MODEL_CACHE_DIR: '/cache',
+      HF_HOME: '/cache/huggingface',
+      VOICE_LIBRARY_DIR: '/voices',
+    })
+    expect(tts.buildEnv({ ...ctx, backend: 'cuda' }).DEVICE).toBe('cuda')
+    expect(tts.image?.('cpu', chatterbox)).toBe('chatterbox-cpu')
+    expect(tts.image?.('cuda', chatterbox)).toBe('chatterbox-cuda')
+    expect(tts.image?.('cuda', kokoro)).toBeUndefined()
+    expect(tts.image?.('cpu', espeak)).toBeUndefined()
+  })
+
+  it('puts each model where it runs, so that a swap is an ordinary load', () => {
+    expect(tts.runtimeFor?.(espeak)).toBe('process')
+    expect(tts.runtimeFor?.(kokoro)).toBe('container')
+    expect(tts.runtimeFor?.(chatterbox)).toBe('container')
+    expect(tts.runtimeFor?.({ id: 'x', format: 'gguf', provider: 'llm', source: 'local' })).toBeUndefined()
+  })
+
+  it('is ready only when the engine says so: Chatterbox initializing is not, healthy is', async () => {
+    await using warming = await startChatterboxStandIn({ STANDIN_INIT_MS: '60000' })
+    expect(await ttsHealthy(new URL(warming.url), AbortSignal.timeout(2_000))).toBe(false)
+    await using ready = await startChatterboxStandIn()
+    expect(await ttsHealthy(new URL(ready.url), AbortSignal.timeout(2_000))).toBe(true)
+    expect(await ttsHealthy(new URL('http://127.0.0.1:9'), AbortSignal.timeout(2_000))).toBe(false)
+  })
+
+  it('translates speech only for the cloning engine, and only with a voice store', () => {
+    expect(tts.translate).toBeUndefined()
   })
 })

@@ -22,6 +22,7 @@ export type GgufValue =
   | { type: 'string'; value: string }
   | { type: 'string[]'; value: readonly string[] }
   | { type: 'i32[]'; value: readonly number[] }
+  | { type: 'f32[]'; value: readonly number[] }
 
 export const gguf = {
   u32: (value: number): GgufValue => ({ type: 'u32', value }),
@@ -31,6 +32,7 @@ export const gguf = {
   str: (value: string): GgufValue => ({ type: 'string', value }),
   strings: (value: readonly string[]): GgufValue => ({ type: 'string[]', value }),
   i32s: (value: readonly number[]): GgufValue => ({ type: 'i32[]', value }),
+  f32s: (value: readonly number[]): GgufValue => ({ type: 'f32[]', value }),
 }
 
 /** A tensor to write. `dims` are ggml `ne` order: the fastest-moving dimension first. */
@@ -114,6 +116,12 @@ function writeValue(sink: ByteSink, v: GgufValue): void {
       sink.u32(VALUE_TYPE.i32)
       sink.u64(v.value.length)
       for (const n of v.value) sink.i32(n)
+      break
+    case 'f32[]':
+      sink.u32(VALUE_TYPE.array)
+      sink.u32(VALUE_TYPE.f32)
+      sink.u64(v.value.length)
+      for (const n of v.value) sink.f32(n)
       break
   }
 }

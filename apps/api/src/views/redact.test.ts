@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { isAdmin, redactText } from './redact'
+
+describe('redactText', () => {
+  it('keeps scheme and host of a URL, never credentials, port, path or query', () => {
+    expect(redactText('pull of https://u:p@cdn.example:8443/a/b/model.gguf?X-Amz-Signature=abc failed')).toBe(
+      'pull of https://cdn.example/… failed',
+    )
+    expect(redactText('remote upstream at http://127.0.0.1:39515 stopped')).toBe(
+      'remote upstream at http://127.0.0.1 stopped',
+    )
+    expect(redactText('at http://[::1]:8080/x')).toBe('at http://[::1]/…')
+    // How a replica set names each replica in lastError: `origin: error`.
+    expect(redactText('none answers: http://127.0.0.1:39515: refused; http://u:p@h:1/x.')).toBe(
+      'none answers: http://127.0.0.1: refused; http://h/….',
+    )
+  })
+
+  it('reduces absolute file paths to their file name', () => {
+    expect(redactText('cannot open /var/lib/svc/models/qwen/qwen.gguf: ENOENT')).toBe(
+      'cannot open …/qwen.gguf: ENOENT',
+    )
+    expect(redactText("llama-server: loading model '/home/me/m/x.gguf'")).toBe(
+      "llama-server: loading model '…/x.gguf'",
+    )
+  })
+
+  it('leaves plain messages alone', () => {
+    expect(redactText('llama-server exited with code 1 (out of memory)')).toBe(
+      'llama-server exited with code 1 (out of memory)',
+    )
+    expect(redactText('ratio 3/4 and and/or')).toBe('ratio 3/4 and and/or')
+  })
+})
+
+describe('isAdmin', () => {
+  it('is true for admin tokens, the forwarded identity and auth off; false for other scopes', () => {
+    expect(isAdmin({ kind: 'auth-off', scope: 'admin' })).toBe(true)
+    expect(isAdmin({ kind: 'proxy', scope: 'admin', email: 'a@b' })).toBe(true)
+    expect(isAdmin({ kind: 'token', scope: 'admin', tokenId: 'x', label: 'x' })).toBe(true)
+    expect(isAdmin({ kind: 'token', scope: 'all', tokenId: 'x', label: 'x' })).toBe(false)
+    expect(isAdmin({ kind: 'token', scope: 'read-only', tokenId: 'x', label: 'x' })).toBe(false)
+  })
+})

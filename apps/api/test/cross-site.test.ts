@@ -1,0 +1,214 @@
+/**
+ * Issue 11, defect 6: requests that ride the browser's credentials from another site, and CORS for
+ * browser clients of `/v1/*` — against the real server (Hono app and the raw inference path).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type AuthServer, send, startAuthServer } from './auth-harness'
+
+const PROXY = { 'x-forwarded-email': 'ops@example.com' }
+const CHAT = JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] })
+
+describe('with auth on, a forwarded identity', () => {
+  let server: AuthServer
+  beforeAll(async () => {
+    server = await startAuthServer({ SVC_TRUSTED_PROXIES: '127.0.0.1' })
+  })
+  afterAll(async () => {
+    await server?.[Symbol.asyncDispose]()
+  })
+  const unload = (headers: Record<string, string>) =>
+    send(server.url, { method: 'POST', path: '/api/slots/primary/unload', headers: { ...PROXY, ...headers } })
+
+  it('may not change anything from another site (Sec-Fetch-Site)', async () => {
+    for (const site of ['cross-site', 'same-site']) {
+      const reply = await unload({ 'sec-fetch-site': site, origin: 'https://evil.example' })
+      expect(reply.status, site).toBe(403)
+      expect(reply.code).toBe('auth.forbidden')
+      expect(reply.text).toMatch(/same site|another site/i)
+    }
+  })
+
+  it('may not change anything from another origin (Origin, when no Sec-Fetch-Site)', async () => {
+    const reply = await unload({ origin: 'https://evil.example' })
+    expect(reply.status).toBe(403)
+    expect((await unload({ origin: 'null' })).status).toBe(403)
+  })
+
+  it('may change things from the same origin, or without browser headers (curl, the CLI)', async () => {
+    expect((await unload({ 'sec-fetch-site': 'same-origin' })).status).toBe(202)
+    expect((await unload({})).status).toBe(202)
+    const host = new URL(server.url).host
+    expect((await unload({ origin: `http://${host}` })).status).toBe(202)
+    // Behind the proxy the browser's origin is the proxy's host, which it forwards.
+    expect((await unload({ origin: 'https://svc.example', 'x-forwarded-host': 'svc.example' })).status).toBe(
+      202,
+    )
+  })
+
+  it('may still read from another site (reads change nothing)', async () => {
+    const reply = await send(server.url, {
+      path: '/api/slots',
+      headers: { ...PROXY, 'sec-fetch-site': 'cross-site' },
+    })
+    expect(reply.status).toBe(200)
+  })
+
+  it('may not run inference from another site either (the raw /v1 path)', async () => {
+    const reply = await send(server.url, {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { ...PROXY, 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' },
+      body: CHAT,
+    })
+    expect(reply.status).toBe(403)
+    expect(reply.code).toBe('auth.forbidden')
+  })
+
+  it('does not stop a bearer token used from another origin (a browser never adds it by itself)', async () => {
+    const { token } = await server.mint('admin')
+    const reply = await send(server.url, {
+      method: 'POST',
+      path: '/api/slots/primary/unload',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'sec-fetch-site': 'cross-site',
+        origin: 'https://app.example',
+      },
+    })
+    expect(reply.status).toBe(202)
+  })
+})
+
+describe('CORS on /v1/* (default SVC_CORS_ORIGINS=*)', () => {
+  let server: AuthServer
+  let token: string
+  beforeAll(async () => {
+    server = await startAuthServer()
+    token = (await server.mint('v1-only')).token
+  })
+  afterAll(async () => {
+    await server?.[Symbol.asyncDispose]()
+  })
+
+  it('answers a preflight without credentials: 204, any origin, never with credentials', async () => {
+    for (const path of ['/v1/chat/completions', '/v1/models', '/v1/audio/transcriptions']) {
+      const reply = await send(server.url, {
+        method: 'OPTIONS',
+        path,
+        headers: {
+          origin: 'https://chat.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type, x-stainless-os',
+        },
+      })
+      expect(reply.status, path).toBe(204)
+      expect(reply.headers['access-control-allow-origin']).toBe('*')
+      expect(String(reply.headers['access-control-allow-methods'])).toMatch(/POST/)
+      expect(String(reply.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization')
+      expect(String(reply.headers['access-control-allow-headers']).toLowerCase()).toContain('x-stainless-os')
+      expect(reply.headers['access-control-allow-credentials']).toBeUndefined()
+      expect(Number(reply.headers['access-control-max-age'])).toBeGreaterThan(0)
+    }
+  })
+
+  it('marks answers to another origin readable, errors included', async () => {
+    const ok = await send(server.url, { path: '/v1/models', headers: { origin: 'https://chat.example' } })
+    expect(ok.status).toBe(200)
+    expect(ok.headers['access-control-allow-origin']).toBe('*')
+    const refused = await send(server.url, {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { origin: 'https://chat.example' },
+      body: CHAT,
+    })
+    expect(refused.status).toBe(401)
+    expect(refused.headers['access-control-allow-origin']).toBe('*')
+    expect(String(refused.headers['access-control-expose-headers']).toLowerCase()).toContain('x-request-id')
+    const served = await send(server.url, {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { origin: 'https://chat.example', authorization: `Bearer ${token}` },
+      body: CHAT,
+    })
+    expect(served.status).toBe(404) // model.not_found: past auth, answered by the dispatcher
+    expect(served.headers['access-control-allow-origin']).toBe('*')
+    expect(served.headers['access-control-allow-credentials']).toBeUndefined()
+  })
+
+  it('gives /api/* no CORS at all', async () => {
+    const preflight = await send(server.url, {
+      method: 'OPTIONS',
+      path: '/api/slots',
+      headers: { origin: 'https://chat.example', 'access-control-request-method': 'GET' },
+    })
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined()
+    expect(preflight.status).not.toBe(204)
+    const read = await send(server.url, { path: '/api/status', headers: { origin: 'https://chat.example' } })
+    expect(read.status).toBe(200)
+    expect(read.headers['access-control-allow-origin']).toBeUndefined()
+  })
+})
+
+describe('CORS with SVC_CORS_ORIGINS listing origins', () => {
+  let server: AuthServer
+  beforeAll(async () => {
+    server = await startAuthServer({ SVC_CORS_ORIGINS: 'https://app.example, http://localhost:5173' })
+  })
+  afterAll(async () => {
+    await server?.[Symbol.asyncDispose]()
+  })
+
+  it('answers the listed origins by name (Vary: Origin) and no others', async () => {
+    const listed = await send(server.url, {
+      path: '/v1/models',
+      headers: { origin: 'http://localhost:5173' },
+    })
+    expect(listed.headers['access-control-allow-origin']).toBe('http://localhost:5173')
+    expect(String(listed.headers.vary)).toMatch(/origin/i)
+    const other = await send(server.url, { path: '/v1/models', headers: { origin: 'https://evil.example' } })
+    expect(other.status).toBe(200)
+    expect(other.headers['access-control-allow-origin']).toBeUndefined()
+    const preflight = await send(server.url, {
+      method: 'OPTIONS',
+      path: '/v1/chat/completions',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    })
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined()
+  })
+})
+
+describe('with auth off', () => {
+  let server: AuthServer
+  beforeAll(async () => {
+    server = await startAuthServer({ SVC_AUTH_ENABLED: '0' })
+  })
+  afterAll(async () => {
+    await server?.[Symbol.asyncDispose]()
+  })
+
+  it('a page on another site cannot unload a slot on the LAN box', async () => {
+    const reply = await send(server.url, {
+      method: 'POST',
+      path: '/api/slots/primary/unload',
+      headers: { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+    })
+    expect(reply.status).toBe(403)
+    const same = await send(server.url, {
+      method: 'POST',
+      path: '/api/slots/primary/unload',
+      headers: { 'sec-fetch-site': 'same-origin' },
+    })
+    expect(same.status).toBe(202)
+  })
+
+  it('web clients on other origins may still call /v1 (CORS)', async () => {
+    const reply = await send(server.url, {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { 'sec-fetch-site': 'cross-site', origin: 'https://chat.example' },
+      body: CHAT,
+    })
+    expect(reply.status).toBe(404)
+    expect(reply.headers['access-control-allow-origin']).toBe('*')
+  })
+})

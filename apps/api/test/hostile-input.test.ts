@@ -1,0 +1,289 @@
+/**
+ * Hostile input (issue 11): every JSON and multipart endpoint of the real server (a child process,
+ * auth on, an admin token so bodies get parsed) is fed generated bad bodies, content types, extra
+ * headers and sizes (fast-check). Every answer must be a 4xx with the error body, never a 500, never
+ * a hang; malformed HTTP gets the same. The event loop delay during the attack is measured inside
+ * the API process (`nodejs_eventloop_lag_p99_seconds`: perf_hooks.monitorEventLoopDelay since the
+ * previous scrape) and must stay under 100 ms at p99.
+ *
+ * Endpoints: the dispatcher's (`ENDPOINTS`) and every body-reading route of the app (`app.routes`),
+ * so a route added later is attacked too. `HOSTILE_RUNS` sets the cases per endpoint (default 40).
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createTokenStore } from '@svc/auth'
+import { ENDPOINTS } from '@svc/dispatcher'
+import { type ApiProcess, startApi } from '@svc/testing'
+import fc from 'fast-check'
+import parsePrometheus from 'parse-prometheus-text-format'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FAST_HASH } from './auth-harness'
+import { testApp } from './helpers'
+import { badJsonBody, badMultipart, extraHeaders, headerValue, jsonContentType } from './hostile/bodies'
+import { closeAgent, type Reply, sendHttp, sendRaw } from './hostile/wire'
+
+const RUNS = Number(process.env.HOSTILE_RUNS ?? 40)
+const TIMEOUT_MS = 15_000
+/** Mutations that read no body (their answer to any body is their normal one). */
+const BODYLESS = new Set([
+  'POST /api/install/complete',
+  'POST /api/auth/login',
+  'POST /api/slots/:slot/unload',
+])
+
+/** svc's error body (README "HTTP API"), or a description of what is wrong with the reply. */
+function errorBodyProblem(reply: Reply): string | undefined {
+  if (reply.status < 400 || reply.status > 499) return `status ${reply.status}`
+  try {
+    const { error } = JSON.parse(reply.text) as { error?: Record<string, unknown> }
+    if (
+      typeof error?.code !== 'string' ||
+      typeof error.message !== 'string' ||
+      typeof error.type !== 'string' ||
+      !(error.param === null || typeof error.param === 'string')
+    ) {
+      return `not the error body: ${reply.text.slice(0, 200)}`
+    }
+  } catch {
+    return `not JSON: ${reply.text.slice(0, 200)}`
+  }
+  return undefined
+}
+
+async function eventLoopLag(api: ApiProcess): Promise<{ p99: number; max: number }> {
+  const res = await fetch(`${api.url}/api/metrics`)
+  const families = parsePrometheus(await res.text()) as { name: string; metrics: { value: string }[] }[]
+  const value = (name: string) =>
+    Number(families.find((f) => f.name === name)?.metrics[0]?.value ?? Number.NaN)
+  return { p99: value('nodejs_eventloop_lag_p99_seconds'), max: value('nodejs_eventloop_lag_max_seconds') }
+}
+
+/** Every route that reads a body, with its path parameters filled in. */
+async function bodyRoutes(): Promise<{ method: string; path: string }[]> {
+  const { app } = await testApp()
+  const routes = app.routes
+    .filter((r) => !['GET', 'HEAD', 'ALL', 'OPTIONS'].includes(r.method))
+    .filter((r) => !BODYLESS.has(`${r.method} ${r.path}`))
+    .map((r) => ({
+      method: r.method,
+      path: r.path.replace(/:slot\b/g, 'primary').replace(/:[a-z]+(\{[^}]*\})?/gi, 'AAAAAAAAAAAA'),
+    }))
+  const v1 = Object.entries(ENDPOINTS)
+    .filter(([, spec]) => spec.body === 'json')
+    .map(([path]) => ({ method: 'POST', path }))
+  return [...v1, ...routes]
+}
+
+describe('hostile input', () => {
+  let api: ApiProcess
+  let root: string
+  let token: string
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'svc-hostile-'))
+    const configDir = join(root, 'config')
+    await mkdir(configDir, { recursive: true })
+    const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0, hashParams: FAST_HASH })
+    token = (await store.create({ label: 'attacker-with-a-key', scope: 'admin' })).token
+    await store.close()
+    api = await startApi({
+      configDir,
+      stateDir: join(root, 'state'),
+      env: { SVC_AUTH_ENABLED: '1', SVC_LOG_LEVEL: 'info' },
+    })
+  }, 60_000)
+
+  afterAll(async () => {
+    closeAgent()
+    await api?.[Symbol.asyncDispose]()
+    await rm(root, { recursive: true, force: true })
+  })
+
+  it('answers every bad body, content type and header on every endpoint with a 4xx error body, the loop free', async () => {
+    const targets = await bodyRoutes()
+    expect(targets.map((t) => t.path)).toEqual(
+      expect.arrayContaining(['/v1/chat/completions', '/api/slots/primary/load', '/api/auth/tokens']),
+    )
+    const auth = { authorization: `Bearer ${token}` }
+    const seen = { requests: 0, slowestMs: 0, slowest: '' }
+    const check = (reply: Reply, what: string) => {
+      seen.requests++
+      if (reply.ms > seen.slowestMs) Object.assign(seen, { slowestMs: reply.ms, slowest: what })
+      const problem = errorBodyProblem(reply)
+      if (problem) throw new Error(`${what}: ${problem}`)
+    }
+    await eventLoopLag(api) // starts a new measurement window
+    const properties = targets.map((target) =>
+      fc.assert(
+        fc.asyncProperty(badJsonBody, jsonContentType, extraHeaders, async (body, type, extra) => {
+          const headers: Record<string, string> = { ...extra, ...auth }
+          if (type) headers['content-type'] = type
+          const reply = await sendHttp(api.url, {
+            ...target,
+            headers,
+            body: body.bytes,
+            timeoutMs: TIMEOUT_MS,
+          })
+          check(reply, `${target.method} ${target.path} with ${body.kind} (${type})`)
+        }),
+        { numRuns: RUNS },
+      ),
+    )
+    const multipart = fc.assert(
+      fc.asyncProperty(badMultipart, async ({ body, contentType }) => {
+        const headers: Record<string, string> = { ...auth }
+        if (contentType) headers['content-type'] = contentType
+        const reply = await sendHttp(api.url, {
+          method: 'POST',
+          path: '/v1/audio/transcriptions',
+          headers,
+          body: body.bytes,
+          timeoutMs: TIMEOUT_MS,
+        })
+        check(reply, `multipart ${body.kind} (${contentType})`)
+      }),
+      { numRuns: RUNS * 2 },
+    )
+    // Credentials of every shape: never anything but a 4xx (401, 403, 429) with the error body.
+    const credentials = fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          headerValue.map((v) => `Bearer ${v}`),
+          headerValue,
+          fc.constant('Bearer '),
+          fc.constant('bearer x'),
+        ),
+        fc.constantFrom(...targets),
+        async (authorization, target) => {
+          const reply = await sendHttp(api.url, {
+            ...target,
+            headers: { authorization, 'content-type': 'application/json' },
+            body: Buffer.from('{"model":"x"}'),
+            timeoutMs: TIMEOUT_MS,
+          })
+          check(reply, `${target.path} with Authorization ${JSON.stringify(authorization.slice(0, 60))}`)
+        },
+      ),
+      { numRuns: RUNS },
+    )
+    await Promise.all([...properties, multipart, credentials])
+    const lag = await eventLoopLag(api)
+    console.info(
+      `hostile input: ${seen.requests} requests, slowest answer ${seen.slowestMs.toFixed(0)} ms (${seen.slowest}); event loop delay in svc: p99 ${(lag.p99 * 1000).toFixed(1)} ms, max ${(lag.max * 1000).toFixed(1)} ms`,
+    )
+    expect(lag.p99, 'p99 event loop delay in svc during the attack (s)').toBeLessThan(0.1)
+    expect((await fetch(`${api.url}/api/health/system`)).status).toBe(200)
+  }, 600_000)
+
+  it('answers oversized bodies 413 with the error body, on both paths', async () => {
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    const big = Buffer.alloc(33 * 1024 * 1024, 0x20)
+    for (const path of ['/v1/chat/completions', '/api/slots/primary/load']) {
+      const reply = await sendHttp(api.url, {
+        method: 'POST',
+        path,
+        headers: auth,
+        body: big,
+        timeoutMs: TIMEOUT_MS,
+      })
+      expect(reply.status, path).toBe(413)
+      expect(errorBodyProblem(reply)).toBeUndefined()
+    }
+  }, 60_000)
+
+  it.each([
+    [
+      'a control character in a header',
+      400,
+      'GET /api/status HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n',
+    ],
+    [
+      'headers over 16 KiB',
+      431,
+      `GET /api/status HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    ],
+    ['a URL over 16 KiB', 431, `GET /api/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`],
+    [
+      'a Content-Length that is not a number',
+      400,
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}',
+    ],
+    [
+      'both Content-Length and Transfer-Encoding',
+      400,
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ],
+    [
+      'a broken chunk size',
+      400,
+      'POST /api/slots/primary/load HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    ],
+    [
+      'a broken chunk size on the raw inference path',
+      400,
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"mod\r\nzz\r\n',
+    ],
+    ['an unknown method', 400, 'BREW /api/slots HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['TLS on the HTTP port', 400, '\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u0001\u00fc\u0003\u0003'],
+    [
+      'a malformed percent escape in a slot name',
+      404,
+      'POST /api/slots/%E0%A4%A/load HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Length: 2\r\n\r\n{}',
+    ],
+  ])('answers %s with %i and the error body', async (_name, status, request) => {
+    const reply = await sendRaw(
+      api.url,
+      Buffer.from(request.replaceAll('TOKEN', token), 'latin1'),
+      TIMEOUT_MS,
+    )
+    expect(reply.status, reply.head).toBe(status)
+    expect(
+      errorBodyProblem({ status: reply.status, headers: {}, text: reply.body, ms: 0 }),
+      reply.head,
+    ).toBeUndefined()
+  })
+
+  it('never answers malformed requests with a 5xx, and never hangs', async () => {
+    const line = fc.oneof(
+      fc.constantFrom(
+        'GET /api/status',
+        'POST /v1/chat/completions',
+        'PUT /api/slots/primary',
+        'POST /api/auth/tokens',
+      ),
+      fc.string({ unit: 'binary', maxLength: 60 }),
+    )
+    const header = fc.tuple(
+      fc.string({ unit: 'binary', maxLength: 30 }),
+      fc.string({ unit: 'binary', maxLength: 200 }),
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        line,
+        fc.array(header, { maxLength: 8 }),
+        fc.uint8Array({ maxLength: 300 }),
+        async (first, headers, body) => {
+          const head = `${first} HTTP/1.1\r\nHost: x\r\n${headers.map(([n, v]) => `${n}: ${v}\r\n`).join('')}\r\n`
+          const reply = await sendRaw(
+            api.url,
+            Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]),
+            TIMEOUT_MS,
+          )
+          if (reply.status >= 500)
+            throw new Error(`${reply.status} for ${JSON.stringify(head.slice(0, 200))}`)
+          if (
+            reply.status >= 400 &&
+            errorBodyProblem({ status: reply.status, headers: {}, text: reply.body, ms: 0 })
+          ) {
+            throw new Error(
+              `no error body for ${JSON.stringify(head.slice(0, 200))}: ${reply.head} ${reply.body.slice(0, 100)}`,
+            )
+          }
+        },
+      ),
+      { numRuns: RUNS * 2 },
+    )
+    expect((await fetch(`${api.url}/api/health/system`)).status).toBe(200)
+  }, 300_000)
+})

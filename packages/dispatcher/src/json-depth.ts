@@ -1,0 +1,50 @@
+/**
+ * A guard before `JSON.parse`: V8 parses deeply nested JSON slowly (about 1 µs per level: a body of
+ * 32 MiB of `[` holds the event loop for many seconds), so bodies that nest deeper than any real
+ * request are refused first. Only bodies larger than `JSON_DEPTH_CHECK_BYTES` are scanned: a smaller
+ * one cannot nest deep enough to cost anything, and the hot path stays free of the scan.
+ */
+import { SvcError } from '@svc/core'
+
+/** Deeper than this is refused (OpenAI's structured-output schemas nest a few levels; tools a few dozen). */
+export const MAX_JSON_DEPTH = 256
+/** Bodies up to this size are not scanned (at most ~2000 levels: parsed in well under a millisecond). */
+export const JSON_DEPTH_CHECK_BYTES = 4096
+
+// Structural characters only: the regex engine skips everything else natively.
+const STRUCTURAL = /["[\]{}]/g
+
+/**
+ * Whether `text` (JSON or not) opens more than `max` arrays/objects at once, outside strings. Linear:
+ * strings are skipped with `indexOf`, everything else by the regex engine.
+ */
+export function jsonNestsDeeper(text: string, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0
+  STRUCTURAL.lastIndex = 0
+  for (let m = STRUCTURAL.exec(text); m !== null; m = STRUCTURAL.exec(text)) {
+    const c = text.charCodeAt(m.index)
+    if (c === 0x22) {
+      let end = m.index
+      for (;;) {
+        end = text.indexOf('"', end + 1)
+        if (end < 0) return false // unterminated: JSON.parse refuses it at once
+        let k = end - 1
+        while (text.charCodeAt(k) === 0x5c) k--
+        if ((end - 1 - k) % 2 === 0) break // an even number of backslashes: the string ends here
+      }
+      STRUCTURAL.lastIndex = end + 1
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true
+    } else {
+      depth--
+    }
+  }
+  return false
+}
+
+/** Throws 400 `request.invalid` when a body over the size threshold nests deeper than allowed. */
+export function assertJsonDepth(text: string): void {
+  if (text.length > JSON_DEPTH_CHECK_BYTES && jsonNestsDeeper(text)) {
+    throw new SvcError('request.invalid', `request body nests deeper than ${MAX_JSON_DEPTH} levels`)
+  }
+}

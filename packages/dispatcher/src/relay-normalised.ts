@@ -1,0 +1,80 @@
+/**
+ * The relay for providers whose errors hide in successes (`ForwardRequest.normaliseBody`, FastFlowLM):
+ * the reply is read whole (bounded), judged by the provider, and either sent as it came or replaced
+ * by the error it stands for. SSE streams never take this path.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http'
+import { SvcError } from '@svc/core'
+import { normaliseUpstreamError } from './normalise'
+import type { ForwardRequest, ForwardResult } from './proxy'
+import { relayed } from './relayed-headers'
+import { TAIL } from './reply-text'
+import { usageFromTail } from './usage'
+
+/** The largest reply read whole (FLM's JSON: chat, embeddings, transcripts). */
+const MAX_NORMALISED_BODY = 64 * 1024 * 1024
+
+/** Reads a reply whole, lets the provider judge it, and sends either it or the error it stands for. */
+export function relayNormalised(
+  up: IncomingMessage,
+  status: number,
+  f: ForwardRequest,
+  finish: (r: ForwardResult) => void,
+  fail: (e: SvcError) => void,
+): void {
+  const chunks: Buffer[] = []
+  let size = 0
+  let ended = false
+  up.on('data', (chunk: Buffer) => {
+    size += chunk.length
+    if (size > MAX_NORMALISED_BODY) {
+      up.destroy()
+      fail(new SvcError('upstream.error', `${f.who} sent a reply larger than 64 MiB`, { status: 502 }))
+      return
+    }
+    chunks.push(chunk)
+  })
+  up.on('close', () => {
+    if (!ended) fail(new SvcError('upstream.unavailable', `${f.who} closed the connection mid-reply`))
+  })
+  up.on('end', () => {
+    ended = true
+    const data = Buffer.concat(chunks)
+    const text = data.toString('utf8')
+    let body: unknown
+    let parsed = true
+    try {
+      body = text.trim() === '' ? null : JSON.parse(text)
+    } catch {
+      parsed = false
+    }
+    const error = parsed ? f.normaliseBody?.(status, body) : undefined
+    if (error) {
+      const json = JSON.stringify(error.body)
+      if (!f.res.destroyed) {
+        f.res.writeHead(error.status, {
+          ...error.headers,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(json),
+          'x-request-id': f.requestId,
+        })
+        f.res.end(json)
+      }
+      finish({ status: error.status, outcome: 'error' })
+      return
+    }
+    if (status >= 400) {
+      fail(normaliseUpstreamError(status, text, up.headers['content-type'], f.who))
+      return
+    }
+    const headers: OutgoingHttpHeaders = { 'x-request-id': f.requestId }
+    for (const [name, value] of Object.entries(up.headers)) {
+      if (value !== undefined && relayed(name)) headers[name] = value
+    }
+    headers['content-length'] = data.length
+    f.res.writeHead(status, headers)
+    f.res.end(data)
+    const usage = usageFromTail(text.slice(-TAIL))
+    finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
+  })
+}

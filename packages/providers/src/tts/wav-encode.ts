@@ -1,0 +1,89 @@
+/**
+ * Turns a WAV response into the `response_format` a speech client asked for, with ffmpeg (stdin to
+ * stdout, streamed), the same encodings as svc's espeak-ng engine: mp3, opus (Ogg), aac (ADTS), flac
+ * and pcm (s16le), all mono 24 kHz; wav passes through untouched. For engines that always answer WAV
+ * (Chatterbox ignores `response_format`).
+ */
+import { spawn } from 'node:child_process'
+import { Readable } from 'node:stream'
+import { SvcError } from '@svc/core'
+
+const ENCODE = ['-ar', '24000', '-ac', '1']
+const FORMATS = {
+  wav: { type: 'audio/wav', ffmpeg: null },
+  pcm: { type: 'audio/pcm', ffmpeg: [...ENCODE, '-f', 's16le'] },
+  mp3: { type: 'audio/mpeg', ffmpeg: [...ENCODE, '-c:a', 'libmp3lame', '-b:a', '64k', '-f', 'mp3'] },
+  opus: { type: 'audio/opus', ffmpeg: [...ENCODE, '-c:a', 'libopus', '-b:a', '32k', '-f', 'ogg'] },
+  aac: { type: 'audio/aac', ffmpeg: [...ENCODE, '-c:a', 'aac', '-b:a', '64k', '-f', 'adts'] },
+  flac: { type: 'audio/flac', ffmpeg: [...ENCODE, '-c:a', 'flac', '-f', 'flac'] },
+} as const
+export type SpeechFormat = keyof typeof FORMATS
+
+export function isSpeechFormat(format: string): format is SpeechFormat {
+  return Object.hasOwn(FORMATS, format)
+}
+
+/**
+ * The audio of `wav` in `format` as a streamed Response. ffmpeg is killed when `signal` aborts (the
+ * client went away) or the body is cancelled. Rejects with 500 `internal.error` when ffmpeg cannot
+ * run, and with 502 `upstream.error` when it finds no audio in what the engine sent.
+ */
+export async function encodeWavResponse(options: {
+  wav: ReadableStream<Uint8Array>
+  format: SpeechFormat
+  signal: AbortSignal
+  ffmpeg?: string
+}): Promise<Response> {
+  const { type, ffmpeg: args } = FORMATS[options.format]
+  const headers = { 'content-type': type, 'cache-control': 'no-store' }
+  if (!args) return new Response(options.wav, { headers })
+  const child = spawn(
+    options.ffmpeg ?? 'ffmpeg',
+    ['-hide_banner', '-loglevel', 'error', '-f', 'wav', '-i', 'pipe:0', ...args, 'pipe:1'],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  )
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  }
+  options.signal.addEventListener('abort', kill, { once: true })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-2000)
+  })
+  child.stdin.on('error', () => {}) // ffmpeg gone: its exit says why
+  Readable.fromWeb(options.wav as import('node:stream/web').ReadableStream<Uint8Array>)
+    .on('error', kill)
+    .pipe(child.stdin)
+  // Headers go out with the first encoded byte, so a failure before it is still a clean error.
+  const first = await new Promise<Buffer | undefined>((resolve, reject) => {
+    child.once('error', (error) =>
+      reject(
+        new SvcError('internal.error', `ffmpeg could not run to encode ${options.format}: ${error.message}`),
+      ),
+    )
+    child.stdout.once('data', (chunk: Buffer) => resolve(chunk))
+    child.once('close', (code) =>
+      code === 0
+        ? resolve(undefined)
+        : reject(
+            new SvcError(
+              'upstream.error',
+              `the speech engine's WAV could not be encoded as ${options.format}: ${stderr.trim() || `ffmpeg exited with ${code}`}`,
+              { status: 502 },
+            ),
+          ),
+    )
+  })
+  child.stdout.pause()
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (first) controller.enqueue(first)
+      child.stdout.on('data', (chunk: Buffer) => controller.enqueue(chunk))
+      child.stdout.on('end', () => controller.close())
+      child.stdout.on('error', (error) => controller.error(error))
+      child.stdout.resume()
+    },
+    cancel: kill,
+  })
+  return new Response(body, { headers })
+}

@@ -1,0 +1,62 @@
+/** The soak's report: a markdown summary on stdout and in `soak/results/<time>.md` (+ the JSON). */
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+
+export interface SoakReport {
+  seconds: number
+  concurrency: number
+  kinds: { kind: string; ok: number; p50Ms: number; p99Ms: number }[]
+  unexpected: Record<string, number>
+  examples: Record<string, string>
+  expected: Record<string, number>
+  rss: { start: number; afterWarmup: number; end: number; growth: number }
+  fds: { start: number; afterWarmup: number; end: number }
+  loopDelay: { p99MaxOfWindows: number; p99MedianOfWindows: number; max: number; windows: number }
+  failures: string[]
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
+const ms = (value: number) => (Number.isFinite(value) ? `${value.toFixed(0)} ms` : '—')
+
+export function renderReport(r: SoakReport): string {
+  const lines = [
+    `# svc soak: ${r.seconds.toFixed(0)} s at concurrency ${r.concurrency}`,
+    '',
+    '| kind | ok | p50 | p99 |',
+    '|---|---|---|---|',
+    ...r.kinds.map((k) => `| ${k.kind} | ${k.ok} | ${ms(k.p50Ms)} | ${ms(k.p99Ms)} |`),
+    '',
+    `Unexpected errors: ${Object.keys(r.unexpected).length === 0 ? 'none' : ''}`,
+    ...Object.entries(r.unexpected).map(
+      ([k, n]) => `- ${k} × ${n}${r.examples[k] ? ` (e.g. "${r.examples[k]}")` : ''}`,
+    ),
+    `Expected refusals: ${
+      Object.entries(r.expected)
+        .map(([k, n]) => `${k} × ${n}`)
+        .join(', ') || 'none'
+    }`,
+    '',
+    '| svc process | at start | after warm-up (idle) | at the end (idle) |',
+    '|---|---|---|---|',
+    `| RSS | ${mb(r.rss.start)} | ${mb(r.rss.afterWarmup)} | ${mb(r.rss.end)} (${(r.rss.growth * 100).toFixed(1)} %) |`,
+    `| open descriptors | ${r.fds.start} | ${r.fds.afterWarmup} | ${r.fds.end} |`,
+    '',
+    `Event-loop delay in svc (${r.loopDelay.windows} windows of 5 s): p99 median ${ms(r.loopDelay.p99MedianOfWindows * 1000)}, ` +
+      `p99 worst ${ms(r.loopDelay.p99MaxOfWindows * 1000)}, max ${ms(r.loopDelay.max * 1000)}`,
+    '',
+    r.failures.length === 0 ? 'Result: PASS' : `Result: FAIL (${r.failures.join('; ')})`,
+  ]
+  return `${lines.join('\n')}\n`
+}
+
+/** Prints the report and writes it (markdown and JSON) under `dir`; returns the markdown file. */
+export async function writeReport(dir: string, report: SoakReport): Promise<string> {
+  const text = renderReport(report)
+  process.stdout.write(`\n${text}`)
+  await mkdir(dir, { recursive: true })
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+  const file = join(dir, `soak-${stamp}.md`)
+  await writeFile(file, text)
+  await writeFile(join(dir, `soak-${stamp}.json`), `${JSON.stringify(report, null, 2)}\n`)
+  return file
+}
