@@ -159,7 +159,10 @@ export async function startCaddy(upstream: string): Promise<Peer | undefined> {
     name: 'Caddy reverse_proxy',
     url: `http://127.0.0.1:${port}`,
     model: 'fake-model',
-    stop: () => kill(child),
+    stop: async () => {
+      await kill(child)
+      await rm(dir, { recursive: true, force: true })
+    },
   }
 }
 
