@@ -3,7 +3,7 @@
  * request rate and latency, and a small Node client for SSE events/s and time to first byte.
  */
 import { spawn } from 'node:child_process'
-import { writeFile } from 'node:fs/promises'
+import { rm, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -39,7 +39,7 @@ export async function runWrk(peer: Peer, connections: number, seconds: number): 
     '-s',
     script,
     `${peer.url}/v1/chat/completions`,
-  ])
+  ]).finally(() => rm(script, { force: true }))
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN)
   const p50 = parseLatency(/\s50%\s+([\d.]+)(us|ms|s)/.exec(out))
   const p99 = parseLatency(/\s99%\s+([\d.]+)(us|ms|s)/.exec(out))

@@ -3,11 +3,12 @@
  * Caddy's reverse_proxy in front of it (the peer). All on 127.0.0.1, started and stopped here.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { createTokenStore } from '@svc/auth'
 import { freePort } from '@svc/providers/internals'
-import { REPO_ROOT, startApi } from '@svc/testing'
+import { BUILT_ENTRIES, ensureBuilt, REPO_ROOT, startApi } from '@svc/testing'
 
 export interface Peer {
   name: string
@@ -15,10 +16,13 @@ export interface Peer {
   /** The `model` to send. */
   model: string
   headers?: Record<string, string>
+  /** The serving process, where the bench started one (for its memory). */
+  pid?: number
   stop(): Promise<void>
 }
 
 const FAKE = join(REPO_ROOT, 'packages/testing/bin/fake-upstream.mjs')
+const CLUSTER = join(REPO_ROOT, 'bench/cluster-svc.mjs')
 
 export async function startFakeUpstream(args: string[] = []): Promise<Peer> {
   const port = await freePort()
@@ -26,27 +30,30 @@ export async function startFakeUpstream(args: string[] = []): Promise<Peer> {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   await waitFor(child, /listening on (http:\/\/\S+)/)
-  return { name: 'direct', url: `http://127.0.0.1:${port}`, model: 'fake-model', stop: () => kill(child) }
+  return {
+    name: 'direct',
+    url: `http://127.0.0.1:${port}`,
+    model: 'fake-model',
+    pid: child.pid,
+    stop: () => kill(child),
+  }
 }
 
 /**
- * svc with a remote slot `bench` pointing at the upstream. With `auth`, auth is on and requests carry
- * a bearer token minted for the config dir before svc starts (what `svc token create` does offline).
+ * svc (the build) with a remote slot `bench` pointing at the upstream. With `auth`, auth is on and
+ * requests carry a `v1-only` bearer token minted for the config dir before svc starts (what `svc token
+ * create` does offline).
  */
 export async function startSvc(
   upstream: string,
-  auth?: { token: (configDir: string) => Promise<string> },
+  options: { auth?: boolean; env?: Record<string, string> } = {},
 ): Promise<Peer> {
-  const configDir = await mkdtemp(join(tmpdir(), 'svc-bench-config-'))
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(
-    join(configDir, 'slots', 'bench.toml'),
-    `provider = "llm"\nruntime = "remote"\nurl = "${upstream}"\nrestart = "no"\n`,
-  )
-  const token = auth ? await auth.token(configDir) : undefined
+  const { configDir, token } = await svcConfig(upstream, options)
+  const auth = options.auth
   const api = await startApi({
     configDir,
-    env: { SVC_LOG_LEVEL: 'info', ...(auth ? { SVC_AUTH_ENABLED: '1' } : {}) },
+    built: true,
+    env: { SVC_LOG_LEVEL: 'info', ...(auth ? { SVC_AUTH_ENABLED: '1' } : {}), ...options.env },
   })
   const weights = join(api.stateDir, 'bench-model.gguf')
   await writeFile(weights, 'remote slot: svc never reads this file')
@@ -66,7 +73,67 @@ export async function startSvc(
     url: api.url,
     model: 'bench',
     headers,
-    stop: async () => void (await api.stop()),
+    pid: api.child.pid,
+    stop: async () => {
+      await api[Symbol.asyncDispose]()
+      await rm(configDir, { recursive: true, force: true })
+    },
+  }
+}
+
+async function svcConfig(upstream: string, options: { auth?: boolean; enabled?: string }) {
+  const configDir = await mkdtemp(join(tmpdir(), 'svc-bench-config-'))
+  await mkdir(join(configDir, 'slots'), { recursive: true })
+  const load = options.enabled ? `enabled = true\n[model]\ndefault = "${options.enabled}"\n` : ''
+  await writeFile(
+    join(configDir, 'slots', 'bench.toml'),
+    `provider = "llm"\nruntime = "remote"\nurl = "${upstream}"\nrestart = "no"\n${load}`,
+  )
+  let token: string | undefined
+  if (options.auth) {
+    const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0 })
+    token = (await store.create({ label: 'bench', scope: 'v1-only' })).token
+    await store.close()
+  }
+  return { configDir, token }
+}
+
+/**
+ * An experiment, not a product: `workers` copies of the built svc (auth on) sharing one port through
+ * node:cluster (the primary hands each accepted connection to a worker; wrk's keep-alive connections
+ * then talk to their worker directly). Each worker loads the remote slot itself at start.
+ */
+export async function startClusterSvc(upstream: string, workers: number): Promise<Peer> {
+  const weights = join(await mkdtemp(join(tmpdir(), 'svc-bench-model-')), 'bench-model.gguf')
+  await writeFile(weights, 'remote slot: svc never reads this file')
+  const { configDir, token } = await svcConfig(upstream, { auth: true, enabled: weights })
+  const stateDir = await mkdtemp(join(tmpdir(), 'svc-bench-state-'))
+  const port = await freePort()
+  await ensureBuilt('api')
+  const child = spawn(process.execPath, [CLUSTER, String(workers), BUILT_ENTRIES.api], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      SVC_HOST: '127.0.0.1',
+      SVC_PORT: String(port),
+      SVC_CONFIG_DIR: configDir,
+      SVC_STATE_DIR: stateDir,
+      SVC_AUTH_ENABLED: '1',
+      SVC_LOG_LEVEL: 'info',
+    },
+  })
+  await waitFor(child, /all workers ready/, 60_000)
+  return {
+    name: `svc (auth on) in ${workers} processes`,
+    url: `http://127.0.0.1:${port}`,
+    model: 'bench',
+    headers: { authorization: `Bearer ${token}` },
+    stop: async () => {
+      await kill(child)
+      await rm(configDir, { recursive: true, force: true })
+      await rm(stateDir, { recursive: true, force: true })
+      await rm(dirname(weights), { recursive: true, force: true })
+    },
   }
 }
 
@@ -92,7 +159,10 @@ export async function startCaddy(upstream: string): Promise<Peer | undefined> {
     name: 'Caddy reverse_proxy',
     url: `http://127.0.0.1:${port}`,
     model: 'fake-model',
-    stop: () => kill(child),
+    stop: async () => {
+      await kill(child)
+      await rm(dir, { recursive: true, force: true })
+    },
   }
 }
 

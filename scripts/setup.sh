@@ -46,16 +46,16 @@ fi
 log "installing dependencies"
 CI=true pnpm install --frozen-lockfile --reporter=silent
 
-log "building the front ends (pnpm build)"
+log "building the front ends and the servers (pnpm build)"
 pnpm build
 
-# Links `svc` and `slot` onto PATH (the same as `pnpm svc …`).
+# Links the built `svc` and `slot` onto PATH (`pnpm svc …` runs the source through tsx).
 for bin in svc slot; do
-  ln -sf "$PWD/apps/cli/bin/$bin.js" "/usr/local/bin/$bin" 2>/dev/null || true
+  ln -sf "$PWD/apps/cli/dist/$bin.js" "/usr/local/bin/$bin" 2>/dev/null || true
 done
 
 log "building engines (cached in ~/.cache/svc after the first build)"
-node apps/cli/bin/svc.js engines build llama-server
-node apps/cli/bin/svc.js engines build whisper-server
+node apps/cli/dist/svc.js engines build llama-server
+node apps/cli/dist/svc.js engines build whisper-server
 
 log "ready"

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// `slot …` is `svc slot …`.
+// `slot …` is `svc slot …`; from source, as bin/svc.js (the build: dist/slot.js).
 import { register } from 'tsx/esm/api'
 
 register()
-const { run } = await import('../src/main.ts')
-process.exitCode = await run(['slot', ...process.argv.slice(2)])
+await import('../src/entries/slot.ts')

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Runs the TypeScript source directly (apps run from source through tsx; nothing to build).
+// The CLI from its TypeScript source through tsx (development, tests, `pnpm svc`). Users and the
+// installed services run the build, dist/svc.js (`pnpm build`), which needs no loader.
 import { register } from 'tsx/esm/api'
 
 register()
-const { run } = await import('../src/main.ts')
-process.exitCode = await run(process.argv.slice(2))
+await import('../src/entries/svc.ts')

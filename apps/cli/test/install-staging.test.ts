@@ -85,8 +85,8 @@ describe.skipIf(skip)('svc install into a staging root', () => {
 
     const api = await root.read('/etc/systemd/system/svc-api.service')
     const chat = await root.read('/etc/systemd/system/svc-chat.service')
-    expect(api).toContain(`ExecStart=${process.execPath} ${join(REPO_ROOT, 'apps/cli/bin/svc.js')} serve`)
-    expect(chat).toMatch(/ExecStart=\S+node \S+\/apps\/cli\/bin\/svc\.js chat\n/)
+    expect(api).toContain(`ExecStart=${process.execPath} ${join(REPO_ROOT, 'apps/cli/dist/svc.js')} serve`)
+    expect(chat).toMatch(/ExecStart=\S+node \S+\/apps\/cli\/dist\/svc\.js chat\n/)
     for (const unit of [api, chat]) {
       for (const line of [
         'User=svc',

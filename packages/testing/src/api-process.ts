@@ -2,9 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { BUILT_ENTRIES, ensureBuilt } from './built'
+import { REPO_ROOT } from './repo-root'
 
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+export { REPO_ROOT }
+
 const SERVE_TS = join(REPO_ROOT, 'apps/api/src/serve.ts')
 
 export interface ApiProcess extends AsyncDisposable {
@@ -25,10 +27,15 @@ export interface StartApiOptions {
   configDir?: string
   stateDir?: string
   timeoutMs?: number
+  /**
+   * Run the build (`apps/api/dist/serve.js`, made first when missing or stale) instead of the source
+   * through tsx. Default: `SVC_TEST_BUILT=1` in the environment, so a whole suite can run against it.
+   */
+  built?: boolean
 }
 
 /**
- * Starts the real API (`apps/api/src/serve.ts`) as a child process on 127.0.0.1 and port 0, waits for
+ * Starts the real API (`apps/api/src/serve.ts`, or its build with `built`) as a child process on 127.0.0.1 and port 0, waits for
  * its "svc listening" log line, and returns its URL. Temp directories it made are removed on dispose.
  */
 export async function startApi(options: StartApiOptions = {}): Promise<ApiProcess> {
@@ -37,9 +44,12 @@ export async function startApi(options: StartApiOptions = {}): Promise<ApiProces
   const stateDir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'svc-state-')))
   if (!options.configDir) made.push(configDir)
   if (!options.stateDir) made.push(stateDir)
+  const built = options.built ?? process.env.SVC_TEST_BUILT === '1'
+  if (built) await ensureBuilt('api')
   // node itself with tsx's loader (not the tsx CLI, which is a second process): a signal sent to the
   // child reaches the API, so SIGKILL really is a crashed API.
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVE_TS], {
+  const argv = built ? [BUILT_ENTRIES.api] : ['--import', 'tsx', SERVE_TS]
+  const child = spawn(process.execPath, argv, {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

@@ -9,6 +9,8 @@ export * from './require-part'
 
 // svc itself, started as its user starts it.
 export * from './api-process'
+// The built servers (`pnpm build`'s bundles), rebuilt when stale.
+export * from './built'
 
 // Real upstreams and the tiny models they load.
 export * from './llama-server'

@@ -1,9 +1,6 @@
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { CliError, type Command } from '../context'
-
-/** The chat app's entry, found beside this CLI in the repository (apps do not import each other). */
-export const CHAT_ENTRY = fileURLToPath(new URL('../../../chat/bin/svc-chat.js', import.meta.url))
+import { serverEntry } from '../server-entries'
+import { runServerHere } from './serve'
 
 const HELP = `Usage: svc chat [--host HOST] [--port PORT]
 
@@ -34,20 +31,6 @@ export const chatCommand: Command = {
         throw new CliError(`svc chat: unexpected argument "${flag}"\n\n${HELP}`, 2)
       }
     }
-    // A child in the foreground: its log lines go straight to ours, and our signals to it.
-    const child = spawn(process.execPath, [CHAT_ENTRY], { stdio: 'inherit', env })
-    const forward = (signal: NodeJS.Signals) => () => child.kill(signal)
-    const handlers = (['SIGTERM', 'SIGINT', 'SIGHUP'] as const).map((s) => [s, forward(s)] as const)
-    for (const [signal, handler] of handlers) process.on(signal, handler)
-    try {
-      return await new Promise<number>((resolve, reject) => {
-        child.once('error', reject)
-        child.once('exit', (code, signal) =>
-          resolve(code ?? (signal === 'SIGTERM' || signal === 'SIGINT' ? 0 : 1)),
-        )
-      })
-    } finally {
-      for (const [signal, handler] of handlers) process.off(signal, handler)
-    }
+    return runServerHere(serverEntry('chat'), { ...ctx, env })
   },
 }

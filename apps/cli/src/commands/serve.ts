@@ -1,39 +1,19 @@
-import { spawn } from 'node:child_process'
-import { constants } from 'node:os'
-import { fileURLToPath } from 'node:url'
 import { type CliContext, CliError, type Command } from '../context'
-
-/** The API's entry in this checkout. */
-const SERVE_TS = fileURLToPath(new URL('../../../api/src/serve.ts', import.meta.url))
+import { serverEntry } from '../server-entries'
 
 /**
- * Starts the API in the foreground, the way `pnpm start` does (node with tsx's loader on the API's
- * serve.ts), with `env`; resolves with its exit code. SIGTERM and SIGINT are passed on, so the API
- * drains and stops its upstreams before this process exits. The one place that knows how the API is
- * launched.
+ * Runs a server (`serverEntry`) in this very process: no wrapper process stays resident, and the
+ * signals sent to this pid (systemd's SIGTERM) reach the server, which drains, stops its upstreams
+ * and exits with its own code. Never resolves: the server ends the process.
  */
-export function launchApi(ctx: CliContext): Promise<number> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVE_TS], {
-    env: ctx.env as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  child.stdout.pipe(ctx.stdout, { end: false })
-  child.stderr.pipe(ctx.stderr, { end: false })
-  const forward = (signal: NodeJS.Signals) => () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+export async function runServerHere(entry: string, ctx: CliContext): Promise<number> {
+  // The servers read process.env (their one place that reads the environment).
+  for (const [key, value] of Object.entries(ctx.env)) {
+    if (value === undefined) delete process.env[key]
+    else process.env[key] = value
   }
-  const onTerm = forward('SIGTERM')
-  const onInt = forward('SIGINT')
-  process.on('SIGTERM', onTerm)
-  process.on('SIGINT', onInt)
-  return new Promise((resolve, reject) => {
-    child.once('error', (error) => reject(new CliError(`cannot start the API: ${error.message}`)))
-    child.once('close', (code, signal) => {
-      process.off('SIGTERM', onTerm)
-      process.off('SIGINT', onInt)
-      resolve(code ?? 128 + (signal ? constants.signals[signal] : 0))
-    })
-  })
+  await import(entry)
+  return new Promise<number>(() => {})
 }
 
 export const serveCommand: Command = {
@@ -47,6 +27,6 @@ SVC_DRAIN_SECONDS and stops every upstream it started). Configured by the enviro
 reads /etc/svc/api.env. Logs are JSON lines on stderr. Exits with the API's exit code.`,
   async run(args, ctx) {
     if (args.length > 0) throw new CliError(`svc serve takes no arguments (got ${args.join(' ')})`, 2)
-    return launchApi(ctx)
+    return runServerHere(serverEntry('api'), ctx)
   },
 }

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { type CliContext, CliError, type Command } from '../context'
+import { BUILT_CLI, missingBuild } from '../server-entries'
 import { caRootPath, type InstalledCaddy } from './caddy'
 import { rotateChatToken } from './chat-token'
 import { Effects } from './effects'
@@ -17,7 +18,8 @@ import { protectHomeFor, renderApiUnit, renderCaddyDropIn, renderChatUnit } from
 import { readUserDb } from './user-db'
 
 const CHECKOUT = fileURLToPath(new URL('../../../../', import.meta.url))
-const CLI = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
+// The services run the build (plain JavaScript, no TypeScript loader in production).
+const CLI = BUILT_CLI
 
 const HELP = `Usage: svc install [--auth=basic|off] [--root DIR] [--dry-run] [options]
 
@@ -58,6 +60,13 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   const { env } = ctx
   if (args.root === '/' && !args.dryRun && process.getuid?.() !== 0) {
     throw new CliError('svc install changes the system: run it as root, or see --dry-run and --root DIR')
+  }
+  // The units run the build: without one the services could not start.
+  const unbuilt = missingBuild()
+  if (unbuilt.length > 0 && args.root === '/' && !args.dryRun) {
+    throw new CliError(
+      `svc is not built (${unbuilt[0]} is missing): run pnpm build (./scripts/setup.sh does it) first`,
+    )
   }
   const say = (line = '') => ctx.stdout.write(`${line}\n`)
   const fx = new Effects({ root: args.root, dryRun: args.dryRun, env, log: (l) => say(`  ${l}`) })
@@ -106,6 +115,8 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
     )
   }
   const warnings = checkReadable([CHECKOUT, process.execPath])
+  if (unbuilt.length > 0)
+    warnings.push(`svc is not built: the services need ${unbuilt.join(', ')} (pnpm build)`)
 
   await ensureServiceUser(fx, env)
   await fx.mkdir(LAYOUT.configDir, CONFIG_DIR_OWNER)

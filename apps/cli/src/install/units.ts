@@ -3,7 +3,7 @@ import { LAYOUT, SERVICE_USER } from './layout'
 export interface UnitInput {
   /** Absolute path of the node binary the services run with. */
   node: string
-  /** Absolute path of `apps/cli/bin/svc.js` in the installed checkout. */
+  /** Absolute path of the built CLI (`apps/cli/dist/svc.js`) in the installed checkout. */
   cli: string
   /** Absolute path of the checkout's README.md (the unit's documentation). */
   readme: string

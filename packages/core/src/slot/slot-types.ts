@@ -47,7 +47,7 @@ export interface SlotOptions {
   drainMs?: number
   /** Polite-stop grace before the runtime kills the upstream (ms). Default 10 s. */
   stopGraceMs?: number
-  /** Between health probes while warming (ms). Default 200. */
+  /** The longest wait between health probes while warming (ms; the first are shorter). Default 200. */
   probeIntervalMs?: number
   /** First restart delay (ms), doubled per attempt up to `restartMaxDelayMs`. Default 1 s / 60 s. */
   restartBaseDelayMs?: number

@@ -6,8 +6,17 @@ export interface WarmUpOptions {
   clock: Clock
   handle: UpstreamHandle
   signal: AbortSignal
+  /** The longest wait between probes; the first waits are shorter (FIRST_PROBE_GAP_MS, growing). */
   intervalMs: number
 }
+
+/**
+ * The first wait between probes (ms), growing by half each time up to `intervalMs`: a small model is
+ * healthy a few tens of ms after its process starts, and a flat 200 ms would add up to 200 ms to
+ * every load; growing keeps the overshoot under half the time already waited, and a slow model is
+ * still probed only every `intervalMs`.
+ */
+const FIRST_PROBE_GAP_MS = 5
 
 /**
  * Probes the upstream until it is healthy (warming → ready). Rejects when the warm-up deadline passes,
@@ -15,6 +24,7 @@ export interface WarmUpOptions {
  */
 export async function warmUp(o: WarmUpOptions): Promise<void> {
   const deadline = o.clock.now() + o.driver.warmupTimeoutMs
+  let gap = Math.min(FIRST_PROBE_GAP_MS, o.intervalMs)
   let exit: string | null = null
   void o.handle.exited.then((e) => {
     exit = e.reason
@@ -34,6 +44,7 @@ export async function warmUp(o: WarmUpOptions): Promise<void> {
         `upstream did not become healthy within ${Math.round(o.driver.warmupTimeoutMs / 1000)} s`,
       )
     }
-    await o.clock.sleep(o.intervalMs, o.signal)
+    await o.clock.sleep(gap, o.signal)
+    gap = Math.min(gap * 1.5, o.intervalMs)
   }
 }

@@ -21,6 +21,7 @@ import {
   removePidFile,
   writePidFile,
 } from './pid-file'
+import { listensOn } from './port-owner'
 import { processMemoryUse } from './process-memory'
 import { resolveProgram } from './program'
 import type { Runtime, RuntimeStartRequest } from './runtime'
@@ -225,8 +226,11 @@ export async function portOpenOrExit(
     if (exited) return 'exited'
     if (await canConnect(handle.base)) {
       // Someone else may hold the port (we lost the race for it): then our upstream dies of a bind
-      // error right after starting. Give it that moment before calling the port ours.
-      const young = MIN_ALIVE_MS - (Date.now() - started)
+      // error right after starting. Give it that moment before calling the port ours, unless /proc
+      // shows the listening socket is the upstream's own (no wait for the common case).
+      const pid = handle.describe().pid
+      const ours = typeof pid === 'number' && (await listensOn(pid, Number(handle.base.port)))
+      const young = ours ? 0 : MIN_ALIVE_MS - (Date.now() - started)
       if (young > 0) await new Promise((r) => setTimeout(r, young))
       return exited ? 'exited' : 'open'
     }

@@ -1,0 +1,137 @@
+/**
+ * The build (`pnpm build`: apps/api/dist/serve.js, apps/cli/dist/svc.js) is what users and the
+ * installed services run. These run it for real: no TypeScript loader anywhere, a real llama-server
+ * streaming through it with auth on, and SIGTERM still draining and stopping the upstream.
+ * (`SVC_TEST_BUILT=1` runs every test that uses `startApi` against the build too.)
+ */
+import { spawn } from 'node:child_process'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createTokenStore } from '@svc/auth'
+import { BUILT_ENTRIES, ensureBuilt, startApi, writeTinyGguf } from '@svc/testing'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { llamaServerAvailable } from './live'
+
+const available = llamaServerAvailable()
+
+beforeAll(async () => {
+  await ensureBuilt('api', 'cli')
+}, 120_000)
+
+/** A process's arguments and its children's pids, from /proc. */
+async function processInfo(pid: number): Promise<{ argv: string[]; children: number[] }> {
+  const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter(Boolean)
+  const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => ''))
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number)
+  return { argv, children }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe.skipIf(!available)('the built API', () => {
+  it('runs with no TypeScript loader and streams a real llama-server through auth', async () => {
+    const configDir = await mkdtemp(join(tmpdir(), 'svc-built-config-'))
+    await mkdir(join(configDir, 'slots'), { recursive: true })
+    await writeFile(
+      join(configDir, 'slots', 'primary.toml'),
+      'runtime = "process"\nbackend = "cpu"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
+    )
+    const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0 })
+    const { token } = await store.create({ label: 'built', scope: 'admin' })
+    await store.close()
+    const gguf = await writeTinyGguf(join(configDir, 'tiny-chat.gguf'), { role: 'chat' })
+    await using api = await startApi({ configDir, built: true, env: { SVC_AUTH_ENABLED: '1' } })
+    try {
+      const { argv } = await processInfo(api.child.pid!)
+      expect(argv.slice(1)).toEqual([BUILT_ENTRIES.api])
+
+      const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+      const anonymous = await fetch(`${api.url}/v1/chat/completions`, { method: 'POST', body: '{}' })
+      expect(anonymous.status).toBe(401)
+      const load = await fetch(`${api.url}/api/slots/primary/load?wait=true`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ model: gguf.path }),
+      })
+      expect(load.status, await load.clone().text()).toBe(200)
+
+      const res = await fetch(`${api.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          model: 'primary',
+          stream: true,
+          max_tokens: 8,
+          messages: [{ role: 'user', content: 'hello' }],
+        }),
+      })
+      expect(res.headers.get('content-type')).toMatch(/text\/event-stream/)
+      const events = (await res.text()).split('\n\n').filter((e) => e.startsWith('data:'))
+      expect(events.length).toBeGreaterThan(8) // a chunk per token, then [DONE]
+      expect(events.at(-1)).toBe('data: [DONE]')
+
+      // Its only child is the upstream: tsx would have started an esbuild service beside it.
+      const slot = (await (await fetch(`${api.url}/api/slots/primary`, { headers: auth })).json()) as {
+        upstream: { pid: number }
+      }
+      expect((await processInfo(api.child.pid!)).children).toEqual([slot.upstream.pid])
+
+      expect(await api.stop()).toBe(0)
+      expect(api.output()).toContain('"msg":"stopped"')
+      expect(alive(slot.upstream.pid)).toBe(false)
+    } finally {
+      await rm(configDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+})
+
+describe('the built CLI', () => {
+  it('svc serve runs the API in its own process (what svc-api.service runs) and exits 0 on SIGTERM', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-built-serve-'))
+    const child = spawn(process.execPath, [BUILT_ENTRIES.cli, 'serve'], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        SVC_HOST: '127.0.0.1',
+        SVC_PORT: '0',
+        SVC_CONFIG_DIR: join(dir, 'config'),
+        SVC_STATE_DIR: join(dir, 'state'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString()
+    })
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    try {
+      const deadline = Date.now() + 30_000
+      let url: string | undefined
+      while (!url && Date.now() < deadline && child.exitCode === null) {
+        url = /"msg":"svc listening","url":"([^"]+)"/.exec(out)?.[1]
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(url, out).toBeDefined()
+      expect(((await (await fetch(`${url}/api/status`)).json()) as { status: string }).status).toBe('ok')
+      // No wrapper: the process systemd started is the server.
+      expect((await processInfo(child.pid!)).children).toEqual([])
+      child.kill('SIGTERM')
+      expect(await exited).toBe(0)
+      expect(out).toContain('"msg":"stopped"')
+    } finally {
+      child.kill('SIGKILL')
+      await rm(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})

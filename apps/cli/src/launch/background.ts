@@ -1,0 +1,116 @@
+/**
+ * `svc start` (what `pnpm start` runs): both servers in the background, in a session of their own
+ * (closing the terminal does not stop them), each logging to `<state>/service/<app>.log`. Returns
+ * once both listen, printing their URLs and how long they took; a server that exits first fails the
+ * start, shows its last log lines and stops the other. Nothing of the launcher stays resident.
+ */
+import { spawn } from 'node:child_process'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync } from 'node:fs'
+import type { CliContext } from '../context'
+import { CliError } from '../context'
+import { type ServerSpec, serverEnv, serversFor } from './servers'
+import { isRunning, type StartedServer, serviceFiles } from './service-files'
+
+const LISTEN_TIMEOUT_MS = 60_000
+
+export async function startInBackground(ctx: CliContext): Promise<number> {
+  const files = serviceFiles(ctx.env)
+  const running = files.read().filter(isRunning)
+  if (running.length > 0) {
+    ctx.stdout.write(
+      `svc is already running:\n${running.map(line).join('')}Stop it with: pnpm stop (svc stop)\n`,
+    )
+    return 0
+  }
+  mkdirSync(files.dir, { recursive: true })
+  const env = serverEnv(ctx.env)
+  const started: (StartedServer & { seconds: number })[] = []
+  const launches = serversFor(ctx.env).map((spec) => launch(spec, files.log(spec.app), env))
+  try {
+    for (const l of launches) {
+      started.push({ ...(await l.listening), app: l.spec.app, argv: l.spec.argv, log: l.log, pid: l.pid })
+    }
+  } catch (error) {
+    for (const l of launches) l.kill()
+    throw error
+  }
+  await files.write(started.map(({ seconds: _, ...s }) => s))
+  ctx.stdout.write(
+    `svc is running:\n${started.map(line).join('')}Logs: ${files.dir}/*.log\nStop it with: pnpm stop (svc stop)\n`,
+  )
+  return 0
+}
+
+function line(s: StartedServer & { seconds?: number }): string {
+  const took = s.seconds === undefined ? '' : `, listening after ${s.seconds.toFixed(2)} s`
+  return `  ${s.app === 'api' ? 'API ' : 'chat'}  ${s.url}  (pid ${s.pid}${took})\n`
+}
+
+interface Launch {
+  spec: ServerSpec
+  pid: number
+  log: string
+  listening: Promise<{ url: string; seconds: number }>
+  kill(): void
+}
+
+function launch(spec: ServerSpec, log: string, env: Record<string, string | undefined>): Launch {
+  if (existsSync(log)) renameSync(log, `${log}.1`)
+  const fd = openSync(log, 'a', 0o640)
+  const began = performance.now()
+  const child = spawn(process.execPath, spec.argv, {
+    detached: true,
+    stdio: ['ignore', fd, fd],
+    env: env as NodeJS.ProcessEnv,
+  })
+  closeSync(fd)
+  const listening = new Promise<{ url: string; seconds: number }>((resolve, reject) => {
+    const fail = (why: string) => {
+      clearInterval(poll)
+      const tail = readTail(log)
+      reject(new CliError(`${spec.label} ${why}${tail ? `; its last log lines (${log}):\n${tail}` : ''}`))
+    }
+    const timer = setTimeout(
+      () => fail(`did not listen within ${LISTEN_TIMEOUT_MS / 1000} s`),
+      LISTEN_TIMEOUT_MS,
+    )
+    const poll = setInterval(() => {
+      const url = spec.listening.exec(readTail(log, 64 * 1024))?.[1]
+      if (!url) return
+      clearInterval(poll)
+      clearTimeout(timer)
+      child.off('exit', onExit)
+      child.unref()
+      resolve({ url, seconds: (performance.now() - began) / 1000 })
+    }, 20)
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(timer)
+      fail(`exited (${signal ?? code}) before it listened`)
+    }
+    child.once('exit', onExit)
+    child.once('error', (error) => {
+      clearTimeout(timer)
+      fail(`could not start: ${error.message}`)
+    })
+  })
+  // Awaited in order; one that fails while an earlier one is awaited must not go unhandled.
+  listening.catch(() => undefined)
+  return {
+    spec,
+    pid: child.pid ?? -1,
+    log,
+    listening,
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+    },
+  }
+}
+
+function readTail(file: string, bytes = 4096): string {
+  try {
+    const text = readFileSync(file, 'utf8')
+    return text.length > bytes ? text.slice(-bytes) : text
+  } catch {
+    return ''
+  }
+}

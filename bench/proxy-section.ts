@@ -1,0 +1,184 @@
+/**
+ * The proxy section of `pnpm bench`: the cost of the hop through svc, as ratios measured in one run.
+ *
+ * Peers, each in front of the same fake upstream (static JSON chat completion; SSE with 100 events):
+ * direct (the limit), svc (a remote slot), svc with auth on (bearer token), Caddy `reverse_proxy`,
+ * and, as an experiment, svc with auth on in BENCH_WORKERS processes sharing the port (node:cluster).
+ * svc is the build (`pnpm build`), as users run it. Measures req/s and p50/p99 latency at
+ * concurrency 1 and 32 (wrk), SSE events/s and time to first byte; and the auth-on peer's c=32 once
+ * more with two `/api/events` subscribers connected (the dashboard open in two tabs).
+ *
+ * Method: each peer is warmed up first (BENCH_WARMUP seconds at c=32: V8 optimises svc's code only
+ * after a few thousand requests), then the peers are measured in interleaved rounds (BENCH_ROUNDS)
+ * and the median round is reported, so slow drift of the machine hits every column alike.
+ */
+import { connectSubscribers } from './event-subscribers'
+import { runSse, runWrk, type SseResult, type WrkResult } from './load'
+import { type Peer, startCaddy, startClusterSvc, startFakeUpstream, startSvc } from './peers'
+import { fmt, medianBy, ratio, verdict } from './stats'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5)
+const SSE_REQUESTS = Number(process.env.BENCH_SSE_REQUESTS ?? 200)
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 2)
+
+interface Samples {
+  c1: WrkResult[]
+  c32: WrkResult[]
+  sse: SseResult[]
+  /** c=32 with two /api/events subscribers (the auth-on peer only). */
+  watched: WrkResult[]
+}
+
+export interface ProxyResult {
+  markdown: string
+  goals: { measure: string; value: string; goal: string; met: boolean | undefined }[]
+}
+
+export async function proxySection(log: (line: string) => void): Promise<ProxyResult> {
+  const upstream = await startFakeUpstream(['--stream-chunks', '100'])
+  const peers: Peer[] = [upstream]
+  try {
+    peers.push(await startSvc(upstream.url))
+    const auth = await startSvc(upstream.url, { auth: true })
+    peers.push(auth)
+    const caddy = await startCaddy(upstream.url)
+    if (caddy) peers.push(caddy)
+    else log('Caddy is not installed: no peer column (apt-get install caddy)')
+    if (WORKERS > 1) peers.push(await startClusterSvc(upstream.url, WORKERS))
+
+    for (const peer of peers) {
+      log(`warming up ${peer.name}…`)
+      await runWrk(peer, 32, WARMUP)
+      await runSse(peer, 20)
+    }
+    const samples = new Map<string, Samples>(
+      peers.map((p) => [p.name, { c1: [], c32: [], sse: [], watched: [] }]),
+    )
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const peer of peers) {
+        const s = samples.get(peer.name)!
+        s.c1.push(await runWrk(peer, 1, SECONDS))
+        s.c32.push(await runWrk(peer, 32, SECONDS))
+        s.sse.push(await runSse(peer, Math.ceil(SSE_REQUESTS / ROUNDS)))
+        if (peer === auth) {
+          const watchers = await connectSubscribers(auth, 2)
+          s.watched.push(await runWrk(peer, 32, SECONDS))
+          const events = await watchers.close()
+          log(`  (two /api/events subscribers received ${events} events during that run)`)
+        }
+        log(
+          `round ${round}/${ROUNDS} ${peer.name}: c=32 ${fmt(s.c32.at(-1)?.rps)} req/s, c=1 p50 ${fmt((s.c1.at(-1)?.p50Ms ?? Number.NaN) * 1000)} µs, SSE ${fmt(s.sse.at(-1)?.eventsPerSecond)} events/s${peer === auth ? `, c=32 watched ${fmt(s.watched.at(-1)?.rps)} req/s` : ''}`,
+        )
+      }
+    }
+    return render(peers, samples, auth.name, caddy?.name)
+  } finally {
+    for (const p of peers.reverse()) await p.stop().catch(() => undefined)
+  }
+}
+
+function render(
+  peers: Peer[],
+  samples: Map<string, Samples>,
+  authName: string,
+  caddyName?: string,
+): ProxyResult {
+  const rows = peers.map((p) => {
+    const s = samples.get(p.name)!
+    return {
+      peer: p.name,
+      c1: medianBy(s.c1, (r) => r.rps),
+      c32: medianBy(s.c32, (r) => r.rps),
+      sse: medianBy(s.sse, (r) => r.eventsPerSecond),
+      watched: s.watched.length ? medianBy(s.watched, (r) => r.rps) : undefined,
+    }
+  })
+  const by = (name: string | undefined) => rows.find((r) => r.peer === name)
+  const direct = by('direct')!
+  const svc = by('svc')
+  const auth = by(authName)
+  const caddy = by(caddyName)
+  const cluster = rows.find((r) => r.peer.includes('processes'))
+  const addedC1 = svc ? svc.c1.p50Ms - direct.c1.p50Ms : undefined
+  const goals: ProxyResult['goals'] = [
+    {
+      measure: 'svc (auth on) / Caddy, req/s c=32',
+      value: ratio(auth?.c32.rps, caddy?.c32.rps),
+      goal: '≥ 0.75×',
+      met: auth && caddy ? auth.c32.rps / caddy.c32.rps >= 0.75 : undefined,
+    },
+    {
+      measure: 'svc added p50 at c=1',
+      value: addedC1 === undefined ? 'n/a' : `${fmt(addedC1, 3)} ms`,
+      goal: '≤ 0.2 ms',
+      met: addedC1 === undefined ? undefined : addedC1 <= 0.2,
+    },
+    {
+      measure: 'SSE events/s, svc / direct',
+      value: ratio(svc?.sse.eventsPerSecond, direct.sse.eventsPerSecond),
+      goal: '≥ 0.9×',
+      met: svc ? svc.sse.eventsPerSecond / direct.sse.eventsPerSecond >= 0.9 : undefined,
+    },
+    {
+      measure: 'req/s c=32 with two /api/events subscribers vs none (auth on)',
+      value: ratio(auth?.watched?.rps, auth?.c32.rps),
+      goal: '≥ 0.95×',
+      met: auth?.watched ? auth.watched.rps / auth.c32.rps >= 0.95 : undefined,
+    },
+    {
+      measure: 'auth on (bearer) / auth off, req/s c=32',
+      value: ratio(auth?.c32.rps, svc?.c32.rps),
+      goal: '≥ 0.9×',
+      met: auth && svc ? auth.c32.rps / svc.c32.rps >= 0.9 : undefined,
+    },
+  ]
+  if (cluster)
+    goals.push({
+      measure: `experiment: ${cluster.peer} / one process, req/s c=32`,
+      value: ratio(cluster.c32.rps, auth?.c32.rps),
+      goal: '—',
+      met: undefined,
+    })
+  const lines = [
+    '## Proxy hop: static fake upstream',
+    '',
+    `Each peer warmed up ${WARMUP} s at c=32; median of ${ROUNDS} interleaved rounds of wrk ${SECONDS} s per run; SSE: ${SSE_REQUESTS} sequential streams of 100 events in all.`,
+    '',
+    '| path | req/s c=1 | p50 ms c=1 | p99 ms c=1 | req/s c=32 | p50 ms c=32 | p99 ms c=32 | SSE events/s | SSE TTFB ms | errors |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.peer} | ${fmt(r.c1.rps)} | ${fmt(r.c1.p50Ms, 3)} | ${fmt(r.c1.p99Ms, 3)} | ${fmt(r.c32.rps)} | ${fmt(r.c32.p50Ms, 3)} | ${fmt(r.c32.p99Ms, 3)} | ${fmt(r.sse.eventsPerSecond)} | ${fmt(r.sse.ttfbMs, 3)} | ${r.c1.errors + r.c32.errors} |`,
+    ),
+    ...(auth?.watched
+      ? [
+          `| ${authName}, two /api/events subscribers | | | | ${fmt(auth.watched.rps)} | ${fmt(auth.watched.p50Ms, 3)} | ${fmt(auth.watched.p99Ms, 3)} | | | ${auth.watched.errors} |`,
+        ]
+      : []),
+    '',
+    'Every round, to judge the spread:',
+    '',
+    '| path | req/s c=32 per round | p50 µs c=1 per round |',
+    '|---|---|---|',
+    ...peers.map((p) => {
+      const s = samples.get(p.name)!
+      return `| ${p.name} | ${s.c32.map((r) => fmt(r.rps)).join(', ')} | ${s.c1.map((r) => fmt(r.p50Ms * 1000)).join(', ')} |`
+    }),
+    ...(auth?.watched
+      ? [
+          `| ${authName}, watched | ${samples
+            .get(authName)!
+            .watched.map((r) => fmt(r.rps))
+            .join(', ')} | |`,
+        ]
+      : []),
+    '',
+    '| goal | value | target | |',
+    '|---|---|---|---|',
+    ...goals.map((g) => `| ${g.measure} | ${g.value} | ${g.goal} | ${verdict(g.met)} |`),
+    '',
+  ]
+  return { markdown: lines.join('\n'), goals }
+}

@@ -1,0 +1,121 @@
+/**
+ * Memory per open stream: BENCH_STREAMS (default 500) slow streamed chat completions held open at
+ * once through svc (a remote slot in front of the fake upstream sending one event every 100 ms), and
+ * svc's RSS with them open next to its RSS idle. The fake upstream's own growth is shown beside it:
+ * what a bare Node HTTP server pays for the same streams.
+ */
+import { Agent, type ClientRequest, request } from 'node:http'
+import { type Peer, startFakeUpstream, startSvc } from './peers'
+import { rssKb } from './rss'
+import { fmt, median, verdict } from './stats'
+
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 500)
+
+export interface MemoryResult {
+  markdown: string
+  goals: { measure: string; value: string; goal: string; met: boolean | undefined }[]
+}
+
+export async function streamMemorySection(log: (line: string) => void): Promise<MemoryResult> {
+  // 600 events 100 ms apart: a minute per stream, far longer than opening them all takes.
+  const upstream = await startFakeUpstream(['--stream-chunks', '600', '--chunk-interval-ms', '100'])
+  const svc = await startSvc(upstream.url)
+  try {
+    const svcPid = svc.pid!
+    const upstreamPid = upstream.pid!
+    // Warm-up: the streaming code paths run (and are compiled) before the idle figure is taken.
+    await closeAll(await openStreams(svc, 50))
+    await settle()
+    const idle = { svc: await sampleRss(svcPid), upstream: await sampleRss(upstreamPid) }
+    const began = performance.now()
+    const held = await openStreams(svc, STREAMS)
+    const openMs = performance.now() - began
+    await settle()
+    const open = { svc: await sampleRss(svcPid), upstream: await sampleRss(upstreamPid) }
+    await closeAll(held)
+    await settle()
+    const after = await sampleRss(svcPid)
+    const perStream = (from: number, to: number) => ((to - from) * 1024) / STREAMS / 1000
+    const svcKb = perStream(idle.svc, open.svc)
+    const upKb = perStream(idle.upstream, open.upstream)
+    log(
+      `memory: ${STREAMS} streams open in ${fmt(openMs)} ms; svc ${fmt(idle.svc / 1024, 1)} → ${fmt(open.svc / 1024, 1)} MiB (${fmt(svcKb, 1)} KB per stream)`,
+    )
+    const goals: MemoryResult['goals'] = [
+      {
+        measure: 'RSS per open stream (svc)',
+        value: `${fmt(svcKb, 1)} KB`,
+        goal: '≤ 50 KB',
+        met: svcKb <= 50,
+      },
+    ]
+    const markdown = [
+      `## Memory: ${STREAMS} slow streams held open at once`,
+      '',
+      `Streamed chat completions through svc (remote slot, auth off) from the fake upstream, one event every 100 ms; all ${STREAMS} had their first event before the figure was taken (opened in ${fmt(openMs)} ms). RSS from /proc, median of 5 readings 200 ms apart, after 1 s of settling. KB = 1000 bytes.`,
+      '',
+      '| process | RSS idle MiB | RSS with streams open MiB | per stream KB | RSS after they closed MiB |',
+      '|---|---|---|---|---|',
+      `| svc | ${fmt(idle.svc / 1024, 1)} | ${fmt(open.svc / 1024, 1)} | ${fmt(svcKb, 1)} | ${fmt(after / 1024, 1)} |`,
+      `| fake upstream (bare Node server, for scale) | ${fmt(idle.upstream / 1024, 1)} | ${fmt(open.upstream / 1024, 1)} | ${fmt(upKb, 1)} | |`,
+      '',
+      '| goal | value | target | |',
+      '|---|---|---|---|',
+      ...goals.map((g) => `| ${g.measure} | ${g.value} | ${g.goal} | ${verdict(g.met)} |`),
+      '',
+    ].join('\n')
+    return { markdown, goals }
+  } finally {
+    await svc.stop().catch(() => undefined)
+    await upstream.stop().catch(() => undefined)
+  }
+}
+
+/** Opens `n` streams at once; resolves when every one has received its first event. */
+async function openStreams(peer: Peer, n: number): Promise<ClientRequest[]> {
+  const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY })
+  const body = JSON.stringify({
+    model: peer.model,
+    stream: true,
+    messages: [{ role: 'user', content: 'Hi' }],
+  })
+  return Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<ClientRequest>((resolve, reject) => {
+          const req = request(`${peer.url}/v1/chat/completions`, {
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', ...peer.headers },
+          })
+          req.on('response', (res) => {
+            if (res.statusCode !== 200) reject(new Error(`stream: status ${res.statusCode}`))
+            res.once('data', () => resolve(req))
+            res.on('data', () => undefined)
+            res.on('error', () => undefined)
+          })
+          req.on('error', reject)
+          req.end(body)
+        }),
+    ),
+  )
+}
+
+async function closeAll(requests: ClientRequest[]): Promise<void> {
+  for (const req of requests) req.destroy()
+}
+
+function settle(ms = 1000): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms))
+}
+
+/** Median of 5 readings 200 ms apart (the client keeps reading meanwhile). */
+async function sampleRss(pid: number): Promise<number> {
+  const readings: number[] = []
+  for (let i = 0; i < 5; i++) {
+    readings.push(rssKb(pid))
+    await settle(200)
+  }
+  return median(readings)
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// Bundles a server app (its TypeScript, the workspace packages it imports, and their npm
+// dependencies) into plain JavaScript that node runs with no loader: what `pnpm build` makes for
+// apps/api, apps/chat (its server) and apps/cli. Run from the app's directory:
+//
+//   node ../../scripts/build-server.mjs --outdir dist src/serve.ts [more entries]
+//
+// Decisions (each one keeps the bundle behaving as the source does under tsx):
+// - Native addons stay external (a `.node` binary cannot be bundled); node resolves them from the
+//   app's own node_modules, so the app must declare each one it uses (checked here).
+// - `import.meta.url` keeps meaning the file it is written in: every source file that reads it gets
+//   its own URL, computed from the bundle's location, so `new URL('../../manifests/x', import.meta.url)`
+//   still finds the checkout's files. CommonJS `__dirname`/`__filename` likewise.
+// - Two dockerode dependencies that svc never uses on its local socket (ssh2 for ssh:// hosts, with a
+//   16 MB WebAssembly heap; grpc for BuildKit sessions) are loaded on first use instead of at start:
+//   ~20 MB less resident memory for every API process.
+// - Not minified: stack traces keep readable names and lines.
+// - Writes `<outdir>/inputs.json` (the files the bundle was made from) so a test can tell a stale
+//   build (`@svc/testing`'s `ensureBuilt`).
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
+import { dirname, join, relative, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { build } from 'esbuild'
+
+/** Packages with a native binary: never bundled. */
+const NATIVE = ['@node-rs/argon2', 'better-sqlite3', 'cpu-features']
+
+/** `require(x)` inside `importer` that is deferred until the first use of what it exports. */
+const DEFERRED = [
+  {
+    importer: /\/docker-modem\/lib\/ssh\.js$/,
+    request: 'ssh2',
+    shim: (r) => `module.exports = { get Client() { return require(${r}).Client } }`,
+  },
+  {
+    importer: /\/dockerode\/lib\/docker\.js$/,
+    request: './session',
+    shim: (r) => `module.exports = function withSession(...args) { return require(${r}).apply(this, args) }`,
+  },
+]
+
+const { values, positionals } = parseArgs({
+  options: { outdir: { type: 'string', default: 'dist' } },
+  allowPositionals: true,
+})
+const appDir = process.cwd()
+const outdir = resolve(appDir, values.outdir)
+const pkg = JSON.parse(await readFile(join(appDir, 'package.json'), 'utf8'))
+const declared = new Set(Object.keys(pkg.dependencies ?? {}))
+const fromBundle = (file) => JSON.stringify(relative(outdir, file))
+
+/** @type {import('esbuild').Plugin} */
+const svcServer = {
+  name: 'svc-server',
+  setup(b) {
+    b.onResolve({ filter: /^[^.]/ }, (args) => {
+      const name = NATIVE.find((n) => args.path === n || args.path.startsWith(`${n}/`))
+      if (!name) return undefined
+      // cpu-features is ssh2's optional speed-up, loaded in a try block: absent is fine.
+      if (name !== 'cpu-features' && !declared.has(name)) {
+        return {
+          errors: [
+            {
+              text: `${name} is a native addon: declare it in ${pkg.name}'s dependencies so the bundle finds it`,
+            },
+          ],
+        }
+      }
+      return { path: args.path, external: true }
+    })
+    for (const d of DEFERRED) {
+      b.onResolve({ filter: new RegExp(`^${d.request.replace(/[.]/g, '\\.')}$`) }, async (args) => {
+        if (!d.importer.test(args.importer)) return undefined
+        const real = await b.resolve(args.path, {
+          kind: 'require-call',
+          resolveDir: args.resolveDir,
+          pluginData: 'real',
+        })
+        if (real.errors.length > 0) return { errors: real.errors }
+        return { path: real.path, namespace: 'svc-deferred', pluginData: d }
+      })
+    }
+    b.onLoad({ filter: /.*/, namespace: 'svc-deferred' }, (args) => ({
+      contents: args.pluginData.shim(JSON.stringify(args.path)),
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }))
+    b.onLoad({ filter: /\.(c|m)?(j|t)s$/ }, async (args) => {
+      let text = await readFile(args.path, 'utf8')
+      if (text.includes('import.meta.url')) {
+        text = text.replaceAll('import.meta.url', `new URL(${fromBundle(args.path)}, import.meta.url).href`)
+      }
+      if (/\b__(dirname|filename)\b/.test(text)) {
+        text = `var __filename = __svcPath(${fromBundle(args.path)}), __dirname = __svcPath(${fromBundle(dirname(args.path))});\n${text}`
+      }
+      return { contents: text, loader: /\.(c|m)?ts$/.test(args.path) ? 'ts' : 'js' }
+    })
+  },
+}
+
+// A clean directory: chunk names change with their content.
+await rm(outdir, { recursive: true, force: true })
+const result = await build({
+  entryPoints: positionals,
+  outdir,
+  bundle: true,
+  splitting: positionals.length > 1,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  plugins: [svcServer],
+  metafile: true,
+  logLevel: 'warning',
+  // CommonJS dependencies call require() for node's own modules; an ES module has none of its own.
+  banner: {
+    js: [
+      "import { createRequire as __svcCreateRequire } from 'node:module'",
+      "import { fileURLToPath as __svcFileURLToPath } from 'node:url'",
+      'const require = __svcCreateRequire(import.meta.url)',
+      'const __svcPath = (p) => __svcFileURLToPath(new URL(p, import.meta.url))',
+      '',
+    ].join(';\n'),
+  },
+  define: { 'globalThis.SVC_BUILT': 'true' },
+})
+// Entries start with `#!/usr/bin/env node` when their source does: runnable through a symlink.
+for (const [file, out] of Object.entries(result.metafile.outputs)) {
+  if (out.entryPoint && positionals.includes(out.entryPoint)) await chmod(file, 0o755)
+}
+// The workspace's files, this script and the lockfile (which pins every bundled dependency).
+const root = resolve(dirname(new URL(import.meta.url).pathname), '..')
+const inputs = [
+  ...Object.keys(result.metafile.inputs).filter((p) => !p.includes(':') && !p.includes('node_modules/')),
+  join(root, 'scripts/build-server.mjs'),
+  join(root, 'pnpm-lock.yaml'),
+]
+await writeFile(
+  join(outdir, 'inputs.json'),
+  `${JSON.stringify({ builtAt: new Date().toISOString(), inputs: inputs.map((p) => relative(outdir, resolve(p))) }, null, 1)}\n`,
+)
+const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0)
+process.stdout.write(
+  `${pkg.name}: ${positionals.join(', ')} → ${relative(appDir, outdir)}/ (${(bytes / 1024).toFixed(0)} KB)\n`,
+)
