@@ -25,7 +25,7 @@ const TIMEOUT_MS = 120_000
 async function call(
   client: Client,
   path: string,
-  init: { method?: string; json?: unknown; token?: string; expect?: number } = {},
+  init: { method?: string; json?: unknown; token?: string; expect?: number; timeoutMs?: number } = {},
 ): Promise<Response> {
   let res: Response
   try {
@@ -36,7 +36,8 @@ async function call(
         ...(init.json === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      // The signal bounds the body too: a subscriber that reads for longer passes its own bound.
+      signal: AbortSignal.timeout(init.timeoutMs ?? TIMEOUT_MS),
     })
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name
@@ -128,7 +129,7 @@ export async function swap(client: Client, model: string): Promise<void> {
  * slow client), checks that it starts with a snapshot, and returns how many events it saw.
  */
 export async function subscribe(client: Client, ms: number, pauseMs = 0): Promise<number> {
-  const res = await call(client, '/api/events')
+  const res = await call(client, '/api/events', { timeoutMs: ms + TIMEOUT_MS })
   const reader = res.body!.getReader()
   const decoder = new TextDecoder()
   let text = ''
