@@ -150,7 +150,12 @@ function processHandle(record: PidRecord, exited: Promise<UpstreamExit>, log: Lo
     base: new URL(`http://${record.host}:${record.port}`),
     exited,
     describe: () => ({ pid: record.pid, log: record.logFile }),
-    logs: () => log.ring.snapshot(),
+    // Read up to now first: the tailer polls every 250 ms, and a slot can be ready sooner than that,
+    // so a caller asking right after `ready` would otherwise see none of the start-up lines.
+    logs: () => {
+      log.poll()
+      return log.ring.snapshot()
+    },
     memoryUse: async () => (gone ? undefined : processMemoryUse(record.pid)),
     stop(graceMs: number) {
       stopping ??= (async () => {
