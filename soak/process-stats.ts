@@ -18,16 +18,28 @@ export interface LoopDelay {
   p99: number
   /** Largest single delay since the previous scrape (s). */
   max: number
+  /** V8 heap in use (bytes; prom-client's `nodejs_heap_size_used_bytes`). */
+  heapUsed: number
+  /** V8 heap committed (bytes; `nodejs_heap_size_total_bytes`): used plus free and fragmented pages. */
+  heapTotal: number
+  /** Memory held by V8 for objects outside its heap: Buffers, ArrayBuffers (`nodejs_external_memory_bytes`). */
+  external: number
 }
 
 /**
  * Scrapes `/api/metrics` and reads svc's own measurement of its event loop (prom-client's
  * `nodejs_eventloop_lag_*`: perf_hooks.monitorEventLoopDelay, reset at every scrape, so each
- * reading covers the time since the previous one).
+ * reading covers the time since the previous one) and its V8 memory at that moment.
  */
 export async function loopDelay(apiUrl: string): Promise<LoopDelay> {
   const res = await fetch(`${apiUrl}/api/metrics`, { signal: AbortSignal.timeout(30_000) })
   const text = await res.text()
   const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
-  return { p99: value('nodejs_eventloop_lag_p99_seconds'), max: value('nodejs_eventloop_lag_max_seconds') }
+  return {
+    p99: value('nodejs_eventloop_lag_p99_seconds'),
+    max: value('nodejs_eventloop_lag_max_seconds'),
+    heapUsed: value('nodejs_heap_size_used_bytes'),
+    heapTotal: value('nodejs_heap_size_total_bytes'),
+    external: value('nodejs_external_memory_bytes'),
+  }
 }

@@ -2,6 +2,17 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 
+/** svc's memory at one scrape during traffic (every 5 s). */
+export interface MemorySample {
+  /** Seconds since the warm-up began. */
+  atS: number
+  phase: 'warm-up' | 'main'
+  rss: number
+  heapUsed: number
+  heapTotal: number
+  external: number
+}
+
 export interface SoakReport {
   seconds: number
   concurrency: number
@@ -10,13 +21,31 @@ export interface SoakReport {
   examples: Record<string, string>
   expected: Record<string, number>
   rss: { start: number; afterWarmup: number; end: number; growth: number }
+  heapUsed: { afterWarmup: number; end: number }
+  heapTotal: { afterWarmup: number; end: number }
+  /** RSS every second of each idle measurement (the last one counts). */
+  idleWatch: { afterWarmup: number[]; end: number[] }
   fds: { start: number; afterWarmup: number; end: number }
+  trend: MemorySample[]
   loopDelay: { p99MaxOfWindows: number; p99MedianOfWindows: number; max: number; windows: number }
   failures: string[]
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
 const ms = (value: number) => (Number.isFinite(value) ? `${value.toFixed(0)} ms` : '—')
+
+/** At most `n` evenly spaced items of `list`, the last one always included. */
+function thin<T>(list: T[], n: number): T[] {
+  if (list.length <= n) return list
+  const step = (list.length - 1) / (n - 1)
+  return Array.from({ length: n }, (_, i) => list[Math.round(i * step)]!)
+}
+
+const idleRow = (rss: number[]) =>
+  rss
+    .filter((_, i) => i % 5 === 4)
+    .map((b) => (b / 1024 / 1024).toFixed(0))
+    .join(' → ')
 
 export function renderReport(r: SoakReport): string {
   const lines = [
@@ -39,7 +68,19 @@ export function renderReport(r: SoakReport): string {
     '| svc process | at start | after warm-up (idle) | at the end (idle) |',
     '|---|---|---|---|',
     `| RSS | ${mb(r.rss.start)} | ${mb(r.rss.afterWarmup)} | ${mb(r.rss.end)} (${(r.rss.growth * 100).toFixed(1)} %) |`,
+    `| V8 heap used | — | ${mb(r.heapUsed.afterWarmup)} | ${mb(r.heapUsed.end)} |`,
+    `| V8 heap total | — | ${mb(r.heapTotal.afterWarmup)} | ${mb(r.heapTotal.end)} |`,
+    `| RSS while idle (every 5 s) | — | ${idleRow(r.idleWatch.afterWarmup)} | ${idleRow(r.idleWatch.end)} |`,
     `| open descriptors | ${r.fds.start} | ${r.fds.afterWarmup} | ${r.fds.end} |`,
+    '',
+    'Memory under traffic (every 5 s in the JSON; here at most 20 rows):',
+    '',
+    '| s | phase | RSS | V8 heap used | V8 heap total | external |',
+    '|---|---|---|---|---|---|',
+    ...thin(r.trend, 20).map(
+      (t) =>
+        `| ${t.atS} | ${t.phase} | ${mb(t.rss)} | ${mb(t.heapUsed)} | ${mb(t.heapTotal)} | ${mb(t.external)} |`,
+    ),
     '',
     `Event-loop delay in svc (${r.loopDelay.windows} windows of 5 s): p99 median ${ms(r.loopDelay.p99MedianOfWindows * 1000)}, ` +
       `p99 worst ${ms(r.loopDelay.p99MaxOfWindows * 1000)}, max ${ms(r.loopDelay.max * 1000)}`,

@@ -7,20 +7,22 @@
  *
  * It reports requests and errors by kind, svc's RSS and open descriptors after warm-up and at the end
  * (both measured idle: traffic paused, connections given time to close), and svc's own event-loop
- * delay. It fails (exit 1) on any unexpected error, RSS growth over 15 % after warm-up, or a
- * descriptor leak.
+ * delay, and svc's memory every 5 s under traffic (RSS, V8 heap, external). It fails (exit 1) on any
+ * unexpected error, RSS growth over 15 % after warm-up, or a descriptor leak.
  *
- * Env: SOAK_SECONDS (traffic time, default 600), SOAK_CONCURRENCY (request loops, default 3).
+ * Env: SOAK_SECONDS (traffic time, default 600), SOAK_CONCURRENCY (request loops, default 3),
+ * SOAK_HEAPSNAPSHOTS (a directory: heap snapshots of svc after warm-up and at the end).
  * `--if-ci`: run only when CI is set (then 60 s unless SOAK_SECONDS says otherwise); `pnpm test` uses it.
  */
 import { statSync } from 'node:fs'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenStore } from '@svc/auth'
 import { findEngine } from '@svc/engines'
 import { isCI, missingPart, REPO_ROOT, startApi, startComfyStandIn, writeTinyGguf } from '@svc/testing'
 import { type LoopDelay, loopDelay, openFds, rssBytes } from './process-stats'
+import type { MemorySample } from './report'
 import { writeReport } from './report'
 import { percentile, Tally } from './tally'
 import * as step from './traffic'
@@ -36,11 +38,33 @@ const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 3)
 const WARMUP_S = Math.min(60, Math.max(10, Math.round(SECONDS / 4)))
 /** Quiet time before each idle measurement: longer than svc's keep-alive timeout (5 s). */
 const SETTLE_MS = 7_000
+/**
+ * Then RSS is read every second for this long, and the last reading counts. Under traffic V8 lets its
+ * heap grow far past what is live (the soak saw 160 MB committed for 45 MB in use) and gives the
+ * headroom back only once svc has been idle for a while (V8's memory reducer: its first check comes
+ * 8 s after the last GC). Read before that, RSS measures how busy svc just was, not what it keeps.
+ */
+const IDLE_WATCH_S = 25
 const MAX_RSS_GROWTH = 0.15
 /** Descriptors svc may hold beyond the baseline when idle (a pooled upstream socket or two). */
 const FD_SLACK = 8
 const LIGHT = 'args = ["-c", "256", "-np", "1", "--threads", "1"]\n'
 const FAST_HASH = { memoryCost: 256, timeCost: 1, parallelism: 1 }
+
+/** Sends SIGUSR2 (svc started with --heapsnapshot-signal) and waits until the new snapshot is written. */
+async function heapSnapshot(pid: number, dir: string): Promise<void> {
+  const before = new Set(await readdir(dir))
+  process.kill(pid, 'SIGUSR2')
+  let last = -1
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1_000))
+    const made = (await readdir(dir)).find((f) => !before.has(f) && f.endsWith('.heapsnapshot'))
+    if (!made) continue
+    const size = statSync(join(dir, made)).size
+    if (size > 0 && size === last) return
+    last = size
+  }
+}
 
 function hasProgram(name: string): boolean {
   return (process.env.PATH ?? '').split(':').some((dir) => {
@@ -79,11 +103,43 @@ async function main(): Promise<number> {
   const admin = await tokens.create({ label: 'soak', scope: 'admin' })
   await tokens.close()
 
-  const api = await startApi({ configDir, stateDir, env: { SVC_AUTH_ENABLED: '1', SVC_LOG_LEVEL: 'info' } })
+  // SOAK_HEAPSNAPSHOTS=<dir>: svc writes a heap snapshot there on SIGUSR2, and the soak sends one
+  // after warm-up and one at the end (both idle), to compare what svc retains (see soak/README.md).
+  const snapshots = process.env.SOAK_HEAPSNAPSHOTS
+  if (snapshots) await mkdir(snapshots, { recursive: true })
+  const api = await startApi({
+    configDir,
+    stateDir,
+    env: {
+      SVC_AUTH_ENABLED: '1',
+      SVC_LOG_LEVEL: 'info',
+      ...(snapshots
+        ? {
+            NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}`,
+          }
+        : {}),
+    },
+  })
   const pid = api.child.pid!
   const client: step.Client = { apiUrl: api.url, token: admin.token }
   const tally = new Tally()
   const delays: LoopDelay[] = []
+  const trend: MemorySample[] = []
+  const soakStart = Date.now()
+  let phase: MemorySample['phase'] = 'warm-up'
+  /** One scrape: the loop-delay window it closes, and svc's memory at that moment. */
+  const sample = async () => {
+    const [delay, rss] = await Promise.all([loopDelay(api.url), rssBytes(pid)])
+    delays.push(delay)
+    trend.push({
+      atS: Math.round((Date.now() - soakStart) / 1000),
+      phase,
+      rss,
+      heapUsed: delay.heapUsed,
+      heapTotal: delay.heapTotal,
+      external: delay.external,
+    })
+  }
   let result = 1
   try {
     for (const [slot, model] of [
@@ -146,7 +202,7 @@ async function main(): Promise<number> {
         every(3_000, () => guarded('events-short', () => step.subscribe(client, 1_500))),
         guarded('events-long', () => step.subscribe(client, ms - 500)),
         guarded('events-slow', () => step.subscribe(client, ms - 500, 250)),
-        every(5_000, async () => delays.push(await loopDelay(api.url))),
+        every(5_000, sample),
         ...(withSwaps
           ? [
               // Mid-minute: a 60-second run swaps once, a 600-second one ten times.
@@ -162,7 +218,15 @@ async function main(): Promise<number> {
     }
     const idle = async () => {
       await new Promise((r) => setTimeout(r, SETTLE_MS))
-      return { rss: await rssBytes(pid), fds: await openFds(pid) }
+      const watch: number[] = []
+      for (let s = 0; s < IDLE_WATCH_S; s++) {
+        await new Promise((r) => setTimeout(r, 1_000))
+        watch.push(await rssBytes(pid))
+      }
+      const fds = await openFds(pid)
+      const { heapUsed, heapTotal, external } = await loopDelay(api.url)
+      if (snapshots) await heapSnapshot(pid, snapshots)
+      return { rss: watch.at(-1)!, watch, fds, heapUsed, heapTotal, external }
     }
 
     const atStart = { rss: await rssBytes(pid), fds: await openFds(pid) }
@@ -171,6 +235,7 @@ async function main(): Promise<number> {
     const baseline = await idle()
     delays.length = 0
     await loopDelay(api.url) // a new measurement window for the main phase
+    phase = 'main'
     const t0 = Date.now()
     await run(SECONDS * 1000, true)
     const elapsed = (Date.now() - t0) / 1000
@@ -196,6 +261,10 @@ async function main(): Promise<number> {
       examples: Object.fromEntries(tally.examples),
       expected: Object.fromEntries(tally.expected),
       rss: { start: atStart.rss, afterWarmup: baseline.rss, end: end.rss, growth: rssGrowth },
+      heapUsed: { afterWarmup: baseline.heapUsed, end: end.heapUsed },
+      heapTotal: { afterWarmup: baseline.heapTotal, end: end.heapTotal },
+      idleWatch: { afterWarmup: baseline.watch, end: end.watch },
+      trend,
       fds: { start: atStart.fds, afterWarmup: baseline.fds, end: end.fds },
       loopDelay: {
         p99MaxOfWindows: Math.max(...delays.map((d) => d.p99)),
