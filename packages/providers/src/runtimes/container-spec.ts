@@ -23,6 +23,28 @@ export const LABELS = {
   port: 'svc.port',
 } as const
 
+/** The labels of one upstream: who owns it (`scope`, `instance`) and what it runs, for `recover`. */
+export function upstreamLabels(u: {
+  scope: Readonly<Record<string, string>>
+  instance: string
+  slot: string
+  model: string
+  image: { name: string; reference: string }
+  backend: Backend
+  port: number
+}): Record<string, string> {
+  return {
+    ...u.scope,
+    [LABELS.instance]: u.instance,
+    [LABELS.slot]: u.slot,
+    [LABELS.model]: u.model,
+    [LABELS.image]: u.image.name,
+    [LABELS.imageRef]: u.image.reference,
+    [LABELS.backend]: u.backend,
+    [LABELS.port]: String(u.port),
+  }
+}
+
 export interface Mount {
   host: string
   container: string

@@ -19,7 +19,7 @@ import Docker from 'dockerode'
 import type { ImageEntry, ImageManifest } from '../manifest/manifest'
 import { containerHandle, publishedPort, removeContainer } from './container-handle'
 import { pullImage } from './container-pull'
-import { backendGroups, containerSpec, groupIds, LABELS } from './container-spec'
+import { backendGroups, containerSpec, groupIds, LABELS, upstreamLabels } from './container-spec'
 import { imageSlotContext, upstreamName } from './model-mounts'
 import { LogRing, type Runtime, type RuntimeStartRequest } from './runtime'
 import { volumeHostDir } from './volumes'
@@ -122,16 +122,15 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
         port,
         mounts,
         groups: groups(req.backend),
-        labels: {
-          ...scope,
-          [LABELS.instance]: options.instance,
-          [LABELS.slot]: req.slot,
-          [LABELS.model]: req.model.id,
-          [LABELS.image]: entryName,
-          [LABELS.imageRef]: reference,
-          [LABELS.backend]: req.backend,
-          [LABELS.port]: String(port),
-        },
+        labels: upstreamLabels({
+          scope,
+          instance: options.instance,
+          slot: req.slot,
+          model: req.model.id,
+          image: { name: entryName, reference },
+          backend: req.backend,
+          port,
+        }),
       })
       req.signal.throwIfAborted()
       const container = await docker.createContainer(spec).catch((error: { statusCode?: number }) => {

@@ -18,7 +18,7 @@ import { SvcError, type UpstreamHandle } from '@svc/core'
 import Docker from 'dockerode'
 import type { ImageManifest } from '../manifest/manifest'
 import { estimateLoad } from '../memory/estimate'
-import { backendGroups, groupIds, LABELS } from './container-spec'
+import { backendGroups, groupIds, LABELS, upstreamLabels } from './container-spec'
 import { imageSlotContext, upstreamName } from './model-mounts'
 import type { Runtime, RuntimeStartRequest } from './runtime'
 import { removeService, type SwarmServiceInfo, serviceContainersGone, swarmHandle } from './swarm-handle'
@@ -97,16 +97,15 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
       ...(req.constraints ? { constraints: req.constraints } : {}),
       ...(estimate?.bytes ? { memoryBytes: estimate.bytes } : {}),
       stopGraceMs: options.stopGraceMs ?? 10_000,
-      labels: {
-        ...scope,
-        [LABELS.instance]: options.instance,
-        [LABELS.slot]: req.slot,
-        [LABELS.model]: req.model.id,
-        [LABELS.image]: entryName,
-        [LABELS.imageRef]: reference,
-        [LABELS.backend]: req.backend,
-        [LABELS.port]: String(port),
-      },
+      labels: upstreamLabels({
+        scope,
+        instance: options.instance,
+        slot: req.slot,
+        model: req.model.id,
+        image: { name: entryName, reference },
+        backend: req.backend,
+        port,
+      }),
     })
     req.signal.throwIfAborted()
     const service = await docker.createService(spec).catch((error: unknown) => {
