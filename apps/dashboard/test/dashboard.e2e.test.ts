@@ -8,50 +8,25 @@ import { mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  card,
-  launchChromium,
-  openPage,
-  PAGES,
-  signInWith,
-  type TestBrowser,
-  type WatchedPage,
-} from './browser'
-import { expectStatus, type Fixture, partsPresent, startFixture } from './fixture'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { card, PAGES } from './browser'
+import { useDashboard } from './dashboard-session'
+import { partsPresent } from './fixture'
 
 const parts = partsPresent()
 
 describe.skipIf(!parts)('the dashboard in a real browser', () => {
-  let fx: Fixture
-  let chrome: TestBrowser
+  const session = useDashboard({ media: true })
+  const { signIn } = session
   let shots: string
-  const opened: WatchedPage[] = []
 
   beforeAll(async () => {
     shots = await mkdtemp(join(tmpdir(), 'svc-dashboard-screenshots-'))
     console.log(`\n[dashboard e2e] screenshots: ${shots}\n`)
-    fx = await startFixture()
-    const put = fx.call('/api/slots/img', { method: 'PUT', json: { runtime: 'remote', url: fx.comfy.url } })
-    await expectStatus(put, 200, fx.api)
-    await Promise.all([fx.load('img', 'sdxl-turbo'), fx.load('tts', 'espeak-ng')])
-    chrome = await launchChromium()
-  }, 240_000)
-
-  afterAll(async () => {
-    for (const p of opened) await p.context.close().catch(() => undefined)
-    await chrome?.[Symbol.asyncDispose]()
-    await fx?.[Symbol.asyncDispose]()
   })
 
-  const signIn = async (token: string, width = 1280) => {
-    const w = await signInWith(chrome.browser, fx.api.url, token, width)
-    opened.push(w)
-    return w
-  }
-
   it('loads a slot from the UI, showing its states live before ready; asks before unloading while busy; unloads it', async () => {
-    const { page, errors } = await signIn(fx.tokens.admin)
+    const { page, errors } = await signIn(session.fx.tokens.admin)
     await expect(page.getByText('admin · e2e-admin')).toBeTruthy()
     const primary = card(page, 'primary')
     await primary.getByText('Offline').waitFor()
@@ -88,7 +63,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
 
     // With a request in flight, Unload asks first; Cancel leaves the slot serving.
     const busy = new AbortController()
-    const stream = fx
+    const stream = session.fx
       .call('/v1/chat/completions', {
         method: 'POST',
         json: {
@@ -107,7 +82,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     await ask.getByText('1 request is in flight').waitFor()
     await ask.getByRole('button', { name: 'Cancel' }).click()
     await ask.waitFor({ state: 'detached' })
-    expect((await (await fx.call('/api/slots/primary')).json()).state).toBe('serving')
+    expect((await (await session.fx.call('/api/slots/primary')).json()).state).toBe('serving')
     busy.abort()
     await stream
     await primary.getByText('Idle').waitFor()
@@ -119,31 +94,18 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
 
     await primary.getByRole('button', { name: 'Unload' }).click()
     await primary.getByText('Offline').waitFor({ timeout: 30_000 })
-    expect((await (await fx.call('/api/slots/primary')).json()).state).toBe('offline')
+    expect((await (await session.fx.call('/api/slots/primary')).json()).state).toBe('offline')
     expect(errors).toEqual([])
   }, 120_000)
 
-  it('behind the proxy, the forwarded identity is admin and no token is asked for', async () => {
-    // What Caddy does after basic auth: a trusted loopback peer sets X-Forwarded-Email.
-    const w = await openPage(chrome.browser)
-    opened.push(w)
-    await w.context.setExtraHTTPHeaders({ 'X-Forwarded-Email': 'ada@example.com' })
-    await w.page.goto(fx.api.url)
-    await w.page.getByRole('heading', { name: 'Slots', level: 1 }).waitFor()
-    await w.page.getByText('admin · ada@example.com').waitFor()
-    expect(await card(w.page, 'tts').getByRole('button', { name: 'Load…' }).isEnabled()).toBe(true)
-    expect(await w.page.getByRole('button', { name: 'Sign out' }).count()).toBe(0)
-    expect(w.errors).toEqual([])
-  }, 60_000)
-
   it('streams a chat in the playground, and Stop ends the generation upstream', async () => {
-    await fx.load('primary', 'tiny-chat')
+    await session.fx.load('primary', 'tiny-chat')
     const predicted = async () => {
-      const text = await (await fx.call('/api/metrics')).text()
+      const text = await (await session.fx.call('/api/metrics')).text()
       return Number(/^llamacpp:tokens_predicted_total\{slot="primary"\} (\d+)/m.exec(text)?.[1] ?? 0)
     }
     const before = await predicted()
-    const { page, errors } = await signIn(fx.tokens.admin)
+    const { page, errors } = await signIn(session.fx.tokens.admin)
     await page.getByRole('link', { name: 'Playground' }).click()
     await page.getByLabel('Max tokens').fill('8000')
     await page.getByLabel('Message').fill('Tell me a long story.')
@@ -167,13 +129,13 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
 
     // llama-server stopped: the slot is idle, no llama.cpp slot is processing, far fewer than 8000 tokens.
     const deadline = Date.now() + 5_000
-    let slot = (await (await fx.call('/api/slots/primary')).json()) as {
+    let slot = (await (await session.fx.call('/api/slots/primary')).json()) as {
       state: string
       upstream: { base: string }
     }
     while (slot.state !== 'idle' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100))
-      slot = (await (await fx.call('/api/slots/primary')).json()) as typeof slot
+      slot = (await (await session.fx.call('/api/slots/primary')).json()) as typeof slot
     }
     expect(slot.state).toBe('idle')
     const upstreamSlots = (await (await fetch(`${slot.upstream.base}/slots`)).json()) as {
@@ -198,7 +160,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
   }, 120_000)
 
   it('shows the live log of a slot', async () => {
-    const { page, errors } = await signIn(fx.tokens.admin)
+    const { page, errors } = await signIn(session.fx.tokens.admin)
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Logs' }).click()
     await page.getByLabel('Slot').selectOption('primary')
     const log = page.getByRole('log', { name: 'Log of primary' })
@@ -215,7 +177,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
   }, 60_000)
 
   it("creates a custom slot, showing the server's message next to the field it names", async () => {
-    const { page, errors } = await signIn(fx.tokens.admin)
+    const { page, errors } = await signIn(session.fx.tokens.admin)
     await page.getByRole('button', { name: 'New custom slot' }).click()
     const form = page.getByRole('dialog', { name: 'New custom slot' })
     await form.getByLabel('Name').fill('far-img')
@@ -232,7 +194,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
         .join(' '),
     )
     expect(description).toMatch(/url.*http\(s\) URL/)
-    await url.fill(fx.comfy.url)
+    await url.fill(session.fx.comfy.url)
     await form.getByRole('button', { name: 'Create slot' }).click()
     await form.waitFor({ state: 'detached' })
     const created = card(page, 'far-img')
@@ -245,7 +207,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
   }, 60_000)
 
   it('pulls a model without loading it, then deletes it after asking', async () => {
-    const { page, errors } = await signIn(fx.tokens.admin)
+    const { page, errors } = await signIn(session.fx.tokens.admin)
     await page.getByRole('link', { name: 'Models' }).click()
     await page.getByLabel('Search').fill('tiny')
     const row = page.getByRole('row').filter({ hasText: 'tiny-extra' })
@@ -266,7 +228,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
       .click()
     await row.getByRole('button', { name: 'Pull tiny-extra' }).waitFor()
     expect(await row.getByRole('cell', { name: 'no', exact: true }).count()).toBe(1)
-    const models = (await (await fx.call('/api/models')).json()) as {
+    const models = (await (await session.fx.call('/api/models')).json()) as {
       models: { id: string; present: boolean }[]
     }
     expect(models.models.find((m) => m.id === 'tiny-extra')?.present).toBe(false)
@@ -274,10 +236,10 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
   }, 60_000)
 
   it('lists the models this machine runs; Show all adds the rest, each saying why not', async () => {
-    const { page, errors } = await signIn(fx.tokens.admin)
+    const { page, errors } = await signIn(session.fx.tokens.admin)
     await page.getByRole('link', { name: 'Models' }).click()
     await page.getByRole('row').filter({ hasText: 'tiny-chat' }).waitFor()
-    const all = (await (await fx.call('/api/models')).json()) as {
+    const all = (await (await session.fx.call('/api/models')).json()) as {
       models: { id: string; offered: boolean; reason: string | null }[]
     }
     const notOffered = all.models.filter((m) => !m.offered)
@@ -303,8 +265,8 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
   }, 60_000)
 
   it('generates an image on the img slot and shows it with _svc', async () => {
-    const { page, errors } = await signIn(fx.tokens.admin)
-    await page.goto(`${fx.api.url}/playground/image`)
+    const { page, errors } = await signIn(session.fx.tokens.admin)
+    await page.goto(`${session.fx.api.url}/playground/image`)
     await page.getByLabel('Prompt', { exact: true }).fill('a red cube on a table')
     await page.getByLabel('Size (WxH)').fill('256x256')
     await page.getByLabel('Seed').fill('42')
@@ -317,13 +279,13 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     )
     expect(size).toEqual([256, 256])
     expect(await page.getByText('"workflow": "sdxl-turbo"').count()).toBe(1)
-    expect(String(fx.comfy.prompts.at(-1)?.raw)).toContain('"noise_seed":42')
+    expect(String(session.fx.comfy.prompts.at(-1)?.raw)).toContain('"noise_seed":42')
     expect(errors).toEqual([])
   }, 90_000)
 
   it('lists the voices of the tts slot and plays speech in the chosen one', async () => {
-    const { page, errors } = await signIn(fx.tokens.admin)
-    await page.goto(`${fx.api.url}/playground/speech`)
+    const { page, errors } = await signIn(session.fx.tokens.admin)
+    await page.goto(`${session.fx.api.url}/playground/speech`)
     const voice = page.getByLabel('Voice')
     await page.getByRole('option', { name: /^nova/ }).waitFor({ state: 'attached' })
     await voice.selectOption('nova')
@@ -354,91 +316,11 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     expect(errors).toEqual([])
   }, 60_000)
 
-  it('creates a token shown once, leaves no trace of it, and revokes it from the UI', async () => {
-    const { page, context, errors } = await signIn(fx.tokens.admin)
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fx.api.url })
-    await page.getByRole('link', { name: 'Settings' }).click()
-    await page.getByLabel('Label').fill('e2e-ci')
-    await page.getByLabel('Scope').selectOption('v1-only')
-    await page.getByRole('button', { name: 'Create token' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Token "e2e-ci" created' })
-    await dialog.waitFor()
-    await dialog.getByText(/shown only once/).waitFor()
-    await dialog.getByRole('button', { name: 'Copy' }).click()
-    await dialog.getByRole('button', { name: 'Copied' }).waitFor()
-    const token = await page.evaluate(() => navigator.clipboard.readText())
-    expect(token).toMatch(/^svc_[A-Za-z0-9]{12}\.[A-Za-z0-9_-]{43}$/)
-    expect(await dialog.textContent()).toContain(token)
-    await dialog.getByRole('button', { name: 'Close' }).click()
-    await dialog.waitFor({ state: 'detached' })
-    await page.evaluate(() => navigator.clipboard.writeText(''))
-
-    // Nowhere in the DOM, nor in any storage of the page.
-    const traces = await page.evaluate((t) => {
-      const storage = (s: Storage) =>
-        Object.keys(s)
-          .map((k) => `${k}=${s.getItem(k)}`)
-          .join('\n')
-      return {
-        dom: document.documentElement.outerHTML.includes(t),
-        session: storage(sessionStorage).includes(t),
-        local: storage(localStorage).includes(t),
-        cookie: document.cookie.includes(t),
-      }
-    }, token)
-    expect(traces).toEqual({ dom: false, session: false, local: false, cookie: false })
-
-    // The token works…
-    const chat = { model: 'primary', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }
-    expect((await fx.call('/v1/chat/completions', { method: 'POST', json: chat, token })).status).toBe(200)
-    // …is listed without its secret, and is revoked from the UI.
-    const row = page.getByRole('row').filter({ hasText: 'e2e-ci' })
-    await row.getByText('v1-only').waitFor()
-    await row.getByRole('button', { name: 'Revoke e2e-ci' }).click()
-    await page.getByRole('dialog', { name: 'Revoke e2e-ci?' }).getByRole('button', { name: 'Revoke' }).click()
-    await row.waitFor({ state: 'detached' })
-    const refused = await fx.call('/v1/chat/completions', { method: 'POST', json: chat, token })
-    expect(refused.status).toBe(401)
-    expect(errors).toEqual([])
-  }, 60_000)
-
-  it('with a read-only token, the mutating controls are disabled with the reason, and the API refuses them anyway', async () => {
-    const { page, errors } = await signIn(fx.tokens.readOnly)
-    await page.getByText('read-only · e2e-reader').waitFor()
-    await page
-      .getByRole('note')
-      .filter({ hasText: 'Your read-only token does not allow changing slots and models' })
-      .first()
-      .waitFor()
-    for (const slot of ['primary', 'tts', 'img']) {
-      const c = card(page, slot)
-      expect(await c.getByRole('button', { name: 'Load…' }).isDisabled(), slot).toBe(true)
-      expect(await c.getByRole('button', { name: 'Settings' }).isDisabled(), slot).toBe(true)
-    }
-    expect(await card(page, 'tts').getByRole('button', { name: 'Unload' }).isDisabled()).toBe(true)
-    expect(await page.getByRole('button', { name: 'New custom slot' }).isDisabled()).toBe(true)
-    await page.getByRole('link', { name: 'Models' }).click()
-    await page.getByRole('button', { name: 'Pull qwen3-0.6b-q8_0' }).waitFor()
-    expect(await page.getByRole('button', { name: 'Pull qwen3-0.6b-q8_0' }).isDisabled()).toBe(true)
-    await page.getByRole('link', { name: 'Settings' }).click()
-    await page.getByText('Your read-only token does not allow managing tokens').waitFor()
-    expect(await page.getByRole('button', { name: 'Create token' }).count()).toBe(0)
-    // The server refuses what the UI disabled.
-    const asReader = { token: fx.tokens.readOnly }
-    expect((await fx.call('/api/slots/tts/unload', { method: 'POST', ...asReader })).status).toBe(403)
-    expect((await fx.call('/api/models/qwen3-0.6b-q8_0/pull', { method: 'POST', ...asReader })).status).toBe(
-      403,
-    )
-    expect((await fx.call('/api/auth/tokens', asReader)).status).toBe(403)
-    expect(['ready', 'idle']).toContain((await (await fx.call('/api/slots/tts')).json()).state)
-    expect(errors).toEqual([])
-  }, 60_000)
-
   it('screenshots every page at 1280 and 390 px, with no console errors and no sideways scrolling', async () => {
     for (const width of [1280, 390]) {
-      const { page, errors } = await signIn(fx.tokens.admin, width)
+      const { page, errors } = await signIn(session.fx.tokens.admin, width)
       for (const [name, path, heading] of PAGES) {
-        await page.goto(fx.api.url + path)
+        await page.goto(session.fx.api.url + path)
         await page.getByRole('heading', { name: heading, level: 1 }).waitFor()
         await page.getByRole('status', { name: 'Live updates: Live' }).waitFor()
         await page.waitForTimeout(400) // let lists that load after the heading arrive
@@ -472,11 +354,11 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
   }, 120_000)
 
   it('keeps the initial JavaScript at or under 120 KB gzipped', async () => {
-    const html = await readFile(join(fx.dist, 'index.html'), 'utf8')
+    const html = await readFile(join(session.fx.dist, 'index.html'), 'utf8')
     const scripts = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!)
     expect(scripts.length).toBeGreaterThan(0)
     let total = 0
-    for (const s of scripts) total += gzipSync(await readFile(join(fx.dist, s)), { level: 9 }).length
+    for (const s of scripts) total += gzipSync(await readFile(join(session.fx.dist, s)), { level: 9 }).length
     console.log(`[dashboard e2e] initial JS: ${(total / 1024).toFixed(1)} KB gzipped (${scripts.join(', ')})`)
     expect(total).toBeLessThanOrEqual(120 * 1024)
   })
