@@ -7,6 +7,10 @@
 // A missing real part: fail in CI, skip loudly elsewhere.
 export * from './require-part'
 
+// A child process a test starts: its output kept, a wait for its ready line, a stop.
+export * from './watched-child'
+export * from './server-process'
+
 // svc itself, started as its user starts it.
 export * from './api-process'
 // The built servers (`pnpm build`'s bundles), rebuilt when stale.
