@@ -18,6 +18,8 @@ export async function startCliService(options: {
   ready: RegExp
   cwd?: string
   timeoutMs?: number
+  /** Runs once the service has exited (on dispose, or when it did not start). */
+  cleanup?: () => Promise<void>
 }): Promise<CliService> {
   return startServerProcess({
     command: process.execPath,
@@ -29,5 +31,6 @@ export async function startCliService(options: {
     ready: options.ready,
     what: `svc ${options.subcommand}`,
     timeoutMs: options.timeoutMs ?? 60_000,
+    ...(options.cleanup ? { cleanup: options.cleanup } : {}),
   })
 }

@@ -15,6 +15,8 @@ export * from './server-process'
 export * from './api-process'
 // The built servers (`pnpm build`'s bundles), rebuilt when stale.
 export * from './built'
+// The environment that keeps svc's own commands on loopback and in a temp dir.
+export * from './loopback-env'
 
 // Real upstreams and the tiny models they load.
 export * from './llama-server'

@@ -26,18 +26,24 @@ export interface StartServerOptions {
   /** Its name in errors ("API exited with 1 before listening: …"). */
   what: string
   timeoutMs: number
-  /** Runs on dispose, after the process has exited (e.g. removes its temp dirs). */
+  /** Runs once the process has exited: on dispose, or when it did not start (e.g. removes its temp dirs). */
   cleanup?: () => Promise<void>
 }
 
 /**
  * Spawns the server and resolves once its output matches `ready`; rejects with its output when it
- * exits first or does not get ready in `timeoutMs` (then it is killed). Dispose stops it with
- * SIGTERM and runs `cleanup`.
+ * exits first or does not get ready in `timeoutMs` (then it is killed and `cleanup` runs). Dispose
+ * stops it with SIGTERM and runs `cleanup`.
  */
 export async function startServerProcess(options: StartServerOptions): Promise<ServerProcess> {
   const server = spawnWatched(options.command, options.args, options.spawn)
-  const url = await server.waitFor(options.ready, { what: options.what, timeoutMs: options.timeoutMs })
+  const url = await server
+    .waitFor(options.ready, { what: options.what, timeoutMs: options.timeoutMs })
+    .catch(async (error: unknown) => {
+      await server.stop('SIGKILL')
+      await options.cleanup?.()
+      throw error
+    })
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => (await server.stop(signal)).code
   return {
     url,
