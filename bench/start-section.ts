@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ensureBuilt, REPO_ROOT } from '@svc/testing'
+import { ensureBuilt, loopbackEnv, REPO_ROOT } from '@svc/testing'
 import { commandLine, processTree, rssKb, rssSplitKb } from './rss'
 import { fmt, median, verdict } from './stats'
 
@@ -98,15 +98,7 @@ export async function startSection(log: (line: string) => void): Promise<StartRe
 
 async function oneStart(): Promise<Round> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-start-'))
-  const env = {
-    ...process.env,
-    SVC_HOST: '127.0.0.1',
-    SVC_PORT: '0',
-    SVC_CHAT_HOST: '127.0.0.1',
-    SVC_CHAT_PORT: '0',
-    SVC_CONFIG_DIR: join(dir, 'config'),
-    SVC_STATE_DIR: join(dir, 'state'),
-  }
+  const env = { ...process.env, ...loopbackEnv(dir) }
   try {
     const began = performance.now()
     const out = await run('pnpm', ['start'], env)
