@@ -6,7 +6,7 @@ import { join } from 'node:path'
  * picks, and their config and state under `dir` (`dir/config`, `dir/state`): nothing of the user's
  * own svc is read or touched, and runs side by side do not collide on a port.
  */
-export function loopbackEnv(dir: string): Record<string, string> {
+export function loopbackEnv(dir: string) {
   return {
     SVC_HOST: '127.0.0.1',
     SVC_PORT: '0',
