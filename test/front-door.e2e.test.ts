@@ -11,7 +11,15 @@ import { createHash, X509Certificate } from 'node:crypto'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ApiProcess, findLlamaServer, missingPart, writeTinyGguf } from '@svc/testing'
+import {
+  type ApiProcess,
+  chromiumAvailable,
+  findLlamaServer,
+  launchChromium,
+  missingPart,
+  type TestBrowser,
+  writeTinyGguf,
+} from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildFrontEnd } from '../apps/chat/test/front-end'
 import { which } from '../apps/cli/src/install/exec'
@@ -23,11 +31,11 @@ import {
   PROXY_HOST,
   type ProxiedInstall,
 } from '../apps/cli/test/proxied-install'
-import { chromiumAvailable, launchChromium, openPage, type TestBrowser } from '../apps/dashboard/test/browser'
+import { openPage } from '../apps/dashboard/test/browser'
 import { buildDashboard } from '../apps/dashboard/test/fixture'
 
 const present = [
-  chromiumAvailable() || missingPart('chromium', 'run ./scripts/setup.sh (apt: chromium)'),
+  chromiumAvailable(),
   Boolean(which('caddy', process.env.PATH)) || missingPart('caddy', 'run ./scripts/setup.sh (apt: caddy)'),
   Boolean(findLlamaServer()) || missingPart('llama-server', 'run ./scripts/setup.sh'),
 ].every((p) => p === true)
@@ -72,6 +80,7 @@ describe.skipIf(!present)('the front door: Caddy, the dashboard and the chat app
     if (loaded.status !== 200)
       throw new Error(`load: ${loaded.status} ${loaded.body}\n${api.output().slice(-3000)}`)
     chrome = await launchChromium({
+      autoplay: true,
       args: [
         `--host-resolver-rules=MAP ${PROXY_HOST} 127.0.0.1`,
         // Trust exactly Caddy's local CA (its intermediate signs the site's certificate), nothing else.

@@ -14,6 +14,7 @@ import { findEngine } from '@svc/engines'
 import {
   type ApiProcess,
   type ComfyStandIn,
+  chromiumAvailable,
   type FileServer,
   missingPart,
   REPO_ROOT,
@@ -23,7 +24,6 @@ import {
   writeTinyGguf,
 } from '@svc/testing'
 import { build } from 'vite'
-import { chromiumAvailable } from './browser'
 
 const DASHBOARD_ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'
@@ -184,8 +184,7 @@ const onPath = (program: string) => {
 /** Whether every real part is here; a missing one fails in CI and skips loudly elsewhere. */
 export function partsPresent(): boolean {
   return [
-    chromiumAvailable() ||
-      missingPart('chromium', 'run ./scripts/setup.sh (apt: chromium), or set SVC_CHROMIUM'),
+    chromiumAvailable(),
     Boolean(findEngine('llama-server')) || missingPart('llama-server', 'run ./scripts/setup.sh'),
     (onPath('espeak-ng') && onPath('ffmpeg')) ||
       missingPart('espeak-ng and ffmpeg', 'run ./scripts/setup.sh'),

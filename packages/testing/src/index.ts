@@ -35,7 +35,11 @@ export * from './flm/flm-program'
 export * from './flm/flm-server'
 export * from './chatterbox'
 
+// The real browser (Debian's Chromium through playwright-core).
+export * from './chromium'
+
 // Infrastructure: Docker Engine and a local registry, a file server for pulls.
 export * from './docker'
 export * from './docker-registry'
 export * from './file-server'
+export * from './caddy'
