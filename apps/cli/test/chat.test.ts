@@ -2,12 +2,11 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { spawnWatched } from '@svc/testing'
+import { SVC_CLI, spawnWatched } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
-import { SVC } from './install-harness'
 
 const run = (args: string[], env: Record<string, string>) =>
-  spawnWatched(process.execPath, [SVC, ...args], { env: { ...process.env, ...env } })
+  spawnWatched(process.execPath, [SVC_CLI, ...args], { env: { ...process.env, ...env } })
 
 describe('svc chat', () => {
   it('serves the chat app with its database under the state dir, and exits 0 on SIGTERM', async () => {

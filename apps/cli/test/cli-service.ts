@@ -2,8 +2,7 @@
  * A service as its systemd unit runs it: `node apps/cli/bin/svc.js <subcommand>` in the foreground,
  * with exactly the environment its env file gives (plus PATH and HOME), until SIGTERM.
  */
-import { type ServerProcess, startServerProcess } from '@svc/testing'
-import { SVC } from './install-harness'
+import { type ServerProcess, SVC_CLI, startServerProcess } from '@svc/testing'
 
 /** The service's process; `stop()` sends SIGTERM and resolves with the exit code (0: a clean stop). */
 export type CliService = ServerProcess
@@ -23,7 +22,7 @@ export async function startCliService(options: {
 }): Promise<CliService> {
   return startServerProcess({
     command: process.execPath,
-    args: [SVC, options.subcommand],
+    args: [SVC_CLI, options.subcommand],
     spawn: {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...options.env },
       ...(options.cwd ? { cwd: options.cwd } : {}),

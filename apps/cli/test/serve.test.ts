@@ -2,10 +2,9 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loopbackEnv, spawnWatched } from '@svc/testing'
+import { loopbackEnv, SVC_CLI, spawnWatched } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 import { startCliService } from './cli-service'
-import { SVC } from './install-harness'
 
 describe('svc serve', () => {
   it('runs the API with the environment it is given and exits 0 on SIGTERM, API process included', async () => {
@@ -25,7 +24,7 @@ describe('svc serve', () => {
   })
 
   it('takes no arguments', async () => {
-    const serve = spawnWatched(process.execPath, [SVC, 'serve', '--port', '1'])
+    const serve = spawnWatched(process.execPath, [SVC_CLI, 'serve', '--port', '1'])
     expect((await serve.exited).code).toBe(2)
     expect(serve.output()).toContain('svc serve takes no arguments')
   })

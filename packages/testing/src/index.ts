@@ -17,6 +17,8 @@ export * from './api-process'
 export * from './built'
 // The environment that keeps svc's own commands on loopback and in a temp dir.
 export * from './loopback-env'
+// svc's CLI, run to its exit.
+export * from './svc-cli'
 
 // Real upstreams and the tiny models they load.
 export * from './llama-server'
