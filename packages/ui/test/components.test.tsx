@@ -21,6 +21,8 @@ describe('StateBadge', () => {
     const badge = screen.getByText(STATE_LOOK[state].label)
     expect(badge.textContent).toContain(STATE_LOOK[state].glyph)
     expect(badge.textContent).toContain('2 in flight')
+    // Its colour is the state's own themable property.
+    expect(badge.style.getPropertyValue('--svc-badge-color')).toBe(`var(--svc-state-${state})`)
   })
 
   it('gives every state its own word and glyph', () => {
