@@ -1,6 +1,8 @@
-import { parseSse } from '@svc/ui'
+import { parseSse, Select } from '@svc/ui'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { authHeaders } from '../api/session'
+import { CheckField } from '../components/check-field'
+import { Field } from '../components/field'
 import { navigate } from '../router'
 import { useLive } from '../store/use-live'
 
@@ -22,7 +24,6 @@ export function capLines(
 export function LogsPage({ slot }: { slot: string | null }) {
   const slots = useLive((s) => s.slots)
   const selectId = useId()
-  const followId = useId()
   const [lines, setLines] = useState<string[]>([])
   const [status, setStatus] = useState<'connecting' | 'live' | 'ended' | string>('connecting')
   const [follow, setFollow] = useState(true)
@@ -77,29 +78,15 @@ export function LogsPage({ slot }: { slot: string | null }) {
     <section aria-labelledby="logs-title">
       <div class="page-head">
         <h1 id="logs-title">Logs</h1>
-        <div class="field field-inline">
-          <label for={selectId}>Slot</label>
-          <select
+        <Field id={selectId} label="Slot" inline>
+          <Select
             id={selectId}
             value={current ?? ''}
-            onChange={(e) => navigate(`/logs/${(e.target as HTMLSelectElement).value}`)}
-          >
-            {slots.map((s) => (
-              <option key={s.name} value={s.name}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field-check">
-          <input
-            id={followId}
-            type="checkbox"
-            checked={follow}
-            onChange={(e) => setFollow((e.target as HTMLInputElement).checked)}
+            choices={slots.map((s) => s.name)}
+            onChange={(name) => navigate(`/logs/${name}`)}
           />
-          <label for={followId}>Scroll with new lines</label>
-        </div>
+        </Field>
+        <CheckField label="Scroll with new lines" checked={follow} onChange={setFollow} />
         <button type="button" class="svc-button" onClick={download} disabled={lines.length === 0}>
           Download
         </button>

@@ -1,8 +1,11 @@
-import { ConfirmDialog, formatBytes, useToasts } from '@svc/ui'
+import { ConfirmDialog, formatBytes, Select, useToasts } from '@svc/ui'
 import { useEffect, useId, useMemo, useState } from 'preact/hooks'
 import { api, ok } from '../api/client'
 import { whyNot } from '../api/session'
 import type { ModelRow } from '../api/types'
+import { CheckField } from '../components/check-field'
+import { Field } from '../components/field'
+import { Notice } from '../components/notice'
 import { useFetch } from '../hooks/use-fetch'
 import { useSession } from '../session-context'
 import { useLive } from '../store/use-live'
@@ -26,7 +29,6 @@ export function ModelsPage() {
   const [deleting, setDeleting] = useState<ModelRow | null>(null)
   const searchId = useId()
   const providerId = useId()
-  const allId = useId()
   // Refetched when a pull finishes and when a slot changes model (the "slot" column).
   const settled = Object.values(pulls)
     .filter((p) => p.status !== 'pulling')
@@ -62,45 +64,30 @@ export function ModelsPage() {
     <section aria-labelledby="models-title">
       <div class="page-head">
         <h1 id="models-title">Models</h1>
-        <div class="field field-inline">
-          <label for={searchId}>Search</label>
+        <Field id={searchId} label="Search" inline>
           <input
             id={searchId}
             type="search"
             value={query}
             onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
           />
-        </div>
-        <div class="field field-inline">
-          <label for={providerId}>Provider</label>
-          <select
+        </Field>
+        <Field id={providerId} label="Provider" inline>
+          <Select
             id={providerId}
             value={provider}
-            onChange={(e) => setProvider((e.target as HTMLSelectElement).value)}
-          >
-            <option value="">All providers</option>
-            {providers.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field-check">
-          <input
-            id={allId}
-            type="checkbox"
-            checked={showAll}
-            onChange={(e) => setShowAll((e.target as HTMLInputElement).checked)}
+            choices={providers}
+            blank="All providers"
+            onChange={setProvider}
           />
-          <label for={allId}>Show all ({notOffered} not offered here)</label>
-        </div>
+        </Field>
+        <CheckField
+          label={`Show all (${notOffered} not offered here)`}
+          checked={showAll}
+          onChange={setShowAll}
+        />
       </div>
-      {denied ? (
-        <p class="notice" role="note">
-          {denied}
-        </p>
-      ) : null}
+      <Notice text={denied} />
       {models.error ? <p role="alert">{models.error}</p> : null}
       <div class="table-wrap">
         <table class="models">

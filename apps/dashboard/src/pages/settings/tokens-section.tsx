@@ -1,4 +1,4 @@
-import { ConfirmDialog, CopyOnceDialog, useToasts } from '@svc/ui'
+import { ConfirmDialog, CopyOnceDialog, Select, useToasts } from '@svc/ui'
 import { useId, useState } from 'preact/hooks'
 import { ApiError, api, ok } from '../../api/client'
 import type { TokenRow } from '../../api/types'
@@ -55,17 +55,7 @@ export function TokensSection() {
           />
         </Field>
         <Field id={`${id}-scope`} label="Scope">
-          <select
-            id={`${id}-scope`}
-            value={scope}
-            onChange={(e) => setScope((e.target as HTMLSelectElement).value as typeof scope)}
-          >
-            {SCOPES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
+          <Select id={`${id}-scope`} value={scope} choices={SCOPES} onChange={setScope} />
         </Field>
         <button type="submit" class="svc-button svc-button-primary">
           Create token

@@ -1,12 +1,18 @@
-import { Modal } from '@svc/ui'
+import { Modal, Select } from '@svc/ui'
 import { useId, useState } from 'preact/hooks'
 import { ApiError } from '../../api/client'
 import type { SlotView } from '../../api/types'
+import { CheckField } from '../../components/check-field'
 import { described, Field } from '../../components/field'
 
 const BACKENDS = ['vulkan', 'rocm', 'cuda', 'cpu', 'npu'] as const
 const RUNTIMES = ['container', 'process', 'remote'] as const
 const PROVIDERS = ['llm', 'npu', 'stt', 'tts', 'image'] as const
+const ROLES = ['chat', 'embed', 'rerank'] as const
+const RESTARTS = [
+  { value: 'on-failure', label: 'on failure' },
+  { value: 'no', label: 'no' },
+] as const
 
 interface Values {
   name: string
@@ -82,6 +88,11 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
     value: values[key],
     onInput: (e: Event) => set(key, (e.target as HTMLInputElement).value),
   })
+  const choice = (key: 'backend' | 'runtime' | 'role' | 'restart') => ({
+    id: `${id}-${key}`,
+    value: values[key],
+    onChange: (value: string) => set(key, value),
+  })
   const err = (param: string) => errors[param] ?? null
   const submit = async () => {
     setBusy(true)
@@ -142,30 +153,10 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
           </datalist>
         </Field>
         <Field id={`${id}-backend`} label="Backend" error={err('backend')}>
-          <select
-            {...text('backend')}
-            onChange={(e) => set('backend', (e.target as HTMLSelectElement).value)}
-          >
-            <option value="">automatic (the picker's choice)</option>
-            {BACKENDS.map((b) => (
-              <option key={b} value={b}>
-                {b}
-              </option>
-            ))}
-          </select>
+          <Select {...choice('backend')} choices={BACKENDS} blank="automatic (the picker's choice)" />
         </Field>
         <Field id={`${id}-runtime`} label="Runtime" error={err('runtime')}>
-          <select
-            {...text('runtime')}
-            onChange={(e) => set('runtime', (e.target as HTMLSelectElement).value)}
-          >
-            <option value="">automatic</option>
-            {RUNTIMES.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
+          <Select {...choice('runtime')} choices={RUNTIMES} blank="automatic" />
         </Field>
         <Field
           id={`${id}-url`}
@@ -188,31 +179,17 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
         >
           <input {...text('model')} {...described(`${id}-model`, err('model'), 'x')} />
         </Field>
-        <div class="field field-check">
-          <input
-            id={`${id}-enabled`}
-            type="checkbox"
-            checked={values.enabled}
-            onChange={(e) => set('enabled', (e.target as HTMLInputElement).checked)}
-          />
-          <label for={`${id}-enabled`}>Load the default model when svc starts</label>
-        </div>
+        <CheckField
+          class="field"
+          label="Load the default model when svc starts"
+          checked={values.enabled}
+          onChange={(on) => set('enabled', on)}
+        />
         <Field id={`${id}-role`} label="Role (llm)" error={err('role')}>
-          <select {...text('role')} onChange={(e) => set('role', (e.target as HTMLSelectElement).value)}>
-            <option value="">default</option>
-            <option value="chat">chat</option>
-            <option value="embed">embed</option>
-            <option value="rerank">rerank</option>
-          </select>
+          <Select {...choice('role')} choices={ROLES} blank="default" />
         </Field>
         <Field id={`${id}-restart`} label="Restart after a crash" error={err('restart')}>
-          <select
-            {...text('restart')}
-            onChange={(e) => set('restart', (e.target as HTMLSelectElement).value)}
-          >
-            <option value="on-failure">on failure</option>
-            <option value="no">no</option>
-          </select>
+          <Select {...choice('restart')} choices={RESTARTS} />
         </Field>
         <Field id={`${id}-max_restarts`} label="Most restarts" error={err('max_restarts')}>
           <input

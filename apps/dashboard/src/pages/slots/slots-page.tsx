@@ -3,6 +3,8 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, ok, send } from '../../api/client'
 import { whyNot } from '../../api/session'
 import type { SlotView } from '../../api/types'
+import { GuardedButton } from '../../components/guarded-button'
+import { Notice } from '../../components/notice'
 import { useFetch } from '../../hooks/use-fetch'
 import { useSession } from '../../session-context'
 import { useLive } from '../../store/use-live'
@@ -65,21 +67,11 @@ export function SlotsPage() {
     <section aria-labelledby="slots-title">
       <div class="page-head">
         <h1 id="slots-title">Slots</h1>
-        <button
-          type="button"
-          class="svc-button"
-          disabled={!!denied}
-          title={denied}
-          onClick={() => setCreating(true)}
-        >
+        <GuardedButton denied={denied} onClick={() => setCreating(true)}>
           New custom slot
-        </button>
+        </GuardedButton>
       </div>
-      {denied ? (
-        <p class="notice" role="note">
-          {denied}
-        </p>
-      ) : null}
+      <Notice text={denied} />
       {connection !== 'open' && slots.length === 0 ? (
         <p class="loading">Waiting for the live state…</p>
       ) : null}
