@@ -3,6 +3,7 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { authHeaders } from '../api/session'
 import { CheckField } from '../components/check-field'
 import { Field } from '../components/field'
+import { Page } from '../components/page'
 import { navigate } from '../router'
 import { useLive } from '../store/use-live'
 
@@ -31,7 +32,6 @@ export function LogsPage({ slot }: { slot: string | null }) {
   const current = slot ?? slots[0]?.name ?? null
 
   useEffect(() => {
-    document.title = `Logs${current ? ` of ${current}` : ''} · svc`
     if (!current) return
     const ac = new AbortController()
     setLines([])
@@ -75,22 +75,26 @@ export function LogsPage({ slot }: { slot: string | null }) {
   }
 
   return (
-    <section aria-labelledby="logs-title">
-      <div class="page-head">
-        <h1 id="logs-title">Logs</h1>
-        <Field id={selectId} label="Slot" inline>
-          <Select
-            id={selectId}
-            value={current ?? ''}
-            choices={slots.map((s) => s.name)}
-            onChange={(name) => navigate(`/logs/${name}`)}
-          />
-        </Field>
-        <CheckField label="Scroll with new lines" checked={follow} onChange={setFollow} />
-        <button type="button" class="svc-button" onClick={download} disabled={lines.length === 0}>
-          Download
-        </button>
-      </div>
+    <Page
+      title="Logs"
+      tabTitle={`Logs${current ? ` of ${current}` : ''}`}
+      tools={
+        <>
+          <Field id={selectId} label="Slot" inline>
+            <Select
+              id={selectId}
+              value={current ?? ''}
+              choices={slots.map((s) => s.name)}
+              onChange={(name) => navigate(`/logs/${name}`)}
+            />
+          </Field>
+          <CheckField label="Scroll with new lines" checked={follow} onChange={setFollow} />
+          <button type="button" class="svc-button" onClick={download} disabled={lines.length === 0}>
+            Download
+          </button>
+        </>
+      }
+    >
       <p class="hint" role="status">
         {status === 'live'
           ? `Live · ${lines.length} line${lines.length === 1 ? '' : 's'} (the last ${MAX_LINES} are kept)`
@@ -109,6 +113,6 @@ export function LogsPage({ slot }: { slot: string | null }) {
             : 'No output yet. An upstream that is not running has no log here.'}
         </pre>
       </div>
-    </section>
+    </Page>
   )
 }

@@ -1,7 +1,7 @@
-import { useEffect } from 'preact/hooks'
 import { can, whyNot } from '../api/session'
 import { Fact } from '../components/fact'
 import { Notice } from '../components/notice'
+import { Page } from '../components/page'
 import { useSession } from '../session-context'
 import { HardwareSection } from './settings/hardware-section'
 import { TokensSection } from './settings/tokens-section'
@@ -9,12 +9,8 @@ import { TokensSection } from './settings/tokens-section'
 /** Who you are, tokens (admin), and what this machine offers. */
 export function SettingsPage() {
   const session = useSession()
-  useEffect(() => {
-    document.title = 'Settings · svc'
-  }, [])
   return (
-    <section aria-labelledby="settings-title" class="stack">
-      <h1 id="settings-title">Settings</h1>
+    <Page title="Settings" class="stack">
       <section class="card" aria-labelledby="auth-title">
         <h2 id="auth-title">Authentication</h2>
         <dl class="facts">
@@ -42,6 +38,6 @@ export function SettingsPage() {
         </section>
       )}
       {can(session, 'read') ? <HardwareSection /> : null}
-    </section>
+    </Page>
   )
 }

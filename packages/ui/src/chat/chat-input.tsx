@@ -1,7 +1,5 @@
-import { useId } from 'preact/hooks'
-
 export interface ChatInputProps {
-  /** The box's accessible name (a visually hidden label): "Message", "Image prompt". */
+  /** The box's accessible name (it has no visible label): "Message", "Image prompt". */
   label: string
   value: string
   placeholder: string
@@ -12,26 +10,20 @@ export interface ChatInputProps {
 
 /** The message box of a chat: a three-line textarea where Enter sends and Shift+Enter breaks the line. */
 export function ChatInput({ label, value, placeholder, onInput, onSend }: ChatInputProps) {
-  const id = useId()
   return (
-    <>
-      <label for={id} class="svc-visually-hidden">
-        {label}
-      </label>
-      <textarea
-        id={id}
-        class="svc-chat-input"
-        rows={3}
-        value={value}
-        placeholder={placeholder}
-        onInput={(event) => onInput((event.target as HTMLTextAreaElement).value)}
-        onKeyDown={(event) => {
-          if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-            event.preventDefault()
-            onSend()
-          }
-        }}
-      />
-    </>
+    <textarea
+      aria-label={label}
+      class="svc-chat-input"
+      rows={3}
+      value={value}
+      placeholder={placeholder}
+      onInput={(event) => onInput((event.target as HTMLTextAreaElement).value)}
+      onKeyDown={(event) => {
+        if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+          event.preventDefault()
+          onSend()
+        }
+      }}
+    />
   )
 }
