@@ -7,6 +7,7 @@ import {
   ConfirmDialog,
   CopyOnceDialog,
   ProgressBar,
+  Select,
   STATE_LOOK,
   StateBadge,
   ToastProvider,
@@ -29,6 +30,31 @@ describe('StateBadge', () => {
     const looks = SLOT_STATES.map((s) => STATE_LOOK[s])
     expect(new Set(looks.map((l) => l.label)).size).toBe(SLOT_STATES.length)
     expect(new Set(looks.map((l) => l.glyph)).size).toBe(SLOT_STATES.length)
+  })
+})
+
+describe('Select', () => {
+  it('lists the blank entry first, shows labels, and reports the chosen value', () => {
+    const onChange = vi.fn()
+    render(
+      <label>
+        Restart
+        <Select
+          value=""
+          choices={[{ value: 'on-failure', label: 'on failure' }, 'no']}
+          blank="default"
+          onChange={onChange}
+        />
+      </label>,
+    )
+    const select = screen.getByLabelText('Restart') as HTMLSelectElement
+    expect([...select.options].map((o) => [o.value, o.textContent])).toEqual([
+      ['', 'default'],
+      ['on-failure', 'on failure'],
+      ['no', 'no'],
+    ])
+    fireEvent.change(select, { target: { value: 'on-failure' } })
+    expect(onChange).toHaveBeenCalledWith('on-failure')
   })
 })
 

@@ -29,6 +29,23 @@ interface Values {
   args: string
 }
 
+type TextKey = Exclude<keyof Values, 'enabled'>
+
+/** Each field's label and hint (the hint also describes the control to screen readers). */
+const FIELDS: Record<TextKey, { label: string; hint?: string }> = {
+  name: { label: 'Name', hint: 'a-z, 0-9, - and _; used in URLs and as the model alias' },
+  provider: { label: 'Provider' },
+  backend: { label: 'Backend' },
+  runtime: { label: 'Runtime' },
+  url: { label: 'URL (remote runtime)', hint: 'the upstream already running there' },
+  model: { label: 'Default model', hint: 'loaded at start when enabled' },
+  role: { label: 'Role (llm)' },
+  restart: { label: 'Restart after a crash' },
+  max_restarts: { label: 'Most restarts' },
+  ctx_size: { label: 'Context size (llm)' },
+  args: { label: 'Extra upstream arguments', hint: 'one per line' },
+}
+
 function initial(slot: SlotView | undefined): Values {
   return {
     name: slot?.name ?? '',
@@ -83,17 +100,24 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [busy, setBusy] = useState(false)
   const set = <K extends keyof Values>(key: K, value: Values[K]) => setValues((v) => ({ ...v, [key]: value }))
-  const text = (key: Exclude<keyof Values, 'enabled'>) => ({
+  const err = (param: string) => errors[param] ?? null
+  /** The Field around `key`'s control: its label, hint and the server's message for it. */
+  const field = (key: TextKey) => ({ id: `${id}-${key}`, ...FIELDS[key], error: err(key) })
+  /** What every control of `key` has: its id and the aria that ties it to its hint and error. */
+  const named = (key: TextKey) => ({
     id: `${id}-${key}`,
+    ...described(`${id}-${key}`, err(key), FIELDS[key].hint),
+  })
+  const text = (key: TextKey) => ({
+    ...named(key),
     value: values[key],
     onInput: (e: Event) => set(key, (e.target as HTMLInputElement).value),
   })
   const choice = (key: 'backend' | 'runtime' | 'role' | 'restart') => ({
-    id: `${id}-${key}`,
+    ...named(key),
     value: values[key],
     onChange: (value: string) => set(key, value),
   })
-  const err = (param: string) => errors[param] ?? null
   const submit = async () => {
     setBusy(true)
     setErrors({})
@@ -131,53 +155,29 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
         }}
       >
         {!slot ? (
-          <Field
-            id={`${id}-name`}
-            label="Name"
-            error={err('name')}
-            hint="a-z, 0-9, - and _; used in URLs and as the model alias"
-          >
-            <input {...text('name')} required {...described(`${id}-name`, err('name'), 'x')} />
+          <Field {...field('name')}>
+            <input {...text('name')} required />
           </Field>
         ) : null}
-        <Field id={`${id}-provider`} label="Provider" error={err('provider')}>
-          <input
-            {...text('provider')}
-            list={`${id}-providers`}
-            {...described(`${id}-provider`, err('provider'))}
-          />
+        <Field {...field('provider')}>
+          <input {...text('provider')} list={`${id}-providers`} />
           <datalist id={`${id}-providers`}>
             {PROVIDERS.map((p) => (
               <option key={p} value={p} />
             ))}
           </datalist>
         </Field>
-        <Field id={`${id}-backend`} label="Backend" error={err('backend')}>
+        <Field {...field('backend')}>
           <Select {...choice('backend')} choices={BACKENDS} blank="automatic (the picker's choice)" />
         </Field>
-        <Field id={`${id}-runtime`} label="Runtime" error={err('runtime')}>
+        <Field {...field('runtime')}>
           <Select {...choice('runtime')} choices={RUNTIMES} blank="automatic" />
         </Field>
-        <Field
-          id={`${id}-url`}
-          label="URL (remote runtime)"
-          error={err('url')}
-          hint="the upstream already running there"
-        >
-          <input
-            {...text('url')}
-            type="url"
-            placeholder="http://10.0.0.5:8188"
-            {...described(`${id}-url`, err('url'), 'x')}
-          />
+        <Field {...field('url')}>
+          <input {...text('url')} type="url" placeholder="http://10.0.0.5:8188" />
         </Field>
-        <Field
-          id={`${id}-model`}
-          label="Default model"
-          error={err('model')}
-          hint="loaded at start when enabled"
-        >
-          <input {...text('model')} {...described(`${id}-model`, err('model'), 'x')} />
+        <Field {...field('model')}>
+          <input {...text('model')} />
         </Field>
         <CheckField
           class="field"
@@ -185,31 +185,20 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
           checked={values.enabled}
           onChange={(on) => set('enabled', on)}
         />
-        <Field id={`${id}-role`} label="Role (llm)" error={err('role')}>
+        <Field {...field('role')}>
           <Select {...choice('role')} choices={ROLES} blank="default" />
         </Field>
-        <Field id={`${id}-restart`} label="Restart after a crash" error={err('restart')}>
+        <Field {...field('restart')}>
           <Select {...choice('restart')} choices={RESTARTS} />
         </Field>
-        <Field id={`${id}-max_restarts`} label="Most restarts" error={err('max_restarts')}>
-          <input
-            {...text('max_restarts')}
-            type="number"
-            min={0}
-            max={100}
-            {...described(`${id}-max_restarts`, err('max_restarts'))}
-          />
+        <Field {...field('max_restarts')}>
+          <input {...text('max_restarts')} type="number" min={0} max={100} />
         </Field>
-        <Field id={`${id}-ctx_size`} label="Context size (llm)" error={err('ctx_size')}>
-          <input
-            {...text('ctx_size')}
-            type="number"
-            min={0}
-            {...described(`${id}-ctx_size`, err('ctx_size'))}
-          />
+        <Field {...field('ctx_size')}>
+          <input {...text('ctx_size')} type="number" min={0} />
         </Field>
-        <Field id={`${id}-args`} label="Extra upstream arguments" error={err('args')} hint="one per line">
-          <textarea {...text('args')} rows={3} {...described(`${id}-args`, err('args'), 'x')} />
+        <Field {...field('args')}>
+          <textarea {...text('args')} rows={3} />
         </Field>
         {errors._form ? (
           <p class="field-error" role="alert">
