@@ -37,15 +37,16 @@ describe('Select', () => {
   it('lists the blank entry first, shows labels, and reports the chosen value', () => {
     const onChange = vi.fn()
     render(
-      <label>
-        Restart
+      <>
+        <label for="restart">Restart</label>
         <Select
+          id="restart"
           value=""
           choices={[{ value: 'on-failure', label: 'on failure' }, 'no']}
           blank="default"
           onChange={onChange}
         />
-      </label>,
+      </>,
     )
     const select = screen.getByLabelText('Restart') as HTMLSelectElement
     expect([...select.options].map((o) => [o.value, o.textContent])).toEqual([
