@@ -1,7 +1,6 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { type LocalRegistry, pushTestImage, runSvc, startRegistry } from '@svc/testing'
+import { type LocalRegistry, pushTestImage, runSvc, startRegistry, tempDirs } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const svc = (args: string[]) => runSvc(args, process.env)
@@ -10,12 +9,13 @@ const started = await startRegistry()
 
 describe.skipIf('skip' in started)('svc manifest', () => {
   const registry = started as LocalRegistry
+  const dirs = tempDirs('svc-cli-manifest-')
   let dir: string
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-cli-manifest-'))
+    dir = await dirs.make()
   })
   afterAll(async () => {
-    await rm(dir, { recursive: true, force: true })
+    await dirs.removeAll()
     await registry.stop()
   })
 

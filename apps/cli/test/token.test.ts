@@ -1,8 +1,7 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { runSvc, startApi } from '@svc/testing'
+import { runSvc, startApi, tempDirs } from '@svc/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/main'
 
@@ -14,15 +13,9 @@ function svc(args: string[], env: Record<string, string>) {
   return runSvc(args, { ...clean, ...env })
 }
 
-const dirs: string[] = []
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })))
-})
-async function configDir() {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-cli-token-'))
-  dirs.push(dir)
-  return dir
-}
+const dirs = tempDirs('svc-cli-token-')
+afterEach(() => dirs.removeAll())
+const configDir = () => dirs.make()
 
 describe('svc token', () => {
   it('works on the config dir when the API is down: create prints the token alone on stdout, ls, revoke', async () => {

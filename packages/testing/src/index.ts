@@ -19,6 +19,8 @@ export * from './built'
 export * from './loopback-env'
 // svc's CLI, run to its exit.
 export * from './svc-cli'
+// Temp dirs a test removes in one call.
+export * from './temp-dirs'
 
 // Real upstreams and the tiny models they load.
 export * from './llama-server'
