@@ -8,8 +8,7 @@
  * It lives at the root because it drives three apps at once, with each app's own test helpers.
  */
 import { createHash, X509Certificate } from 'node:crypto'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
   type ApiProcess,
@@ -18,6 +17,7 @@ import {
   launchChromium,
   missingPart,
   type TestBrowser,
+  tempDirs,
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -50,16 +50,17 @@ function spkiHash(pem: string): string {
   return createHash('sha256').update(der).digest('base64')
 }
 
+const scratch = tempDirs('svc-front-door-')
+
 describe.skipIf(!present)('the front door: Caddy, the dashboard and the chat app, in Chromium', () => {
   let setup: ProxiedInstall
   let api: ApiProcess
   let chat: CliService
   let chrome: TestBrowser
-  let work: string
   let origin: string
 
   beforeAll(async () => {
-    work = await mkdtemp(join(tmpdir(), 'svc-front-door-'))
+    const work = await scratch.make()
     const dashboard = join(work, 'dashboard')
     await Promise.all([buildDashboard(dashboard), buildFrontEnd()])
     setup = await installBehindCaddy()
@@ -94,7 +95,7 @@ describe.skipIf(!present)('the front door: Caddy, the dashboard and the chat app
     await chat?.stop()
     await api?.stop()
     await setup?.[Symbol.asyncDispose]()
-    if (work) await rm(work, { recursive: true, force: true })
+    await scratch.removeAll()
   })
 
   it('without credentials Caddy asks for them; a wrong password gets nothing', async () => {

@@ -4,8 +4,7 @@
  * which records what it received), and voice input (Chromium's fake microphone, recorded, sent
  * through svc to the real whisper-server with a tiny random-weight model).
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { findEngine } from '@svc/engines'
 import {
@@ -17,6 +16,7 @@ import {
   startApi,
   startComfyStandIn,
   startFakeUpstream,
+  tempDirs,
   writeTinyWhisper,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -29,15 +29,16 @@ if (!whisper) missingPart('whisper-server', 'run ./scripts/setup.sh (svc engines
 const available = chromiumAvailable() && whisper
 const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'
 
+const scratch = tempDirs('svc-chat-media-')
+
 describe.skipIf(!available)('images, attachments and voice in the chat app', () => {
-  let dir: string
   let comfy: ComfyStandIn
   let cloud: FakeUpstream
   let api: ApiProcess
   let app: ChatInBrowser
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-chat-media-'))
+    const dir = await scratch.make()
     ;[comfy, cloud] = await Promise.all([startComfyStandIn({ checkpoints: [SDXL] }), startFakeUpstream({})])
     const configDir = join(dir, 'config')
     await mkdir(join(configDir, 'slots'), { recursive: true })
@@ -58,7 +59,7 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
     await api?.[Symbol.asyncDispose]()
     await cloud?.stop()
     await comfy?.close()
-    if (dir) await rm(dir, { recursive: true, force: true })
+    await scratch.removeAll()
   })
 
   it('generates an image in image mode and shows it inline, kept after a reload and gone with the conversation', async () => {
