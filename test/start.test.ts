@@ -9,7 +9,15 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BUILT_ENTRIES, ensureBuilt, loopbackEnv, missingPart, REPO_ROOT, spawnWatched } from '@svc/testing'
+import {
+  BUILT_ENTRIES,
+  ensureBuilt,
+  LISTENING,
+  loopbackEnv,
+  missingPart,
+  REPO_ROOT,
+  spawnWatched,
+} from '@svc/testing'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 const START = join(REPO_ROOT, 'scripts/start.mjs')
@@ -152,8 +160,8 @@ describe('node scripts/start.mjs --foreground', () => {
       await launcher.stop('SIGKILL')
     })
     const ready = { what: 'the launcher', timeoutMs: 60_000 }
-    const api = await launcher.waitFor(/"msg":"svc listening","url":"([^"]+)"/, ready)
-    await launcher.waitFor(/"msg":"svc chat listening","url":"([^"]+)"/, ready)
+    const api = await launcher.waitFor(LISTENING.api, ready)
+    await launcher.waitFor(LISTENING.chat, ready)
     expect(((await (await fetch(`${api}/api/status`)).json()) as { status: string }).status).toBe('ok')
     // Two children of the one launcher, each the built server itself.
     const kids = await children(launcher.child.pid!)

@@ -11,6 +11,7 @@ import { createTokenStore } from '@svc/auth'
 import {
   BUILT_ENTRIES,
   ensureBuilt,
+  LISTENING,
   loopbackEnv,
   startApi,
   startServerProcess,
@@ -109,7 +110,7 @@ describe('the built CLI', () => {
       command: process.execPath,
       args: [BUILT_ENTRIES.cli, 'serve'],
       spawn: { env: { PATH: process.env.PATH ?? '', HOME: dir, ...loopbackEnv(dir) } },
-      ready: /"msg":"svc listening","url":"(http:\/\/[^"]+)"/,
+      ready: LISTENING.api,
       what: 'svc serve',
       timeoutMs: 30_000,
       cleanup: () => rm(dir, { recursive: true, force: true }),

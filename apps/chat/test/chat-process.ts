@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type ServerProcess, startServerProcess } from '@svc/testing'
+import { LISTENING, type ServerProcess, startServerProcess } from '@svc/testing'
 
 export const CHAT_APP_DIR = fileURLToPath(new URL('..', import.meta.url))
 const ENTRY = join(CHAT_APP_DIR, 'bin/svc-chat.js')
@@ -40,7 +40,7 @@ export async function startChatProcess(options: StartChatOptions = {}): Promise<
         ...options.env,
       },
     },
-    ready: /"msg":"svc chat listening","url":"(http:\/\/[^"]+)"/,
+    ready: LISTENING.chat,
     what: 'chat server',
     timeoutMs: options.timeoutMs ?? 30_000,
     cleanup: async () => {

@@ -2,7 +2,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SVC_CLI, spawnWatched } from '@svc/testing'
+import { LISTENING, SVC_CLI, spawnWatched } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 
 const run = (args: string[], env: Record<string, string>) =>
@@ -13,7 +13,7 @@ describe('svc chat', () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-cli-chat-'))
     const chat = run(['chat', '--host', '127.0.0.1', '--port', '0'], { SVC_STATE_DIR: dir })
     try {
-      const url = await chat.waitFor(/"msg":"svc chat listening","url":"([^"]+)"/, {
+      const url = await chat.waitFor(LISTENING.chat, {
         what: 'svc chat',
         timeoutMs: 30_000,
       })

@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loopbackEnv, SVC_CLI, spawnWatched } from '@svc/testing'
+import { LISTENING, loopbackEnv, SVC_CLI, spawnWatched } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 import { startCliService } from './cli-service'
 
@@ -12,7 +12,7 @@ describe('svc serve', () => {
     await using serve = await startCliService({
       subcommand: 'serve',
       env: { HOME: dir, ...loopbackEnv(dir), SVC_AUTH_ENABLED: '1' },
-      ready: /"msg":"svc listening","url":"(http:\/\/[^"]+)"/,
+      ready: LISTENING.api,
       timeoutMs: 30_000,
       cleanup: () => rm(dir, { recursive: true, force: true }),
     })

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BUILT_ENTRIES, ensureBuilt } from './built'
 import { REPO_ROOT } from './repo-root'
-import { type ServerProcess, startServerProcess } from './server-process'
+import { LISTENING, type ServerProcess, startServerProcess } from './server-process'
 
 export { REPO_ROOT }
 
@@ -58,7 +58,7 @@ export async function startApi(options: StartApiOptions = {}): Promise<ApiProces
         ...options.env,
       },
     },
-    ready: /"msg":"svc listening","url":"(http:\/\/[^"]+)"/,
+    ready: LISTENING.api,
     what: 'API',
     timeoutMs: options.timeoutMs ?? 30_000,
     cleanup: async () => {

@@ -5,6 +5,16 @@
 import type { ChildProcess, SpawnOptions } from 'node:child_process'
 import { spawnWatched } from './watched-child'
 
+/**
+ * The log lines in which svc's servers say where they listen (their first group is the URL), for
+ * `ready`: the API's and the chat app's, however they were started (`startApi`, `svc serve`,
+ * `svc chat`, `pnpm start --foreground`).
+ */
+export const LISTENING = {
+  api: /"msg":"svc listening","url":"(http:\/\/[^"]+)"/,
+  chat: /"msg":"svc chat listening","url":"(http:\/\/[^"]+)"/,
+} as const
+
 export interface ServerProcess extends AsyncDisposable {
   /** Where it listens, from its ready line (`http://127.0.0.1:<port>`). */
   url: string
