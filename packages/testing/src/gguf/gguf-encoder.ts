@@ -52,25 +52,23 @@ class ByteSink {
     this.parts.push(buf)
     this.length += buf.length
   }
-  u32(n: number): void {
-    const b = Buffer.allocUnsafe(4)
-    b.writeUInt32LE(n)
+  /** Writes one fixed-size little-endian field through `write`. */
+  private fixed(size: number, write: (buf: Buffer) => void): void {
+    const b = Buffer.allocUnsafe(size)
+    write(b)
     this.push(b)
+  }
+  u32(n: number): void {
+    this.fixed(4, (b) => b.writeUInt32LE(n))
   }
   i32(n: number): void {
-    const b = Buffer.allocUnsafe(4)
-    b.writeInt32LE(n)
-    this.push(b)
+    this.fixed(4, (b) => b.writeInt32LE(n))
   }
   u64(n: number): void {
-    const b = Buffer.allocUnsafe(8)
-    b.writeBigUInt64LE(BigInt(n))
-    this.push(b)
+    this.fixed(8, (b) => b.writeBigUInt64LE(BigInt(n)))
   }
   f32(n: number): void {
-    const b = Buffer.allocUnsafe(4)
-    b.writeFloatLE(n)
-    this.push(b)
+    this.fixed(4, (b) => b.writeFloatLE(n))
   }
   str(s: string): void {
     const bytes = Buffer.from(s, 'utf8')
@@ -83,19 +81,21 @@ class ByteSink {
   }
 }
 
+/** An array value: the element type id, the count, then each element as `writeOne` writes it. */
+function writeArray<T>(sink: ByteSink, elementType: number, values: readonly T[], writeOne: (v: T) => void): void {
+  sink.u32(VALUE_TYPE.array)
+  sink.u32(elementType)
+  sink.u64(values.length)
+  for (const v of values) writeOne(v)
+}
+
 function writeValue(sink: ByteSink, v: GgufValue): void {
   switch (v.type) {
     case 'u32':
-      sink.u32(VALUE_TYPE.u32)
-      sink.u32(v.value)
-      break
     case 'i32':
-      sink.u32(VALUE_TYPE.i32)
-      sink.i32(v.value)
-      break
     case 'f32':
-      sink.u32(VALUE_TYPE.f32)
-      sink.f32(v.value)
+      sink.u32(VALUE_TYPE[v.type])
+      sink[v.type](v.value)
       break
     case 'bool':
       sink.u32(VALUE_TYPE.bool)
@@ -106,22 +106,13 @@ function writeValue(sink: ByteSink, v: GgufValue): void {
       sink.str(v.value)
       break
     case 'string[]':
-      sink.u32(VALUE_TYPE.array)
-      sink.u32(VALUE_TYPE.string)
-      sink.u64(v.value.length)
-      for (const s of v.value) sink.str(s)
+      writeArray(sink, VALUE_TYPE.string, v.value, (s) => sink.str(s))
       break
     case 'i32[]':
-      sink.u32(VALUE_TYPE.array)
-      sink.u32(VALUE_TYPE.i32)
-      sink.u64(v.value.length)
-      for (const n of v.value) sink.i32(n)
+      writeArray(sink, VALUE_TYPE.i32, v.value, (n) => sink.i32(n))
       break
     case 'f32[]':
-      sink.u32(VALUE_TYPE.array)
-      sink.u32(VALUE_TYPE.f32)
-      sink.u64(v.value.length)
-      for (const n of v.value) sink.f32(n)
+      writeArray(sink, VALUE_TYPE.f32, v.value, (n) => sink.f32(n))
       break
   }
 }
