@@ -75,18 +75,17 @@ class ByteSink {
     this.u64(bytes.length)
     this.push(bytes)
   }
+  /** An array value: the element type id, the count, then each element as `writeOne` writes it. */
+  array<T>(elementType: number, values: readonly T[], writeOne: (v: T) => void): void {
+    this.u32(VALUE_TYPE.array)
+    this.u32(elementType)
+    this.u64(values.length)
+    for (const v of values) writeOne(v)
+  }
   padTo(alignment: number): void {
     const pad = (alignment - (this.length % alignment)) % alignment
     if (pad > 0) this.push(Buffer.alloc(pad))
   }
-}
-
-/** An array value: the element type id, the count, then each element as `writeOne` writes it. */
-function writeArray<T>(sink: ByteSink, elementType: number, values: readonly T[], writeOne: (v: T) => void): void {
-  sink.u32(VALUE_TYPE.array)
-  sink.u32(elementType)
-  sink.u64(values.length)
-  for (const v of values) writeOne(v)
 }
 
 function writeValue(sink: ByteSink, v: GgufValue): void {
@@ -106,13 +105,13 @@ function writeValue(sink: ByteSink, v: GgufValue): void {
       sink.str(v.value)
       break
     case 'string[]':
-      writeArray(sink, VALUE_TYPE.string, v.value, (s) => sink.str(s))
+      sink.array(VALUE_TYPE.string, v.value, (s) => sink.str(s))
       break
     case 'i32[]':
-      writeArray(sink, VALUE_TYPE.i32, v.value, (n) => sink.i32(n))
+      sink.array(VALUE_TYPE.i32, v.value, (n) => sink.i32(n))
       break
     case 'f32[]':
-      writeArray(sink, VALUE_TYPE.f32, v.value, (n) => sink.f32(n))
+      sink.array(VALUE_TYPE.f32, v.value, (n) => sink.f32(n))
       break
   }
 }
