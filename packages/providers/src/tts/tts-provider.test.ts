@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
-import type { ModelEntry } from '@svc/core'
 import { startChatterboxStandIn } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
+import { ttsModel } from '../../test/tts-models'
 import type { SlotContext } from '../contract'
 import {
   createTtsProvider,
@@ -12,29 +12,9 @@ import {
   ttsHealthy,
 } from './tts-provider'
 
-const espeak: ModelEntry = {
-  id: 'espeak-ng',
-  format: 'builtin',
-  provider: 'tts',
-  source: 'catalogue',
-  family: 'espeak-ng',
-}
-const kokoro: ModelEntry = {
-  id: 'kokoro-82m',
-  format: 'builtin',
-  provider: 'tts',
-  source: 'catalogue',
-  family: 'kokoro',
-}
-
-const chatterbox: ModelEntry = {
-  id: 'chatterbox',
-  format: 'builtin',
-  provider: 'tts',
-  source: 'catalogue',
-  family: 'chatterbox',
-  extraCapabilities: ['voice_cloning'],
-}
+const espeak = ttsModel('espeak-ng')
+const kokoro = ttsModel('kokoro')
+const chatterbox = ttsModel('chatterbox', { extraCapabilities: ['voice_cloning'] })
 
 const host: SlotContext = {
   slot: 'tts',
