@@ -29,35 +29,17 @@ const post = (url: string, body: unknown) =>
 
 describe('the NPU provider (FastFlowLM)', () => {
   it('starts one flm serve with speech recognition and embeddings on, preloading only a chat tag', () => {
+    // One server for every model: what follows `serve` [tag] is the same for all.
+    const serveFlags = ['--host', '127.0.0.1', '--port', '52625', '--asr', '1', '--embed', '1', '--quiet']
     expect(npu.startCommand(ctx('flm-qwen3-4b', { ctxSize: 8192 }))).toEqual([
       'flm',
       'serve',
       'qwen3:4b',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '52625',
-      '--asr',
-      '1',
-      '--embed',
-      '1',
-      '--quiet',
+      ...serveFlags,
       '--ctx-len',
       '8192',
     ])
-    expect(npu.startCommand(ctx('flm-whisper-v3-turbo'))).toEqual([
-      'flm',
-      'serve',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '52625',
-      '--asr',
-      '1',
-      '--embed',
-      '1',
-      '--quiet',
-    ])
+    expect(npu.startCommand(ctx('flm-whisper-v3-turbo'))).toEqual(['flm', 'serve', ...serveFlags])
     expect(npu.buildEnv(ctx('flm-qwen3-4b'))).toEqual({ FLM_DISABLE_UPDATE_CHECK: '1' })
     expect(npu.image?.('npu')).toBe('flm-npu')
     expect(npu.requestPath('transcriptions')).toBe('/v1/audio/transcriptions')
