@@ -15,34 +15,23 @@
 import { mkdir } from 'node:fs/promises'
 import { SvcError, type UpstreamHandle } from '@svc/core'
 import Docker from 'dockerode'
-import type { ImageEntry, ImageManifest } from '../manifest/manifest'
+import type { ImageEntry } from '../manifest/manifest'
 import { containerHandle, publishedPort, removeContainer } from './container-handle'
 import { pullImage } from './container-pull'
 import { containerSpec, LABELS, type Mount } from './container-spec'
 import {
   currentReference,
   engineMessage,
-  hostBackendGroups,
+  type ImageRuntimeOptions,
   imageUpstreamInput,
   resolveImage,
 } from './image-upstream'
 import { LogRing, type Runtime, type RuntimeStartRequest } from './runtime'
 import { volumeHostDir } from './volumes'
 
-export interface ContainerRuntimeOptions {
-  manifest: ImageManifest
-  /** This svc's id (`loadInstanceId(stateDir)`), labelled on every container. */
-  instance: string
+export interface ContainerRuntimeOptions extends ImageRuntimeOptions {
   /** Volumes of image entries live under `<stateDir>/volumes/`. */
   stateDir: string
-  /** Default: a client for `DOCKER_HOST` (or the local socket). */
-  docker?: Docker
-  /** Extra labels on every container; `recover` only considers containers carrying all of them. */
-  labels?: Readonly<Record<string, string>>
-  /** The port upstreams listen on inside their container unless the image fixes one. Default 8080. */
-  containerPort?: number
-  /** Supplementary groups per backend. Default: the host's numeric GIDs of video/render from /etc/group. */
-  groups?: (backend: RuntimeStartRequest['backend']) => string[]
   /** Log lines kept per upstream. Default 500. */
   logLines?: number
 }
@@ -52,7 +41,6 @@ export { MODEL_MOUNT, PROJECTOR_MOUNT } from './model-mounts'
 export function createContainerRuntime(options: ContainerRuntimeOptions): Runtime {
   const docker = options.docker ?? new Docker()
   const scope = { [LABELS.managed]: 'true', ...options.labels }
-  const groups = options.groups ?? hostBackendGroups
 
   const imageOf = (req: Pick<RuntimeStartRequest, 'provider' | 'backend' | 'model'>) =>
     resolveImage(options.manifest, req, '; use runtime = "process" or another backend')
@@ -98,9 +86,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
         req,
         image,
         runtime: 'container',
-        owner: { instance: options.instance, scope },
-        groups: groups(req.backend),
-        containerPort: options.containerPort,
+        options,
+        scope,
         volumes,
       })
       const { name, port } = input

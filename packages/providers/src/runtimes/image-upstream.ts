@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { type Backend, type ModelEntry, SvcError } from '@svc/core'
+import type Docker from 'dockerode'
 import type { Provider } from '../contract'
 import type { ImageEntry, ImageManifest } from '../manifest/manifest'
 import {
@@ -17,6 +18,21 @@ import {
 } from './container-spec'
 import { imageSlotContext, upstreamName } from './model-mounts'
 import type { RuntimeStartRequest } from './runtime'
+
+/** The options the container and the swarm runtimes both take. */
+export interface ImageRuntimeOptions {
+  manifest: ImageManifest
+  /** This svc's id (`loadInstanceId(stateDir)`), labelled on every upstream (what `recover` goes by). */
+  instance: string
+  /** Default: a client for `DOCKER_HOST` (or the local socket). */
+  docker?: Docker
+  /** Extra labels on every upstream; `recover` only considers upstreams carrying all of them. */
+  labels?: Readonly<Record<string, string>>
+  /** The port upstreams listen on inside their container unless the image fixes one. Default 8080. */
+  containerPort?: number
+  /** Supplementary groups per backend. Default: the host's numeric GIDs of video/render from /etc/group. */
+  groups?: (backend: Backend) => string[]
+}
 
 /** A manifest entry as a request resolves it: its name, the entry, and the reference to run. */
 export interface ResolvedImage {
@@ -53,31 +69,25 @@ export function currentReference(manifest: ImageManifest, entry: string | undefi
   }
 }
 
-/** Who owns the upstreams a runtime makes: its labels' scope and this svc's instance id. */
-export interface UpstreamOwner {
-  instance: string
-  scope: Readonly<Record<string, string>>
-}
-
 /**
  * The container input of one upstream for `req`: named uniquely for its slot, listening on the
- * entry's port (else `containerPort`, else 8080) with the model's mounts plus `volumes`, and labelled
- * for `recover`.
+ * entry's port (else the runtime's `containerPort`, else 8080) with the model's mounts plus `volumes`,
+ * in the backend's groups, and labelled for `recover` with `scope` (the runtime's labels) and its
+ * instance.
  */
 export function imageUpstreamInput(input: {
   req: RuntimeStartRequest
   image: ResolvedImage
   runtime: 'container' | 'swarm'
-  owner: UpstreamOwner
-  groups: readonly string[]
-  containerPort?: number | undefined
+  options: ImageRuntimeOptions
+  scope: Readonly<Record<string, string>>
   volumes?: readonly Mount[]
 }): ContainerSpecInput {
-  const { req, image, owner } = input
-  const port = image.entry.port ?? input.containerPort ?? 8080
+  const { req, image, options } = input
+  const port = image.entry.port ?? options.containerPort ?? 8080
   const { ctx, mounts } = imageSlotContext(req, input.runtime, port)
   return {
-    name: upstreamName(req.slot, owner.instance),
+    name: upstreamName(req.slot, options.instance),
     image: image.reference,
     argv: req.provider.startCommand(ctx),
     ...(image.entry.program ? { program: image.entry.program } : {}),
@@ -85,10 +95,10 @@ export function imageUpstreamInput(input: {
     backend: req.backend,
     port,
     mounts: [...mounts, ...(input.volumes ?? [])],
-    groups: input.groups,
+    groups: (options.groups ?? hostBackendGroups)(req.backend),
     labels: upstreamLabels({
-      scope: owner.scope,
-      instance: owner.instance,
+      scope: input.scope,
+      instance: options.instance,
       slot: req.slot,
       model: req.model.id,
       image: { name: image.name, reference: image.reference },
@@ -99,7 +109,7 @@ export function imageUpstreamInput(input: {
 }
 
 /** The host's numeric GIDs of the groups that may open `backend`'s devices (none without /etc/group). */
-export function hostBackendGroups(backend: Backend): string[] {
+function hostBackendGroups(backend: Backend): string[] {
   let etc = ''
   try {
     etc = readFileSync('/etc/group', 'utf8')

@@ -15,13 +15,12 @@
  */
 import { SvcError, type UpstreamHandle } from '@svc/core'
 import Docker from 'dockerode'
-import type { ImageManifest } from '../manifest/manifest'
 import { estimateLoad } from '../memory/estimate'
 import { LABELS } from './container-spec'
 import {
   currentReference,
   engineMessage,
-  hostBackendGroups,
+  type ImageRuntimeOptions,
   imageUpstreamInput,
   resolveImage,
 } from './image-upstream'
@@ -30,16 +29,7 @@ import { removeService, type SwarmServiceInfo, serviceContainersGone, swarmHandl
 import { swarmServiceSpec } from './swarm-spec'
 import { runningMembers, servicePhase, serviceTasks } from './swarm-tasks'
 
-export interface SwarmRuntimeOptions {
-  manifest: ImageManifest
-  /** This svc's id, labelled on every service (what `recover` goes by). */
-  instance: string
-  docker?: Docker
-  /** Extra service labels; `recover` only considers services carrying all of them. */
-  labels?: Readonly<Record<string, string>>
-  /** The port upstreams listen on inside their container unless the image fixes one. Default 8080. */
-  containerPort?: number
-  groups?: (backend: RuntimeStartRequest['backend']) => string[]
+export interface SwarmRuntimeOptions extends ImageRuntimeOptions {
   /** Between looks at the tasks (ms). Default 250. */
   pollMs?: number
   /** How long tasks may find no node that satisfies the constraints before the load fails (ms). Default 15 s. */
@@ -54,7 +44,6 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
   const docker = options.docker ?? new Docker()
   const scope = { [LABELS.managed]: 'true', [SWARM_LABEL]: 'swarm', ...options.labels }
   const pollMs = options.pollMs ?? 250
-  const groups = options.groups ?? hostBackendGroups
   /** Services `pull` created whose `start` has not come yet, by slot. */
   const pending = new Map<string, SwarmServiceInfo>()
 
@@ -75,9 +64,8 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
       req,
       image: imageOf(req),
       runtime: 'swarm',
-      owner: { instance: options.instance, scope },
-      groups: groups(req.backend),
-      containerPort: options.containerPort,
+      options,
+      scope,
     })
     const { name, port, image: reference } = input
     const estimate = await estimateLoad({
