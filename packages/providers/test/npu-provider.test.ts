@@ -5,6 +5,7 @@ import type { SlotContext } from '../src/contract'
 import { normaliseFlmBody, normaliseFlmResponse } from '../src/npu/flm-errors'
 import { flmModelId, npuModelEntries } from '../src/npu/flm-models'
 import { createNpuProvider } from '../src/npu/npu-provider'
+import { hostSlotContext } from './slot-context'
 
 const npu = createNpuProvider()
 const entry = (id: string, format = 'npu'): ModelEntry => ({
@@ -13,17 +14,8 @@ const entry = (id: string, format = 'npu'): ModelEntry => ({
   provider: 'npu',
   source: 'catalogue',
 })
-const ctx = (id: string, extra: Partial<SlotContext> = {}): SlotContext => ({
-  slot: 'primary',
-  model: entry(id),
-  modelPath: id,
-  backend: 'npu',
-  runtime: 'process',
-  host: '127.0.0.1',
-  port: 52625,
-  args: [],
-  ...extra,
-})
+const ctx = (id: string, extra: Partial<SlotContext> = {}) =>
+  hostSlotContext(entry(id), { slot: 'primary', backend: 'npu', port: 52625, ...extra })
 const post = (url: string, body: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { startChatterboxStandIn } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
+import { hostSlotContext } from '../../test/slot-context'
 import { ttsModel } from '../../test/tts-models'
 import type { SlotContext } from '../contract'
 import {
@@ -16,16 +17,7 @@ const espeak = ttsModel('espeak-ng')
 const kokoro = ttsModel('kokoro')
 const chatterbox = ttsModel('chatterbox', { extraCapabilities: ['voice_cloning'] })
 
-const host: SlotContext = {
-  slot: 'tts',
-  model: espeak,
-  modelPath: 'espeak-ng',
-  backend: 'cpu',
-  runtime: 'process',
-  host: '127.0.0.1',
-  port: 4321,
-  args: [],
-}
+const host = hostSlotContext(espeak)
 const container: SlotContext = {
   ...host,
   model: kokoro,
