@@ -1,7 +1,7 @@
 // Response bodies of fake-upstream, built once at start so the hot path only writes buffers.
 // Shapes follow llama-server (tools/server: format_oai_sse, format_response_rerank, the error JSON).
 
-import { toneWav } from './tone-wav.mjs'
+import { toneWav } from './tone-wav.cjs'
 
 const WORDS = ['Hello', ' from', ' the', ' fake', ' upstream', '.']
 const PROMPT_TOKENS = 8
@@ -94,7 +94,7 @@ export function buildResponses(flags, created) {
   })
 
   // 0.1 s of a 440 Hz tone, 16 kHz mono s16le, split into n pieces
-  const wav = toneWav(1600, 16000)
+  const wav = toneWav(1600)
   const step = Math.ceil(wav.length / n)
   const wavChunks = Array.from({ length: n }, (_, i) => wav.subarray(i * step, (i + 1) * step))
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { findEngine } from '@svc/engines'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toneWav } from '../bin/tone-wav.mjs'
+import { toneWav } from '../bin/tone-wav.cjs'
 import {
   buildTinyWhisper,
   melFilters,
