@@ -66,6 +66,11 @@ async function refusedWith(graph: object): Promise<Refusal> {
   return res.json()
 }
 
+/** The first error of `node` in the refusal of `graph` (which must be refused). */
+async function firstErrorOf(graph: object, node: string) {
+  return (await refusedWith(graph)).node_errors[node]?.errors[0]
+}
+
 describe('the ComfyUI stand-in validates graphs as ComfyUI does', () => {
   it('accepts the default SD 1.5 graph with {prompt_id, number, node_errors}', async () => {
     const res = await post({ prompt: sd15(), client_id: 'abc' })
@@ -99,8 +104,7 @@ describe('the ComfyUI stand-in validates graphs as ComfyUI does', () => {
   it('refuses a checkpoint it does not have, listing the ones it has', async () => {
     const g = sd15()
     g['4']!.inputs.ckpt_name = 'sdxl-turbo'
-    const body = await refusedWith(g)
-    expect(body.node_errors['4']!.errors[0]).toEqual({
+    expect(await firstErrorOf(g, '4')).toEqual({
       type: 'value_not_in_list',
       message: 'Value not in list',
       details: `ckpt_name: 'sdxl-turbo' not in ['flux1-schnell-fp8.safetensors', 'sd_xl_turbo_1.0_fp16.safetensors', 'v1-5-pruned-emaonly.safetensors']`,
@@ -211,8 +215,7 @@ describe('the ComfyUI stand-in validates graphs as ComfyUI does', () => {
   it('reports a link whose type does not match (return_type_mismatch)', async () => {
     const g = sd15()
     g['8']!.inputs.samples = ['6', 0]
-    const body = await refusedWith(g)
-    expect(body.node_errors['8']!.errors[0]).toEqual({
+    expect(await firstErrorOf(g, '8')).toEqual({
       type: 'return_type_mismatch',
       message: 'Return type mismatch between linked nodes',
       details: 'samples, received_type(CONDITIONING) mismatch input_type(LATENT)',
@@ -228,7 +231,7 @@ describe('the ComfyUI stand-in validates graphs as ComfyUI does', () => {
   it('reports a literal that does not convert (invalid_input_type)', async () => {
     const g = sd15()
     g['3']!.inputs.steps = 'abc'
-    const e = (await refusedWith(g)).node_errors['3']!.errors[0]!
+    const e = (await firstErrorOf(g, '3'))!
     expect(e.type).toBe('invalid_input_type')
     expect(e.message).toBe('Failed to convert an input value to a INT value')
     expect(e.details).toBe("steps, abc, invalid literal for int() with base 10: 'abc'")
@@ -281,8 +284,7 @@ describe('the ComfyUI stand-in validates graphs as ComfyUI does', () => {
     })
     const upstream = sd15()
     upstream['3']!.inputs.model = ['99', 0]
-    const inner = await refusedWith(upstream)
-    expect(inner.node_errors['3']!.errors[0]).toMatchObject({
+    expect(await firstErrorOf(upstream, '3')).toMatchObject({
       type: 'exception_during_inner_validation',
       details: "'99'",
       extra_info: { exception_type: 'KeyError', input_name: 'samples', linked_node: ['3', 0] },
