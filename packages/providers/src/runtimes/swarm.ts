@@ -48,7 +48,8 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
   const pending = new Map<string, SwarmServiceInfo>()
 
   const imageOf = (req: RuntimeStartRequest) => {
-    // The model is not passed on (the provider's image for the backend alone), as before.
+    // Asked without the model: the backend's default image. (The container runtime passes the model,
+    // which picks among a provider's engines, e.g. tts' Kokoro or Chatterbox.)
     const image = resolveImage(options.manifest, { provider: req.provider, backend: req.backend })
     if (image.entry.source === 'local') {
       throw new SvcError(
