@@ -48,9 +48,9 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
   const pending = new Map<string, SwarmServiceInfo>()
 
   const imageOf = (req: RuntimeStartRequest) => {
-    // Asked without the model: the backend's default image. (The container runtime passes the model,
-    // which picks among a provider's engines, e.g. tts' Kokoro or Chatterbox.)
-    const image = resolveImage(options.manifest, { provider: req.provider, backend: req.backend })
+    // With the model, as the container runtime asks: it picks among a provider's engines (tts' Kokoro
+    // or Chatterbox).
+    const image = resolveImage(options.manifest, req)
     if (image.entry.source === 'local') {
       throw new SvcError(
         'backend.unavailable',
