@@ -42,8 +42,11 @@ export * from './chatterbox'
 // The real browser (Debian's Chromium through playwright-core).
 export * from './chromium'
 
-// Infrastructure: Docker Engine and a local registry, a file server for pulls.
+// Infrastructure: Docker Engine and a local registry, a file server for pulls, Caddy.
 export * from './docker'
 export * from './docker-registry'
 export * from './file-server'
 export * from './caddy'
+
+// Requests as tests send them.
+export * from './post-json'
