@@ -15,14 +15,14 @@ import {
   chromiumAvailable,
   findLlamaServer,
   launchChromium,
-  missingPart,
+  programAvailable,
+  requireLlamaServer,
   type TestBrowser,
   tempDirs,
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildFrontEnd } from '../apps/chat/test/front-end'
-import { which } from '../apps/cli/src/install/exec'
 import type { CliService } from '../apps/cli/test/cli-service'
 import { PASSWORD } from '../apps/cli/test/install-harness'
 import {
@@ -36,8 +36,8 @@ import { buildDashboard } from '../apps/dashboard/test/fixture'
 
 const present = [
   chromiumAvailable(),
-  Boolean(which('caddy', process.env.PATH)) || missingPart('caddy', 'run ./scripts/setup.sh (apt: caddy)'),
-  Boolean(findLlamaServer()) || missingPart('llama-server', 'run ./scripts/setup.sh'),
+  programAvailable('caddy', 'run ./scripts/setup.sh (apt: caddy)'),
+  Boolean(requireLlamaServer()),
 ].every((p) => p === true)
 
 const SIGNED_IN = { authorization: basicAuth('admin', PASSWORD) }

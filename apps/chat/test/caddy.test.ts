@@ -4,15 +4,17 @@
  * the API with a v1-only token. Two people in two browsers chat and see only their own conversations;
  * the same header sent straight to the chat app from elsewhere is refused.
  */
+import { programAvailable } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumAvailable } from './browser'
-import { type Caddy, caddyAvailable, startCaddyForChat } from './caddy'
+import { type Caddy, startCaddyForChat } from './caddy'
 import { type ChatInBrowser, startChatInBrowser } from './chat-in-browser'
 import { createChatToken } from './chat-token'
 import { type LiveStack, partsAvailable, startLiveStack } from './live-stack'
 import { send } from './serve-app'
 
-const available = chromiumAvailable() && caddyAvailable() && partsAvailable()
+const available =
+  chromiumAvailable() && programAvailable('caddy', 'run ./scripts/setup.sh (apt: caddy)') && partsAvailable()
 const SECRET = 'a-proxy-secret-only-caddy-knows'
 const USERS = { alice: 'alice-password', bob: 'bob-password' }
 

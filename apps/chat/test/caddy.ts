@@ -1,23 +1,13 @@
 /** A real Caddy in front of the chat app, on a free high port, as the installer's proxy would be. */
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { missingPart, runCaddy } from '@svc/testing'
+import { runCaddy } from '@svc/testing'
 
 const exec = promisify(execFile)
-
-export function caddyAvailable(): boolean {
-  try {
-    execFileSync('sh', ['-c', 'command -v caddy'], { stdio: 'ignore' })
-    return true
-  } catch {
-    missingPart('caddy', 'run ./scripts/setup.sh (apt: caddy)')
-    return false
-  }
-}
 
 export async function freePort(): Promise<number> {
   const server = createServer()

@@ -1,28 +1,17 @@
 /** The real parts behind the chat app in tests: the API with llama-server slots and espeak-ng. */
-import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { findEngine } from '@svc/engines'
-import { type ApiProcess, missingPart, startApi, writeTinyGguf } from '@svc/testing'
+import { type ApiProcess, programAvailable, requireLlamaServer, startApi, writeTinyGguf } from '@svc/testing'
 
 /** Whether llama-server (and, when asked, espeak-ng and ffmpeg) are here; missing parts fail CI. */
 export function partsAvailable(options: { speech?: boolean } = {}): boolean {
-  if (!findEngine('llama-server')) {
-    missingPart('llama-server', 'run ./scripts/setup.sh (it builds llama-server into ~/.cache/svc)')
-    return false
-  }
-  if (options.speech) {
-    for (const program of ['espeak-ng', 'ffmpeg']) {
-      try {
-        execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' })
-      } catch {
-        missingPart(program, 'run ./scripts/setup.sh (apt: espeak-ng ffmpeg)')
-        return false
-      }
-    }
-  }
-  return true
+  if (!requireLlamaServer()) return false
+  const speech = ['espeak-ng', 'ffmpeg'] as const
+  return (
+    !options.speech ||
+    speech.every((program) => programAvailable(program, 'run ./scripts/setup.sh (apt: espeak-ng ffmpeg)'))
+  )
 }
 
 /** One thread and a small context: two cores are shared by everything in a test run. */

@@ -3,17 +3,12 @@
  * auth, in front of the real API started by the installer's env. It resolves the name to 127.0.0.1
  * with a host-resolver rule, as a client with a hosts-file line would.
  */
-import { chromiumAvailable, launchChromium, missingPart, type TestBrowser } from '@svc/testing'
+import { chromiumAvailable, launchChromium, programAvailable, type TestBrowser } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { which } from '../src/install/exec'
 import { PASSWORD } from './install-harness'
 import { installBehindCaddy, PROXY_HOST, type ProxiedInstall } from './proxied-install'
 
-const skip = !chromiumAvailable()
-  ? true
-  : !which('caddy', process.env.PATH)
-    ? missingPart('Caddy', 'apt-get install caddy (scripts/setup.sh)')
-    : undefined
+const skip = !chromiumAvailable() || !programAvailable('caddy', 'apt-get install caddy (scripts/setup.sh)')
 
 describe.skipIf(skip)('a browser behind the installed proxy', () => {
   let setup: ProxiedInstall

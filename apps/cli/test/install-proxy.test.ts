@@ -7,9 +7,8 @@
  * file the installer rendered for it.
  */
 import { writeFile } from 'node:fs/promises'
-import { type ApiProcess, type FakeUpstream, missingPart, startFakeUpstream } from '@svc/testing'
+import { type ApiProcess, type FakeUpstream, programAvailable, startFakeUpstream } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { which } from '../src/install/exec'
 import type { CliService } from './cli-service'
 import { PASSWORD } from './install-harness'
 import {
@@ -20,9 +19,7 @@ import {
 } from './proxied-install'
 import { http, type Recorder, type RequestOptions, startRecorder } from './proxy-client'
 
-const skip = which('caddy', process.env.PATH)
-  ? undefined
-  : missingPart('Caddy', 'apt-get install caddy (scripts/setup.sh)')
+const skip = !programAvailable('caddy', 'apt-get install caddy (scripts/setup.sh)')
 const SIGNED_IN = { authorization: basic('admin', PASSWORD) }
 const SPOOFED = {
   'x-forwarded-email': 'evil@example.com',

@@ -4,20 +4,19 @@
  * local file server (so a load from the UI really pulls it), espeak-ng in the tts slot, and the
  * ComfyUI stand-in as a remote `img` slot. Tokens are minted straight into tokens.toml.
  */
-import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createTokenStore } from '@svc/auth'
-import { findEngine } from '@svc/engines'
 import {
   type ApiProcess,
   type ComfyStandIn,
   chromiumAvailable,
   type FileServer,
-  missingPart,
+  programAvailable,
   REPO_ROOT,
+  requireLlamaServer,
   serveFiles,
   startApi,
   startComfyStandIn,
@@ -172,21 +171,12 @@ export async function expectStatus(res: Response | Promise<Response>, status: nu
   return r
 }
 
-const onPath = (program: string) => {
-  try {
-    execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** Whether every real part is here; a missing one fails in CI and skips loudly elsewhere. */
 export function partsPresent(): boolean {
   return [
     chromiumAvailable(),
-    Boolean(findEngine('llama-server')) || missingPart('llama-server', 'run ./scripts/setup.sh'),
-    (onPath('espeak-ng') && onPath('ffmpeg')) ||
-      missingPart('espeak-ng and ffmpeg', 'run ./scripts/setup.sh'),
+    Boolean(requireLlamaServer()),
+    programAvailable('espeak-ng', 'run ./scripts/setup.sh (apt: espeak-ng)'),
+    programAvailable('ffmpeg', 'run ./scripts/setup.sh (apt: ffmpeg)'),
   ].every((p) => p === true)
 }

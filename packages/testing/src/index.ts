@@ -6,6 +6,7 @@
 
 // A missing real part: fail in CI, skip loudly elsewhere.
 export * from './require-part'
+export * from './program-available'
 
 // A child process a test starts: its output kept, a wait for its ready line, a stop.
 export * from './watched-child'
