@@ -29,3 +29,6 @@ export * from './json-body'
 export * from './json-depth'
 export * from './json-literals'
 export * from './json-numbers'
+
+// Server-Sent Events, read from a web stream (the chat server, the CLI, the browser).
+export * from './sse-reader'

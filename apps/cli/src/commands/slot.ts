@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { readSse } from '@svc/core'
 import { apiError, bearer, callApi } from '../api-client'
 import { type CliContext, CliError, type Command } from '../context'
 import { table } from '../format'
 import { LoadDisplay } from '../load-display'
-import { readSse } from '../sse'
 
 interface SlotView {
   name: string

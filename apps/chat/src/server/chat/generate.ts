@@ -1,7 +1,7 @@
+import { readSse } from '@svc/core'
 import type { Logger } from '@svc/core/node'
 import type { MessageRepo } from '../store/messages'
 import type { Message, MessageStatus } from '../store/types'
-import { readSse } from '../upstream/sse-reader'
 import { apiFailure, type SvcApi } from '../upstream/svc-api'
 import type { OpenAiMessage } from './context'
 import type { StopReason } from './generations'
@@ -52,7 +52,8 @@ export async function generate(options: GenerateOptions): Promise<Message> {
       signal,
     })
     if (!res.ok || !res.body) throw await apiFailure(res, options.api.hasToken)
-    for await (const event of readSse(res.body)) {
+    // keepCutOff: a last chunk the API sent without its blank line is still part of the answer.
+    for await (const event of readSse(res.body, { keepCutOff: true })) {
       if (event.data === '[DONE]') break
       const chunk = parseChunk(event.data)
       if (chunk.error) throw new Error(chunk.error)
