@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/core'
+import { bodySizeLimit, methodNotAllowedError, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { methodNotAllowed } from 'hono/method-not-allowed'
@@ -38,24 +38,11 @@ export function createApp(deps: AppDeps) {
     methodNotAllowed({
       app,
       onMethodNotAllowed: (_c, methods) => {
-        throw new SvcError('method.not_allowed', `method not allowed; use ${methods.join(', ')}`, {
-          headers: { Allow: methods.join(', ') },
-        })
+        throw methodNotAllowedError(methods)
       },
     }),
   )
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
-      onError: () => {
-        throw new SvcError(
-          'request.too_large',
-          `request body is larger than ${deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT} bytes`,
-        )
-      },
-    }),
-  )
+  app.use('/api/*', bodyLimit(bodySizeLimit(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT)))
 
   const routes = app
     .route('/api', systemRoutes(deps))

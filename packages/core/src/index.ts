@@ -19,6 +19,10 @@ export * from './provider-route'
 // Errors: the one family, its codes and the one renderer.
 export * from './errors'
 
+// The HTTP edge the API and the chat server share (plain values; Hono stays in apps).
+export * from './edge-errors'
+export * from './multipart-form'
+
 // Events: the bus, what goes over it, and what `GET /api/events` sends.
 export * from './event-bus'
 export * from './events'

@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/core'
+import { bodySizeLimit, methodNotAllowedError, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { methodNotAllowed } from 'hono/method-not-allowed'
@@ -47,18 +47,11 @@ export function createChatApp(deps: ChatDeps) {
     methodNotAllowed({
       app,
       onMethodNotAllowed: (_c, methods) => {
-        throw new SvcError('method.not_allowed', `method not allowed; use ${methods.join(', ')}`, {
-          headers: { Allow: methods.join(', ') },
-        })
+        throw methodNotAllowedError(methods)
       },
     }),
   )
-  const jsonLimit = bodyLimit({
-    maxSize: JSON_LIMIT,
-    onError: () => {
-      throw new SvcError('request.too_large', `request body is larger than ${JSON_LIMIT} bytes`)
-    },
-  })
+  const jsonLimit = bodyLimit(bodySizeLimit(JSON_LIMIT))
   app.use('/api/conversations/*', jsonLimit)
   app.use('/api/audio/speech', jsonLimit)
 

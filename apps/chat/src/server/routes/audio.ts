@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/core'
+import { bodySizeLimit, readMultipartForm, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { ChatDeps } from '../deps'
@@ -19,15 +19,11 @@ export function audioRoutes(deps: ChatDeps) {
   return new Hono()
     .post(
       '/transcriptions',
-      bodyLimit({
-        maxSize: MAX_AUDIO_BYTES,
-        onError: () => {
-          throw new SvcError('request.too_large', 'a recording may be at most 25 MB')
-        },
-      }),
+      bodyLimit(bodySizeLimit(MAX_AUDIO_BYTES, 'a recording may be at most 25 MB')),
       async (c) => {
-        const form = await c.req.formData().catch(() => {
-          throw new SvcError('request.invalid', 'expected multipart/form-data with a file', { param: 'file' })
+        const form = await readMultipartForm(c.req.raw, {
+          message: 'expected multipart/form-data with a file',
+          param: 'file',
         })
         const file = form.get('file')
         if (!(file instanceof File) || file.size === 0) {
