@@ -1,4 +1,4 @@
-import { bodySizeLimit, methodNotAllowedError, SvcError } from '@svc/core'
+import { bodySizeLimit, refuseMethod, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { methodNotAllowed } from 'hono/method-not-allowed'
@@ -34,14 +34,7 @@ export function createApp(deps: AppDeps) {
   app.use(httpMetrics(deps.metrics))
   // Before routing, 405s and body reading: an anonymous caller learns nothing and costs nothing.
   app.use(authMiddleware(createAuthenticator(deps.auth)))
-  app.use(
-    methodNotAllowed({
-      app,
-      onMethodNotAllowed: (_c, methods) => {
-        throw methodNotAllowedError(methods)
-      },
-    }),
-  )
+  app.use(methodNotAllowed({ app, onMethodNotAllowed: refuseMethod }))
   app.use('/api/*', bodyLimit(bodySizeLimit(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT)))
 
   const routes = app

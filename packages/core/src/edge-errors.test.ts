@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { bodySizeLimit, methodNotAllowedError, toSvcError } from './edge-errors'
+import { bodySizeLimit, refuseMethod, toSvcError } from './edge-errors'
 import { SvcError } from './errors'
 import { readMultipartForm } from './multipart-form'
 
@@ -11,6 +11,16 @@ class HttpStatusError extends Error {
   ) {
     super(message)
   }
+}
+
+/** The SvcError `act` throws. */
+function thrownBy(act: () => unknown): SvcError {
+  try {
+    act()
+  } catch (error) {
+    return error as SvcError
+  }
+  throw new Error('nothing was thrown')
 }
 
 describe('toSvcError', () => {
@@ -38,7 +48,7 @@ describe('toSvcError', () => {
 
 describe('the edge refusals', () => {
   it('answers a wrong method with 405 and Allow', () => {
-    const error = methodNotAllowedError(['GET', 'POST'])
+    const error = thrownBy(() => refuseMethod(undefined, ['GET', 'POST']))
     expect({ status: error.status, allow: error.headers.Allow, message: error.message }).toEqual({
       status: 405,
       allow: 'GET, POST',
@@ -47,20 +57,14 @@ describe('the edge refusals', () => {
   })
 
   it('refuses a body past the limit with 413 and the message given, or the limit in bytes', () => {
-    const refusal = (limit: ReturnType<typeof bodySizeLimit>) => {
-      try {
-        limit.onError()
-      } catch (error) {
-        return error as SvcError
-      }
-    }
+    const refusal = (limit: ReturnType<typeof bodySizeLimit>) => thrownBy(limit.onError)
     expect(bodySizeLimit(1024).maxSize).toBe(1024)
     expect(refusal(bodySizeLimit(1024))).toMatchObject({
       code: 'request.too_large',
       status: 413,
       message: 'request body is larger than 1024 bytes',
     })
-    expect(refusal(bodySizeLimit(1024, 'a sample may be at most 1 KiB'))?.message).toBe(
+    expect(refusal(bodySizeLimit(1024, 'a sample may be at most 1 KiB')).message).toBe(
       'a sample may be at most 1 KiB',
     )
   })

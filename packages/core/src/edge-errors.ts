@@ -19,9 +19,13 @@ export function toSvcError(error: unknown): SvcError {
   return new SvcError('internal.error', 'internal error')
 }
 
-/** 405 `method.not_allowed` for a known path asked with another method; `Allow` lists `methods`. */
-export function methodNotAllowedError(methods: readonly string[]): SvcError {
-  return new SvcError('method.not_allowed', `method not allowed; use ${methods.join(', ')}`, {
+/**
+ * Refuses a known path asked with another method: throws 405 `method.not_allowed` whose `Allow`
+ * lists `methods`. Shaped as a router's not-allowed handler (Hono's `methodNotAllowed({
+ * onMethodNotAllowed })`); its first argument, the framework's request context, is never read.
+ */
+export function refuseMethod(_context: unknown, methods: readonly string[]): never {
+  throw new SvcError('method.not_allowed', `method not allowed; use ${methods.join(', ')}`, {
     headers: { Allow: methods.join(', ') },
   })
 }

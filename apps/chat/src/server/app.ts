@@ -1,4 +1,4 @@
-import { bodySizeLimit, methodNotAllowedError, SvcError } from '@svc/core'
+import { bodySizeLimit, refuseMethod, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { methodNotAllowed } from 'hono/method-not-allowed'
@@ -43,14 +43,7 @@ export function createChatApp(deps: ChatDeps) {
   )
   // After the identity check (someone refused learns nothing), like the API: a known path with
   // another method is 405 with `Allow` and the error body, not a 404.
-  app.use(
-    methodNotAllowed({
-      app,
-      onMethodNotAllowed: (_c, methods) => {
-        throw methodNotAllowedError(methods)
-      },
-    }),
-  )
+  app.use(methodNotAllowed({ app, onMethodNotAllowed: refuseMethod }))
   const jsonLimit = bodyLimit(bodySizeLimit(JSON_LIMIT))
   app.use('/api/conversations/*', jsonLimit)
   app.use('/api/audio/speech', jsonLimit)

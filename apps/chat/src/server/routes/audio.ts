@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit'
 import type { ChatDeps } from '../deps'
 import { SpeechSchema } from '../http/schemas'
 import { jsonBody } from '../http/validate'
+import { postJson } from '../upstream/svc-api'
 
 /** The API's own limit for transcriptions. */
 const MAX_AUDIO_BYTES = 25 * 1024 * 1024
@@ -46,17 +47,13 @@ export function audioRoutes(deps: ChatDeps) {
     )
     .post('/speech', jsonBody(SpeechSchema), async (c) => {
       const body = c.req.valid('json')
-      const res = await deps.api.ok('/v1/audio/speech', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          model: body.model,
-          voice: body.voice,
-          input: body.input,
-          response_format: 'mp3',
-        }),
-        signal: c.req.raw.signal,
-      })
+      const res = await deps.api.ok(
+        '/v1/audio/speech',
+        postJson(
+          { model: body.model, voice: body.voice, input: body.input, response_format: 'mp3' },
+          c.req.raw.signal,
+        ),
+      )
       return new Response(res.body, {
         headers: {
           'content-type': res.headers.get('content-type') ?? 'audio/mpeg',
