@@ -33,6 +33,7 @@ export * from './json-body'
 export * from './json-depth'
 export * from './json-literals'
 export * from './json-numbers'
+export * from './json-scan'
 
 // Server-Sent Events, read from a web stream (the chat server, the CLI, the browser).
 export * from './sse-reader'
