@@ -14,6 +14,7 @@ export * from './memory/budget-plan'
 
 // Models, and the request side of the provider contract (what the dispatcher sends a provider).
 export * from './models'
+export * from './toml-text'
 export * from './provider-route'
 
 // Errors: the one family, its codes and the one renderer.
