@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/core'
+import { bodySizeLimit, refuseMethod, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { methodNotAllowed } from 'hono/method-not-allowed'
@@ -34,28 +34,8 @@ export function createApp(deps: AppDeps) {
   app.use(httpMetrics(deps.metrics))
   // Before routing, 405s and body reading: an anonymous caller learns nothing and costs nothing.
   app.use(authMiddleware(createAuthenticator(deps.auth)))
-  app.use(
-    methodNotAllowed({
-      app,
-      onMethodNotAllowed: (_c, methods) => {
-        throw new SvcError('method.not_allowed', `method not allowed; use ${methods.join(', ')}`, {
-          headers: { Allow: methods.join(', ') },
-        })
-      },
-    }),
-  )
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
-      onError: () => {
-        throw new SvcError(
-          'request.too_large',
-          `request body is larger than ${deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT} bytes`,
-        )
-      },
-    }),
-  )
+  app.use(methodNotAllowed({ app, onMethodNotAllowed: refuseMethod }))
+  app.use('/api/*', bodyLimit(bodySizeLimit(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT)))
 
   const routes = app
     .route('/api', systemRoutes(deps))

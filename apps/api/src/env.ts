@@ -1,5 +1,5 @@
 import { type AddressMatcher, parseAddressList } from '@svc/auth'
-import { envFlag, resolvePaths, type SvcPaths } from '@svc/core/node'
+import { envFlag, envLogLevel, envPort, type LogLevel, resolvePaths, type SvcPaths } from '@svc/core/node'
 import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers/memory'
 import { type CorsOrigins, parseCorsOrigins } from './cors'
 
@@ -13,7 +13,7 @@ export interface ServeEnv {
   trustedProxies: AddressMatcher
   /** `SVC_PROXY_SECRET`: when set, a forwarded identity also needs `X-Svc-Proxy-Secret` with it. */
   proxySecret: string | undefined
-  logLevel: 'debug' | 'info' | 'warn' | 'error'
+  logLevel: LogLevel
   /** How long SIGTERM waits for in-flight requests before closing connections (ms). */
   drainMs: number
   /** How long a request waits for a loading slot before 503 (ms; SVC_QUEUE_TIMEOUT in s). */
@@ -33,11 +33,8 @@ type Env = Record<string, string | undefined>
 /** Parses the environment; throws an Error with a message fit for a person on bad values. */
 export function readServeEnv(env: Env): ServeEnv {
   const authEnabled = envFlag('SVC_AUTH_ENABLED', env.SVC_AUTH_ENABLED, false)
-  const port = parsePort(env.SVC_PORT)
-  const logLevel = (env.SVC_LOG_LEVEL || 'info').toLowerCase()
-  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
-    throw new Error(`SVC_LOG_LEVEL must be debug, info, warn or error, got "${env.SVC_LOG_LEVEL}"`)
-  }
+  const port = envPort('SVC_PORT', env.SVC_PORT, 8080)
+  const logLevel = envLogLevel(env.SVC_LOG_LEVEL)
   const trusted = parseAddressList(env.SVC_TRUSTED_PROXIES)
   if (!trusted.ok) throw new Error(trusted.error)
   const drainS = seconds('SVC_DRAIN_SECONDS', env.SVC_DRAIN_SECONDS, 10)
@@ -52,7 +49,7 @@ export function readServeEnv(env: Env): ServeEnv {
     authEnabled,
     trustedProxies: trusted.matcher,
     proxySecret: env.SVC_PROXY_SECRET || undefined,
-    logLevel: logLevel as ServeEnv['logLevel'],
+    logLevel,
     drainMs: drainS * 1000,
     queueTimeoutMs: queueS * 1000,
     upstreamTimeoutMs: upstreamS * 1000,
@@ -71,12 +68,4 @@ function seconds(name: string, value: string | undefined, fallback: number): num
   if (!Number.isFinite(n) || n < 0)
     throw new Error(`${name} must be a number of seconds >= 0, got "${value}"`)
   return n
-}
-
-function parsePort(value: string | undefined): number {
-  if (value === undefined || value === '') return 8080
-  const port = Number(value)
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`SVC_PORT must be a port number, got "${value}"`)
-  return port
 }

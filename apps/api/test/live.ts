@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { readSse } from '@svc/core'
 import { findEngine } from '@svc/engines'
 import { type ApiProcess, missingPart, REPO_ROOT } from '@svc/testing'
 
@@ -78,26 +79,13 @@ export async function collectEvents(
     opened = r
   })
   const done = (async () => {
-    const decoder = new TextDecoder()
-    let buf = ''
     try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buf += decoder.decode(chunk, { stream: true })
-        let i = buf.indexOf('\n\n')
-        while (i >= 0) {
-          const block = buf.slice(0, i)
-          buf = buf.slice(i + 2)
-          i = buf.indexOf('\n\n')
-          const event = /^event: (.*)$/m.exec(block)?.[1]
-          const data = /^data: (.*)$/m.exec(block)?.[1]
-          if (event && data) {
-            events.push({ event, data: JSON.parse(data) })
-            if (event === 'snapshot') opened()
-            if (stop(events)) {
-              ac.abort()
-              return events
-            }
-          }
+      for await (const { event, data } of readSse(res.body as ReadableStream<Uint8Array>)) {
+        events.push({ event, data: JSON.parse(data) })
+        if (event === 'snapshot') opened()
+        if (stop(events)) {
+          ac.abort()
+          return events
         }
       }
     } catch {

@@ -11,8 +11,8 @@
  *   slot keeps its config and its `configError` says why).
  * - A client more than 256 events behind gets `resync` instead of the events it missed.
  */
-import type { SlotProgressEvent, SlotReplicasEvent, SlotRestartEvent, SlotTransitionEvent } from './events'
-import type { SlotConfigEvent, SlotStatus } from './slot-status'
+import type { SvcEvents } from './events'
+import type { SlotStatus } from './slot-status'
 
 /** Live figures of one slot over the last minute (null: nothing to measure yet). */
 export interface SlotLiveMetrics {
@@ -44,21 +44,6 @@ export interface SlotsSnapshotEvent {
   slots: SlotStatus[]
 }
 
-/** Every event of `GET /api/events`, by name. */
-export interface ApiEvents {
-  snapshot: SlotsSnapshotEvent
-  resync: SlotsSnapshotEvent
-  'slot.transition': SlotTransitionEvent
-  'slot.progress': SlotProgressEvent
-  'slot.restart': SlotRestartEvent
-  'slot.config': SlotConfigEvent
-  'slot.replicas': SlotReplicasEvent
-  'slot.metrics': SlotMetricsEvent
-  'model.pull': ModelPullEvent
-}
-
-export type ApiEventName = keyof ApiEvents
-
 /** The bus events the SSE route forwards as they are (the rest it builds itself). */
 export const FORWARDED_EVENTS = [
   'slot.transition',
@@ -68,4 +53,12 @@ export const FORWARDED_EVENTS = [
   'slot.replicas',
   'slot.metrics',
   'model.pull',
-] as const satisfies readonly ApiEventName[]
+] as const
+
+/** Every event of `GET /api/events`, by name: the two whole-state events, and the forwarded bus events. */
+export interface ApiEvents extends Pick<SvcEvents, (typeof FORWARDED_EVENTS)[number]> {
+  snapshot: SlotsSnapshotEvent
+  resync: SlotsSnapshotEvent
+}
+
+export type ApiEventName = keyof ApiEvents

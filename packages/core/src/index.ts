@@ -14,10 +14,15 @@ export * from './memory/budget-plan'
 
 // Models, and the request side of the provider contract (what the dispatcher sends a provider).
 export * from './models'
+export * from './toml-text'
 export * from './provider-route'
 
 // Errors: the one family, its codes and the one renderer.
 export * from './errors'
+
+// The HTTP edge the API and the chat server share (plain values; Hono stays in apps).
+export * from './edge-errors'
+export * from './multipart-form'
 
 // Events: the bus, what goes over it, and what `GET /api/events` sends.
 export * from './event-bus'
@@ -29,3 +34,7 @@ export * from './json-body'
 export * from './json-depth'
 export * from './json-literals'
 export * from './json-numbers'
+export * from './json-scan'
+
+// Server-Sent Events, read from a web stream (the chat server, the CLI, the browser).
+export * from './sse-reader'

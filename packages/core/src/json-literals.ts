@@ -8,7 +8,7 @@
  * body — millions of numbers, a number of ten million digits — costs what reading it costs.
  */
 
-import { isIntegerLiteral, numberLiteralEnd } from './json-numbers'
+import { isIntegerLiteral, scanJson } from './json-scan'
 
 export interface LiteralAt {
   /** The literal as written, cut to `maxLength` characters when `truncated`. */
@@ -39,56 +39,36 @@ export function numberLiteralsAt(
   const isObject: boolean[] = []
   const keys: (string | undefined)[] = []
   let expectKey = false
-  const n = text.length
-  let i = 0
-  while (i < n) {
-    const c = text.charCodeAt(i)
-    if (c === 0x22) {
-      const start = i++
-      let escaped = false
-      while (i < n && text.charCodeAt(i) !== 0x22) {
-        if (text.charCodeAt(i) === 0x5c) {
-          escaped = true
-          i += 2
-        } else i++
+  scanJson(text, {
+    string(start, end, escaped) {
+      if (!expectKey) return
+      expectKey = false
+      const depth = isObject.length
+      keys[depth - 1] = depth <= maxDepth ? wantedKey(start, end, escaped, depth - 1) : undefined
+    },
+    other(c) {
+      if (c === 0x7b || c === 0x5b) {
+        isObject.push(c === 0x7b)
+        keys.push(undefined)
+        expectKey = c === 0x7b
+      } else if (c === 0x7d || c === 0x5d) {
+        isObject.pop()
+        keys.pop()
+      } else if (c === 0x2c) {
+        expectKey = isObject.at(-1) === true
       }
-      i++
-      if (expectKey) {
-        expectKey = false
-        const depth = isObject.length
-        keys[depth - 1] = depth <= maxDepth ? wantedKey(start, i, escaped, depth - 1) : undefined
-      }
-    } else if (c === 0x7b || c === 0x5b) {
-      isObject.push(c === 0x7b)
-      keys.push(undefined)
-      expectKey = c === 0x7b
-      i++
-    } else if (c === 0x7d || c === 0x5d) {
-      isObject.pop()
-      keys.pop()
-      i++
-    } else if (c === 0x2c) {
-      expectKey = isObject.at(-1) === true
-      i++
-    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      const end = numberLiteralEnd(text, i)
-      if (end < 0) {
-        i++
-        continue
-      }
-      const length = end - i
+    },
+    number(start, end) {
       const path = isObject.length <= maxDepth ? pathAt(paths, isObject, keys) : undefined
-      if (path) {
-        const truncated = length > options.maxLength
-        found.set(path, {
-          text: text.slice(i, truncated ? i + options.maxLength : end),
-          integer: isIntegerLiteral(text.slice(i, end)),
-          truncated,
-        })
-      }
-      i += length
-    } else i++
-  }
+      if (!path) return
+      const truncated = end - start > options.maxLength
+      found.set(path, {
+        text: text.slice(start, truncated ? start + options.maxLength : end),
+        integer: isIntegerLiteral(text.slice(start, end)),
+        truncated,
+      })
+    },
+  })
   return found
 }
 

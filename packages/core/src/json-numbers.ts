@@ -4,18 +4,7 @@
  * `revive` decide, from the literal's exact text, what each number becomes. Pure and runtime-neutral.
  */
 
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
-
-/** Where the JSON number literal that starts at `i` ends (exclusive); -1 when none starts there. */
-export function numberLiteralEnd(text: string, i: number): number {
-  NUMBER.lastIndex = i
-  return NUMBER.test(text) ? NUMBER.lastIndex : -1
-}
-
-/** Whether a JSON number literal is an integer: no fraction, no exponent. */
-export function isIntegerLiteral(literal: string): boolean {
-  return !/[.eE]/.test(literal)
-}
+import { isIntegerLiteral, scanJson } from './json-scan'
 
 export interface NumberLiteral {
   /** The literal exactly as written (`18446744073709551615`, `1.0`, `2e3`). */
@@ -35,26 +24,13 @@ export function parseJsonNumbers(text: string, revive: (literal: NumberLiteral) 
   const tag = `\u0000n:${globalThis.crypto.randomUUID()}:`
   let out = ''
   let last = 0
-  let i = 0
-  while (i < text.length) {
-    const c = text.charCodeAt(i)
-    if (c === 0x22) {
-      // a string literal: digits inside it are text
-      i++
-      while (i < text.length && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1
-      i++
-    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      const end = numberLiteralEnd(text, i)
-      if (end < 0) {
-        i++
-        continue
-      }
-      const literal = text.slice(i, end)
-      out += `${text.slice(last, i)}"\\u0000n:${tag.slice(3)}${isIntegerLiteral(literal) ? 'i' : 'f'}${literal}"`
-      i = end
-      last = i
-    } else i++
-  }
+  scanJson(text, {
+    number(start, end) {
+      const literal = text.slice(start, end)
+      out += `${text.slice(last, start)}"\\u0000n:${tag.slice(3)}${isIntegerLiteral(literal) ? 'i' : 'f'}${literal}"`
+      last = end
+    },
+  })
   out += text.slice(last)
   return JSON.parse(out, (_key, value: unknown) => {
     if (typeof value !== 'string' || !value.startsWith(tag)) return value

@@ -13,7 +13,7 @@
  * # timeout_s = 600
  * ```
  */
-import { parse as parseToml } from 'smol-toml'
+import { parseTomlText } from '@svc/core'
 import * as v from 'valibot'
 
 export const UpstreamSchema = v.strictObject({
@@ -45,13 +45,9 @@ export function parseUpstreams(
   env: Record<string, string | undefined>,
   file = 'upstreams.toml',
 ): UpstreamsResult {
-  let data: unknown
-  try {
-    data = parseToml(text)
-  } catch (error) {
-    return { ok: false, error: `${file}: not valid TOML (${(error as Error).message.split('\n')[0]})` }
-  }
-  const r = v.safeParse(UpstreamsFileSchema, data)
+  const toml = parseTomlText(text, file)
+  if (!toml.ok) return toml
+  const r = v.safeParse(UpstreamsFileSchema, toml.data)
   if (!r.success) {
     const issue = r.issues[0]
     return { ok: false, error: `${file}: field "${v.getDotPath(issue) ?? '?'}": ${issue.message}` }

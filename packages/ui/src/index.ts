@@ -17,7 +17,6 @@ export * from './toasts'
 // Chat: the streaming chat view and the SSE reading behind it.
 export * from './chat/chat-input'
 export * from './chat/chat-view'
-export * from './chat/sse'
 export * from './chat/stream-chat'
 
 // Markdown: model output rendered as sanitised, highlighted HTML.

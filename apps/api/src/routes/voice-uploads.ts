@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/core'
+import { bodySizeLimit, readMultipartForm, SvcError } from '@svc/core'
 import type { StoredVoice, VoiceStore } from '@svc/providers'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
@@ -60,32 +60,19 @@ export function voiceUploadRoutes(deps: { voices: VoiceStore }) {
   return new Hono()
     .post(
       '/',
-      bodyLimit({
-        maxSize: MAX_UPLOAD_BYTES,
-        onError: () => {
-          throw new SvcError('request.too_large', 'a voice sample may be at most 10 MB')
-        },
-      }),
+      bodyLimit(bodySizeLimit(MAX_UPLOAD_BYTES, 'a voice sample may be at most 10 MB')),
       async (c) => {
-        if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? ''))
-          throw new SvcError(
-            'request.invalid',
-            'upload a voice as multipart/form-data (name, audio_sample)',
-            {
-              param: 'audio_sample',
-            },
-          )
-        const form = await c.req.parseBody().catch(() => {
-          throw new SvcError('request.invalid', 'the multipart body could not be read', {
-            param: 'audio_sample',
-          })
+        const form = await readMultipartForm(c.req.raw, {
+          message: 'upload a voice as multipart/form-data (name, audio_sample)',
+          unreadable: 'the multipart body could not be read',
+          param: 'audio_sample',
         })
-        const name = form.name
+        const name = form.get('name')
         if (typeof name !== 'string' || !name)
           throw new SvcError('request.invalid', 'name is required (the voice name to use as `voice`)', {
             param: 'name',
           })
-        const sample = form.audio_sample ?? form.file ?? form.voice_file
+        const sample = form.get('audio_sample') ?? form.get('file') ?? form.get('voice_file')
         if (!(sample instanceof File))
           throw new SvcError(
             'request.invalid',
@@ -94,11 +81,11 @@ export function voiceUploadRoutes(deps: { voices: VoiceStore }) {
               param: 'audio_sample',
             },
           )
-        const language = typeof form.language === 'string' && form.language ? form.language : undefined
+        const language = form.get('language')
         const stored = await deps.voices.add({
           name,
           data: new Uint8Array(await sample.arrayBuffer()),
-          ...(language ? { language } : {}),
+          ...(typeof language === 'string' && language ? { language } : {}),
         })
         return c.json(uploadedVoice(stored), 201)
       },

@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/core'
+import { bodySizeLimit, refuseMethod, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { methodNotAllowed } from 'hono/method-not-allowed'
@@ -43,22 +43,8 @@ export function createChatApp(deps: ChatDeps) {
   )
   // After the identity check (someone refused learns nothing), like the API: a known path with
   // another method is 405 with `Allow` and the error body, not a 404.
-  app.use(
-    methodNotAllowed({
-      app,
-      onMethodNotAllowed: (_c, methods) => {
-        throw new SvcError('method.not_allowed', `method not allowed; use ${methods.join(', ')}`, {
-          headers: { Allow: methods.join(', ') },
-        })
-      },
-    }),
-  )
-  const jsonLimit = bodyLimit({
-    maxSize: JSON_LIMIT,
-    onError: () => {
-      throw new SvcError('request.too_large', `request body is larger than ${JSON_LIMIT} bytes`)
-    },
-  })
+  app.use(methodNotAllowed({ app, onMethodNotAllowed: refuseMethod }))
+  const jsonLimit = bodyLimit(bodySizeLimit(JSON_LIMIT))
   app.use('/api/conversations/*', jsonLimit)
   app.use('/api/audio/speech', jsonLimit)
 

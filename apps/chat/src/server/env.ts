@@ -1,5 +1,5 @@
 import { type AddressMatcher, parseAddressList } from '@svc/auth'
-import { resolvePaths } from '@svc/core/node'
+import { envLogLevel, envPort, type LogLevel, resolvePaths } from '@svc/core/node'
 
 /** The environment the chat server reads, parsed once at startup (README "Chat"). */
 export interface ChatEnv {
@@ -18,7 +18,7 @@ export interface ChatEnv {
   apiUrl: string
   /** `SVC_CHAT_API_TOKEN`: the bearer the server sends to the API; never reaches a browser. */
   apiToken: string | undefined
-  logLevel: 'debug' | 'info' | 'warn' | 'error'
+  logLevel: LogLevel
   /** `SVC_CHAT_STATIC_DIR`: the front-end build to serve; default `apps/chat/dist`. */
   staticDir: string | undefined
 }
@@ -36,10 +36,7 @@ export function readChatEnv(env: Env): ChatEnv {
   const trustedHeader = rawHeader ? rawHeader.toLowerCase() : undefined
   const trusted = parseAddressList(env.SVC_TRUSTED_PROXIES)
   if (!trusted.ok) throw new Error(trusted.error)
-  const logLevel = (env.SVC_LOG_LEVEL || 'info').toLowerCase()
-  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
-    throw new Error(`SVC_LOG_LEVEL must be debug, info, warn or error, got "${env.SVC_LOG_LEVEL}"`)
-  }
+  const logLevel = envLogLevel(env.SVC_LOG_LEVEL)
   const apiUrl = (env.SVC_CHAT_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '')
   if (!URL.canParse(apiUrl) || !/^https?:$/.test(new URL(apiUrl).protocol)) {
     throw new Error(`SVC_CHAT_API_URL must be an http(s) URL, got "${env.SVC_CHAT_API_URL}"`)
@@ -47,22 +44,14 @@ export function readChatEnv(env: Env): ChatEnv {
   return {
     // A trusted header is only safe when nobody but the proxy can reach the chat server.
     host: env.SVC_CHAT_HOST || (trustedHeader ? '127.0.0.1' : '0.0.0.0'),
-    port: parsePort(env.SVC_CHAT_PORT),
+    port: envPort('SVC_CHAT_PORT', env.SVC_CHAT_PORT, 3001),
     dataDir: `${resolvePaths(env).stateDir}/chat`,
     trustedHeader,
     trustedProxies: trusted.matcher,
     proxySecret: env.SVC_PROXY_SECRET || undefined,
     apiUrl,
     apiToken: env.SVC_CHAT_API_TOKEN?.trim() || undefined,
-    logLevel: logLevel as ChatEnv['logLevel'],
+    logLevel,
     staticDir: env.SVC_CHAT_STATIC_DIR || undefined,
   }
-}
-
-function parsePort(value: string | undefined): number {
-  if (value === undefined || value === '') return 3001
-  const port = Number(value)
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`SVC_CHAT_PORT must be a port number, got "${value}"`)
-  return port
 }

@@ -1,4 +1,4 @@
-import { parseSse } from '@svc/ui'
+import { readSse } from '@svc/core'
 import { hc } from 'hono/client'
 import type { ChatAppType } from '../server/app'
 import type { Message } from '../server/store/types'
@@ -46,7 +46,7 @@ export type AnswerEvent =
 /** Reads an answer stream; an error answer (before any event) is thrown as `ApiError`. */
 export async function* answerEvents(res: Response): AsyncGenerator<AnswerEvent> {
   if (!res.ok || !res.body) throw await toApiError(res)
-  for await (const event of parseSse(res.body)) {
+  for await (const event of readSse(res.body)) {
     const data = JSON.parse(event.data) as Record<string, unknown>
     if (event.event === 'start' || event.event === 'delta' || event.event === 'done') {
       yield { type: event.event, ...data } as AnswerEvent

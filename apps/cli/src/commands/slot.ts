@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { readSse } from '@svc/core'
 import { apiError, bearer, callApi } from '../api-client'
 import { type CliContext, CliError, type Command } from '../context'
 import { table } from '../format'
 import { LoadDisplay } from '../load-display'
-import { readSse } from '../sse'
+import { runSubcommand } from '../subcommands'
 
 interface SlotView {
   name: string
@@ -36,21 +37,7 @@ export const slotCommand: Command = {
   name: 'slot',
   summary: 'load, unload and list slots',
   help: HELP,
-  async run(args, ctx) {
-    const [sub, ...rest] = args
-    switch (sub) {
-      case 'load':
-        return load(rest, ctx)
-      case 'unload':
-        return unload(rest, ctx)
-      case 'ls':
-      case 'list':
-        return list(ctx)
-      default:
-        ctx.stderr.write(`${HELP}\n`)
-        return 2
-    }
-  },
+  run: runSubcommand(HELP, { load, unload, ls: list, list }),
 }
 
 async function load(args: string[], ctx: CliContext): Promise<number> {
@@ -114,7 +101,7 @@ async function unload(args: string[], ctx: CliContext): Promise<number> {
   return 0
 }
 
-async function list(ctx: CliContext): Promise<number> {
+async function list(_args: string[], ctx: CliContext): Promise<number> {
   const res = await callApi<{ slots: SlotView[] }>(ctx, '/api/slots')
   if (res.status !== 200) throw apiError(res)
   ctx.stdout.write(

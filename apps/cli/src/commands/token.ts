@@ -13,6 +13,7 @@ import { resolvePaths } from '@svc/core/node'
 import { type ApiResponse, apiError, apiIsUp, callApi } from '../api-client'
 import { type CliContext, CliError, type Command } from '../context'
 import { table } from '../format'
+import { runSubcommand } from '../subcommands'
 
 const WARNING =
   'Store this token now: it is shown only once and cannot be recovered (svc keeps only an argon2id hash of it).'
@@ -49,65 +50,61 @@ export const tokenCommand: Command = {
   name: 'token',
   summary: 'create, list and revoke API tokens',
   help: HELP,
-  async run(args, ctx) {
-    const [sub, ...rest] = args
-    const opts = parseOptions(rest)
-    switch (sub) {
-      case 'create': {
-        const label = opts.values.label
-        if (label === undefined) throw new CliError('token create needs --label LABEL', 2)
-        const scope = opts.values.scope ?? 'v1-only'
-        if (!isScope(scope)) throw new CliError(`--scope must be one of ${SCOPES.join(', ')}`, 2)
-        const created = await withBackend(ctx, opts.local, (b) => b.create({ label, scope }))
-        if (opts.json) {
-          ctx.stdout.write(`${JSON.stringify({ ...created, warning: WARNING }, null, 2)}\n`)
-        } else {
-          ctx.stderr.write(
-            `Created token ${created.id} "${created.label}" (scope ${created.scope}).\n${WARNING}\n`,
-          )
-          ctx.stdout.write(`${created.token}\n`)
-        }
-        return 0
-      }
-      case 'ls':
-      case 'list': {
-        const tokens = await withBackend(ctx, opts.local, (b) => b.list())
-        if (opts.json) ctx.stdout.write(`${JSON.stringify({ tokens }, null, 2)}\n`)
-        else if (tokens.length === 0)
-          ctx.stdout.write('No tokens. Create one with: svc token create --label NAME\n')
-        else {
-          ctx.stdout.write(
-            table(
-              ['ID', 'LABEL', 'SCOPE', 'CREATED', 'LAST USED'],
-              tokens.map((t) => [
-                t.id,
-                t.label,
-                t.scope,
-                when(t.created_at),
-                t.last_used_at ? when(t.last_used_at) : 'never',
-              ]),
-            ),
-          )
-        }
-        return 0
-      }
-      case 'revoke': {
-        const arg = opts.positional[0]
-        if (!arg || opts.positional.length > 1) throw new CliError('usage: svc token revoke ID', 2)
-        const parsed = parseToken(arg)
-        const id = parsed.ok ? parsed.id : arg
-        if (!TOKEN_ID_PATTERN.test(id))
-          throw new CliError('a token id is 12 letters and digits (see svc token ls)', 2)
-        if (!(await withBackend(ctx, opts.local, (b) => b.revoke(id))))
-          throw new CliError(`no token with id ${id}`)
-        ctx.stdout.write(`Revoked token ${id}.\n`)
-        return 0
-      }
-      default:
-        ctx.stderr.write(`${HELP}\n`)
-        return 2
-    }
-  },
+  run: runSubcommand(HELP, {
+    create: (args, ctx) => create(parseOptions(args), ctx),
+    ls: (args, ctx) => list(parseOptions(args), ctx),
+    list: (args, ctx) => list(parseOptions(args), ctx),
+    revoke: (args, ctx) => revoke(parseOptions(args), ctx),
+  }),
+}
+
+async function create(opts: Options, ctx: CliContext): Promise<number> {
+  const label = opts.values.label
+  if (label === undefined) throw new CliError('token create needs --label LABEL', 2)
+  const scope = opts.values.scope ?? 'v1-only'
+  if (!isScope(scope)) throw new CliError(`--scope must be one of ${SCOPES.join(', ')}`, 2)
+  const created = await withBackend(ctx, opts.local, (b) => b.create({ label, scope }))
+  if (opts.json) {
+    ctx.stdout.write(`${JSON.stringify({ ...created, warning: WARNING }, null, 2)}\n`)
+  } else {
+    ctx.stderr.write(`Created token ${created.id} "${created.label}" (scope ${created.scope}).\n${WARNING}\n`)
+    ctx.stdout.write(`${created.token}\n`)
+  }
+  return 0
+}
+
+async function list(opts: Options, ctx: CliContext): Promise<number> {
+  const tokens = await withBackend(ctx, opts.local, (b) => b.list())
+  if (opts.json) ctx.stdout.write(`${JSON.stringify({ tokens }, null, 2)}\n`)
+  else if (tokens.length === 0)
+    ctx.stdout.write('No tokens. Create one with: svc token create --label NAME\n')
+  else {
+    ctx.stdout.write(
+      table(
+        ['ID', 'LABEL', 'SCOPE', 'CREATED', 'LAST USED'],
+        tokens.map((t) => [
+          t.id,
+          t.label,
+          t.scope,
+          when(t.created_at),
+          t.last_used_at ? when(t.last_used_at) : 'never',
+        ]),
+      ),
+    )
+  }
+  return 0
+}
+
+async function revoke(opts: Options, ctx: CliContext): Promise<number> {
+  const arg = opts.positional[0]
+  if (!arg || opts.positional.length > 1) throw new CliError('usage: svc token revoke ID', 2)
+  const parsed = parseToken(arg)
+  const id = parsed.ok ? parsed.id : arg
+  if (!TOKEN_ID_PATTERN.test(id))
+    throw new CliError('a token id is 12 letters and digits (see svc token ls)', 2)
+  if (!(await withBackend(ctx, opts.local, (b) => b.revoke(id)))) throw new CliError(`no token with id ${id}`)
+  ctx.stdout.write(`Revoked token ${id}.\n`)
+  return 0
 }
 
 interface Options {

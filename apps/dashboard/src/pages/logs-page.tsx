@@ -1,4 +1,5 @@
-import { parseSse, Select } from '@svc/ui'
+import { readSse } from '@svc/core'
+import { Select } from '@svc/ui'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { authHeaders } from '../api/session'
 import { CheckField } from '../components/check-field'
@@ -48,7 +49,7 @@ export function LogsPage({ slot }: { slot: string | null }) {
           return
         }
         setStatus('live')
-        for await (const m of parseSse(res.body)) {
+        for await (const m of readSse(res.body)) {
           if (m.event !== 'lines') continue
           const data = JSON.parse(m.data) as { lines: string[]; reset: boolean }
           setLines((old) => capLines(old, data.lines, data.reset))

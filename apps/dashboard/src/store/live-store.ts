@@ -7,8 +7,7 @@
  * `Authorization`, and a person who opened the dashboard with a token needs it sent. It behaves like
  * an EventSource otherwise (one connection, named events, automatic reconnect).
  */
-import type { ApiEvents } from '@svc/core'
-import { parseSse } from '@svc/ui'
+import { type ApiEvents, readSse } from '@svc/core'
 import { authHeaders } from '../api/session'
 import { applyEvent, INITIAL, isApiEvent, type LiveState } from './live-state'
 
@@ -54,7 +53,7 @@ export function createLiveStore(url = '/api/events'): LiveStore {
           set({ ...state, connection: 'unauthorized' })
           await res.body?.cancel()
         } else if (res.ok && res.body) {
-          for await (const message of parseSse(res.body)) {
+          for await (const message of readSse(res.body)) {
             if (!isApiEvent(message.event)) continue
             const data = JSON.parse(message.data) as ApiEvents[typeof message.event]
             let next = applyEvent(state, message.event, data)

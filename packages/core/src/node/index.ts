@@ -1,9 +1,10 @@
 /**
  * `@svc/core/node`: the few Node helpers every package and app shares (atomic writes, a
- * cross-process lock, config and state paths, the slot config directory, the servers' logger and
+ * cross-process lock, environment values, config and state paths, the slot config directory, the servers' logger and
  * shutdown). The main entry of @svc/core stays free of I/O; this entry is Node-only by design.
  */
 export * from './atomic-write'
+export * from './env-values'
 export * from './file-lock'
 export * from './logger'
 export * from './paths'

@@ -27,12 +27,3 @@ export function resolvePaths(
     stateDir: env.SVC_STATE_DIR || (systemExists('/var/lib/svc') ? '/var/lib/svc' : join(xdgData, 'svc')),
   }
 }
-
-/** Parses a boolean env var: 1/true/yes/on and 0/false/no/off (any case); empty or unset → fallback. */
-export function envFlag(name: string, value: string | undefined, fallback: boolean): boolean {
-  if (value === undefined || value.trim() === '') return fallback
-  const v = value.trim().toLowerCase()
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true
-  if (['0', 'false', 'no', 'off'].includes(v)) return false
-  throw new Error(`${name} must be 1/true/yes/on or 0/false/no/off, got "${value}"`)
-}

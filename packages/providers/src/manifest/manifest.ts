@@ -5,8 +5,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { BACKENDS, SvcError } from '@svc/core'
-import { parse as parseToml } from 'smol-toml'
+import { BACKENDS, parseTomlText, SvcError } from '@svc/core'
 import * as v from 'valibot'
 
 export const IMAGE_SOURCES = ['registry', 'local'] as const
@@ -74,13 +73,9 @@ export type ParsedManifest = { ok: true; manifest: ImageManifest } | { ok: false
 
 /** Parses the text of `images.toml`. Pure; never throws. */
 export function parseImageManifest(text: string, file = 'manifests/images.toml'): ParsedManifest {
-  let data: unknown
-  try {
-    data = parseToml(text)
-  } catch (error) {
-    return { ok: false, error: `${file}: not valid TOML (${(error as Error).message.split('\n')[0]})` }
-  }
-  const top = v.safeParse(ImagesFileSchema, data)
+  const toml = parseTomlText(text, file)
+  if (!toml.ok) return toml
+  const top = v.safeParse(ImagesFileSchema, toml.data)
   if (!top.success) {
     const issue = top.issues[0]
     return { ok: false, error: `${file}: ${v.getDotPath(issue) ?? 'top level'}: ${issue.message}` }

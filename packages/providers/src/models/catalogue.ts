@@ -3,8 +3,7 @@
  * throws; a broken entry is reported with the file, the entry and the field.
  */
 import { readFile } from 'node:fs/promises'
-import { CAPABILITIES, LLM_ROLES, type ModelEntry } from '@svc/core'
-import { parse as parseToml } from 'smol-toml'
+import { CAPABILITIES, LLM_ROLES, type ModelEntry, parseTomlText } from '@svc/core'
 import * as v from 'valibot'
 
 const id = v.pipe(
@@ -54,13 +53,9 @@ export interface Catalogue {
 }
 
 export function parseCatalogue(text: string, file = 'manifests/models.toml'): Catalogue {
-  let data: unknown
-  try {
-    data = parseToml(text)
-  } catch (error) {
-    return { entries: [], errors: [`${file}: not valid TOML (${(error as Error).message.split('\n')[0]})`] }
-  }
-  const top = v.safeParse(CatalogueFileSchema, data)
+  const toml = parseTomlText(text, file)
+  if (!toml.ok) return { entries: [], errors: [toml.error] }
+  const top = v.safeParse(CatalogueFileSchema, toml.data)
   if (!top.success) return { entries: [], errors: [`${file}: expected [[model]] tables`] }
   const entries: CatalogueEntry[] = []
   const errors: string[] = []

@@ -1,4 +1,4 @@
-import { parseSse } from './sse'
+import { readSse } from '@svc/core'
 
 /** One piece of a streamed chat completion. */
 export interface ChatDelta {
@@ -44,7 +44,7 @@ export async function* streamChat(options: StreamChatOptions): AsyncGenerator<Ch
     signal: options.signal,
   })
   if (!res.ok || !res.body) throw await errorOf(res)
-  for await (const message of parseSse(res.body)) {
+  for await (const message of readSse(res.body)) {
     if (message.data === '[DONE]') return
     let chunk: {
       error?: { message?: string; code?: string }

@@ -1,8 +1,8 @@
+import { readSse } from '@svc/core'
 import type { Logger } from '@svc/core/node'
 import type { MessageRepo } from '../store/messages'
 import type { Message, MessageStatus } from '../store/types'
-import { readSse } from '../upstream/sse-reader'
-import { apiFailure, type SvcApi } from '../upstream/svc-api'
+import { apiFailure, postJson, type SvcApi } from '../upstream/svc-api'
 import type { OpenAiMessage } from './context'
 import type { StopReason } from './generations'
 
@@ -45,14 +45,13 @@ export async function generate(options: GenerateOptions): Promise<Message> {
   let status: Exclude<MessageStatus, 'streaming'> = 'complete'
   let error: string | null = null
   try {
-    const res = await options.api.call('/v1/chat/completions', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ ...options.request, stream: true }),
-      signal,
-    })
+    const res = await options.api.call(
+      '/v1/chat/completions',
+      postJson({ ...options.request, stream: true }, signal, { accept: 'text/event-stream' }),
+    )
     if (!res.ok || !res.body) throw await apiFailure(res, options.api.hasToken)
-    for await (const event of readSse(res.body)) {
+    // keepCutOff: a last chunk the API sent without its blank line is still part of the answer.
+    for await (const event of readSse(res.body, { keepCutOff: true })) {
       if (event.data === '[DONE]') break
       const chunk = parseChunk(event.data)
       if (chunk.error) throw new Error(chunk.error)

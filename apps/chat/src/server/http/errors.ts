@@ -1,7 +1,6 @@
-import { isSvcError, renderError as render, SvcError } from '@svc/core'
+import { renderError as render, toSvcError } from '@svc/core'
 import type { Logger } from '@svc/core/node'
 import type { Context } from 'hono'
-import { HTTPException } from 'hono/http-exception'
 
 /**
  * The chat server's answer to any thrown error: svc's JSON error body (core's `renderError`). A page
@@ -16,15 +15,6 @@ export function renderError(error: unknown, c: Context, logger: Logger): Respons
   }
   const rendered = render(svc)
   return c.body(rendered.body, rendered.status as 400, rendered.headers)
-}
-
-export function toSvcError(error: unknown): SvcError {
-  if (isSvcError(error)) return error
-  if (error instanceof HTTPException) {
-    if (error.status === 413) return new SvcError('request.too_large', 'request body is larger than allowed')
-    if (error.status === 400) return new SvcError('request.invalid', error.message || 'malformed request')
-  }
-  return new SvcError('internal.error', 'internal error')
 }
 
 function refusedPage(message: string): string {

@@ -1,9 +1,10 @@
-import { SvcError } from '@svc/core'
+import { bodySizeLimit, readMultipartForm, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { ChatDeps } from '../deps'
 import { SpeechSchema } from '../http/schemas'
 import { jsonBody } from '../http/validate'
+import { postJson } from '../upstream/svc-api'
 
 /** The API's own limit for transcriptions. */
 const MAX_AUDIO_BYTES = 25 * 1024 * 1024
@@ -19,15 +20,11 @@ export function audioRoutes(deps: ChatDeps) {
   return new Hono()
     .post(
       '/transcriptions',
-      bodyLimit({
-        maxSize: MAX_AUDIO_BYTES,
-        onError: () => {
-          throw new SvcError('request.too_large', 'a recording may be at most 25 MB')
-        },
-      }),
+      bodyLimit(bodySizeLimit(MAX_AUDIO_BYTES, 'a recording may be at most 25 MB')),
       async (c) => {
-        const form = await c.req.formData().catch(() => {
-          throw new SvcError('request.invalid', 'expected multipart/form-data with a file', { param: 'file' })
+        const form = await readMultipartForm(c.req.raw, {
+          message: 'expected multipart/form-data with a file',
+          param: 'file',
         })
         const file = form.get('file')
         if (!(file instanceof File) || file.size === 0) {
@@ -50,17 +47,13 @@ export function audioRoutes(deps: ChatDeps) {
     )
     .post('/speech', jsonBody(SpeechSchema), async (c) => {
       const body = c.req.valid('json')
-      const res = await deps.api.ok('/v1/audio/speech', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          model: body.model,
-          voice: body.voice,
-          input: body.input,
-          response_format: 'mp3',
-        }),
-        signal: c.req.raw.signal,
-      })
+      const res = await deps.api.ok(
+        '/v1/audio/speech',
+        postJson(
+          { model: body.model, voice: body.voice, input: body.input, response_format: 'mp3' },
+          c.req.raw.signal,
+        ),
+      )
       return new Response(res.body, {
         headers: {
           'content-type': res.headers.get('content-type') ?? 'audio/mpeg',

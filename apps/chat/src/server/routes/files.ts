@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/core'
+import { bodySizeLimit, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { ChatDeps } from '../deps'
@@ -17,12 +17,7 @@ export function fileRoutes(deps: ChatDeps) {
   return new Hono()
     .post(
       '/',
-      bodyLimit({
-        maxSize: MAX_UPLOAD_BYTES,
-        onError: () => {
-          throw new SvcError('request.too_large', `an attachment may be at most ${MAX_UPLOAD_BYTES >> 20} MB`)
-        },
-      }),
+      bodyLimit(bodySizeLimit(MAX_UPLOAD_BYTES, `an attachment may be at most ${MAX_UPLOAD_BYTES >> 20} MB`)),
       async (c) => {
         const bytes = new Uint8Array(await c.req.arrayBuffer())
         const mime = sniffImage(bytes)

@@ -4,7 +4,7 @@ import type { ChatDeps } from '../deps'
 import { ImageSchema } from '../http/schemas'
 import { jsonBody } from '../http/validate'
 import type { Attachment, Message, MessageStatus } from '../store/types'
-import { apiFailure } from '../upstream/svc-api'
+import { apiFailure, postJson } from '../upstream/svc-api'
 import { DEFAULT_TITLE, noConversation } from './conversations'
 
 /**
@@ -52,18 +52,14 @@ export function imageRoutes(deps: ChatDeps) {
       let error: string | null = null
       const attachments: Attachment[] = []
       try {
-        const res = await deps.api.call('/v1/images/generations', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            prompt: body.prompt,
-            n: body.n,
-            response_format: 'b64_json',
-            ...(body.size ? { size: body.size } : {}),
-            ...(body.model ? { model: body.model } : {}),
-          }),
-          signal: controller.signal,
-        })
+        const request = {
+          prompt: body.prompt,
+          n: body.n,
+          response_format: 'b64_json',
+          ...(body.size ? { size: body.size } : {}),
+          ...(body.model ? { model: body.model } : {}),
+        }
+        const res = await deps.api.call('/v1/images/generations', postJson(request, controller.signal))
         if (!res.ok) throw await apiFailure(res, deps.api.hasToken)
         const result = (await res.json()) as { data?: { b64_json?: string }[] }
         for (const image of result.data ?? []) {

@@ -2,17 +2,9 @@ import type { Db } from './database'
 import { newId } from './ids'
 import type { Attachment, Message, MessageKind, MessageRole, MessageStatus } from './types'
 
-export interface MessageRow {
-  id: string
-  seq: number
-  role: MessageRole
-  kind: MessageKind
-  content: string
-  reasoning: string
+/** A message as its database row: the attachments as JSON text, the time under its column name. */
+export type MessageRow = Omit<Message, 'attachments' | 'createdAt'> & {
   attachments: string
-  status: MessageStatus
-  error: string | null
-  model: string | null
   created_at: number
 }
 

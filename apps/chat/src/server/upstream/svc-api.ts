@@ -50,6 +50,23 @@ export function createSvcApi(options: SvcApiOptions): SvcApi {
 }
 
 /**
+ * The `RequestInit` of a JSON POST to the API: `body` as JSON, cancelled by `signal`; `headers` adds
+ * to the content type (e.g. `accept: text/event-stream` for a streamed answer).
+ */
+export function postJson(
+  body: unknown,
+  signal: AbortSignal,
+  headers: Record<string, string> = {},
+): RequestInit {
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal,
+  }
+}
+
+/**
  * Turns an API error answer into the error the browser is shown. The API refusing the chat app's own
  * credentials is not the person's fault: it becomes 502 `upstream.auth` with a message that says what
  * the operator must fix. Other svc errors (`model.not_loaded`, `request.invalid`, …) keep their code
