@@ -13,6 +13,7 @@ import { type CreatedToken, createTokenStore, type Scope } from '@svc/auth'
 import { createLogger } from '@svc/core/node'
 import { readServeEnv } from '../src/env'
 import { startSvc } from '../src/server'
+import { writePlaceholderWeights } from './placeholder-weights'
 
 /** Cheap argon2id for tokens minted by tests (verification reads the cost from the hash). */
 export const FAST_HASH = { memoryCost: 256, timeCost: 1, parallelism: 1 }
@@ -152,4 +153,23 @@ export async function startAuthServer(
       await rm(root, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * Loads `slot` of `server` with a placeholder weights file (`writePlaceholderWeights`: for providers
+ * that never read it) and waits for ready; throws with the reply unless it is 200.
+ */
+export async function loadPlaceholder(
+  server: AuthServer,
+  slot: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const weights = await writePlaceholderWeights(server.stateDir)
+  const load = await send(server.url, {
+    method: 'POST',
+    path: `/api/slots/${slot}/load?wait=true`,
+    headers,
+    body: JSON.stringify({ model: weights }),
+  })
+  if (load.status !== 200) throw new Error(`load of ${slot} answered ${load.status}: ${load.text}`)
 }

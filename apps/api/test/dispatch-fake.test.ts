@@ -3,19 +3,17 @@
  * error bodies of every shape, down and slow upstreams, death mid-stream, hosted upstream refs and
  * their keys, audio streamed both ways.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '@svc/providers/internals'
 import {
   type ApiProcess,
   type FakeUpstream,
   type FakeUpstreamFlags,
-  startApi,
+  startApiWithConfig,
   startFakeUpstream,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, loadOk } from './live'
+import { call, loadEchoSlot } from './live'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
 const chat = (model: string, extra: object = {}) => ({
@@ -50,19 +48,11 @@ describe('the proxy against fake upstreams', () => {
       `[[upstream]]\nname = "down"\nbase_url = "http://127.0.0.1:${down}/v1"\n`,
       `[[upstream]]\nname = "keyless"\nbase_url = "${upstreams.hosted!.url}/v1"\napi_key_env = "NOT_SET_ANYWHERE"\n`,
     ].join('\n')
-    api = await startApi({ env: { SVC_PROVIDER_MODULES: FIXTURE, HOSTED_KEY: 'sk-operator-key' } })
-    await writeFile(join(api.configDir, 'upstreams.toml'), toml)
-    await api.stop()
-    api = await startApi({
-      configDir: api.configDir,
-      stateDir: api.stateDir,
+    api = await startApiWithConfig({
+      files: { 'upstreams.toml': toml },
       env: { SVC_PROVIDER_MODULES: FIXTURE, HOSTED_KEY: 'sk-operator-key' },
     })
-    await mkdir(join(api.configDir, 'slots'), { recursive: true })
-    await call(api, '/api/slots/echo', { method: 'PUT', json: { provider: 'echo' } })
-    const weights = join(api.stateDir, 'w.gguf')
-    await writeFile(weights, 'x')
-    await loadOk(api, 'echo', weights)
+    await loadEchoSlot(api)
   }, 60_000)
 
   afterAll(async () => {

@@ -3,12 +3,10 @@
  * upstream anyway. The upstream is the fake one behind the third-party echo provider, so that a
  * request can be made to last exactly as long as the test needs.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startApi } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
-import { call, type SlotBody, waitForSlot } from './live'
+import { call, loadEchoSlot, type SlotBody, waitForSlot } from './live'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
 
@@ -20,15 +18,7 @@ async function echoApi(graceSeconds: string) {
       ECHO_UPSTREAM_ARGS: '--stream-chunks 20 --chunk-interval-ms 100',
     },
   })
-  await mkdir(join(api.configDir, 'slots'), { recursive: true })
-  await call(api, '/api/slots/echo', { method: 'PUT', json: { provider: 'echo' } })
-  const weights = join(api.stateDir, 'w.gguf')
-  await writeFile(weights, 'x')
-  const loaded = await call<SlotBody>(api, '/api/slots/echo/load?wait=true', {
-    method: 'POST',
-    json: { model: weights },
-  })
-  expect(loaded.status).toBe(200)
+  await loadEchoSlot(api)
   return api
 }
 

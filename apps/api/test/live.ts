@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { findEngine } from '@svc/engines'
 import { type ApiProcess, missingPart, REPO_ROOT } from '@svc/testing'
+import { writePlaceholderWeights } from './placeholder-weights'
 
 const exec = promisify(execFile)
 
@@ -155,4 +156,13 @@ export async function loadOk(api: ApiProcess, slot: string, model: string): Prom
       `load of ${model} into ${slot} answered ${r.status}: ${JSON.stringify(r.body)}\n${api.output().slice(-4000)}`,
     )
   return r.body
+}
+
+/**
+ * Adds slot `echo` through the API (provider `echo`: fixtures/echo-provider.ts, which the API must
+ * have in SVC_PROVIDER_MODULES) and loads it with a placeholder weights file; fails as `loadOk` does.
+ */
+export async function loadEchoSlot(api: ApiProcess): Promise<SlotBody> {
+  await call(api, '/api/slots/echo', { method: 'PUT', json: { provider: 'echo' } })
+  return loadOk(api, 'echo', await writePlaceholderWeights(api.stateDir))
 }
