@@ -5,71 +5,25 @@
  */
 
 import { execFile } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { findEngine } from '@svc/engines'
-import {
-  type ApiProcess,
-  docker,
-  ensureDockerEngine,
-  missingPart,
-  publishRootfsImage,
-  REPO_ROOT,
-  skipUnless,
-  startApi,
-  startRegistry,
-  writeTinyGguf,
-} from '@svc/testing'
+import { type ApiProcess, docker, REPO_ROOT, skipUnless } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, type SlotBody, waitForSlot } from './live'
+import { call, collectEvents, loadOk, type SlotBody, waitForSlot } from './live'
+import { type LlamaImageSetup, setupLlamaImage } from './llama-image'
 
 const exec = promisify(execFile)
 
-interface Setup {
-  configDir: string
-  stateDir: string
-  manifest: string
-  model: string
-  repository: string
-  cleanup(): Promise<void>
-}
-
-async function setup(): Promise<Setup | undefined> {
-  const engine = await ensureDockerEngine()
-  if ('skip' in engine) return undefined
-  const llama = findEngine('llama-server')
-  if (!llama) {
-    missingPart('llama-server', 'run ./scripts/setup.sh')
-    return undefined
-  }
-  const registry = await startRegistry()
-  if ('skip' in registry) return undefined
-  const dir = await mkdtemp(join(tmpdir(), 'svc-containers-'))
-  const repository = `${registry.host}/svc-test/llama-${randomBytes(3).toString('hex')}`
-  await publishRootfsImage({ tag: `${repository}:v1`, binaries: [llama.path] })
-  const manifest = join(dir, 'images.toml')
-  await writeFile(
-    manifest,
-    `# the test's image manifest\n[image.llama-cpu]\nprovider = "llm"\nbackend = "cpu"\nrepository = "${repository}"\ntag = "v1"\ndigest = ""   # filled by svc manifest pin\n`,
-  )
-  const configDir = join(dir, 'config')
-  const stateDir = join(dir, 'state')
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(
-    join(configDir, 'slots', 'primary.toml'),
-    'runtime = "container"\nbackend = "cpu"\nrestart = "no"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
-  )
-  await mkdir(join(dir, 'models'))
-  const model = (await writeTinyGguf(join(dir, 'models', 'tiny-chat.gguf'), { role: 'chat' })).path
+async function setup(): Promise<LlamaImageSetup | undefined> {
+  const s = await setupLlamaImage({
+    name: 'containers',
+    primarySlot:
+      'runtime = "container"\nbackend = "cpu"\nrestart = "no"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
+  })
+  if (!s) return undefined
   return {
-    configDir,
-    stateDir,
-    manifest,
-    model,
-    repository,
+    ...s,
     async cleanup() {
       const ids = (
         await docker([
@@ -78,19 +32,18 @@ async function setup(): Promise<Setup | undefined> {
           '--filter',
           'label=svc.slot=primary',
           '--filter',
-          `ancestor=${repository}:v1`,
+          `ancestor=${s.repository}:v1`,
         ]).catch(() => '')
       )
         .split('\n')
         .filter(Boolean)
       if (ids.length) await docker(['rm', '-f', ...ids]).catch(() => '')
-      await registry.stop()
-      await rm(dir, { recursive: true, force: true })
+      await s.cleanup()
     },
   }
 }
 
-async function containersOf(s: Setup): Promise<{ id: string; labels: Record<string, string> }[]> {
+async function containersOf(s: LlamaImageSetup): Promise<{ id: string; labels: Record<string, string> }[]> {
   const ids = (await docker(['ps', '-aq', '--filter', 'label=svc.slot=primary'])).split('\n').filter(Boolean)
   const out = []
   for (const id of ids) {
@@ -104,9 +57,8 @@ async function containersOf(s: Setup): Promise<{ id: string; labels: Record<stri
 }
 
 describe('a slot with runtime = "container"', () => {
-  let setupDone: Setup | undefined
+  let setupDone: LlamaImageSetup | undefined
   let api: ApiProcess | undefined
-  const env = () => ({ SVC_IMAGES_MANIFEST: setupDone!.manifest })
 
   beforeAll(async () => {
     setupDone = await setup()
@@ -133,7 +85,7 @@ describe('a slot with runtime = "container"', () => {
 
   it('pulls by digest with progress, starts, warms, serves /v1, and unload removes the container', async (ctx) => {
     const s = skipUnless(ctx, setupDone)
-    api = await startApi({ configDir: s.configDir, stateDir: s.stateDir, env: env() })
+    api = await s.startApi()
     const watching = await collectEvents(
       api,
       (events) => events.some((e) => e.event === 'slot.transition' && e.data.to === 'ready'),
@@ -173,11 +125,7 @@ describe('a slot with runtime = "container"', () => {
   it('goes offline with lastError when the container is killed', async (ctx) => {
     const s = skipUnless(ctx, setupDone)
     if (!api) throw new Error('the API of the previous test is not running (that test failed)')
-    const loaded = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: s.model },
-    })
-    expect(loaded.status).toBe(200)
+    await loadOk(api, 'primary', s.model)
     const [container] = await containersOf(s)
     await docker(['kill', container!.id])
     const down = await waitForSlot(api, 'primary', (x) => x.state === 'offline')
@@ -187,11 +135,7 @@ describe('a slot with runtime = "container"', () => {
   it('after a restart, adopts the container it owns and removes the one it does not', async (ctx) => {
     const s = skipUnless(ctx, setupDone)
     if (!api) throw new Error('the API of the previous test is not running (that test failed)')
-    const loaded = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: s.model },
-    })
-    expect(loaded.status).toBe(200)
+    await loadOk(api, 'primary', s.model)
     const [ours] = await containersOf(s)
     // A container labelled for this slot by another svc instance (a leftover of a different install).
     const foreign = (
@@ -209,7 +153,7 @@ describe('a slot with runtime = "container"', () => {
       ])
     ).trim()
     await api.stop('SIGKILL') // a crash: nothing is cleaned up
-    api = await startApi({ configDir: s.configDir, stateDir: s.stateDir, env: env() })
+    api = await s.startApi()
     const adopted = await waitForSlot(api, 'primary', (x) => x.state === 'ready', 60_000)
     expect(adopted.upstream?.container).toBeTruthy()
     const left = await containersOf(s)

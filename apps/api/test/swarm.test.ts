@@ -8,41 +8,26 @@
  * left only when this test made it; everything removed here carries this test's labels or names.
  */
 import { execFile } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
-import { findEngine } from '@svc/engines'
 import {
   type ApiProcess,
   docker,
   encodePng,
-  ensureDockerEngine,
   missingPart,
-  publishRootfsImage,
   REPO_ROOT,
   renderImage,
-  startApi,
-  startRegistry,
   writeTinyGguf,
   writeTinyMmproj,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, collectEvents, loadOk, type SlotBody, waitForSlot } from './live'
+import { type LlamaImageSetup, setupLlamaImage } from './llama-image'
 
 const exec = promisify(execFile)
 
 type Swarmed = SlotBody & { replicas: { url: string; node: string | null; healthy: boolean }[] | null }
-
-interface Setup {
-  configDir: string
-  stateDir: string
-  manifest: string
-  model: string
-  repository: string
-  cleanup(): Promise<void>
-}
 
 // A part the swarm test needs is missing (reported by missingPart: a failure in CI), or an earlier
 // test did not get svc going: skipped, never reported as passed.
@@ -70,53 +55,29 @@ async function ownSwarm(): Promise<{ leave(): Promise<void> } | undefined> {
   }
 }
 
-async function setup(): Promise<Setup | undefined> {
-  const engine = await ensureDockerEngine()
-  if ('skip' in engine) return undefined
-  const llama = findEngine('llama-server')
-  if (!llama) {
-    missingPart('llama-server', 'run ./scripts/setup.sh')
-    return undefined
-  }
-  const registry = await startRegistry()
-  if ('skip' in registry) return undefined
+async function setup(): Promise<LlamaImageSetup | undefined> {
+  const s = await setupLlamaImage({
+    name: 'swarm',
+    primarySlot:
+      'runtime = "swarm"\nbackend = "cpu"\nreplicas = 2\nrestart = "no"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
+  })
+  if (!s) return undefined
   const swarm = await ownSwarm()
   if (!swarm) {
-    await registry.stop()
+    await s.cleanup()
     return undefined
   }
-  const dir = await mkdtemp(join(tmpdir(), 'svc-swarm-'))
-  const repository = `${registry.host}/svc-test/llama-swarm-${randomBytes(3).toString('hex')}`
-  await publishRootfsImage({ tag: `${repository}:v1`, binaries: [llama.path] })
-  const manifest = join(dir, 'images.toml')
-  await writeFile(
-    manifest,
-    `[image.llama-cpu]\nprovider = "llm"\nbackend = "cpu"\nrepository = "${repository}"\ntag = "v1"\ndigest = ""\n`,
-  )
   await exec(process.execPath, [
     join(REPO_ROOT, 'apps/cli/bin/svc.js'),
     'manifest',
     'pin',
     '--file',
-    manifest,
+    s.manifest,
   ])
-  const configDir = join(dir, 'config')
-  const stateDir = join(dir, 'state')
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(
-    join(configDir, 'slots', 'primary.toml'),
-    'runtime = "swarm"\nbackend = "cpu"\nreplicas = 2\nrestart = "no"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
-  )
-  await mkdir(join(dir, 'models'))
-  const model = (await writeTinyGguf(join(dir, 'models', 'tiny-chat.gguf'), { role: 'chat' })).path
   return {
-    configDir,
-    stateDir,
-    manifest,
-    model,
-    repository,
+    ...s,
     async cleanup() {
-      const instance = (await readFile(join(stateDir, 'instance-id'), 'utf8').catch(() => '')).trim()
+      const instance = (await readFile(join(s.stateDir, 'instance-id'), 'utf8').catch(() => '')).trim()
       if (instance) {
         const ids = (
           await docker(['service', 'ls', '-q', '--filter', `label=svc.instance=${instance}`]).catch(() => '')
@@ -126,15 +87,16 @@ async function setup(): Promise<Setup | undefined> {
         if (ids.length) await docker(['service', 'rm', ...ids]).catch(() => '')
       }
       await swarm.leave()
-      const images = (await docker(['images', '-q', repository]).catch(() => '')).split('\n').filter(Boolean)
+      const images = (await docker(['images', '-q', s.repository]).catch(() => ''))
+        .split('\n')
+        .filter(Boolean)
       if (images.length) await docker(['rmi', '-f', ...new Set(images)]).catch(() => '')
-      await registry.stop()
-      await rm(dir, { recursive: true, force: true })
+      await s.cleanup()
     },
   }
 }
 
-async function servicesOf(s: Setup): Promise<{ id: string; replicas: string }[]> {
+async function servicesOf(s: LlamaImageSetup): Promise<{ id: string; replicas: string }[]> {
   const instance = (await readFile(join(s.stateDir, 'instance-id'), 'utf8')).trim()
   const out = await docker([
     'service',
@@ -154,9 +116,8 @@ async function servicesOf(s: Setup): Promise<{ id: string; replicas: string }[]>
 }
 
 describe('a slot with runtime = "swarm"', () => {
-  let s: Setup | undefined
+  let s: LlamaImageSetup | undefined
   let api: ApiProcess | undefined
-  const env = () => ({ SVC_IMAGES_MANIFEST: s!.manifest })
 
   beforeAll(async () => {
     s = await setup()
@@ -168,7 +129,7 @@ describe('a slot with runtime = "swarm"', () => {
 
   it('is offered by the picker because the engine is a swarm manager', async (ctx) => {
     if (!s) return ctx.skip(MISSING)
-    api = await startApi({ configDir: s.configDir, stateDir: s.stateDir, env: env() })
+    api = await s.startApi()
     const hw = await call<{ providers: { llm: { cpu: { ok: boolean; runtimes: string[] } } } }>(
       api,
       '/api/hardware',
@@ -230,7 +191,7 @@ describe('a slot with runtime = "swarm"', () => {
     if (!s || !api) return ctx.skip(MISSING)
     const [before] = await servicesOf(s)
     await api.stop('SIGKILL')
-    api = await startApi({ configDir: s.configDir, stateDir: s.stateDir, env: env() })
+    api = await s.startApi()
     const adopted = await waitForSlot(api, 'primary', (x) => x.state === 'ready', 60_000)
     expect(adopted).toMatchObject({ model: 'tiny-chat', runtime: 'swarm' })
     expect((await servicesOf(s)).map((x) => x.id)).toEqual([before?.id])
