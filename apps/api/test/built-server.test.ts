@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenStore } from '@svc/auth'
+import { isAlive } from '@svc/core/node'
 import { BUILT_ENTRIES, ensureBuilt, startApi, writeTinyGguf } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { llamaServerAvailable } from './live'
@@ -28,15 +29,6 @@ async function processInfo(pid: number): Promise<{ argv: string[]; children: num
     .filter(Boolean)
     .map(Number)
   return { argv, children }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 describe.skipIf(!available)('the built API', () => {
@@ -89,7 +81,7 @@ describe.skipIf(!available)('the built API', () => {
 
       expect(await api.stop()).toBe(0)
       expect(api.output()).toContain('"msg":"stopped"')
-      expect(alive(slot.upstream.pid)).toBe(false)
+      expect(isAlive(slot.upstream.pid)).toBe(false)
     } finally {
       await rm(configDir, { recursive: true, force: true })
     }

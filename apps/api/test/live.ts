@@ -132,16 +132,6 @@ export async function cli(
   }
 }
 
-/** Whether a process with this pid exists. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** Slot config that keeps llama-server small on a 2-core machine. */
 export const LIGHT_ARGS = 'args = ["-c", "256", "-np", "1", "--threads", "1"]\n'
 

@@ -4,11 +4,11 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { isAlive } from '@svc/core/node'
 import { startApi, writeTinyGguf } from '@svc/testing'
 import parsePrometheus from 'parse-prometheus-text-format'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
-  alive,
   call,
   cli,
   collectEvents,
@@ -142,21 +142,21 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
     const first = await startApi({ configDir, stateDir })
     const pid1 = (await loadOk(first, 'primary', gguf)).upstream!.pid!
     expect(await first.stop('SIGTERM')).toBe(0)
-    expect(alive(pid1)).toBe(false)
+    expect(isAlive(pid1)).toBe(false)
 
     // A crashed API (SIGKILL) leaves its upstream running; the next start adopts it while healthy.
     let pid2 = 0
     try {
       await crashAndRecover()
     } finally {
-      if (pid2 && alive(pid2)) process.kill(pid2, 'SIGKILL') // only if an assertion failed midway
+      if (pid2 && isAlive(pid2)) process.kill(pid2, 'SIGKILL') // only if an assertion failed midway
     }
 
     async function crashAndRecover() {
       const second = await startApi({ configDir, stateDir })
       pid2 = (await loadOk(second, 'primary', gguf)).upstream!.pid!
       await second.stop('SIGKILL')
-      expect(alive(pid2)).toBe(true)
+      expect(isAlive(pid2)).toBe(true)
       const third = await startApi({ configDir, stateDir })
       const adopted = await waitForSlot(third, 'primary', (s) => s.state === 'ready')
       expect(adopted.upstream?.pid).toBe(pid2)
@@ -171,8 +171,8 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
       await writeFile(join(stateDir, 'models', 'registry.json'), '{"models":[]}\n')
       const fourth = await startApi({ configDir, stateDir })
       const deadline = Date.now() + 15_000
-      while (alive(pid2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-      expect(alive(pid2)).toBe(false)
+      while (isAlive(pid2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      expect(isAlive(pid2)).toBe(false)
       expect((await call<SlotBody>(fourth, '/api/slots/primary')).body.state).toBe('offline')
       await fourth[Symbol.asyncDispose]()
     }

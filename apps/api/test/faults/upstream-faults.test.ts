@@ -13,9 +13,10 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { isAlive } from '@svc/core/node'
 import { type ApiProcess, startApi, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { alive, call, collectEvents, llamaServerAvailable, loadOk, type SlotBody, waitForSlot } from '../live'
+import { call, collectEvents, llamaServerAvailable, loadOk, type SlotBody, waitForSlot } from '../live'
 
 const available = llamaServerAvailable()
 
@@ -109,7 +110,7 @@ describe.skipIf(!available)('faults around a real llama-server', () => {
     const back = await waitForSlot(api, 'primary', (s) => s.state === 'ready')
     expect(back).toMatchObject({ inflight: 0, restarts: 1 })
     expect(back.upstream?.pid).not.toBe(pid)
-    expect(alive(pid)).toBe(false)
+    expect(isAlive(pid)).toBe(false)
     expect((await chat()).status).toBe(200)
     expect(await slot()).toMatchObject({ state: 'idle', inflight: 0 })
   }, 90_000)
@@ -127,7 +128,7 @@ describe.skipIf(!available)('faults around a real llama-server', () => {
     expect(second).toMatch(/API exited with 1 before listening/)
     expect(second).toContain('EADDRINUSE')
     expect(second).toContain(String(api.port))
-    expect(alive(pid)).toBe(true)
+    expect(isAlive(pid)).toBe(true)
     expect((await slot()).upstream?.pid).toBe(pid)
     expect((await chat()).status).toBe(200)
   }, 60_000)
