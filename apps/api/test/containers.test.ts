@@ -4,16 +4,11 @@
  * digest by a slot with runtime = "container", served through /v1, killed, adopted, removed.
  */
 
-import { execFile } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import { promisify } from 'node:util'
-import { type ApiProcess, docker, REPO_ROOT, skipUnless } from '@svc/testing'
+import { type ApiProcess, docker, skipUnless } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, collectEvents, loadOk, type SlotBody, waitForSlot } from './live'
 import { type LlamaImageSetup, setupLlamaImage } from './llama-image'
-
-const exec = promisify(execFile)
 
 async function setup(): Promise<LlamaImageSetup | undefined> {
   const s = await setupLlamaImage({
@@ -70,14 +65,7 @@ describe('a slot with runtime = "container"', () => {
 
   it('is pinned with svc manifest pin (comments kept)', async (ctx) => {
     const s = skipUnless(ctx, setupDone)
-    const { stdout } = await exec(process.execPath, [
-      join(REPO_ROOT, 'apps/cli/bin/svc.js'),
-      'manifest',
-      'pin',
-      '--file',
-      s.manifest,
-    ])
-    expect(stdout).toMatch(/llama-cpu/)
+    expect(await s.pinManifest()).toMatch(/llama-cpu/)
     const text = await readFile(s.manifest, 'utf8')
     expect(text).toMatch(/digest = "sha256:[0-9a-f]{64}"/)
     expect(text).toContain("# the test's image manifest")
@@ -91,11 +79,7 @@ describe('a slot with runtime = "container"', () => {
       (events) => events.some((e) => e.event === 'slot.transition' && e.data.to === 'ready'),
       120_000,
     )
-    const load = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: s.model },
-    })
-    expect(load.status, api.output().slice(-3000)).toBe(200)
+    await loadOk(api, 'primary', s.model)
     const events = await watching.done
     expect(events.filter((e) => e.event === 'slot.transition').map((e) => e.data.to)).toEqual([
       'pulling',

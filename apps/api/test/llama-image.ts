@@ -3,21 +3,26 @@
  * local registry, the image manifest naming it (not yet pinned), a config directory with one slot
  * file, and a tiny chat model.
  */
+import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { findEngine } from '@svc/engines'
 import {
   type ApiProcess,
   ensureDockerEngine,
   missingPart,
   publishRootfsImage,
+  REPO_ROOT,
   startApi,
   startRegistry,
   writeSvcConfig,
   writeTinyGguf,
 } from '@svc/testing'
+
+const exec = promisify(execFile)
 
 export interface LlamaImageSetup {
   /** The test's temp directory (config, state, manifest and model are inside it). */
@@ -30,6 +35,8 @@ export interface LlamaImageSetup {
   model: string
   /** The image's repository in the local registry (`host:port/svc-test/…`), tag `v1`. */
   repository: string
+  /** Runs `svc manifest pin --file <manifest>` (the built CLI, as a user types it); resolves with its stdout. */
+  pinManifest(): Promise<string>
   /** Starts the API over this config and state, with the manifest as `SVC_IMAGES_MANIFEST`. */
   startApi(): Promise<ApiProcess>
   /** Stops the registry and removes the temp directory (the test removes its own containers first). */
@@ -76,6 +83,16 @@ export async function setupLlamaImage(options: LlamaImageOptions): Promise<Llama
     manifest,
     model,
     repository,
+    pinManifest: async () =>
+      (
+        await exec(process.execPath, [
+          join(REPO_ROOT, 'apps/cli/bin/svc.js'),
+          'manifest',
+          'pin',
+          '--file',
+          manifest,
+        ])
+      ).stdout,
     startApi: () => startApi({ configDir, stateDir, env: { SVC_IMAGES_MANIFEST: manifest } }),
     async cleanup() {
       await registry.stop()

@@ -7,16 +7,13 @@
  * The engine is shared with other tests: a swarm is initialised only when the engine is in none, and
  * left only when this test made it; everything removed here carries this test's labels or names.
  */
-import { execFile } from 'node:child_process'
 import { mkdir, readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { promisify } from 'node:util'
 import {
   type ApiProcess,
   docker,
   encodePng,
   missingPart,
-  REPO_ROOT,
   renderImage,
   writeTinyGguf,
   writeTinyMmproj,
@@ -24,8 +21,6 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, collectEvents, loadOk, type SlotBody, waitForSlot } from './live'
 import { type LlamaImageSetup, setupLlamaImage } from './llama-image'
-
-const exec = promisify(execFile)
 
 type Swarmed = SlotBody & { replicas: { url: string; node: string | null; healthy: boolean }[] | null }
 
@@ -67,13 +62,7 @@ async function setup(): Promise<LlamaImageSetup | undefined> {
     await s.cleanup()
     return undefined
   }
-  await exec(process.execPath, [
-    join(REPO_ROOT, 'apps/cli/bin/svc.js'),
-    'manifest',
-    'pin',
-    '--file',
-    s.manifest,
-  ])
+  await s.pinManifest()
   return {
     ...s,
     async cleanup() {
