@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type CreatedToken, createTokenStore, type Scope } from '@svc/auth'
 import { createLogger } from '@svc/core/node'
+import { afterAll, beforeAll } from 'vitest'
 import { readServeEnv } from '../src/env'
 import { startSvc } from '../src/server'
 import { writePlaceholderWeights } from './placeholder-weights'
@@ -152,6 +153,46 @@ export async function startAuthServer(
       closeAgents()
       await rm(root, { recursive: true, force: true })
     },
+  }
+}
+
+/**
+ * `startAuthServer` for the enclosing `describe`: started in a `beforeAll` (registered now, so it runs
+ * before the suite's own), disposed in an `afterAll`. The returned server reads through to the
+ * running one; touching it before it started (its start failed) throws.
+ */
+export function useAuthServer(
+  env: Record<string, string> = {},
+  before?: (dirs: { configDir: string; stateDir: string }) => Promise<void>,
+): AuthServer {
+  let server: AuthServer | undefined
+  beforeAll(async () => {
+    server = await startAuthServer(env, before)
+  })
+  afterAll(async () => {
+    await server?.[Symbol.asyncDispose]()
+  })
+  const current = (): AuthServer => {
+    if (!server) throw new Error('the server of this suite is not running (its start failed)')
+    return server
+  }
+  return {
+    get url() {
+      return current().url
+    },
+    get configDir() {
+      return current().configDir
+    },
+    get stateDir() {
+      return current().stateDir
+    },
+    get logs() {
+      return current().logs
+    },
+    mint: (scope, label) => current().mint(scope, label),
+    revoke: (id) => current().revoke(id),
+    stop: () => current().stop(),
+    [Symbol.asyncDispose]: () => current()[Symbol.asyncDispose](),
   }
 }
 

@@ -2,20 +2,14 @@
  * Issue 11, defect 6: requests that ride the browser's credentials from another site, and CORS for
  * browser clients of `/v1/*` — against the real server (Hono app and the raw inference path).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AuthServer, send, startAuthServer } from './auth-harness'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { send, useAuthServer } from './auth-harness'
 
 const PROXY = { 'x-forwarded-email': 'ops@example.com' }
 const CHAT = JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] })
 
 describe('with auth on, a forwarded identity', () => {
-  let server: AuthServer
-  beforeAll(async () => {
-    server = await startAuthServer({ SVC_TRUSTED_PROXIES: '127.0.0.1' })
-  })
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]()
-  })
+  const server = useAuthServer({ SVC_TRUSTED_PROXIES: '127.0.0.1' })
   const unload = (headers: Record<string, string>) =>
     send(server.url, { method: 'POST', path: '/api/slots/primary/unload', headers: { ...PROXY, ...headers } })
 
@@ -80,14 +74,10 @@ describe('with auth on, a forwarded identity', () => {
 })
 
 describe('CORS on /v1/* (default SVC_CORS_ORIGINS=*)', () => {
-  let server: AuthServer
+  const server = useAuthServer()
   let token: string
   beforeAll(async () => {
-    server = await startAuthServer()
     token = (await server.mint('v1-only')).token
-  })
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]()
   })
 
   it('answers a preflight without credentials: 204, any origin, never with credentials', async () => {
@@ -150,13 +140,7 @@ describe('CORS on /v1/* (default SVC_CORS_ORIGINS=*)', () => {
 })
 
 describe('CORS with SVC_CORS_ORIGINS listing origins', () => {
-  let server: AuthServer
-  beforeAll(async () => {
-    server = await startAuthServer({ SVC_CORS_ORIGINS: 'https://app.example, http://localhost:5173' })
-  })
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]()
-  })
+  const server = useAuthServer({ SVC_CORS_ORIGINS: 'https://app.example, http://localhost:5173' })
 
   it('answers the listed origins by name (Vary: Origin) and no others', async () => {
     const listed = await send(server.url, {
@@ -178,13 +162,7 @@ describe('CORS with SVC_CORS_ORIGINS listing origins', () => {
 })
 
 describe('with auth off', () => {
-  let server: AuthServer
-  beforeAll(async () => {
-    server = await startAuthServer({ SVC_AUTH_ENABLED: '0' })
-  })
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]()
-  })
+  const server = useAuthServer({ SVC_AUTH_ENABLED: '0' })
 
   it('a page on another site cannot unload a slot on the LAN box', async () => {
     const reply = await send(server.url, {
