@@ -2,14 +2,21 @@ import { describe, expect, it } from 'vitest'
 import { createTestDriver, model } from './test-driver'
 import { setup } from './test-slot'
 
+/** Loads model a, takes a lease, crashes the upstream and waits until it is ready again; returns that lease. */
+async function leaseAcrossCrash({ slot, driver, bus, clock }: ReturnType<typeof setup>) {
+  await clock.run(slot.load(model('a')))
+  const before = await slot.acquire({ timeoutMs: 100 })
+  const back = bus.once('slot.transition', (e) => e.to === 'ready')
+  driver.handles[0]?.crash()
+  await clock.run(back)
+  return before
+}
+
 describe('Slot leases belong to the upstream they were taken on', () => {
   it('a lease from before a crash, released after the restart, leaves the new upstream’s count alone', async () => {
-    const { slot, driver, bus, clock } = setup()
-    await clock.run(slot.load(model('a')))
-    const before = await slot.acquire({ timeoutMs: 100 })
-    const back = bus.once('slot.transition', (e) => e.to === 'ready')
-    driver.handles[0]?.crash()
-    await clock.run(back)
+    const t = setup()
+    const { slot } = t
+    const before = await leaseAcrossCrash(t)
     expect(slot.snapshot()).toMatchObject({ state: 'ready', inflight: 0 })
     const after = await slot.acquire({ timeoutMs: 100 })
     before.release()
@@ -19,12 +26,9 @@ describe('Slot leases belong to the upstream they were taken on', () => {
   })
 
   it('still drains a live request on unload after an old lease was released late', async () => {
-    const { slot, driver, bus, clock } = setup({ slot: { drainMs: 1_000 } })
-    await clock.run(slot.load(model('a')))
-    const before = await slot.acquire({ timeoutMs: 100 })
-    const back = bus.once('slot.transition', (e) => e.to === 'ready')
-    driver.handles[0]?.crash()
-    await clock.run(back)
+    const t = setup({ slot: { drainMs: 1_000 } })
+    const { slot, driver, clock } = t
+    const before = await leaseAcrossCrash(t)
     const live = await slot.acquire({ timeoutMs: 100 })
     before.release()
     const unloading = slot.unload()
