@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { findEngine } from '@svc/engines'
 import { type ApiProcess, missingPart, REPO_ROOT } from '@svc/testing'
+import OpenAI from 'openai'
 import { writePlaceholderWeights } from './placeholder-weights'
 
 const exec = promisify(execFile)
@@ -130,6 +131,40 @@ export async function cli(
     const e = error as { code: number; stdout: string; stderr: string }
     return { code: e.code, stdout: e.stdout, stderr: e.stderr }
   }
+}
+
+/**
+ * The official `openai` client for svc's /v1 (only `baseURL` changed; the key is unused with auth off)
+ * with retries off, so a test sees svc's first answer.
+ */
+export function openaiClient(api: ApiProcess): OpenAI {
+  return new OpenAI({ baseURL: `${api.url}/v1`, apiKey: 'unused', maxRetries: 0 })
+}
+
+/** A chat request's fields that the streamed-chat tests vary; the user's message defaults to "hi". */
+export interface StreamChatRequest {
+  model: string
+  content?: string
+  max_tokens?: number
+  ignore_eos?: boolean
+}
+
+/**
+ * POSTs a chat with `stream: true` to svc's /v1 with plain fetch and resolves with the response as
+ * soon as its headers arrive: the test reads the SSE body itself (or aborts it with `signal`).
+ */
+export function streamChat(
+  api: { url: string },
+  request: StreamChatRequest,
+  init: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<Response> {
+  const { content = 'hi', ...fields } = request
+  return fetch(`${api.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...init.headers },
+    body: JSON.stringify({ ...fields, stream: true, messages: [{ role: 'user', content }] }),
+    ...(init.signal ? { signal: init.signal } : {}),
+  })
 }
 
 /** Slot config that keeps llama-server small on a 2-core machine. */
