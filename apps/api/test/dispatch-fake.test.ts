@@ -13,13 +13,17 @@ import {
   startFakeUpstream,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, loadEchoSlot } from './live'
+import { call, loadEchoSlot, streamChat } from './live'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
 const chat = (model: string, extra: object = {}) => ({
   method: 'POST',
   json: { model, messages: [{ role: 'user', content: 'hi' }], ...extra },
 })
+
+interface ErrorBody {
+  error: { code: string; message: string; type: string; param: string | null }
+}
 
 describe('the proxy against fake upstreams', () => {
   const upstreams: Record<string, FakeUpstream> = {}
@@ -67,7 +71,7 @@ describe('the proxy against fake upstreams', () => {
     ['detail', 400, 'request.invalid', 'invalid_request_error'],
     ['flm', 502, 'upstream.error', 'server_error'],
   ])('normalises a %s error body', async (shape, status, code, type) => {
-    const r = await call<{ error: Record<string, unknown> }>(api, '/v1/chat/completions', chat(`${shape}/m`))
+    const r = await call<ErrorBody>(api, '/v1/chat/completions', chat(`${shape}/m`))
     expect(r.status).toBe(status)
     expect(r.body).toEqual({
       error: {
@@ -81,11 +85,7 @@ describe('the proxy against fake upstreams', () => {
   })
 
   it('answers 502 upstream.unavailable when the upstream is down', async () => {
-    const r = await call<{ error: { code: string; message: string } }>(
-      api,
-      '/v1/chat/completions',
-      chat('down/m'),
-    )
+    const r = await call<ErrorBody>(api, '/v1/chat/completions', chat('down/m'))
     expect(r.status).toBe(502)
     expect(r.body.error).toMatchObject({
       code: 'upstream.unavailable',
@@ -95,18 +95,14 @@ describe('the proxy against fake upstreams', () => {
 
   it('answers 504 upstream.timeout when the upstream is too slow', async () => {
     const t0 = Date.now()
-    const r = await call<{ error: { code: string } }>(api, '/v1/chat/completions', chat('slow/m'))
+    const r = await call<ErrorBody>(api, '/v1/chat/completions', chat('slow/m'))
     expect(r.status).toBe(504)
     expect(r.body.error.code).toBe('upstream.timeout')
     expect(Date.now() - t0).toBeLessThan(2_500)
   })
 
   it('ends an SSE stream with an error event when the upstream dies mid-stream', async () => {
-    const res = await fetch(`${api.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'dying/m', stream: true, messages: [{ role: 'user', content: 'x' }] }),
-    })
+    const res = await streamChat(api, { model: 'dying/m', content: 'x' })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/text\/event-stream/)
     expect(res.headers.get('x-accel-buffering')).toBe('no')
@@ -143,11 +139,7 @@ describe('the proxy against fake upstreams', () => {
   })
 
   it('refuses a hosted ref whose key is not configured, saying which variable to set', async () => {
-    const r = await call<{ error: { code: string; message: string } }>(
-      api,
-      '/v1/chat/completions',
-      chat('keyless/m'),
-    )
+    const r = await call<ErrorBody>(api, '/v1/chat/completions', chat('keyless/m'))
     expect(r.status).toBe(502)
     expect(r.body.error.message).toContain('NOT_SET_ANYWHERE')
   })

@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url'
 import { startApi } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
-import { call, loadEchoSlot, type SlotBody, waitForSlot } from './live'
+import { call, loadEchoSlot, type SlotBody, streamChat, waitForSlot } from './live'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
 
@@ -24,11 +24,7 @@ async function echoApi(graceSeconds: string) {
 
 /** Starts a 2-second stream and resolves once its first event arrived, with the rest as text. */
 async function slowStream(url: string) {
-  const res = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
-  })
+  const res = await streamChat({ url }, { model: 'echo' })
   const reader = res.body!.getReader()
   const first = await reader.read()
   const rest = (async () => {

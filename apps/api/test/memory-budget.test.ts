@@ -4,13 +4,13 @@
  * the new one loads; a slot with a request in flight is never evicted; `/api/hardware` shows the
  * budget, its holders, and each holder's estimate against its real use.
  */
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { estimateLoad } from '@svc/providers/memory'
-import { type ApiProcess, startApi, writeTinyGguf } from '@svc/testing'
+import { type ApiProcess, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, llamaServerAvailable, loadOk, type SlotBody } from './live'
+import { call, llamaServerAvailable, loadOk, type SlotBody, streamChat } from './live'
 
 const available = llamaServerAvailable()
 // The model's own context (no -c): the estimate reads it from the GGUF, as llama-server does.
@@ -52,9 +52,12 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
       })
     ).bytes
     const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    await writeFile(join(configDir, 'slots', 'primary.toml'), `${ARGS}restart = "no"\n`)
-    await writeFile(join(configDir, 'slots', 'second.toml'), `provider = "llm"\n${ARGS}restart = "no"\n`)
+    await writeSvcConfig(configDir, {
+      slots: {
+        primary: `${ARGS}restart = "no"\n`,
+        second: `provider = "llm"\n${ARGS}restart = "no"\n`,
+      },
+    })
     // Room for one of these models, not for two.
     const budgetGb = (estimate * 1.5) / 1024 ** 3
     api = await startApi({ configDir, env: { SVC_MEMORY_BUDGET_GB: `ram=${budgetGb.toFixed(6)}` } })
@@ -125,17 +128,11 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
     })
     // A long generation on "second": in flight until the client goes away.
     const abort = new AbortController()
-    const stream = await fetch(`${api.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'second',
-        stream: true,
-        max_tokens: 30_000,
-        messages: [{ role: 'user', content: 'go on' }],
-      }),
-      signal: abort.signal,
-    })
+    const stream = await streamChat(
+      api,
+      { model: 'second', content: 'go on', max_tokens: 30_000 },
+      { signal: abort.signal },
+    )
     const reader = stream.body!.getReader()
     await reader.read() // the first chunk: the request is in flight upstream
     try {

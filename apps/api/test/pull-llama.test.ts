@@ -3,10 +3,10 @@
  * resume after a cut, and a checksum mismatch that leaves nothing that looks complete.
  */
 import { createHash } from 'node:crypto'
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { serveFiles, startApi, writeTinyGguf } from '@svc/testing'
+import { serveFiles, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { call, collectEvents, LIGHT_ARGS, llamaServerAvailable, type SlotBody } from './live'
 
@@ -20,8 +20,7 @@ beforeAll(async () => {
 
 async function api(extraEnv: Record<string, string> = {}) {
   const configDir = await mkdtemp(join(tmpdir(), 'svc-config-'))
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(join(configDir, 'slots', 'primary.toml'), LIGHT_ARGS)
+  await writeSvcConfig(configDir, { slots: { primary: LIGHT_ARGS } })
   return startApi({ configDir, env: extraEnv })
 }
 

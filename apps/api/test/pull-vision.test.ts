@@ -3,10 +3,18 @@
  * both (one progress figure on the event stream), resumes each after a cut, and the slot starts
  * llama-server with both (`--mmproj`). A local HTTP server is the source.
  */
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { encodePng, renderImage, serveFiles, startApi, writeTinyGguf, writeTinyMmproj } from '@svc/testing'
+import {
+  encodePng,
+  renderImage,
+  serveFiles,
+  startApi,
+  writeSvcConfig,
+  writeTinyGguf,
+  writeTinyMmproj,
+} from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { call, collectEvents, LIGHT_ARGS, llamaServerAvailable, type SlotBody } from './live'
 
@@ -46,8 +54,7 @@ describe.skipIf(!available)('pulling a catalogued vision model', () => {
         '',
       ].join('\n'),
     )
-    await mkdir(join(dir, 'slots'), { recursive: true })
-    await writeFile(join(dir, 'slots', 'primary.toml'), LIGHT_ARGS)
+    await writeSvcConfig(dir, { slots: { primary: LIGHT_ARGS } })
     await using svc = await startApi({ configDir: dir, env: { SVC_MODELS_MANIFEST: manifest } })
     const load = () =>
       call<SlotBody & { error?: { message: string } }>(svc, '/api/slots/primary/load?wait=true', {

@@ -3,10 +3,17 @@
  * with no local file (the model named by the remote's /v1/models), skips local hardware checks,
  * lists the remote's model, and serves through svc.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ApiProcess, type LlamaServer, startApi, startLlamaServer, writeTinyGguf } from '@svc/testing'
+import {
+  type ApiProcess,
+  type LlamaServer,
+  startApi,
+  startLlamaServer,
+  writeSvcConfig,
+  writeTinyGguf,
+} from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, cli, llamaServerAvailable, type SlotBody, waitForSlot } from './live'
 
@@ -22,12 +29,12 @@ describe.skipIf(!available)('a remote LLM slot', () => {
     const gguf = await writeTinyGguf(join(dir, 'elsewhere.gguf'), { role: 'chat' })
     remote = await startLlamaServer({ model: gguf.path, alias: 'far-model' })
     const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    // No model named, and a backend this CPU box does not have: neither matters for a remote slot.
-    await writeFile(
-      join(configDir, 'slots', 'far.toml'),
-      `enabled = true\nprovider = "llm"\nbackend = "cuda"\nruntime = "remote"\nurl = "${remote.url}"\n`,
-    )
+    await writeSvcConfig(configDir, {
+      slots: {
+        // No model named, and a backend this CPU box does not have: neither matters for a remote slot.
+        far: `enabled = true\nprovider = "llm"\nbackend = "cuda"\nruntime = "remote"\nurl = "${remote.url}"\n`,
+      },
+    })
     api = await startApi({ configDir })
   }, 60_000)
   afterAll(async () => {

@@ -4,12 +4,19 @@
  * request; it rejoins when restarted; the slot is ready while one replica is, offline when none is.
  * Each llama-server answers with its own alias as `model`, which tells which replica served.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ApiProcess, type LlamaServer, startApi, startLlamaServer, writeTinyGguf } from '@svc/testing'
+import {
+  type ApiProcess,
+  type LlamaServer,
+  startApi,
+  startLlamaServer,
+  writeSvcConfig,
+  writeTinyGguf,
+} from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, llamaServerAvailable, type SlotBody, waitForSlot } from './live'
+import { call, llamaServerAvailable, type SlotBody, streamChat, waitForSlot } from './live'
 
 const available = llamaServerAvailable()
 
@@ -53,11 +60,11 @@ describe.skipIf(!available)('a slot with two replicas', () => {
     gguf = (await writeTinyGguf(join(dir, 'tiny.gguf'), { role: 'chat' })).path
     await Promise.all([start('a'), start('b')])
     const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    await writeFile(
-      join(configDir, 'slots', 'duo.toml'),
-      `enabled = true\nprovider = "llm"\nruntime = "remote"\nurls = ["${servers.a!.url}", "${servers.b!.url}"]\nrestart = "no"\n`,
-    )
+    await writeSvcConfig(configDir, {
+      slots: {
+        duo: `enabled = true\nprovider = "llm"\nruntime = "remote"\nurls = ["${servers.a!.url}", "${servers.b!.url}"]\nrestart = "no"\n`,
+      },
+    })
     api = await startApi({ configDir })
     await waitForSlot(api, 'duo', (s) => s.state === 'ready', 30_000)
     // Both replicas healthy (the first round may have found only one).
@@ -84,17 +91,11 @@ describe.skipIf(!available)('a slot with two replicas', () => {
 
   it('sends each request to the replica with the fewest in flight', async () => {
     const abort = new AbortController()
-    const stream = await fetch(`${api.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'duo',
-        stream: true,
-        max_tokens: 5_000,
-        messages: [{ role: 'user', content: 'go' }],
-      }),
-      signal: abort.signal,
-    })
+    const stream = await streamChat(
+      api,
+      { model: 'duo', content: 'go', max_tokens: 5_000 },
+      { signal: abort.signal },
+    )
     const reader = stream.body!.getReader()
     const first = new TextDecoder().decode((await reader.read()).value)
     const busy = /"model":"tiny-(a|b)"/.exec(first)?.[1] as 'a' | 'b'

@@ -1,11 +1,11 @@
 /**
  * Issue 3, end to end: a real API process loads real llama-server upstreams with a generated GGUF.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isAlive } from '@svc/core/node'
-import { startApi, writeTinyGguf } from '@svc/testing'
+import { startApi, startApiWithConfig, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import parsePrometheus from 'parse-prometheus-text-format'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -27,18 +27,9 @@ beforeAll(async () => {
   gguf = (await writeTinyGguf(join(dir, 'tiny-chat.gguf'), { role: 'chat' })).path
 })
 
-async function apiWithSlots(files: Record<string, string> = {}, env: Record<string, string> = {}) {
-  const configDir = await mkdtemp(join(tmpdir(), 'svc-config-'))
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(join(configDir, 'slots', 'primary.toml'), files.primary ?? LIGHT_ARGS)
-  for (const [name, text] of Object.entries(files))
-    await writeFile(join(configDir, 'slots', `${name}.toml`), text)
-  return startApi({ configDir, env })
-}
-
 describe.skipIf(!available)('slots with a real llama-server', () => {
   it('slot load primary --model <tiny.gguf> reaches ready through starting and warming, and chats', async () => {
-    await using api = await apiWithSlots()
+    await using api = await startApiWithConfig({ slots: { primary: LIGHT_ARGS } })
     const watching = await collectEvents(api, (events) =>
       events.some((e) => e.event === 'slot.transition' && e.data.to === 'ready'),
     )
@@ -69,7 +60,7 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   }, 60_000)
 
   it('fails a load with a clear error and a non-zero exit when the model does not exist', async () => {
-    await using api = await apiWithSlots()
+    await using api = await startApiWithConfig({ slots: { primary: LIGHT_ARGS } })
     const r = await cli(api, ['slot', 'load', 'primary', '--model', '/nowhere/x.gguf'])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('no model file at /nowhere/x.gguf (model.not_found)')
@@ -82,7 +73,7 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   }, 30_000)
 
   it('starts exactly one llama-server for two concurrent loads of one model', async () => {
-    await using api = await apiWithSlots()
+    await using api = await startApiWithConfig({ slots: { primary: LIGHT_ARGS } })
     const [a, b] = await Promise.all([
       call<SlotBody>(api, '/api/slots/primary/load?wait=true', { method: 'POST', json: { model: gguf } }),
       call<SlotBody>(api, '/api/slots/primary/load?wait=true', { method: 'POST', json: { model: gguf } }),
@@ -94,12 +85,11 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   }, 60_000)
 
   it('goes offline with lastError when llama-server is killed, and comes back with restart = "on-failure"', async () => {
-    await using api = await apiWithSlots({ primary: `${LIGHT_ARGS}restart = "on-failure"\n` })
-    const loaded = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: gguf },
+    await using api = await startApiWithConfig({
+      slots: { primary: `${LIGHT_ARGS}restart = "on-failure"\n` },
     })
-    const pid = loaded.body.upstream!.pid!
+    const loaded = await loadOk(api, 'primary', gguf)
+    const pid = loaded.upstream!.pid!
     const watching = await collectEvents(api, (events) =>
       events.some((e) => e.event === 'slot.transition' && e.data.from === 'warming' && e.data.to === 'ready'),
     )
@@ -114,12 +104,9 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   }, 60_000)
 
   it('stays offline with lastError after a crash with restart = "no"', async () => {
-    await using api = await apiWithSlots({ primary: `${LIGHT_ARGS}restart = "no"\n` })
-    const loaded = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: gguf },
-    })
-    process.kill(loaded.body.upstream!.pid!, 'SIGKILL')
+    await using api = await startApiWithConfig({ slots: { primary: `${LIGHT_ARGS}restart = "no"\n` } })
+    const loaded = await loadOk(api, 'primary', gguf)
+    process.kill(loaded.upstream!.pid!, 'SIGKILL')
     const down = await waitForSlot(api, 'primary', (s) => s.state === 'offline')
     expect(down.lastError).toMatch(/killed by SIGKILL/)
     await new Promise((r) => setTimeout(r, 1500))
@@ -135,8 +122,7 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   it('leaves no llama-server behind when the API stops, and adopts or kills what a crashed API left', async () => {
     const configDir = await mkdtemp(join(tmpdir(), 'svc-config-'))
     const stateDir = await mkdtemp(join(tmpdir(), 'svc-state-'))
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    await writeFile(join(configDir, 'slots', 'primary.toml'), LIGHT_ARGS)
+    await writeSvcConfig(configDir, { slots: { primary: LIGHT_ARGS } })
 
     // A clean stop takes its upstream with it.
     const first = await startApi({ configDir, stateDir })
@@ -179,7 +165,7 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   }, 120_000)
 
   it('a streamed chat gives the slot its tokens/s and counts its tokens (llama-server’s timings, no include_usage needed)', async () => {
-    await using api = await apiWithSlots()
+    await using api = await startApiWithConfig({ slots: { primary: LIGHT_ARGS } })
     await loadOk(api, 'primary', gguf)
     const before = await call<{ metrics: { tokensPerS: number | null } | null }>(api, '/api/slots/primary')
     expect(before.body.metrics?.tokensPerS ?? null).toBeNull()
@@ -199,7 +185,7 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   }, 60_000)
 
   it('re-exposes llama-server metrics with a slot label next to the slot metrics', async () => {
-    await using api = await apiWithSlots()
+    await using api = await startApiWithConfig({ slots: { primary: LIGHT_ARGS } })
     await loadOk(api, 'primary', gguf)
     await call(api, '/v1/chat/completions', {
       method: 'POST',

@@ -20,6 +20,7 @@ import {
   removeContainersByLabel,
   startApi,
   startRegistry,
+  writeSvcConfig,
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -79,12 +80,12 @@ describe.skipIf(!ready)('kill -9 of the API, then a restart', () => {
     )
     const pinned = await pinManifest({ file: manifest, names: ['llama-cpu'] })
     expect(pinned.results[0]?.ok, pinned.results[0]?.error).toBe(true)
-    await mkdir(join(dir, 'config', 'slots'), { recursive: true })
-    await writeFile(join(dir, 'config', 'slots', 'primary.toml'), slotFile('runtime = "process"\n'))
-    await writeFile(
-      join(dir, 'config', 'slots', 'boxed.toml'),
-      slotFile('provider = "llm"\nruntime = "container"\n'),
-    )
+    await writeSvcConfig(join(dir, 'config'), {
+      slots: {
+        primary: slotFile('runtime = "process"\n'),
+        boxed: slotFile('provider = "llm"\nruntime = "container"\n'),
+      },
+    })
     await mkdir(join(dir, 'models'))
     gguf = (await writeTinyGguf(join(dir, 'models', 'tiny-chat.gguf'), { role: 'chat' })).path
   }, 240_000)

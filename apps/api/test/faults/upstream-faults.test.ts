@@ -10,13 +10,21 @@
  * - The API's port taken by a running svc: the second one exits non-zero naming the port, before it
  *   touches the first one's upstreams (same state directory).
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isAlive } from '@svc/core/node'
-import { type ApiProcess, startApi, writeTinyGguf } from '@svc/testing'
+import { type ApiProcess, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, llamaServerAvailable, loadOk, type SlotBody, waitForSlot } from '../live'
+import {
+  call,
+  collectEvents,
+  llamaServerAvailable,
+  loadOk,
+  type SlotBody,
+  streamChat,
+  waitForSlot,
+} from '../live'
 
 const available = llamaServerAvailable()
 
@@ -29,12 +37,12 @@ describe.skipIf(!available)('faults around a real llama-server', () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-faults-'))
     gguf = (await writeTinyGguf(join(dir, 'tiny-chat.gguf'), { role: 'chat' })).path
     const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    // Context large enough for a long stream; one thread (two cores are shared).
-    await writeFile(
-      join(configDir, 'slots', 'primary.toml'),
-      'restart = "on-failure"\nargs = ["-c", "4096", "-np", "1", "--threads", "1"]\n',
-    )
+    await writeSvcConfig(configDir, {
+      slots: {
+        // Context large enough for a long stream; one thread (two cores are shared).
+        primary: 'restart = "on-failure"\nargs = ["-c", "4096", "-np", "1", "--threads", "1"]\n',
+      },
+    })
     api = await startApi({ configDir, stateDir: join(dir, 'state'), env: { SVC_UPSTREAM_TIMEOUT: '2' } })
     await loadOk(api, 'primary', gguf)
   }, 120_000)
@@ -73,16 +81,11 @@ describe.skipIf(!available)('faults around a real llama-server', () => {
     const watching = await collectEvents(api, (events) =>
       events.some((e) => e.event === 'slot.transition' && e.data.from === 'warming' && e.data.to === 'ready'),
     )
-    const res = await fetch(`${api.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'primary',
-        messages: [{ role: 'user', content: 'tell me everything' }],
-        max_tokens: 3000,
-        ignore_eos: true,
-        stream: true,
-      }),
+    const res = await streamChat(api, {
+      model: 'primary',
+      content: 'tell me everything',
+      max_tokens: 3000,
+      ignore_eos: true,
     })
     expect(res.status).toBe(200)
     const decoder = new TextDecoder()
