@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises'
 import { type ApiProcess, docker, skipUnless } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, loadOk, type SlotBody, waitForSlot } from './live'
+import { call, collectEvents, loadOk, type SlotBody, sendChat, waitForSlot } from './live'
 import { type LlamaImageSetup, setupLlamaImage } from './llama-image'
 
 async function setup(): Promise<LlamaImageSetup | undefined> {
@@ -91,10 +91,7 @@ describe('a slot with runtime = "container"', () => {
     expect(progress.length).toBeGreaterThan(0)
     expect(progress.at(-1)?.done).toBeGreaterThan(0)
 
-    const chat = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'primary', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 },
-    })
+    const chat = await sendChat(api, { model: 'primary', max_tokens: 3 })
     expect(chat.status).toBe(200)
     const running = await containersOf(s)
     expect(running).toHaveLength(1)
@@ -143,10 +140,7 @@ describe('a slot with runtime = "container"', () => {
     const left = await containersOf(s)
     expect(left.map((c) => c.id)).toEqual([ours!.id])
     expect(await docker(['ps', '-aq', '--no-trunc', '--filter', `id=${foreign}`])).toBe('')
-    const chat = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'tiny-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-    })
+    const chat = await sendChat(api, { model: 'tiny-chat', max_tokens: 2 })
     expect(chat.status).toBe(200)
     await call(api, '/api/slots/primary/unload?wait=true', { method: 'POST' })
     expect(await containersOf(s)).toHaveLength(0)

@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url'
 import { startApi } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
-import { call, loadEchoSlot, type SlotBody, streamChat, waitForSlot } from './live'
+import { call, loadEchoSlot, type SlotBody, sendChat, streamChat, waitForSlot } from './live'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
 
@@ -51,10 +51,7 @@ describe('unload with a request in flight', () => {
       inflight: 1,
     })
     // New requests are refused while it unloads.
-    const late = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'echo', messages: [{ role: 'user', content: 'x' }] },
-    })
+    const late = await sendChat(api, { model: 'echo', content: 'x' })
     expect(late.status).toBe(409)
     const text = await stream.rest
     expect(text.trim().endsWith('data: [DONE]')).toBe(true)

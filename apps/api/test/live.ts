@@ -141,12 +141,21 @@ export function openaiClient(api: ApiProcess): OpenAI {
   return new OpenAI({ baseURL: `${api.url}/v1`, apiKey: 'unused', maxRetries: 0 })
 }
 
-/** A chat request's fields that the streamed-chat tests vary; the user's message defaults to "hi". */
-export interface StreamChatRequest {
+/** The fields of a chat request that tests vary; the user's one message defaults to "hi". */
+export interface ChatRequest {
   model: string
   content?: string
   max_tokens?: number
   ignore_eos?: boolean
+}
+
+/** POSTs a chat (not streamed) to svc's /v1 through `call`: its status, parsed body and headers. */
+export function sendChat<T = Record<string, unknown>>(api: ApiProcess, request: ChatRequest) {
+  const { content = 'hi', ...fields } = request
+  return call<T>(api, '/v1/chat/completions', {
+    method: 'POST',
+    json: { ...fields, messages: [{ role: 'user', content }] },
+  })
 }
 
 /**
@@ -155,7 +164,7 @@ export interface StreamChatRequest {
  */
 export function streamChat(
   api: { url: string },
-  request: StreamChatRequest,
+  request: ChatRequest,
   init: { headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<Response> {
   const { content = 'hi', ...fields } = request

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { estimateLoad } from '@svc/providers/memory'
 import { type ApiProcess, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, llamaServerAvailable, loadOk, type SlotBody, streamChat } from './live'
+import { call, llamaServerAvailable, loadOk, type SlotBody, sendChat, streamChat } from './live'
 
 const available = llamaServerAvailable()
 // The model's own context (no -c): the estimate reads it from the GGUF, as llama-server does.
@@ -114,10 +114,7 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
     const primary = await call<SlotBody>(api, '/api/slots/primary')
     expect(primary.body).toMatchObject({ state: 'offline', model: null, lastError: null })
     expect((await ram()).holders.map((h) => h.slot)).toEqual(['second'])
-    const chat = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'second', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-    })
+    const chat = await sendChat(api, { model: 'second', max_tokens: 2 })
     expect(chat.status).toBe(200)
   }, 60_000)
 

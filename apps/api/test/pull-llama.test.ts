@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { serveFiles, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, LIGHT_ARGS, llamaServerAvailable, type SlotBody } from './live'
+import { call, collectEvents, LIGHT_ARGS, llamaServerAvailable, type SlotBody, sendChat } from './live'
 
 const available = llamaServerAvailable()
 let weights: Buffer
@@ -62,10 +62,7 @@ describe.skipIf(!available)('pulling a model', () => {
     })
     expect(progress[0]?.data.done).toBeGreaterThanOrEqual(100_000)
 
-    const chat = await call(svc, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'tiny-pulled.q8_0', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-    })
+    const chat = await sendChat(svc, { model: 'tiny-pulled.q8_0', max_tokens: 2 })
     expect(chat.status).toBe(200)
   }, 60_000)
 

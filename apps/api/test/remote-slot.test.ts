@@ -15,7 +15,7 @@ import {
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, cli, llamaServerAvailable, type SlotBody, waitForSlot } from './live'
+import { call, cli, llamaServerAvailable, type SlotBody, sendChat, waitForSlot } from './live'
 
 const available = llamaServerAvailable()
 
@@ -109,10 +109,7 @@ describe.skipIf(!available)('a remote LLM slot', () => {
     })
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ state: 'ready', model: 'stand-in' })
-    const chat = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'far', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-    })
+    const chat = await sendChat(api, { model: 'far', max_tokens: 2 })
     expect(chat.status).toBe(200)
   })
 })

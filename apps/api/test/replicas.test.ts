@@ -16,7 +16,7 @@ import {
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, llamaServerAvailable, type SlotBody, streamChat, waitForSlot } from './live'
+import { call, llamaServerAvailable, type SlotBody, sendChat, streamChat, waitForSlot } from './live'
 
 const available = llamaServerAvailable()
 
@@ -47,10 +47,7 @@ describe.skipIf(!available)('a slot with two replicas', () => {
     ports[name] = server.port
   }
   const chat = async () =>
-    call<{ model: string; error?: { message: string } }>(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'duo', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-    })
+    sendChat<{ model: string; error?: { message: string } }>(api, { model: 'duo', max_tokens: 2 })
   const duo = async () => (await call<DuoBody>(api, '/api/slots/duo')).body
   const replicaOf = (name: 'a' | 'b', body: DuoBody) =>
     body.replicas?.find((r) => r.url === servers[name]?.url)

@@ -16,6 +16,7 @@ import {
   llamaServerAvailable,
   loadOk,
   type SlotBody,
+  sendChat,
   waitForSlot,
 } from './live'
 
@@ -46,9 +47,10 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
       'warming->ready',
     ])
 
-    const chat = await call<{ choices: { message: { content: string } }[] }>(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'primary', messages: [{ role: 'user', content: 'hello' }], max_tokens: 4 },
+    const chat = await sendChat<{ choices: { message: { content: string } }[] }>(api, {
+      model: 'primary',
+      content: 'hello',
+      max_tokens: 4,
     })
     expect(chat.status).toBe(200)
     expect(typeof chat.body.choices[0]?.message.content).toBe('string')
@@ -111,10 +113,7 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
     expect(down.lastError).toMatch(/killed by SIGKILL/)
     await new Promise((r) => setTimeout(r, 1500))
     expect((await call<SlotBody>(api, '/api/slots/primary')).body.state).toBe('offline')
-    const chat = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'primary', messages: [{ role: 'user', content: 'x' }] },
-    })
+    const chat = await sendChat(api, { model: 'primary', content: 'x' })
     expect(chat.status).toBe(409)
     expect(chat.body).toMatchObject({ error: { code: 'model.not_loaded' } })
   }, 60_000)
@@ -146,10 +145,7 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
       const third = await startApi({ configDir, stateDir })
       const adopted = await waitForSlot(third, 'primary', (s) => s.state === 'ready')
       expect(adopted.upstream?.pid).toBe(pid2)
-      const chat = await call(third, '/v1/chat/completions', {
-        method: 'POST',
-        json: { model: 'tiny-chat', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 },
-      })
+      const chat = await sendChat(third, { model: 'tiny-chat', content: 'x', max_tokens: 2 })
       expect(chat.status).toBe(200)
       await third.stop('SIGKILL')
 
@@ -187,10 +183,7 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   it('re-exposes llama-server metrics with a slot label next to the slot metrics', async () => {
     await using api = await startApiWithConfig({ slots: { primary: LIGHT_ARGS } })
     await loadOk(api, 'primary', gguf)
-    await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'primary', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 },
-    })
+    await sendChat(api, { model: 'primary', content: 'x', max_tokens: 2 })
     const res = await fetch(`${api.url}/api/metrics`)
     const text = await res.text()
     expect(res.status, api.output().slice(-3000)).toBe(200)

@@ -19,7 +19,7 @@ import {
   writeTinyMmproj,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, loadOk, type SlotBody, waitForSlot } from './live'
+import { call, collectEvents, loadOk, type SlotBody, sendChat, waitForSlot } from './live'
 import { type LlamaImageSetup, setupLlamaImage } from './llama-image'
 
 type Swarmed = SlotBody & { replicas: { url: string; node: string | null; healthy: boolean }[] | null }
@@ -164,12 +164,7 @@ describe('a slot with runtime = "swarm"', () => {
     for (const r of replicas) expect(r.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(replicas.every((r) => r.node !== null)).toBe(true)
     const chats = await Promise.all(
-      [1, 2, 3, 4].map(() =>
-        call(api!, '/v1/chat/completions', {
-          method: 'POST',
-          json: { model: 'primary', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 },
-        }),
-      ),
+      [1, 2, 3, 4].map(() => sendChat(api!, { model: 'primary', max_tokens: 3 })),
     )
     expect(chats.map((c) => c.status)).toEqual([200, 200, 200, 200])
     const logs = await call<{ lines: string[] }>(api, '/api/slots/primary/logs')
@@ -184,10 +179,7 @@ describe('a slot with runtime = "swarm"', () => {
     const adopted = await waitForSlot(api, 'primary', (x) => x.state === 'ready', 60_000)
     expect(adopted).toMatchObject({ model: 'tiny-chat', runtime: 'swarm' })
     expect((await servicesOf(s)).map((x) => x.id)).toEqual([before?.id])
-    const chat = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'tiny-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-    })
+    const chat = await sendChat(api, { model: 'tiny-chat', max_tokens: 2 })
     expect(chat.status).toBe(200)
   }, 120_000)
 

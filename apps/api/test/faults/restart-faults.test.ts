@@ -24,7 +24,7 @@ import {
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, loadOk, waitForSlot } from '../live'
+import { loadOk, sendChat, waitForSlot } from '../live'
 
 const engine = await ensureDockerEngine()
 const llama = findEngine('llama-server')
@@ -124,10 +124,7 @@ describe.skipIf(!ready)('kill -9 of the API, then a restart', () => {
     expect(await processesWith(gguf)).toEqual([pid])
     expect(await containersOf(instance)).toEqual([full(container)])
     for (const slot of ['primary', 'boxed']) {
-      const chat = await call(second, '/v1/chat/completions', {
-        method: 'POST',
-        json: { model: slot, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-      })
+      const chat = await sendChat(second, { model: slot, max_tokens: 2 })
       expect(chat.status, slot).toBe(200)
     }
   }, 240_000)

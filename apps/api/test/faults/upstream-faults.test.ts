@@ -22,6 +22,7 @@ import {
   llamaServerAvailable,
   loadOk,
   type SlotBody,
+  sendChat,
   streamChat,
   waitForSlot,
 } from '../live'
@@ -54,10 +55,7 @@ describe.skipIf(!available)('faults around a real llama-server', () => {
 
   const slot = async () => (await call<SlotBody>(api, '/api/slots/primary')).body
   const chat = (extra: Record<string, unknown> = {}) =>
-    call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'primary', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4, ...extra },
-    })
+    sendChat(api, { model: 'primary', max_tokens: 4, ...extra })
 
   it('answers 504 when llama-server hangs, releases the lease, and serves again once it continues', async () => {
     const pid = (await slot()).upstream!.pid!
