@@ -3,9 +3,13 @@
  * browser clients of `/v1/*` — against the real server (Hono app and the raw inference path).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { send, useAuthServer } from './auth-harness'
+import { type AuthServer, send, useAuthServer } from './auth-harness'
 
 const PROXY = { 'x-forwarded-email': 'ops@example.com' }
+/** A CORS preflight (OPTIONS) for `path` with the browser's `origin` and access-control-request-* headers. */
+const preflight = (server: AuthServer, path: string, headers: Record<string, string>) =>
+  send(server.url, { method: 'OPTIONS', path, headers })
+
 const CHAT = JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] })
 
 describe('with auth on, a forwarded identity', () => {
@@ -82,14 +86,10 @@ describe('CORS on /v1/* (default SVC_CORS_ORIGINS=*)', () => {
 
   it('answers a preflight without credentials: 204, any origin, never with credentials', async () => {
     for (const path of ['/v1/chat/completions', '/v1/models', '/v1/audio/transcriptions']) {
-      const reply = await send(server.url, {
-        method: 'OPTIONS',
-        path,
-        headers: {
-          origin: 'https://chat.example',
-          'access-control-request-method': 'POST',
-          'access-control-request-headers': 'authorization, content-type, x-stainless-os',
-        },
+      const reply = await preflight(server, path, {
+        origin: 'https://chat.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, x-stainless-os',
       })
       expect(reply.status, path).toBe(204)
       expect(reply.headers['access-control-allow-origin']).toBe('*')
@@ -126,13 +126,12 @@ describe('CORS on /v1/* (default SVC_CORS_ORIGINS=*)', () => {
   })
 
   it('gives /api/* no CORS at all', async () => {
-    const preflight = await send(server.url, {
-      method: 'OPTIONS',
-      path: '/api/slots',
-      headers: { origin: 'https://chat.example', 'access-control-request-method': 'GET' },
+    const asked = await preflight(server, '/api/slots', {
+      origin: 'https://chat.example',
+      'access-control-request-method': 'GET',
     })
-    expect(preflight.headers['access-control-allow-origin']).toBeUndefined()
-    expect(preflight.status).not.toBe(204)
+    expect(asked.headers['access-control-allow-origin']).toBeUndefined()
+    expect(asked.status).not.toBe(204)
     const read = await send(server.url, { path: '/api/status', headers: { origin: 'https://chat.example' } })
     expect(read.status).toBe(200)
     expect(read.headers['access-control-allow-origin']).toBeUndefined()
@@ -152,12 +151,11 @@ describe('CORS with SVC_CORS_ORIGINS listing origins', () => {
     const other = await send(server.url, { path: '/v1/models', headers: { origin: 'https://evil.example' } })
     expect(other.status).toBe(200)
     expect(other.headers['access-control-allow-origin']).toBeUndefined()
-    const preflight = await send(server.url, {
-      method: 'OPTIONS',
-      path: '/v1/chat/completions',
-      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    const asked = await preflight(server, '/v1/chat/completions', {
+      origin: 'https://evil.example',
+      'access-control-request-method': 'POST',
     })
-    expect(preflight.headers['access-control-allow-origin']).toBeUndefined()
+    expect(asked.headers['access-control-allow-origin']).toBeUndefined()
   })
 })
 

@@ -8,7 +8,7 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { estimateLoad } from '@svc/providers/memory'
-import { type ApiProcess, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
+import { type ApiProcess, startApiWithConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, llamaServerAvailable, loadOk, type SlotBody, sendChat, streamChat } from './live'
 
@@ -51,16 +51,12 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
         model: { id: 'x', format: 'gguf', provider: 'llm', source: 'local', path: tiny.path },
       })
     ).bytes
-    const configDir = join(dir, 'config')
-    await writeSvcConfig(configDir, {
-      slots: {
-        primary: `${ARGS}restart = "no"\n`,
-        second: `provider = "llm"\n${ARGS}restart = "no"\n`,
-      },
-    })
     // Room for one of these models, not for two.
     const budgetGb = (estimate * 1.5) / 1024 ** 3
-    api = await startApi({ configDir, env: { SVC_MEMORY_BUDGET_GB: `ram=${budgetGb.toFixed(6)}` } })
+    api = await startApiWithConfig({
+      slots: { primary: `${ARGS}restart = "no"\n`, second: `provider = "llm"\n${ARGS}restart = "no"\n` },
+      env: { SVC_MEMORY_BUDGET_GB: `ram=${budgetGb.toFixed(6)}` },
+    })
   }, 60_000)
   afterAll(async () => {
     await api?.[Symbol.asyncDispose]()

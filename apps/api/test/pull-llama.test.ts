@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { serveFiles, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
+import { serveFiles, startApiWithConfig, writeTinyGguf } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { call, collectEvents, LIGHT_ARGS, llamaServerAvailable, type SlotBody, sendChat } from './live'
 
@@ -18,11 +18,7 @@ beforeAll(async () => {
   weights = await readFile((await writeTinyGguf(join(dir, 'tiny.gguf'), { role: 'chat' })).path)
 })
 
-async function api(extraEnv: Record<string, string> = {}) {
-  const configDir = await mkdtemp(join(tmpdir(), 'svc-config-'))
-  await writeSvcConfig(configDir, { slots: { primary: LIGHT_ARGS } })
-  return startApi({ configDir, env: extraEnv })
-}
+const api = (env: Record<string, string> = {}) => startApiWithConfig({ slots: { primary: LIGHT_ARGS }, env })
 
 describe.skipIf(!available)('pulling a model', () => {
   it('shows pulling with progress first, resumes a cut download, then serves', async () => {

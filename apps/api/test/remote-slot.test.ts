@@ -9,9 +9,8 @@ import { join } from 'node:path'
 import {
   type ApiProcess,
   type LlamaServer,
-  startApi,
+  startApiWithConfig,
   startLlamaServer,
-  writeSvcConfig,
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -28,14 +27,12 @@ describe.skipIf(!available)('a remote LLM slot', () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-remote-'))
     const gguf = await writeTinyGguf(join(dir, 'elsewhere.gguf'), { role: 'chat' })
     remote = await startLlamaServer({ model: gguf.path, alias: 'far-model' })
-    const configDir = join(dir, 'config')
-    await writeSvcConfig(configDir, {
+    api = await startApiWithConfig({
       slots: {
         // No model named, and a backend this CPU box does not have: neither matters for a remote slot.
         far: `enabled = true\nprovider = "llm"\nbackend = "cuda"\nruntime = "remote"\nurl = "${remote.url}"\n`,
       },
     })
-    api = await startApi({ configDir })
   }, 60_000)
   afterAll(async () => {
     await api?.[Symbol.asyncDispose]()

@@ -10,9 +10,8 @@ import { join } from 'node:path'
 import {
   type ApiProcess,
   type LlamaServer,
-  startApi,
+  startApiWithConfig,
   startLlamaServer,
-  writeSvcConfig,
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -56,13 +55,11 @@ describe.skipIf(!available)('a slot with two replicas', () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-replicas-'))
     gguf = (await writeTinyGguf(join(dir, 'tiny.gguf'), { role: 'chat' })).path
     await Promise.all([start('a'), start('b')])
-    const configDir = join(dir, 'config')
-    await writeSvcConfig(configDir, {
+    api = await startApiWithConfig({
       slots: {
         duo: `enabled = true\nprovider = "llm"\nruntime = "remote"\nurls = ["${servers.a!.url}", "${servers.b!.url}"]\nrestart = "no"\n`,
       },
     })
-    api = await startApi({ configDir })
     await waitForSlot(api, 'duo', (s) => s.state === 'ready', 30_000)
     // Both replicas healthy (the first round may have found only one).
     const deadline = Date.now() + 10_000
