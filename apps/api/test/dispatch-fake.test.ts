@@ -13,17 +13,13 @@ import {
   startFakeUpstream,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, loadEchoSlot, streamChat } from './live'
+import { call, type ErrorBody, loadEchoSlot, streamChat } from './live'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
 const chat = (model: string, extra: object = {}) => ({
   method: 'POST',
   json: { model, messages: [{ role: 'user', content: 'hi' }], ...extra },
 })
-
-interface ErrorBody {
-  error: { code: string; message: string; type: string; param: string | null }
-}
 
 describe('the proxy against fake upstreams', () => {
   const upstreams: Record<string, FakeUpstream> = {}

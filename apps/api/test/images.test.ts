@@ -7,7 +7,7 @@ import { type ApiProcess, type ComfyStandIn, readPngInfo, startApi, startComfySt
 import type OpenAI from 'openai'
 import { BadRequestError } from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, loadOk, openaiClient } from './live'
+import { call, type ErrorBody, loadOk, openaiClient } from './live'
 
 const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'
 
@@ -121,7 +121,7 @@ describe('image generation through ComfyUI', () => {
     }
     await moveTo(other.url)
     try {
-      const r = await call<{ error: { code: string; message: string } }>(api, '/v1/images/generations', {
+      const r = await call<ErrorBody>(api, '/v1/images/generations', {
         method: 'POST',
         json: { model: 'sdxl-turbo', prompt: 'x', size: '256x256' },
       })

@@ -176,15 +176,52 @@ export function streamChat(
   })
 }
 
+/** A streamed chat held open: the request is in flight upstream until `stop()`. */
+export interface HeldStream extends AsyncDisposable {
+  /** The first chunk of the SSE body, as text. */
+  first: string
+  /** Aborts the request (the client goes away) and waits until the body is let go; safe to call twice. */
+  stop(): Promise<void>
+}
+
+/** Starts a streamed chat (see `streamChat`) and waits for its first chunk before it resolves. */
+export async function holdStream(api: { url: string }, request: ChatRequest): Promise<HeldStream> {
+  const abort = new AbortController()
+  const res = await streamChat(api, request, { signal: abort.signal })
+  const reader = res.body!.getReader()
+  const first = new TextDecoder().decode((await reader.read()).value)
+  const stop = async () => {
+    abort.abort()
+    await reader.cancel().catch(() => undefined)
+  }
+  return { first, stop, [Symbol.asyncDispose]: stop }
+}
+
 /** Slot config that keeps llama-server small on a 2-core machine. */
 export const LIGHT_ARGS = 'args = ["-c", "256", "-np", "1", "--threads", "1"]\n'
 
+/** svc's JSON error body (what every refusal answers). */
+export interface ErrorBody {
+  error: { code: string; message: string; type: string; param: string | null }
+}
+
+/**
+ * POSTs a load of `slot` with `body` (`{ model, mmproj?, sha256? }`; `{}` for the slot's default)
+ * and resolves with the answer, whatever its status; `wait` (default true) waits for ready or failure.
+ */
+export function requestLoad<T = SlotBody & Partial<ErrorBody>>(
+  api: ApiProcess,
+  slot: string,
+  body: Record<string, unknown>,
+  options: { wait?: boolean } = {},
+) {
+  const wait = options.wait ?? true
+  return call<T>(api, `/api/slots/${slot}/load${wait ? '?wait=true' : ''}`, { method: 'POST', json: body })
+}
+
 /** Loads `model` into `slot` and waits for ready; fails with the API's log when it does not. */
 export async function loadOk(api: ApiProcess, slot: string, model: string): Promise<SlotBody> {
-  const r = await call<SlotBody>(api, `/api/slots/${slot}/load?wait=true`, {
-    method: 'POST',
-    json: { model },
-  })
+  const r = await requestLoad<SlotBody>(api, slot, { model })
   if (r.status !== 200)
     throw new Error(
       `load of ${model} into ${slot} answered ${r.status}: ${JSON.stringify(r.body)}\n${api.output().slice(-4000)}`,

@@ -10,7 +10,16 @@ import { join } from 'node:path'
 import { estimateLoad } from '@svc/providers/memory'
 import { type ApiProcess, startApiWithConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, llamaServerAvailable, loadOk, type SlotBody, sendChat, streamChat } from './live'
+import {
+  call,
+  type ErrorBody,
+  holdStream,
+  llamaServerAvailable,
+  loadOk,
+  requestLoad,
+  type SlotBody,
+  sendChat,
+} from './live'
 
 const available = llamaServerAvailable()
 // The model's own context (no -c): the estimate reads it from the GGUF, as llama-server does.
@@ -72,10 +81,7 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
 
   it('refuses a second load that does not fit, naming the slot that holds the memory', async () => {
     await loadOk(api, 'primary', models.a)
-    const refused = await call<{ error: { code: string; message: string } }>(api, '/api/slots/second/load', {
-      method: 'POST',
-      json: { model: models.b },
-    })
+    const refused = await requestLoad<ErrorBody>(api, 'second', { model: models.b }, { wait: false })
     expect(refused.status).toBe(409)
     expect(refused.body.error.code).toBe('memory.insufficient')
     expect(refused.body.error.message).toMatch(
@@ -120,23 +126,10 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
       json: { evict: 'idle', args: ['-np', '1', '--threads', '1'], restart: 'no' },
     })
     // A long generation on "second": in flight until the client goes away.
-    const abort = new AbortController()
-    const stream = await streamChat(
-      api,
-      { model: 'second', content: 'go on', max_tokens: 30_000 },
-      { signal: abort.signal },
-    )
-    const reader = stream.body!.getReader()
-    await reader.read() // the first chunk: the request is in flight upstream
+    // The first chunk has come: the request is in flight upstream.
+    const stream = await holdStream(api, { model: 'second', content: 'go on', max_tokens: 30_000 })
     try {
-      const refused = await call<{ error: { code: string; message: string } }>(
-        api,
-        '/api/slots/primary/load',
-        {
-          method: 'POST',
-          json: { model: models.a },
-        },
-      )
+      const refused = await requestLoad<ErrorBody>(api, 'primary', { model: models.a }, { wait: false })
       expect(refused.status).toBe(409)
       expect(refused.body.error.message).toContain('held by slot "second" (tiny-b,')
       expect(refused.body.error.message).toContain('serving, 1 request in flight')
@@ -146,8 +139,7 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
       const second = await call<SlotBody>(api, '/api/slots/second')
       expect(second.body).toMatchObject({ state: 'serving', inflight: 1 })
     } finally {
-      abort.abort()
-      await reader.cancel().catch(() => undefined)
+      await stream.stop()
     }
     // Once the request is gone, "second" is idle and gives way.
     const deadline = Date.now() + 10_000

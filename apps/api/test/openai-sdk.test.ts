@@ -15,6 +15,7 @@ import {
   llamaServerAvailable,
   loadOk,
   openaiClient,
+  requestLoad,
   type SlotBody,
   waitForSlot,
 } from './live'
@@ -188,10 +189,7 @@ describe.skipIf(!available)('a request sent while the slot is warming', () => {
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const model = await writeTinyGguf(join(dir, 'warm.gguf'), { role: 'chat' })
     await using api = await startApiWithConfig({ slots: { primary: LIGHT_ARGS } })
-    const load = await call<SlotBody>(api, '/api/slots/primary/load', {
-      method: 'POST',
-      json: { model: model.path },
-    })
+    const load = await requestLoad<SlotBody>(api, 'primary', { model: model.path }, { wait: false })
     expect(load.status).toBe(202)
     expect(['starting', 'warming']).toContain(load.body.state)
     const client = openaiClient(api)

@@ -8,7 +8,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { serveFiles, startApiWithConfig, writeTinyGguf } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, LIGHT_ARGS, llamaServerAvailable, type SlotBody, sendChat } from './live'
+import {
+  call,
+  collectEvents,
+  type ErrorBody,
+  LIGHT_ARGS,
+  llamaServerAvailable,
+  requestLoad,
+  type SlotBody,
+  sendChat,
+} from './live'
 
 const available = llamaServerAvailable()
 let weights: Buffer
@@ -27,10 +36,7 @@ describe.skipIf(!available)('pulling a model', () => {
     const url = `${files.url}/models/Tiny-Pulled.Q8_0.gguf`
 
     files.cutNextAfter(100_000)
-    const first = await call<{ error: { message: string } }>(svc, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: url },
-    })
+    const first = await requestLoad<ErrorBody>(svc, 'primary', { model: url })
     expect(first.status).toBe(502)
     expect(first.body.error.message).toContain(`pull of ${url} failed after`)
     const failed = (await call<SlotBody>(svc, '/api/slots/primary')).body
@@ -39,10 +45,7 @@ describe.skipIf(!available)('pulling a model', () => {
     const watching = await collectEvents(svc, (events) =>
       events.some((e) => e.event === 'slot.transition' && e.data.to === 'ready'),
     )
-    const second = await call<SlotBody>(svc, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: url },
-    })
+    const second = await requestLoad<SlotBody>(svc, 'primary', { model: url })
     expect(second.status).toBe(200)
     expect(second.body).toMatchObject({ state: 'ready', model: 'tiny-pulled.q8_0' })
     expect(files.requests.at(-1)?.range).toBe('bytes=100000-')
@@ -73,10 +76,7 @@ describe.skipIf(!available)('pulling a model', () => {
       `[[model]]\nid = "tiny-checked"\nprovider = "llm"\nformat = "gguf"\nrole = "chat"\nurl = "${files.url}/tiny.gguf"\nsha256 = "${bad}"\n`,
     )
     await using svc = await api({ SVC_MODELS_MANIFEST: manifest })
-    const r = await call<{ error: { message: string } }>(svc, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: 'tiny-checked' },
-    })
+    const r = await requestLoad<ErrorBody>(svc, 'primary', { model: 'tiny-checked' })
     expect(r.status).toBe(502)
     expect(r.body.error.message).toContain(`checksum mismatch (expected sha256 ${bad}, got ${good})`)
     const slot = (await call<SlotBody>(svc, '/api/slots/primary')).body

@@ -16,7 +16,7 @@ import {
   writeTinyMmproj,
 } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, LIGHT_ARGS, llamaServerAvailable, type SlotBody } from './live'
+import { call, collectEvents, LIGHT_ARGS, llamaServerAvailable, requestLoad } from './live'
 
 const available = llamaServerAvailable()
 
@@ -56,11 +56,7 @@ describe.skipIf(!available)('pulling a catalogued vision model', () => {
     )
     await writeSvcConfig(dir, { slots: { primary: LIGHT_ARGS } })
     await using svc = await startApi({ configDir: dir, env: { SVC_MODELS_MANIFEST: manifest } })
-    const load = () =>
-      call<SlotBody & { error?: { message: string } }>(svc, '/api/slots/primary/load?wait=true', {
-        method: 'POST',
-        json: { model: 'tiny-vl' },
-      })
+    const load = () => requestLoad(svc, 'primary', { model: 'tiny-vl' })
 
     // 1: the model file is cut; the projector is not reached.
     files.cutNextAfter(100_000, '/vlm/Tiny-VL-Q8_0.gguf')

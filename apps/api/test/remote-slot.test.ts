@@ -14,7 +14,16 @@ import {
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, cli, llamaServerAvailable, type SlotBody, sendChat, waitForSlot } from './live'
+import {
+  call,
+  cli,
+  type ErrorBody,
+  llamaServerAvailable,
+  requestLoad,
+  type SlotBody,
+  sendChat,
+  waitForSlot,
+} from './live'
 
 const available = llamaServerAvailable()
 
@@ -65,10 +74,7 @@ describe.skipIf(!available)('a remote LLM slot', () => {
   })
 
   it('refuses a model the remote does not serve, naming what it serves', async () => {
-    const r = await call<{ error: { code: string; message: string } }>(api, '/api/slots/far/load', {
-      method: 'POST',
-      json: { model: 'not-there' },
-    })
+    const r = await requestLoad<ErrorBody>(api, 'far', { model: 'not-there' }, { wait: false })
     expect(r.status).toBe(404)
     expect(r.body.error).toMatchObject({ code: 'model.not_found' })
     expect(r.body.error.message).toBe(
@@ -79,7 +85,7 @@ describe.skipIf(!available)('a remote LLM slot', () => {
 
   it('reloads after an unload with no model named (API and CLI)', async () => {
     await call(api, '/api/slots/far/unload?wait=true', { method: 'POST' })
-    const r = await call<SlotBody>(api, '/api/slots/far/load?wait=true', { method: 'POST', json: {} })
+    const r = await requestLoad<SlotBody>(api, 'far', {})
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ state: 'ready', model: 'far-model' })
     await call(api, '/api/slots/far/unload?wait=true', { method: 'POST' })
@@ -89,10 +95,7 @@ describe.skipIf(!available)('a remote LLM slot', () => {
   })
 
   it('still asks for a model when a local slot has none to fall back on', async () => {
-    const r = await call<{ error: { code: string; param: string } }>(api, '/api/slots/primary/load', {
-      method: 'POST',
-      json: {},
-    })
+    const r = await requestLoad<ErrorBody>(api, 'primary', {}, { wait: false })
     expect(r.status).toBe(400)
     expect(r.body.error).toMatchObject({ code: 'request.invalid', param: 'model' })
   })
@@ -100,10 +103,7 @@ describe.skipIf(!available)('a remote LLM slot', () => {
   it('still loads the way it did before: a local file named as its model (never read)', async () => {
     const legacy = join(dir, 'stand-in.gguf')
     await writeFile(legacy, 'remote slot: svc never reads this file')
-    const r = await call<SlotBody>(api, '/api/slots/far/load?wait=true', {
-      method: 'POST',
-      json: { model: legacy },
-    })
+    const r = await requestLoad<SlotBody>(api, 'far', { model: legacy })
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ state: 'ready', model: 'stand-in' })
     const chat = await sendChat(api, { model: 'far', max_tokens: 2 })

@@ -15,7 +15,7 @@ import {
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, llamaServerAvailable, type SlotBody, sendChat, streamChat, waitForSlot } from './live'
+import { call, holdStream, llamaServerAvailable, type SlotBody, sendChat, waitForSlot } from './live'
 
 const available = llamaServerAvailable()
 
@@ -84,23 +84,15 @@ describe.skipIf(!available)('a slot with two replicas', () => {
   })
 
   it('sends each request to the replica with the fewest in flight', async () => {
-    const abort = new AbortController()
-    const stream = await streamChat(
-      api,
-      { model: 'duo', content: 'go', max_tokens: 5_000 },
-      { signal: abort.signal },
-    )
-    const reader = stream.body!.getReader()
-    const first = new TextDecoder().decode((await reader.read()).value)
-    const busy = /"model":"tiny-(a|b)"/.exec(first)?.[1] as 'a' | 'b'
+    const stream = await holdStream(api, { model: 'duo', content: 'go', max_tokens: 5_000 })
+    const busy = /"model":"tiny-(a|b)"/.exec(stream.first)?.[1] as 'a' | 'b'
     const free = busy === 'a' ? 'b' : 'a'
     try {
       const during = await duo()
       expect([replicaOf(busy, during)?.inflight, replicaOf(free, during)?.inflight]).toEqual([1, 0])
       for (let i = 0; i < 3; i++) expect((await chat()).body.model).toBe(`tiny-${free}`)
     } finally {
-      abort.abort()
-      await reader.cancel().catch(() => undefined)
+      await stream.stop()
     }
     await waitForSlot(api, 'duo', (s) => s.inflight === 0)
     // With nothing in flight, both take turns.

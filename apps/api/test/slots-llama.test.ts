@@ -15,6 +15,7 @@ import {
   LIGHT_ARGS,
   llamaServerAvailable,
   loadOk,
+  requestLoad,
   type SlotBody,
   sendChat,
   waitForSlot,
@@ -66,10 +67,10 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
     const r = await cli(api, ['slot', 'load', 'primary', '--model', '/nowhere/x.gguf'])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('no model file at /nowhere/x.gguf (model.not_found)')
-    const unknown = await call(api, '/api/slots/nope/load', { method: 'POST', json: { model: gguf } })
+    const unknown = await requestLoad(api, 'nope', { model: gguf }, { wait: false })
     expect(unknown.status).toBe(404)
     expect(unknown.body).toMatchObject({ error: { code: 'slot.not_found' } })
-    const bad = await call(api, '/api/slots/primary/load', { method: 'POST', json: { model: 42 } })
+    const bad = await requestLoad(api, 'primary', { model: 42 }, { wait: false })
     expect(bad.status).toBe(400)
     expect(bad.body).toMatchObject({ error: { code: 'request.invalid', param: 'model' } })
   }, 30_000)
@@ -77,8 +78,8 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   it('starts exactly one llama-server for two concurrent loads of one model', async () => {
     await using api = await startApiWithConfig({ slots: { primary: LIGHT_ARGS } })
     const [a, b] = await Promise.all([
-      call<SlotBody>(api, '/api/slots/primary/load?wait=true', { method: 'POST', json: { model: gguf } }),
-      call<SlotBody>(api, '/api/slots/primary/load?wait=true', { method: 'POST', json: { model: gguf } }),
+      requestLoad<SlotBody>(api, 'primary', { model: gguf }),
+      requestLoad<SlotBody>(api, 'primary', { model: gguf }),
     ])
     expect([a.status, b.status]).toEqual([200, 200])
     expect(a.body.upstream?.pid).toBe(b.body.upstream?.pid)

@@ -19,7 +19,16 @@ import {
   writeTinyMmproj,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, loadOk, type SlotBody, sendChat, waitForSlot } from './live'
+import {
+  call,
+  collectEvents,
+  type ErrorBody,
+  loadOk,
+  requestLoad,
+  type SlotBody,
+  sendChat,
+  waitForSlot,
+} from './live'
 import { type LlamaImageSetup, setupLlamaImage } from './llama-image'
 
 type Swarmed = SlotBody & { replicas: { url: string; node: string | null; healthy: boolean }[] | null }
@@ -202,10 +211,7 @@ describe('a slot with runtime = "swarm"', () => {
     const mmproj = await writeTinyMmproj(join(models, '..', 'projectors', 'tiny-mmproj.gguf'), {
       nEmbdText: seeing.nEmbd,
     })
-    const r = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: seeing.path, mmproj: mmproj.path },
-    })
+    const r = await requestLoad<SlotBody>(api, 'primary', { model: seeing.path, mmproj: mmproj.path })
     expect(r.status, JSON.stringify(r.body)).toBe(200)
     await waitForSlot(
       api,
@@ -262,14 +268,10 @@ describe('a slot with runtime = "swarm"', () => {
       },
     })
     expect(put.status).toBe(200)
-    const r = await call<{ error: { code: string; message: string } }>(
-      api,
-      '/api/slots/picky/load?wait=true',
-      {
-        method: 'POST',
-        json: { model: s.model },
-      },
-    )
+    const r = await call<ErrorBody>(api, '/api/slots/picky/load?wait=true', {
+      method: 'POST',
+      json: { model: s.model },
+    })
     expect(r.status).toBe(502)
     expect(r.body.error.message).toMatch(/^no swarm node can run picky: pending: no suitable node/)
     const slot = await call<SlotBody>(api, '/api/slots/picky')

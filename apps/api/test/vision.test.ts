@@ -22,7 +22,16 @@ import type OpenAI from 'openai'
 import { BadRequestError, InternalServerError } from 'openai'
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, cli, LIGHT_ARGS, llamaServerAvailable, loadOk, openaiClient, waitForSlot } from './live'
+import {
+  call,
+  cli,
+  LIGHT_ARGS,
+  llamaServerAvailable,
+  loadOk,
+  openaiClient,
+  requestLoad,
+  waitForSlot,
+} from './live'
 
 const available = llamaServerAvailable()
 
@@ -109,7 +118,7 @@ describe.skipIf(!available)('chat with images through svc', () => {
     expect((await promptTokens('auto', [question, image(dataUrl)])) - plain).toBe(mmproj.imageTokens)
     // A load that names no model is the slot file's load: its default with the projector.
     await call(api, '/api/slots/auto/unload?wait=true', { method: 'POST' })
-    const reloaded = await call(api, '/api/slots/auto/load?wait=true', { method: 'POST', json: {} })
+    const reloaded = await requestLoad(api, 'auto', {})
     expect(reloaded).toMatchObject({ status: 200, body: { model: 'tiny-auto' } })
     expect((await promptTokens('auto', [question, image(dataUrl)])) - plain).toBe(mmproj.imageTokens)
   })

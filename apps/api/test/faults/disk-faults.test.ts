@@ -21,7 +21,7 @@ import {
   writeSvcConfig,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, type SlotBody } from '../live'
+import { call, requestLoad, type SlotBody } from '../live'
 
 const exec = promisify(execFile)
 const FIXTURE = fileURLToPath(new URL('../fixtures/echo-provider.ts', import.meta.url))
@@ -75,10 +75,7 @@ describe.skipIf(!canMount)('a pull that runs out of disk', () => {
   })
 
   const load = (model: string) =>
-    call<SlotBody & { error?: { code: string; message: string } }>(api, '/api/slots/echo/load?wait=true', {
-      method: 'POST',
-      json: { model, sha256: sha(model.endsWith('big.gguf') ? big : small) },
-    })
+    requestLoad(api, 'echo', { model, sha256: sha(model.endsWith('big.gguf') ? big : small) })
   const registry = async () =>
     (JSON.parse(await readFile(join(models, 'registry.json'), 'utf8')) as { models: { id: string }[] }).models
       .map((m) => m.id)
