@@ -14,7 +14,8 @@ import { type ApiProcess, missingPart, startApiWithConfig, writeTinyWhisper } fr
 import type OpenAI from 'openai'
 import { BadRequestError, toFile } from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, loadOk, openaiClient } from './live'
+import { openaiClient } from './chat-requests'
+import { call, loadOk } from './live'
 
 const exec = promisify(execFile)
 

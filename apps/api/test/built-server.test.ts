@@ -12,7 +12,8 @@ import { createTokenStore } from '@svc/auth'
 import { isAlive } from '@svc/core/node'
 import { BUILT_ENTRIES, ensureBuilt, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { llamaServerAvailable, streamChat } from './live'
+import { streamChat } from './chat-requests'
+import { llamaServerAvailable } from './live'
 
 const available = llamaServerAvailable()
 

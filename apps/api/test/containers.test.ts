@@ -7,19 +7,16 @@
 import { readFile } from 'node:fs/promises'
 import { type ApiProcess, docker, skipUnless } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, loadOk, type SlotBody, sendChat, waitForSlot } from './live'
+import { sendChat } from './chat-requests'
+import { call, collectEvents, loadOk, type SlotBody, waitForSlot } from './live'
 import { type LlamaImageSetup, setupLlamaImage } from './llama-image'
 
 async function setup(): Promise<LlamaImageSetup | undefined> {
-  const s = await setupLlamaImage({
+  return setupLlamaImage({
     name: 'containers',
     primarySlot:
       'runtime = "container"\nbackend = "cpu"\nrestart = "no"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
-  })
-  if (!s) return undefined
-  return {
-    ...s,
-    async cleanup() {
+    async removeLeftovers(s) {
       const ids = (
         await docker([
           'ps',
@@ -33,9 +30,8 @@ async function setup(): Promise<LlamaImageSetup | undefined> {
         .split('\n')
         .filter(Boolean)
       if (ids.length) await docker(['rm', '-f', ...ids]).catch(() => '')
-      await s.cleanup()
     },
-  }
+  })
 }
 
 async function containersOf(s: LlamaImageSetup): Promise<{ id: string; labels: Record<string, string> }[]> {
@@ -59,7 +55,6 @@ describe('a slot with runtime = "container"', () => {
     setupDone = await setup()
   }, 180_000)
   afterAll(async () => {
-    await api?.[Symbol.asyncDispose]()
     await setupDone?.cleanup()
   })
 

@@ -13,7 +13,8 @@ import {
   startFakeUpstream,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, type ErrorBody, loadEchoSlot, streamChat } from './live'
+import { streamChat } from './chat-requests'
+import { call, type ErrorBody, loadEchoSlot } from './live'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
 const chat = (model: string, extra: object = {}) => ({

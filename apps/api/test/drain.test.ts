@@ -6,7 +6,8 @@
 import { fileURLToPath } from 'node:url'
 import { startApi } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
-import { call, loadEchoSlot, type SlotBody, sendChat, streamChat, waitForSlot } from './live'
+import { sendChat, streamChat } from './chat-requests'
+import { call, loadEchoSlot, type SlotBody, waitForSlot } from './live'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
 

@@ -7,7 +7,8 @@ import { type ApiProcess, type ComfyStandIn, readPngInfo, startApi, startComfySt
 import type OpenAI from 'openai'
 import { BadRequestError } from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, type ErrorBody, loadOk, openaiClient } from './live'
+import { openaiClient } from './chat-requests'
+import { call, type ErrorBody, loadOk } from './live'
 
 const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'
 

@@ -37,9 +37,12 @@ export interface LlamaImageSetup {
   repository: string
   /** Runs `svc manifest pin --file <manifest>` (the built CLI, as a user types it); resolves with its stdout. */
   pinManifest(): Promise<string>
-  /** Starts the API over this config and state, with the manifest as `SVC_IMAGES_MANIFEST`. */
+  /**
+   * Starts the API over this config and state, with the manifest as `SVC_IMAGES_MANIFEST`. The setup
+   * owns it: `cleanup` stops it (each one started, also after a test SIGKILLed one).
+   */
   startApi(): Promise<ApiProcess>
-  /** Stops the registry and removes the temp directory (the test removes its own containers first). */
+  /** Stops the APIs it started, runs `removeLeftovers`, stops the registry, removes the temp directory. */
   cleanup(): Promise<void>
 }
 
@@ -48,6 +51,8 @@ export interface LlamaImageOptions {
   name: string
   /** The text of `slots/primary.toml`. */
   primarySlot: string
+  /** What the test made in the engine (containers, services), removed once the APIs have stopped. */
+  removeLeftovers?: (setup: LlamaImageSetup) => Promise<void>
 }
 
 /**
@@ -75,8 +80,9 @@ export async function setupLlamaImage(options: LlamaImageOptions): Promise<Llama
   const configDir = await writeSvcConfig(join(dir, 'config'), { slots: { primary: options.primarySlot } })
   const stateDir = join(dir, 'state')
   await mkdir(join(dir, 'models'))
+  const started: ApiProcess[] = []
   const model = (await writeTinyGguf(join(dir, 'models', 'tiny-chat.gguf'), { role: 'chat' })).path
-  return {
+  const setup: LlamaImageSetup = {
     dir,
     configDir,
     stateDir,
@@ -93,10 +99,17 @@ export async function setupLlamaImage(options: LlamaImageOptions): Promise<Llama
           manifest,
         ])
       ).stdout,
-    startApi: () => startApi({ configDir, stateDir, env: { SVC_IMAGES_MANIFEST: manifest } }),
+    async startApi() {
+      const api = await startApi({ configDir, stateDir, env: { SVC_IMAGES_MANIFEST: manifest } })
+      started.push(api)
+      return api
+    },
     async cleanup() {
+      for (const api of started) await api[Symbol.asyncDispose]()
+      await options.removeLeftovers?.(setup)
       await registry.stop()
       await rm(dir, { recursive: true, force: true })
     },
   }
+  return setup
 }

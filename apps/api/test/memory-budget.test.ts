@@ -10,16 +10,8 @@ import { join } from 'node:path'
 import { estimateLoad } from '@svc/providers/memory'
 import { type ApiProcess, startApiWithConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  call,
-  type ErrorBody,
-  holdStream,
-  llamaServerAvailable,
-  loadOk,
-  requestLoad,
-  type SlotBody,
-  sendChat,
-} from './live'
+import { holdStream, sendChat } from './chat-requests'
+import { call, type ErrorBody, llamaServerAvailable, loadOk, requestLoad, type SlotBody } from './live'
 
 const available = llamaServerAvailable()
 // The model's own context (no -c): the estimate reads it from the GGUF, as llama-server does.

@@ -9,12 +9,12 @@ import { type ApiProcess, startApiWithConfig, type TinyGguf, writeTinyGguf } fro
 import type OpenAI from 'openai'
 import { NotFoundError } from 'openai'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { openaiClient } from './chat-requests'
 import {
   call,
   LIGHT_ARGS,
   llamaServerAvailable,
   loadOk,
-  openaiClient,
   requestLoad,
   type SlotBody,
   waitForSlot,

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { serveFiles, startApiWithConfig, writeTinyGguf } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { sendChat } from './chat-requests'
 import {
   call,
   collectEvents,
@@ -16,7 +17,6 @@ import {
   llamaServerAvailable,
   requestLoad,
   type SlotBody,
-  sendChat,
 } from './live'
 
 const available = llamaServerAvailable()

@@ -14,6 +14,7 @@ import {
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sendChat } from './chat-requests'
 import {
   call,
   cli,
@@ -21,7 +22,6 @@ import {
   llamaServerAvailable,
   requestLoad,
   type SlotBody,
-  sendChat,
   waitForSlot,
 } from './live'
 

@@ -20,7 +20,8 @@ import {
 } from '@svc/testing'
 import type OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { llamaServerAvailable, openaiClient, waitForSlot } from './live'
+import { openaiClient } from './chat-requests'
+import { llamaServerAvailable, waitForSlot } from './live'
 
 const available = llamaServerAvailable()
 

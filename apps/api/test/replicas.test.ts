@@ -15,7 +15,8 @@ import {
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, holdStream, llamaServerAvailable, type SlotBody, sendChat, waitForSlot } from './live'
+import { holdStream, sendChat } from './chat-requests'
+import { call, llamaServerAvailable, type SlotBody, waitForSlot } from './live'
 
 const available = llamaServerAvailable()
 

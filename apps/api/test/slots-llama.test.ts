@@ -8,6 +8,7 @@ import { isAlive } from '@svc/core/node'
 import { startApi, startApiWithConfig, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import parsePrometheus from 'parse-prometheus-text-format'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { sendChat } from './chat-requests'
 import {
   call,
   cli,
@@ -17,7 +18,6 @@ import {
   loadOk,
   requestLoad,
   type SlotBody,
-  sendChat,
   waitForSlot,
 } from './live'
 

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { LIGHT_ARGS, llamaServerAvailable, loadOk, streamChat } from './live'
+import { streamChat } from './chat-requests'
+import { LIGHT_ARGS, llamaServerAvailable, loadOk } from './live'
 
 const available = llamaServerAvailable()
 

@@ -19,16 +19,8 @@ import {
   writeTinyMmproj,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  call,
-  collectEvents,
-  type ErrorBody,
-  loadOk,
-  requestLoad,
-  type SlotBody,
-  sendChat,
-  waitForSlot,
-} from './live'
+import { sendChat } from './chat-requests'
+import { call, collectEvents, type ErrorBody, loadOk, requestLoad, type SlotBody, waitForSlot } from './live'
 import { type LlamaImageSetup, setupLlamaImage } from './llama-image'
 
 type Swarmed = SlotBody & { replicas: { url: string; node: string | null; healthy: boolean }[] | null }
@@ -60,21 +52,12 @@ async function ownSwarm(): Promise<{ leave(): Promise<void> } | undefined> {
 }
 
 async function setup(): Promise<LlamaImageSetup | undefined> {
-  const s = await setupLlamaImage({
+  let swarm: { leave(): Promise<void> } | undefined
+  const setup = await setupLlamaImage({
     name: 'swarm',
     primarySlot:
       'runtime = "swarm"\nbackend = "cpu"\nreplicas = 2\nrestart = "no"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
-  })
-  if (!s) return undefined
-  const swarm = await ownSwarm()
-  if (!swarm) {
-    await s.cleanup()
-    return undefined
-  }
-  await s.pinManifest()
-  return {
-    ...s,
-    async cleanup() {
+    async removeLeftovers(s) {
       const instance = (await readFile(join(s.stateDir, 'instance-id'), 'utf8').catch(() => '')).trim()
       if (instance) {
         const ids = (
@@ -84,14 +67,21 @@ async function setup(): Promise<LlamaImageSetup | undefined> {
           .filter(Boolean)
         if (ids.length) await docker(['service', 'rm', ...ids]).catch(() => '')
       }
-      await swarm.leave()
+      await swarm?.leave()
       const images = (await docker(['images', '-q', s.repository]).catch(() => ''))
         .split('\n')
         .filter(Boolean)
       if (images.length) await docker(['rmi', '-f', ...new Set(images)]).catch(() => '')
-      await s.cleanup()
     },
+  })
+  if (!setup) return undefined
+  swarm = await ownSwarm()
+  if (!swarm) {
+    await setup.cleanup()
+    return undefined
   }
+  await setup.pinManifest()
+  return setup
 }
 
 async function servicesOf(s: LlamaImageSetup): Promise<{ id: string; replicas: string }[]> {
@@ -121,7 +111,6 @@ describe('a slot with runtime = "swarm"', () => {
     s = await setup()
   }, 240_000)
   afterAll(async () => {
-    await api?.[Symbol.asyncDispose]()
     await s?.cleanup()
   }, 120_000)
 

@@ -22,16 +22,8 @@ import type OpenAI from 'openai'
 import { BadRequestError, InternalServerError } from 'openai'
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  call,
-  cli,
-  LIGHT_ARGS,
-  llamaServerAvailable,
-  loadOk,
-  openaiClient,
-  requestLoad,
-  waitForSlot,
-} from './live'
+import { openaiClient } from './chat-requests'
+import { call, cli, LIGHT_ARGS, llamaServerAvailable, loadOk, requestLoad, waitForSlot } from './live'
 
 const available = llamaServerAvailable()
 

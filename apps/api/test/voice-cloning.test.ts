@@ -23,7 +23,8 @@ import {
 import type OpenAI from 'openai'
 import { BadRequestError } from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, cli, openaiClient, type SlotBody } from './live'
+import { openaiClient } from './chat-requests'
+import { call, cli, type SlotBody } from './live'
 
 const exec = promisify(execFile)
 const onPath = (program: string) =>

@@ -24,7 +24,8 @@ import {
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadOk, sendChat, waitForSlot } from '../live'
+import { sendChat } from '../chat-requests'
+import { loadOk, waitForSlot } from '../live'
 
 const engine = await ensureDockerEngine()
 const llama = findEngine('llama-server')

@@ -16,16 +16,8 @@ import { join } from 'node:path'
 import { isAlive } from '@svc/core/node'
 import { type ApiProcess, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  call,
-  collectEvents,
-  llamaServerAvailable,
-  loadOk,
-  type SlotBody,
-  sendChat,
-  streamChat,
-  waitForSlot,
-} from '../live'
+import { sendChat, streamChat } from '../chat-requests'
+import { call, collectEvents, llamaServerAvailable, loadOk, type SlotBody, waitForSlot } from '../live'
 
 const available = llamaServerAvailable()
 
