@@ -57,6 +57,14 @@ describe('a slot with runtime = "container"', () => {
   afterAll(async () => {
     await setupDone?.cleanup()
   })
+  /** Loads the slot again on the API the first serving test started; returns it and the container. */
+  const loadAgain = async (s: LlamaImageSetup) => {
+    if (!api) throw new Error('the API of the previous test is not running (that test failed)')
+    await loadOk(api, 'primary', s.model)
+    const [container] = await containersOf(s)
+    if (!container) throw new Error('the load left no container of this test')
+    return { running: api, container }
+  }
 
   it('is pinned with svc manifest pin (comments kept)', async (ctx) => {
     const s = skipUnless(ctx, setupDone)
@@ -100,19 +108,15 @@ describe('a slot with runtime = "container"', () => {
 
   it('goes offline with lastError when the container is killed', async (ctx) => {
     const s = skipUnless(ctx, setupDone)
-    if (!api) throw new Error('the API of the previous test is not running (that test failed)')
-    await loadOk(api, 'primary', s.model)
-    const [container] = await containersOf(s)
-    await docker(['kill', container!.id])
-    const down = await waitForSlot(api, 'primary', (x) => x.state === 'offline')
+    const { running, container } = await loadAgain(s)
+    await docker(['kill', container.id])
+    const down = await waitForSlot(running, 'primary', (x) => x.state === 'offline')
     expect(down.lastError).toBeTruthy()
   }, 120_000)
 
   it('after a restart, adopts the container it owns and removes the one it does not', async (ctx) => {
     const s = skipUnless(ctx, setupDone)
-    if (!api) throw new Error('the API of the previous test is not running (that test failed)')
-    await loadOk(api, 'primary', s.model)
-    const [ours] = await containersOf(s)
+    const { running, container: ours } = await loadAgain(s)
     // A container labelled for this slot by another svc instance (a leftover of a different install).
     const foreign = (
       await docker([
@@ -128,12 +132,12 @@ describe('a slot with runtime = "container"', () => {
         '--version',
       ])
     ).trim()
-    await api.stop('SIGKILL') // a crash: nothing is cleaned up
+    await running.stop('SIGKILL') // a crash: nothing is cleaned up
     api = await s.startApi()
     const adopted = await waitForSlot(api, 'primary', (x) => x.state === 'ready', 60_000)
     expect(adopted.upstream?.container).toBeTruthy()
     const left = await containersOf(s)
-    expect(left.map((c) => c.id)).toEqual([ours!.id])
+    expect(left.map((c) => c.id)).toEqual([ours.id])
     expect(await docker(['ps', '-aq', '--no-trunc', '--filter', `id=${foreign}`])).toBe('')
     const chat = await sendChat(api, { model: 'tiny-chat', max_tokens: 2 })
     expect(chat.status).toBe(200)

@@ -12,17 +12,25 @@ async function leaseAcrossCrash({ slot, driver, bus, clock }: ReturnType<typeof 
   return before
 }
 
+/**
+ * Takes a new lease, then releases `old` (taken on an upstream that is gone): only the new one may
+ * count (serving, 1 in flight); releasing it leaves the slot idle with none.
+ */
+async function expectOnlyNewLeaseCounted(slot: ReturnType<typeof setup>['slot'], old: { release(): void }) {
+  const fresh = await slot.acquire({ timeoutMs: 100 })
+  old.release()
+  expect(slot.snapshot()).toMatchObject({ state: 'serving', inflight: 1 })
+  fresh.release()
+  expect(slot.snapshot()).toMatchObject({ state: 'idle', inflight: 0 })
+}
+
 describe('Slot leases belong to the upstream they were taken on', () => {
   it('a lease from before a crash, released after the restart, leaves the new upstream’s count alone', async () => {
     const t = setup()
     const { slot } = t
     const before = await leaseAcrossCrash(t)
     expect(slot.snapshot()).toMatchObject({ state: 'ready', inflight: 0 })
-    const after = await slot.acquire({ timeoutMs: 100 })
-    before.release()
-    expect(slot.snapshot()).toMatchObject({ state: 'serving', inflight: 1 })
-    after.release()
-    expect(slot.snapshot()).toMatchObject({ state: 'idle', inflight: 0 })
+    await expectOnlyNewLeaseCounted(slot, before)
   })
 
   it('still drains a live request on unload after an old lease was released late', async () => {
@@ -47,11 +55,7 @@ describe('Slot leases belong to the upstream they were taken on', () => {
     const stuck = await slot.acquire({ timeoutMs: 100 })
     await clock.run(slot.unload())
     await clock.run(slot.load(model('a')))
-    const fresh = await slot.acquire({ timeoutMs: 100 })
-    stuck.release()
-    expect(slot.snapshot()).toMatchObject({ state: 'serving', inflight: 1 })
-    fresh.release()
-    expect(slot.snapshot()).toMatchObject({ state: 'idle', inflight: 0 })
+    await expectOnlyNewLeaseCounted(slot, stuck)
   })
 
   it('stops draining an upstream that exits during the unload', async () => {
