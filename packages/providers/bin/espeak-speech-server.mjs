@@ -26,20 +26,11 @@ import { execFile, spawn } from 'node:child_process'
 import { createServer } from 'node:http'
 import { availableParallelism } from 'node:os'
 import { parseArgs, promisify } from 'node:util'
+import { SPEECH_FORMATS as FORMATS } from './speech-formats.mjs'
 
 const MAX_INPUT_CHARS = 4096
 const MAX_BODY_BYTES = 64 * 1024
 const BASE_WPM = 175
-const ENCODE = ['-ar', '24000', '-ac', '1']
-/** Content type and ffmpeg output options per response_format (null: espeak-ng's WAV as it is). */
-const FORMATS = {
-  wav: { type: 'audio/wav', ffmpeg: null },
-  pcm: { type: 'audio/pcm', ffmpeg: [...ENCODE, '-f', 's16le'] },
-  mp3: { type: 'audio/mpeg', ffmpeg: [...ENCODE, '-c:a', 'libmp3lame', '-b:a', '64k', '-f', 'mp3'] },
-  opus: { type: 'audio/opus', ffmpeg: [...ENCODE, '-c:a', 'libopus', '-b:a', '32k', '-f', 'ogg'] },
-  aac: { type: 'audio/aac', ffmpeg: [...ENCODE, '-c:a', 'aac', '-b:a', '64k', '-f', 'adts'] },
-  flac: { type: 'audio/flac', ffmpeg: [...ENCODE, '-c:a', 'flac', '-f', 'flac'] },
-}
 /** OpenAI voice names → espeak-ng voice+variant, with the gender the OpenAI voice is heard as. */
 const OPENAI_VOICES = {
   alloy: 'en-us+f3',

@@ -32,3 +32,8 @@ export function upstreamArgv(
   }
   return builder
 }
+
+/** `--host <host> --port <port>`: where an upstream listens, as llama.cpp, whisper.cpp, FastFlowLM and svc's own servers spell it. */
+export function listenArgs(at: { host: string; port: number }): string[] {
+  return ['--host', at.host, '--port', String(at.port)]
+}

@@ -9,7 +9,6 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import type { ModelEntry } from '@svc/core'
 import {
   type ChatterboxStandIn,
   chatterboxStandInSpeech,
@@ -19,6 +18,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCloningSpeech } from '../src/tts/cloning-speech'
 import { createVoiceStore, type VoiceStore } from '../src/tts/voice-store'
+import { ttsModel } from './tts-models'
 
 const exec = promisify(execFile)
 const hasFfmpeg = await exec('ffmpeg', ['-version']).then(
@@ -27,14 +27,8 @@ const hasFfmpeg = await exec('ffmpeg', ['-version']).then(
 )
 if (!hasFfmpeg) missingPart('ffmpeg', 'run ./scripts/setup.sh (apt: ffmpeg)')
 
-const chatterbox: ModelEntry = {
-  id: 'chatterbox',
-  format: 'builtin',
-  provider: 'tts',
-  source: 'catalogue',
-  family: 'chatterbox',
-}
-const espeak: ModelEntry = { ...chatterbox, id: 'espeak-ng', family: 'espeak-ng' }
+const chatterbox = ttsModel('chatterbox')
+const espeak = ttsModel('espeak-ng')
 /** A short WAV as a user would upload it (the stand-in only hashes it). */
 const reference = (tag: string) =>
   Buffer.concat([Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt ', 'latin1'), Buffer.from(tag.padEnd(40, '.'))])

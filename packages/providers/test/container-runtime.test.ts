@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import type { PullProgress, UpstreamHandle } from '@svc/core'
+import { postJson } from '@svc/testing'
 import Docker from 'dockerode'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Provider } from '../src/contract'
@@ -84,14 +85,10 @@ describe.skipIf('skip' in fixture)('the container runtime against a real Docker 
       expect.arrayContaining(['-m', '/models/tiny-chat.gguf', '--host', '0.0.0.0']),
     )
 
-    const res = await fetch(new URL('/v1/chat/completions', handle.base), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'tiny-chat',
-        messages: [{ role: 'user', content: 'hi' }],
-        max_tokens: 4,
-      }),
+    const res = await postJson(new URL('/v1/chat/completions', handle.base), {
+      model: 'tiny-chat',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 4,
     })
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ object: 'chat.completion', model: 'tiny-chat' })

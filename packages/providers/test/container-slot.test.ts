@@ -9,6 +9,7 @@ import {
   type SvcEvents,
   systemClock,
 } from '@svc/core'
+import { postJson } from '@svc/testing'
 import Docker from 'dockerode'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Provider } from '../src/contract'
@@ -72,14 +73,10 @@ describe.skipIf('skip' in fixture)('a slot with runtime = "container"', () => {
     expect(first.progress.at(-1)?.done).toBe(first.progress.at(-1)?.total)
 
     const lease = await first.slot.acquire({ timeoutMs: 5_000 })
-    const res = await fetch(new URL('/v1/chat/completions', lease.base), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'tiny-chat',
-        messages: [{ role: 'user', content: 'hi' }],
-        max_tokens: 3,
-      }),
+    const res = await postJson(new URL('/v1/chat/completions', lease.base), {
+      model: 'tiny-chat',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 3,
     })
     expect(res.status).toBe(200)
     lease.release()

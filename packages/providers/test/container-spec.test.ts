@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -107,16 +107,19 @@ describe('pull progress over layers', () => {
 })
 
 describe('instance id', () => {
-  it('is created once and then stable', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'svc-instance-'))
-    try {
-      const [a, b] = await Promise.all([loadInstanceId(dir), loadInstanceId(dir)])
-      expect(a).toMatch(/^[0-9a-f]{16}$/)
-      expect(b).toBe(a)
-      expect(await loadInstanceId(dir)).toBe(a)
-      expect((await readFile(join(dir, 'instance-id'), 'utf8')).trim()).toBe(a)
-    } finally {
-      await rm(dir, { recursive: true, force: true })
+  it('is created once and then stable, however many first calls race', async () => {
+    for (let round = 0; round < 20; round++) {
+      const dir = await mkdtemp(join(tmpdir(), 'svc-instance-'))
+      try {
+        const ids = await Promise.all(Array.from({ length: 8 }, () => loadInstanceId(dir)))
+        expect(ids[0]).toMatch(/^[0-9a-f]{16}$/)
+        expect(new Set(ids).size).toBe(1)
+        expect(await loadInstanceId(dir)).toBe(ids[0])
+        expect((await readFile(join(dir, 'instance-id'), 'utf8')).trim()).toBe(ids[0])
+        expect(await readdir(dir)).toEqual(['instance-id'])
+      } finally {
+        await rm(dir, { recursive: true, force: true })
+      }
     }
   })
 })

@@ -8,12 +8,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import type { ModelEntry, UpstreamHandle } from '@svc/core'
+import type { UpstreamHandle } from '@svc/core'
 import { missingPart } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createProcessRuntime } from '../src/runtimes/process'
 import { resolveProgram } from '../src/runtimes/program'
 import { createTtsProvider } from '../src/tts/tts-provider'
+import { ttsModel } from './tts-models'
 
 const exec = promisify(execFile)
 const onPath = (program: string) => {
@@ -26,13 +27,7 @@ const onPath = (program: string) => {
 const available = ['espeak-ng', 'ffmpeg', 'ffprobe'].every(onPath)
 if (!available) missingPart('espeak-ng and ffmpeg', 'run ./scripts/setup.sh (apt: espeak-ng ffmpeg)')
 
-const model: ModelEntry = {
-  id: 'espeak-ng',
-  format: 'builtin',
-  provider: 'tts',
-  source: 'catalogue',
-  family: 'espeak-ng',
-}
+const model = ttsModel('espeak-ng')
 
 /** The pids of `pid`'s children (all threads). */
 function children(pid: number): number[] {
@@ -45,6 +40,24 @@ function children(pid: number): number[] {
   } catch {
     return []
   }
+}
+
+/** The server as the tts provider starts it, with the slot's `args`, once its health probe passes. */
+async function startSpeechServer(stateDir: string, args: string[]): Promise<UpstreamHandle> {
+  const handle = await createProcessRuntime({ stateDir }).start({
+    slot: 'tts',
+    provider: createTtsProvider(),
+    model,
+    backend: 'cpu',
+    args,
+    signal: AbortSignal.timeout(30_000),
+  })
+  const deadline = Date.now() + 30_000
+  while (!(await createTtsProvider().healthProbe(handle.base, AbortSignal.timeout(2_000)))) {
+    if (Date.now() > deadline) throw new Error(`not healthy:\n${handle.logs().join('\n')}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return handle
 }
 
 describe.skipIf(!available)('the espeak-ng speech server', () => {
@@ -69,19 +82,7 @@ describe.skipIf(!available)('the espeak-ng speech server', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-tts-'))
-    handle = await createProcessRuntime({ stateDir: dir }).start({
-      slot: 'tts',
-      provider: createTtsProvider(),
-      model,
-      backend: 'cpu',
-      args: [],
-      signal: AbortSignal.timeout(30_000),
-    })
-    const deadline = Date.now() + 30_000
-    while (!(await createTtsProvider().healthProbe(handle.base, AbortSignal.timeout(2_000)))) {
-      if (Date.now() > deadline) throw new Error(`not healthy:\n${handle.logs().join('\n')}`)
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    handle = await startSpeechServer(dir, [])
   })
 
   afterAll(async () => {
@@ -206,19 +207,7 @@ describe.skipIf(!available)('the espeak-ng speech server under a burst', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-tts-'))
-    handle = await createProcessRuntime({ stateDir: dir }).start({
-      slot: 'tts',
-      provider: createTtsProvider(),
-      model,
-      backend: 'cpu',
-      args: ['--max-concurrent', '1', '--max-queue', '1'],
-      signal: AbortSignal.timeout(30_000),
-    })
-    const deadline = Date.now() + 30_000
-    while (!(await createTtsProvider().healthProbe(handle.base, AbortSignal.timeout(2_000)))) {
-      if (Date.now() > deadline) throw new Error(`not healthy:\n${handle.logs().join('\n')}`)
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    handle = await startSpeechServer(dir, ['--max-concurrent', '1', '--max-queue', '1'])
   })
   afterAll(async () => {
     await handle?.stop(5_000)

@@ -5,6 +5,7 @@ import type { SlotContext } from '../src/contract'
 import { normaliseFlmBody, normaliseFlmResponse } from '../src/npu/flm-errors'
 import { flmModelId, npuModelEntries } from '../src/npu/flm-models'
 import { createNpuProvider } from '../src/npu/npu-provider'
+import { hostSlotContext } from './slot-context'
 
 const npu = createNpuProvider()
 const entry = (id: string, format = 'npu'): ModelEntry => ({
@@ -13,51 +14,24 @@ const entry = (id: string, format = 'npu'): ModelEntry => ({
   provider: 'npu',
   source: 'catalogue',
 })
-const ctx = (id: string, extra: Partial<SlotContext> = {}): SlotContext => ({
-  slot: 'primary',
-  model: entry(id),
-  modelPath: id,
-  backend: 'npu',
-  runtime: 'process',
-  host: '127.0.0.1',
-  port: 52625,
-  args: [],
-  ...extra,
-})
+const ctx = (id: string, extra: Partial<SlotContext> = {}) =>
+  hostSlotContext(entry(id), { slot: 'primary', backend: 'npu', port: 52625, ...extra })
 const post = (url: string, body: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
 describe('the NPU provider (FastFlowLM)', () => {
   it('starts one flm serve with speech recognition and embeddings on, preloading only a chat tag', () => {
+    // One server for every model: what follows `serve` [tag] is the same for all.
+    const serveFlags = ['--host', '127.0.0.1', '--port', '52625', '--asr', '1', '--embed', '1', '--quiet']
     expect(npu.startCommand(ctx('flm-qwen3-4b', { ctxSize: 8192 }))).toEqual([
       'flm',
       'serve',
       'qwen3:4b',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '52625',
-      '--asr',
-      '1',
-      '--embed',
-      '1',
-      '--quiet',
+      ...serveFlags,
       '--ctx-len',
       '8192',
     ])
-    expect(npu.startCommand(ctx('flm-whisper-v3-turbo'))).toEqual([
-      'flm',
-      'serve',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '52625',
-      '--asr',
-      '1',
-      '--embed',
-      '1',
-      '--quiet',
-    ])
+    expect(npu.startCommand(ctx('flm-whisper-v3-turbo'))).toEqual(['flm', 'serve', ...serveFlags])
     expect(npu.buildEnv(ctx('flm-qwen3-4b'))).toEqual({ FLM_DISABLE_UPDATE_CHECK: '1' })
     expect(npu.image?.('npu')).toBe('flm-npu')
     expect(npu.requestPath('transcriptions')).toBe('/v1/audio/transcriptions')

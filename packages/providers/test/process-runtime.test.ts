@@ -3,7 +3,8 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ModelEntry } from '@svc/core'
-import { FAKE_UPSTREAM_BIN } from '@svc/testing'
+import { isAlive } from '@svc/core/node'
+import { FAKE_UPSTREAM_BIN, fakeUpstreamArgs } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 import { httpOk, type Provider } from '../src/contract'
 import { freePort } from '../src/runtimes/free-port'
@@ -21,10 +22,7 @@ function fakeProvider(extra: string[] = []): Provider {
     startCommand: (ctx) => [
       process.execPath,
       FAKE_UPSTREAM_BIN,
-      '--host',
-      ctx.host,
-      '--port',
-      String(ctx.port),
+      ...fakeUpstreamArgs({ host: ctx.host, port: ctx.port }),
       ...extra,
     ],
     healthProbe: (base, signal) => httpOk(base, '/health', signal),
@@ -185,9 +183,9 @@ describe('process runtime', () => {
       expect(found?.handle.describe().pid).toBe(pid)
       expect(found?.handle.base.href).toBe(first.base.href)
       await found?.handle.stop(2_000)
-      await expect.poll(() => alive(pid)).toBe(false)
+      await expect.poll(() => isAlive(pid)).toBe(false)
     } finally {
-      if (alive(pid)) process.kill(pid, 'SIGKILL')
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL')
     }
   })
 
@@ -205,18 +203,9 @@ describe('process runtime', () => {
         AbortSignal.timeout(10_000),
       )
       expect(found).toBeUndefined()
-      expect(alive(record.pid)).toBe(true)
+      expect(isAlive(record.pid)).toBe(true)
     } finally {
       await handle.stop(2_000)
     }
   })
 })
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}

@@ -24,6 +24,8 @@
 const { createHash } = require('node:crypto')
 const { readFileSync } = require('node:fs')
 const { createServer } = require('node:http')
+// Beside this file, also in the container image (see buildChatterboxStandInImage).
+const { toneWav } = require('./tone-wav.cjs')
 
 const SAMPLE_RATE = 24000 // Chatterbox's S3Gen output rate
 const ALLOWED_MODELS = [
@@ -37,25 +39,6 @@ const ALLOWED_MODELS = [
 const VOICE_EXTENSIONS = ['.mp3', '.wav', '.flac', '.m4a', '.ogg']
 const MAX_VOICE_BYTES = 10 * 1024 * 1024
 
-/** 16-bit mono PCM WAV bytes for `samples` (Int16Array). */
-function wav(samples) {
-  const data = Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)
-  const head = Buffer.alloc(44)
-  head.write('RIFF', 0, 'latin1')
-  head.writeUInt32LE(36 + data.length, 4)
-  head.write('WAVEfmt ', 8, 'latin1')
-  head.writeUInt32LE(16, 16)
-  head.writeUInt16LE(1, 20) // PCM
-  head.writeUInt16LE(1, 22) // mono
-  head.writeUInt32LE(SAMPLE_RATE, 24)
-  head.writeUInt32LE(SAMPLE_RATE * 2, 28)
-  head.writeUInt16LE(2, 32)
-  head.writeUInt16LE(16, 34)
-  head.write('data', 36, 'latin1')
-  head.writeUInt32LE(data.length, 40)
-  return Buffer.concat([head, data])
-}
-
 /**
  * The stand-in's speech for `text` in the voice of `reference` (the bytes of the voice sample): a tone
  * of 150–661 Hz picked by the reference's sha256, 50 ms per character (at most 30 s). Deterministic.
@@ -64,11 +47,7 @@ function synthesize(text, reference) {
   const digest = createHash('sha256').update(reference).digest()
   const pitch = 150 + (digest.readUInt16BE(0) % 512)
   const n = Math.min(30 * SAMPLE_RATE, Math.max(1, text.length) * (SAMPLE_RATE / 20))
-  const samples = new Int16Array(n)
-  for (let i = 0; i < n; i++) {
-    samples[i] = Math.round(8000 * Math.sin((2 * Math.PI * pitch * i) / SAMPLE_RATE))
-  }
-  return wav(samples)
+  return toneWav(n, { rate: SAMPLE_RATE, hz: pitch })
 }
 
 /** Minimal multipart/form-data parser: {fields: {name: string}, files: {name: {filename, type, data}}}. */

@@ -1,6 +1,8 @@
 // Response bodies of fake-upstream, built once at start so the hot path only writes buffers.
 // Shapes follow llama-server (tools/server: format_oai_sse, format_response_rerank, the error JSON).
 
+import { toneWav } from './tone-wav.cjs'
+
 const WORDS = ['Hello', ' from', ' the', ' fake', ' upstream', '.']
 const PROMPT_TOKENS = 8
 
@@ -49,6 +51,12 @@ export function buildResponses(flags, created) {
   const pieces = Array.from({ length: n }, (_, i) => WORDS[i % WORDS.length])
   const usage = { prompt_tokens: PROMPT_TOKENS, completion_tokens: n, total_tokens: PROMPT_TOKENS + n }
   const base = { id: 'chatcmpl-fake', created, model, system_fingerprint: 'fake-upstream' }
+  /** [status, headers, body] of a list answer (embeddings, rerank): usage counts PROMPT_TOKENS per input. */
+  const listReply = (inputs, items) => {
+    const tokens = inputs * PROMPT_TOKENS
+    const usage = { prompt_tokens: tokens, total_tokens: tokens }
+    return [200, jsonHeaders, JSON.stringify({ model, object: 'list', usage, ...items })]
+  }
 
   const chat = json(200, {
     ...base,
@@ -86,22 +94,7 @@ export function buildResponses(flags, created) {
   })
 
   // 0.1 s of a 440 Hz tone, 16 kHz mono s16le, split into n pieces
-  const samples = 1600
-  const wav = Buffer.alloc(44 + samples * 2)
-  wav.write('RIFF', 0, 'latin1')
-  wav.writeUInt32LE(36 + samples * 2, 4)
-  wav.write('WAVEfmt ', 8, 'latin1')
-  wav.writeUInt32LE(16, 16)
-  wav.writeUInt16LE(1, 20)
-  wav.writeUInt16LE(1, 22)
-  wav.writeUInt32LE(16000, 24)
-  wav.writeUInt32LE(32000, 28)
-  wav.writeUInt16LE(2, 32)
-  wav.writeUInt16LE(16, 34)
-  wav.write('data', 36, 'latin1')
-  wav.writeUInt32LE(samples * 2, 40)
-  for (let i = 0; i < samples; i++)
-    wav.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 16000)), 44 + i * 2)
+  const wav = toneWav(1600)
   const step = Math.ceil(wav.length / n)
   const wavChunks = Array.from({ length: n }, (_, i) => wav.subarray(i * step, (i + 1) * step))
 
@@ -152,17 +145,7 @@ export function buildResponses(flags, created) {
       if (input === undefined) return llamaError(400, '"input" must be provided', 'invalid_request_error')
       const inputs = Array.isArray(input) && input.some((x) => typeof x !== 'number') ? input : [input]
       const data = inputs.map((x, index) => ({ object: 'embedding', index, embedding: vectorOf(String(x)) }))
-      const tokens = inputs.length * PROMPT_TOKENS
-      return [
-        200,
-        jsonHeaders,
-        JSON.stringify({
-          model,
-          object: 'list',
-          usage: { prompt_tokens: tokens, total_tokens: tokens },
-          data,
-        }),
-      ]
+      return listReply(inputs.length, { data })
     },
 
     /** [status, headers, body] for POST /v1/rerank: share of query words in each document, best first. */
@@ -182,17 +165,7 @@ export function buildResponses(flags, created) {
         })
         .sort((a, b) => b.relevance_score - a.relevance_score)
         .slice(0, typeof req.top_n === 'number' ? req.top_n : docs.length)
-      const tokens = docs.length * PROMPT_TOKENS
-      return [
-        200,
-        jsonHeaders,
-        JSON.stringify({
-          model,
-          object: 'list',
-          usage: { prompt_tokens: tokens, total_tokens: tokens },
-          results,
-        }),
-      ]
+      return listReply(docs.length, { results })
     },
 
     metrics({ prompt, predicted, processing }) {

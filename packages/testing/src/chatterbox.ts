@@ -11,6 +11,9 @@ import { buildRootfsImage } from './docker'
 /** The stand-in script on this machine. */
 export const CHATTERBOX_STANDIN = fileURLToPath(new URL('../bin/chatterbox-standin.cjs', import.meta.url))
 
+/** The WAV writer the stand-in requires from beside it. */
+const TONE_WAV = fileURLToPath(new URL('../bin/tone-wav.cjs', import.meta.url))
+
 type StandInModule = typeof import('../bin/chatterbox-standin.cjs')
 const standIn = createRequire(import.meta.url)(CHATTERBOX_STANDIN) as StandInModule
 
@@ -51,7 +54,7 @@ export async function buildChatterboxStandInImage(tag: string): Promise<string> 
   return buildRootfsImage({
     tag,
     binaries: [process.execPath],
-    files: { '/app/main.py': CHATTERBOX_STANDIN },
+    files: { '/app/main.py': CHATTERBOX_STANDIN, '/app/tone-wav.cjs': TONE_WAV },
     workdir: '/app',
   })
 }

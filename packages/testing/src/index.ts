@@ -34,3 +34,6 @@ export * from './chatterbox'
 export * from './docker'
 export * from './docker-registry'
 export * from './file-server'
+
+// Requests as tests send them.
+export * from './post-json'

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { findEngine } from '@svc/engines'
 import type { TinyGgufRole } from './gguf/tiny-llama'
+import { missingPart } from './require-part'
 
 /** The flags each role needs on top of the common ones (what a slot of that role passes too). */
 export const LLAMA_ROLE_ARGS: Readonly<Record<TinyGgufRole, readonly string[]>> = {
@@ -55,6 +56,21 @@ export function findLlamaServer(): string | undefined {
  * `--metrics`, `-c`, `-np 1`, `--threads 1`, then the role's flags, then `extraArgs`. Rejects (and
  * kills the child) when the binary is missing, the server exits early, or the deadline passes.
  */
+/**
+ * The llama-server binary for a test file; when there is none, reports it with {@link missingPart}
+ * (throws in CI, warns elsewhere) and returns undefined, for `describe.skipIf(!binary)`.
+ */
+export function requireLlamaServer(): string | undefined {
+  const binary = findLlamaServer()
+  if (!binary) {
+    missingPart(
+      'llama-server',
+      'run ./scripts/setup.sh (builds it into ~/.cache/svc/engines) or set SVC_LLAMA_SERVER',
+    )
+  }
+  return binary
+}
+
 export async function startLlamaServer(options: StartLlamaServerOptions): Promise<LlamaServer> {
   const binary = options.binary ?? findLlamaServer()
   if (!binary) throw new Error('llama-server not found: set SVC_LLAMA_SERVER or run ./scripts/setup.sh')

@@ -1,43 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { type ComfyStandIn, DEFAULT_FAILURE_MESSAGE, readPngInfo, startComfyStandIn } from '../src/index'
-
-type Graph = Record<string, { class_type: string; inputs: Record<string, unknown> }>
-
-function sd15(
-  options: { seed?: number; batch?: number; size?: number; prefix?: string; steps?: number } = {},
-): Graph {
-  const size = options.size ?? 64
-  return {
-    '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'v1-5-pruned-emaonly.safetensors' } },
-    '5': {
-      class_type: 'EmptyLatentImage',
-      inputs: { width: size, height: size, batch_size: options.batch ?? 1 },
-    },
-    '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a fox', clip: ['4', 1] } },
-    '7': { class_type: 'CLIPTextEncode', inputs: { text: '', clip: ['4', 1] } },
-    '3': {
-      class_type: 'KSampler',
-      inputs: {
-        model: ['4', 0],
-        positive: ['6', 0],
-        negative: ['7', 0],
-        latent_image: ['5', 0],
-        seed: options.seed ?? 42,
-        steps: options.steps ?? 3,
-        cfg: 7,
-        sampler_name: 'euler',
-        scheduler: 'normal',
-        denoise: 1,
-      },
-    },
-    '8': { class_type: 'VAEDecode', inputs: { samples: ['3', 0], vae: ['4', 2] } },
-    '9': {
-      class_type: 'SaveImage',
-      inputs: { images: ['8', 0], filename_prefix: options.prefix ?? 'openai/sd15' },
-    },
-  }
-}
+import { type ComfyGraph, sd15Prompt } from './sd15-prompt'
 
 interface Image {
   filename: string
@@ -45,7 +9,7 @@ interface Image {
   type: string
 }
 interface History {
-  prompt: [number, string, Graph, Record<string, unknown>, string[]]
+  prompt: [number, string, ComfyGraph, Record<string, unknown>, string[]]
   outputs: Record<string, { images: Image[] }>
   status: { status_str: string; completed: boolean; messages: [string, Record<string, unknown>][] }
   meta: Record<string, unknown>
@@ -64,7 +28,7 @@ async function standIn(
   return c
 }
 
-async function queue(c: ComfyStandIn, graph: Graph, clientId?: string): Promise<string> {
+async function queue(c: ComfyStandIn, graph: ComfyGraph, clientId?: string): Promise<string> {
   const res = await fetch(`${c.url}/prompt`, {
     method: 'POST',
     body: JSON.stringify({ prompt: graph, client_id: clientId }),
@@ -103,7 +67,7 @@ async function until(ok: () => boolean): Promise<void> {
 describe('the ComfyUI stand-in executes prompts', () => {
   it('renders the batch as PNGs of the latent size, named as ComfyUI names them', async () => {
     const c = await standIn()
-    const id = await queue(c, sd15({ batch: 2, size: 512 }))
+    const id = await queue(c, sd15Prompt({ batch: 2, size: 512 }))
     const h = await history(c, id)
     expect(h.status).toMatchObject({ status_str: 'success', completed: true })
     expect(h.status.messages.map(([e]) => e)).toEqual([
@@ -126,13 +90,13 @@ describe('the ComfyUI stand-in executes prompts', () => {
       expect(JSON.parse(png.text.prompt!)['3'].inputs.seed).toBe(42)
     }
     // the counter continues in the same folder
-    const next = await history(c, await queue(c, sd15({ seed: 7 })))
+    const next = await history(c, await queue(c, sd15Prompt({ seed: 7 })))
     expect(next.outputs['9']!.images[0]!.filename).toBe('sd15_00003_.png')
   })
 
   it('floors a size that is not a multiple of 8, as the latent does', async () => {
     const c = await standIn()
-    const h = await history(c, await queue(c, sd15({ size: 70 })))
+    const h = await history(c, await queue(c, sd15Prompt({ size: 70 })))
     const png = readPngInfo(new Uint8Array(await (await view(c, h.outputs['9']!.images[0]!)).arrayBuffer()))
     expect([png.width, png.height]).toEqual([64, 64])
   })
@@ -140,7 +104,7 @@ describe('the ComfyUI stand-in executes prompts', () => {
   it('draws the same pixels for the same seed and different ones for another seed', async () => {
     const c = await standIn()
     const bytes = async (seed: number, prefix: string) => {
-      const h = await history(c, await queue(c, sd15({ seed, prefix })))
+      const h = await history(c, await queue(c, sd15Prompt({ seed, prefix })))
       return Buffer.from(await (await view(c, h.outputs['9']!.images[0]!)).arrayBuffer())
     }
     const idat = (b: Buffer) => b.subarray(b.indexOf('IDAT'))
@@ -160,7 +124,7 @@ describe('the ComfyUI stand-in executes prompts', () => {
       data: { status: { exec_info: { queue_remaining: 0 } }, sid: 'client-1' },
     })
     expect(other.frames[0]!.data.sid).toMatch(/^[0-9a-f]{32}$/)
-    const id = await queue(c, sd15({ steps: 2 }), 'client-1')
+    const id = await queue(c, sd15Prompt({ steps: 2 }), 'client-1')
     await until(() => client.frames.some((f) => f.type === 'executing' && f.data.node === null))
     const events = client.types().filter((t) => t !== 'progress_state')
     expect(events).toEqual([
@@ -200,7 +164,7 @@ describe('the ComfyUI stand-in executes prompts', () => {
   it('broadcasts progress of a prompt posted without client_id, and nothing else about it', async () => {
     const c = await standIn()
     const socket = await listen(c)
-    const id = await queue(c, sd15({ steps: 2 }))
+    const id = await queue(c, sd15Prompt({ steps: 2 }))
     await history(c, id)
     await until(() => socket.types().filter((t) => t === 'status').length >= 4)
     expect(new Set(socket.types())).toEqual(new Set(['status', 'progress']))
@@ -221,8 +185,8 @@ describe('the ComfyUI stand-in executes prompts', () => {
 
   it('re-uses cached outputs for an identical graph: same file names, nothing re-runs', async () => {
     const c = await standIn()
-    const first = await history(c, await queue(c, sd15()))
-    const again = await history(c, await queue(c, sd15()))
+    const first = await history(c, await queue(c, sd15Prompt()))
+    const again = await history(c, await queue(c, sd15Prompt()))
     expect(again.outputs).toEqual(first.outputs)
     const cached = again.status.messages.find(([e]) => e === 'execution_cached')![1]
     expect((cached.nodes as string[]).sort()).toEqual(['3', '4', '5', '6', '7', '8', '9'])
@@ -231,7 +195,7 @@ describe('the ComfyUI stand-in executes prompts', () => {
   it('stops the running prompt on POST /interrupt and records the interruption', async () => {
     const c = await standIn({ stepDelayMs: 40 })
     const socket = await listen(c)
-    const id = await queue(c, sd15({ steps: 50 }))
+    const id = await queue(c, sd15Prompt({ steps: 50 }))
     await until(() => socket.types().includes('progress'))
     // an interrupt aimed at another prompt is a no-op
     await fetch(`${c.url}/interrupt`, { method: 'POST', body: JSON.stringify({ prompt_id: 'someone-else' }) })
@@ -250,7 +214,7 @@ describe('the ComfyUI stand-in executes prompts', () => {
 
   it('fails execution when told to, with an execution_error naming the sampler', async () => {
     const c = await standIn({ failExecution: 'HIP out of memory' })
-    const h = await history(c, await queue(c, sd15()))
+    const h = await history(c, await queue(c, sd15Prompt()))
     expect(h.status.status_str).toBe('error')
     const [event, data] = h.status.messages.at(-1)!
     expect(event).toBe('execution_error')
@@ -276,17 +240,17 @@ describe('the ComfyUI stand-in executes prompts', () => {
       ].sort(),
     )
     c.configure({ failExecution: true })
-    const again = await history(c, await queue(c, sd15({ seed: 9 })))
+    const again = await history(c, await queue(c, sd15Prompt({ seed: 9 })))
     expect(again.status.messages.at(-1)![1].exception_message).toBe(DEFAULT_FAILURE_MESSAGE)
     c.configure({ failExecution: false })
-    expect((await history(c, await queue(c, sd15({ seed: 10 })))).status.status_str).toBe('success')
+    expect((await history(c, await queue(c, sd15Prompt({ seed: 10 })))).status.status_str).toBe('success')
   })
 
   it('runs prompts in queue order; POST /queue deletes a pending one', async () => {
     const c = await standIn({ delayMs: 150 })
-    const a = await queue(c, sd15({ seed: 1 }))
-    const b = await queue(c, sd15({ seed: 2 }))
-    const d = await queue(c, sd15({ seed: 3 }))
+    const a = await queue(c, sd15Prompt({ seed: 1 }))
+    const b = await queue(c, sd15Prompt({ seed: 2 }))
+    const d = await queue(c, sd15Prompt({ seed: 3 }))
     const q = (await (await fetch(`${c.url}/queue`)).json()) as Record<string, [number, string][]>
     expect(q.queue_running!.map((i) => i[1])).toEqual([a])
     expect(q.queue_pending!.map((i) => i[1]).sort()).toEqual([b, d].sort())

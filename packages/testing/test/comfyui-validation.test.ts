@@ -1,35 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type ComfyStandIn, startComfyStandIn } from '../src/index'
+import { sd15Prompt } from './sd15-prompt'
 
-/** ComfyUI's default SD 1.5 API prompt (workflows/sd-1.5-pruned-emaonly.json). Output node "9". */
-function sd15(): Record<string, { class_type: string; inputs: Record<string, unknown> }> {
-  return {
-    '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'v1-5-pruned-emaonly.safetensors' } },
-    '5': { class_type: 'EmptyLatentImage', inputs: { width: 512, height: 512, batch_size: 1 } },
-    '6': {
-      class_type: 'CLIPTextEncode',
-      inputs: { text: 'a photo of a red fox in the snow', clip: ['4', 1] },
-    },
-    '7': { class_type: 'CLIPTextEncode', inputs: { text: 'blurry, low quality', clip: ['4', 1] } },
-    '3': {
-      class_type: 'KSampler',
-      inputs: {
-        model: ['4', 0],
-        positive: ['6', 0],
-        negative: ['7', 0],
-        latent_image: ['5', 0],
-        seed: 42,
-        steps: 20,
-        cfg: 7.0,
-        sampler_name: 'euler',
-        scheduler: 'normal',
-        denoise: 1.0,
-      },
-    },
-    '8': { class_type: 'VAEDecode', inputs: { samples: ['3', 0], vae: ['4', 2] } },
-    '9': { class_type: 'SaveImage', inputs: { images: ['8', 0], filename_prefix: 'openai/sd15' } },
-  }
-}
+/** The default SD 1.5 prompt at its real size and steps, with a negative prompt. */
+const sd15 = () =>
+  sd15Prompt({
+    size: 512,
+    steps: 20,
+    positive: 'a photo of a red fox in the snow',
+    negative: 'blurry, low quality',
+  })
 
 const CHECKPOINTS = [
   'flux1-schnell-fp8.safetensors',
@@ -67,10 +47,28 @@ async function post(body: string | object): Promise<{ status: number; text: stri
   return { status: res.status, text, json: () => JSON.parse(text) }
 }
 
+/** ComfyUI's refusal when inputs fail validation: a fixed `error` and the errors of each node. */
+function outputsFailedValidation(nodeErrors: Refusal['node_errors']): Refusal {
+  return {
+    error: {
+      type: 'prompt_outputs_failed_validation',
+      message: 'Prompt outputs failed validation',
+      details: '',
+      extra_info: {},
+    },
+    node_errors: nodeErrors,
+  }
+}
+
 async function refusedWith(graph: object): Promise<Refusal> {
   const res = await post({ prompt: graph })
   expect(res.status).toBe(400)
   return res.json()
+}
+
+/** The first error of `node` in the refusal of `graph` (which must be refused). */
+async function firstErrorOf(graph: object, node: string) {
+  return (await refusedWith(graph)).node_errors[node]?.errors[0]
 }
 
 describe('the ComfyUI stand-in validates graphs as ComfyUI does', () => {
@@ -85,14 +83,8 @@ describe('the ComfyUI stand-in validates graphs as ComfyUI does', () => {
   it('refuses a sampler not in the list of 42 (input_config null)', async () => {
     const g = sd15()
     g['3']!.inputs.sampler_name = 'euler_a'
-    expect(await refusedWith(g)).toEqual({
-      error: {
-        type: 'prompt_outputs_failed_validation',
-        message: 'Prompt outputs failed validation',
-        details: '',
-        extra_info: {},
-      },
-      node_errors: {
+    expect(await refusedWith(g)).toEqual(
+      outputsFailedValidation({
         '3': {
           errors: [
             {
@@ -105,15 +97,14 @@ describe('the ComfyUI stand-in validates graphs as ComfyUI does', () => {
           dependent_outputs: ['9'],
           class_type: 'KSampler',
         },
-      },
-    })
+      }),
+    )
   })
 
   it('refuses a checkpoint it does not have, listing the ones it has', async () => {
     const g = sd15()
     g['4']!.inputs.ckpt_name = 'sdxl-turbo'
-    const body = await refusedWith(g)
-    expect(body.node_errors['4']!.errors[0]).toEqual({
+    expect(await firstErrorOf(g, '4')).toEqual({
       type: 'value_not_in_list',
       message: 'Value not in list',
       details: `ckpt_name: 'sdxl-turbo' not in ['flux1-schnell-fp8.safetensors', 'sd_xl_turbo_1.0_fp16.safetensors', 'v1-5-pruned-emaonly.safetensors']`,
@@ -203,14 +194,8 @@ describe('the ComfyUI stand-in validates graphs as ComfyUI does', () => {
       '8': { class_type: 'VAEDecode', inputs: { samples: ['13', 0], vae: ['20', 2] } },
       '25': { class_type: 'PreviewImage', inputs: { images: ['8', 0] } },
     }
-    expect(await refusedWith(g)).toEqual({
-      error: {
-        type: 'prompt_outputs_failed_validation',
-        message: 'Prompt outputs failed validation',
-        details: '',
-        extra_info: {},
-      },
-      node_errors: {
+    expect(await refusedWith(g)).toEqual(
+      outputsFailedValidation({
         '22': {
           errors: [
             {
@@ -223,15 +208,14 @@ describe('the ComfyUI stand-in validates graphs as ComfyUI does', () => {
           dependent_outputs: ['25'],
           class_type: 'SDTurboScheduler',
         },
-      },
-    })
+      }),
+    )
   })
 
   it('reports a link whose type does not match (return_type_mismatch)', async () => {
     const g = sd15()
     g['8']!.inputs.samples = ['6', 0]
-    const body = await refusedWith(g)
-    expect(body.node_errors['8']!.errors[0]).toEqual({
+    expect(await firstErrorOf(g, '8')).toEqual({
       type: 'return_type_mismatch',
       message: 'Return type mismatch between linked nodes',
       details: 'samples, received_type(CONDITIONING) mismatch input_type(LATENT)',
@@ -247,7 +231,7 @@ describe('the ComfyUI stand-in validates graphs as ComfyUI does', () => {
   it('reports a literal that does not convert (invalid_input_type)', async () => {
     const g = sd15()
     g['3']!.inputs.steps = 'abc'
-    const e = (await refusedWith(g)).node_errors['3']!.errors[0]!
+    const e = (await firstErrorOf(g, '3'))!
     expect(e.type).toBe('invalid_input_type')
     expect(e.message).toBe('Failed to convert an input value to a INT value')
     expect(e.details).toBe("steps, abc, invalid literal for int() with base 10: 'abc'")
@@ -300,8 +284,7 @@ describe('the ComfyUI stand-in validates graphs as ComfyUI does', () => {
     })
     const upstream = sd15()
     upstream['3']!.inputs.model = ['99', 0]
-    const inner = await refusedWith(upstream)
-    expect(inner.node_errors['3']!.errors[0]).toMatchObject({
+    expect(await firstErrorOf(upstream, '3')).toMatchObject({
       type: 'exception_during_inner_validation',
       details: "'99'",
       extra_info: { exception_type: 'KeyError', input_name: 'samples', linked_node: ['3', 0] },

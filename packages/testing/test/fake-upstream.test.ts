@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { isAlive } from '@svc/core/node'
 import { describe, expect, it } from 'vitest'
 import {
   FAKE_UPSTREAM_BIN,
@@ -21,15 +22,6 @@ const dataEvents = (text: string) =>
     .split('\n\n')
     .filter((e) => e.startsWith('data: '))
     .map((e) => e.slice('data: '.length))
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe('fake-upstream', () => {
   it('maps camelCase flags to its command line', () => {
@@ -170,7 +162,7 @@ describe('fake-upstream', () => {
     await using up = await startFakeUpstream({ crashAfter: 2 })
     expect((await fetch(`${up.url}/health`)).status).toBe(200)
     expect((await post(`${up.url}/v1/chat/completions`, {})).status).toBe(200)
-    expect(alive(up.pid)).toBe(true)
+    expect(isAlive(up.pid)).toBe(true)
     expect((await fetch(`${up.url}/v1/models`)).status).toBe(200)
     expect(await up.exited).toEqual({ code: 1, signal: null })
     await expect(fetch(`${up.url}/health`)).rejects.toThrow()
@@ -200,7 +192,7 @@ describe('fake-upstream', () => {
     await sleep(200)
     expect((await fetch(`${up.url}/health`)).status).toBe(200)
     expect(await up.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' })
-    expect(alive(up.pid)).toBe(false)
+    expect(isAlive(up.pid)).toBe(false)
   })
 
   it('exits 0 promptly on SIGTERM otherwise', async () => {

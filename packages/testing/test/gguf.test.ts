@@ -4,32 +4,14 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   buildTinyGguf,
-  findLlamaServer,
-  missingPart,
+  postJson,
+  requireLlamaServer,
   startLlamaServer,
   toHalf,
   writeTinyGguf,
 } from '../src/index'
 
-const llamaServer = findLlamaServer()
-if (!llamaServer) {
-  missingPart(
-    'llama-server',
-    'run ./scripts/setup.sh (builds it into ~/.cache/svc/engines) or set SVC_LLAMA_SERVER',
-  )
-}
-
-async function postJson(
-  url: string,
-  body: unknown,
-): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> }
-}
+const llamaServer = requireLlamaServer()
 
 describe('buildTinyGguf', () => {
   it('writes a GGUF v3 file of a few hundred KB with aligned tensor data', () => {
@@ -96,23 +78,20 @@ describe.skipIf(!llamaServer)('a tiny GGUF served by the real llama-server', () 
       max_tokens: 8,
     })
     expect(chat.status).toBe(200)
-    expect(chat.json).toMatchObject({
+    const chatBody = (await chat.json()) as Record<string, unknown>
+    expect(chatBody).toMatchObject({
       object: 'chat.completion',
       choices: [{ index: 0, finish_reason: 'length', message: { role: 'assistant' } }],
       usage: { completion_tokens: 8 },
     })
-    const content = (chat.json.choices as { message: { content: string } }[])[0]!.message.content
+    const content = (chatBody.choices as { message: { content: string } }[])[0]!.message.content
     expect(content).toMatch(/^[\x20-\x7e]+$/)
 
-    const streamed = await fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'tiny',
-        messages: [{ role: 'user', content: 'Hi' }],
-        max_tokens: 5,
-        stream: true,
-      }),
+    const streamed = await postJson(`${server.url}/v1/chat/completions`, {
+      model: 'tiny',
+      messages: [{ role: 'user', content: 'Hi' }],
+      max_tokens: 5,
+      stream: true,
     })
     expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/)
     const events = (await streamed.text())
@@ -132,7 +111,7 @@ describe.skipIf(!llamaServer)('a tiny GGUF served by the real llama-server', () 
       prompt: 'The cat',
       max_tokens: 4,
     })
-    expect(completion.json).toMatchObject({
+    expect(await completion.json()).toMatchObject({
       object: 'text_completion',
       choices: [{ finish_reason: 'length' }],
     })
@@ -149,7 +128,7 @@ describe.skipIf(!llamaServer)('a tiny GGUF served by the real llama-server', () 
       input: ['hello world', 'goodbye'],
     })
     expect(res.status).toBe(200)
-    const data = res.json.data as { index: number; embedding: number[] }[]
+    const { data } = (await res.json()) as { data: { index: number; embedding: number[] }[] }
     expect(data.map((d) => d.index)).toEqual([0, 1])
     for (const d of data) {
       expect(d.embedding).toHaveLength(model.nEmbd)
@@ -168,7 +147,7 @@ describe.skipIf(!llamaServer)('a tiny GGUF served by the real llama-server', () 
       documents: ['apple', 'bicycle', 'granite'],
     })
     expect(res.status).toBe(200)
-    const results = res.json.results as { index: number; relevance_score: number }[]
+    const { results } = (await res.json()) as { results: { index: number; relevance_score: number }[] }
     expect(results.map((r) => r.index).sort()).toEqual([0, 1, 2])
     const scores = results.map((r) => r.relevance_score)
     expect(scores).toEqual([...scores].sort((a, b) => b - a))

@@ -5,21 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   buildTinyMmproj,
   encodePng,
-  findLlamaServer,
-  missingPart,
+  postJson,
   renderImage,
+  requireLlamaServer,
   startLlamaServer,
   writeTinyGguf,
   writeTinyMmproj,
 } from '../src/index'
 
-const llamaServer = findLlamaServer()
-if (!llamaServer) {
-  missingPart(
-    'llama-server',
-    'run ./scripts/setup.sh (builds it into ~/.cache/svc/engines) or set SVC_LLAMA_SERVER',
-  )
-}
+const llamaServer = requireLlamaServer()
 
 describe('buildTinyMmproj', () => {
   it('writes a GGUF of six tensors, a few tens of KB, with the projector keys clip.cpp requires', () => {
@@ -54,10 +48,10 @@ describe.skipIf(!llamaServer)('the tiny projector in the real llama-server', () 
   })
 
   const promptTokens = async (url: string, content: unknown) => {
-    const res = await fetch(`${url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content }], max_tokens: 3 }),
+    const res = await postJson(`${url}/v1/chat/completions`, {
+      model: 'tiny',
+      messages: [{ role: 'user', content }],
+      max_tokens: 3,
     })
     const body = (await res.json()) as { usage?: { prompt_tokens: number }; choices?: unknown[] }
     expect(res.status, JSON.stringify(body)).toBe(200)

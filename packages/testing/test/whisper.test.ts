@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { findEngine } from '@svc/engines'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { toneWav } from '../bin/tone-wav.cjs'
 import {
   buildTinyWhisper,
   melFilters,
@@ -97,27 +98,6 @@ describe('buildTinyWhisper', () => {
   })
 })
 
-/** One second of a 440 Hz tone as a 16 kHz mono s16le WAV. */
-function toneWav(seconds = 1, rate = 16_000): Buffer {
-  const samples = seconds * rate
-  const wav = Buffer.alloc(44 + samples * 2)
-  wav.write('RIFF', 0, 'latin1')
-  wav.writeUInt32LE(36 + samples * 2, 4)
-  wav.write('WAVEfmt ', 8, 'latin1')
-  wav.writeUInt32LE(16, 16)
-  wav.writeUInt16LE(1, 20)
-  wav.writeUInt16LE(1, 22)
-  wav.writeUInt32LE(rate, 24)
-  wav.writeUInt32LE(rate * 2, 28)
-  wav.writeUInt16LE(2, 32)
-  wav.writeUInt16LE(16, 34)
-  wav.write('data', 36, 'latin1')
-  wav.writeUInt32LE(samples * 2, 40)
-  for (let i = 0; i < samples; i++)
-    wav.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)), 44 + i * 2)
-  return wav
-}
-
 const whisperServer = findEngine('whisper-server')?.path
 if (!whisperServer) missingPart('whisper-server', 'run ./scripts/setup.sh (svc engines build whisper-server)')
 
@@ -175,7 +155,7 @@ describe.skipIf(!whisperServer)('the real whisper-server with a tiny model', () 
   it('loads the model and transcribes a WAV into (gibberish) text', async () => {
     expect(output).toMatch(/n_vocab\s*=\s*51864/)
     const form = new FormData()
-    form.append('file', new Blob([new Uint8Array(toneWav())], { type: 'audio/wav' }), 'tone.wav')
+    form.append('file', new Blob([new Uint8Array(toneWav(16_000))], { type: 'audio/wav' }), 'tone.wav')
     const res = await fetch(`${url}/inference`, { method: 'POST', body: form })
     expect(res.status).toBe(200)
     const body = (await res.json()) as { text: unknown }

@@ -1,9 +1,9 @@
 import type { SlotState } from '@svc/core'
 
 /**
- * How each slot state looks: a word, a glyph (so that state never rests on colour alone) and the
- * CSS custom property its colour comes from. A `Record` over `SlotState`: a state added in core
- * fails to compile here until it has a look.
+ * How each slot state looks: a word and a glyph (so that state never rests on colour alone); its
+ * colour is the CSS custom property `--svc-state-<state>`. A `Record` over `SlotState`: a state added
+ * in core fails to compile here until it has a look.
  */
 export const STATE_LOOK: Readonly<Record<SlotState, { label: string; glyph: string; busy: boolean }>> = {
   offline: { label: 'Offline', glyph: '○', busy: false },
@@ -29,7 +29,13 @@ export interface StateBadgeProps {
 export function StateBadge({ state, detail }: StateBadgeProps) {
   const look = STATE_LOOK[state]
   return (
-    <span class="svc-badge" data-state={state} data-busy={look.busy ? '' : undefined}>
+    <span
+      class="svc-badge"
+      data-state={state}
+      data-busy={look.busy ? '' : undefined}
+      // One rule colours every state: the badge names its own custom property (the CSP allows inline styles).
+      style={`--svc-badge-color: var(--svc-state-${state})`}
+    >
       <span class="svc-badge-glyph" aria-hidden="true">
         {look.glyph}
       </span>

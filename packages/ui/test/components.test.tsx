@@ -7,6 +7,7 @@ import {
   ConfirmDialog,
   CopyOnceDialog,
   ProgressBar,
+  Select,
   STATE_LOOK,
   StateBadge,
   ToastProvider,
@@ -21,12 +22,40 @@ describe('StateBadge', () => {
     const badge = screen.getByText(STATE_LOOK[state].label)
     expect(badge.textContent).toContain(STATE_LOOK[state].glyph)
     expect(badge.textContent).toContain('2 in flight')
+    // Its colour is the state's own themable property.
+    expect(badge.style.getPropertyValue('--svc-badge-color')).toBe(`var(--svc-state-${state})`)
   })
 
   it('gives every state its own word and glyph', () => {
     const looks = SLOT_STATES.map((s) => STATE_LOOK[s])
     expect(new Set(looks.map((l) => l.label)).size).toBe(SLOT_STATES.length)
     expect(new Set(looks.map((l) => l.glyph)).size).toBe(SLOT_STATES.length)
+  })
+})
+
+describe('Select', () => {
+  it('lists the blank entry first, shows labels, and reports the chosen value', () => {
+    const onChange = vi.fn()
+    render(
+      <>
+        <label for="restart">Restart</label>
+        <Select
+          id="restart"
+          value=""
+          choices={[{ value: 'on-failure', label: 'on failure' }, 'no']}
+          blank="default"
+          onChange={onChange}
+        />
+      </>,
+    )
+    const select = screen.getByLabelText('Restart') as HTMLSelectElement
+    expect([...select.options].map((o) => [o.value, o.textContent])).toEqual([
+      ['', 'default'],
+      ['on-failure', 'on failure'],
+      ['no', 'no'],
+    ])
+    fireEvent.change(select, { target: { value: 'on-failure' } })
+    expect(onChange).toHaveBeenCalledWith('on-failure')
   })
 })
 

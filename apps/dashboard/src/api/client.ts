@@ -54,6 +54,15 @@ export async function request(path: string, init: RequestInit = {}): Promise<Res
   return res
 }
 
+/** POSTs `body` as JSON with the session's headers (the playground's `/v1/*` calls); throws an ApiError. */
+export function postJson(path: string, body: unknown): Promise<Response> {
+  return request(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+}
+
 /**
  * Sends JSON to a URL built by the typed client (`api.….$url(…)`), for routes whose body or query the
  * server validates itself (so the typed client does not know their input). Resolves with the JSON.

@@ -6,13 +6,15 @@ export interface FieldProps {
   /** The server's message for this field (`param` of a 400), shown next to it. */
   error?: string | null | undefined
   hint?: string
+  /** Label and control on one line (a filter in a page head), not stacked. */
+  inline?: boolean
   children: ComponentChildren
 }
 
 /** A labelled form control with its hint and the server's validation message beside it. */
-export function Field({ id, label, error, hint, children }: FieldProps) {
+export function Field({ id, label, error, hint, inline, children }: FieldProps) {
   return (
-    <div class="field" data-invalid={error ? '' : undefined}>
+    <div class={inline ? 'field field-inline' : 'field'} data-invalid={error ? '' : undefined}>
       <label for={id}>{label}</label>
       {children}
       {hint ? (

@@ -1,6 +1,9 @@
-import { parseSse } from '@svc/ui'
+import { parseSse, Select } from '@svc/ui'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { authHeaders } from '../api/session'
+import { CheckField } from '../components/check-field'
+import { Field } from '../components/field'
+import { Page } from '../components/page'
 import { navigate } from '../router'
 import { useLive } from '../store/use-live'
 
@@ -22,7 +25,6 @@ export function capLines(
 export function LogsPage({ slot }: { slot: string | null }) {
   const slots = useLive((s) => s.slots)
   const selectId = useId()
-  const followId = useId()
   const [lines, setLines] = useState<string[]>([])
   const [status, setStatus] = useState<'connecting' | 'live' | 'ended' | string>('connecting')
   const [follow, setFollow] = useState(true)
@@ -30,7 +32,6 @@ export function LogsPage({ slot }: { slot: string | null }) {
   const current = slot ?? slots[0]?.name ?? null
 
   useEffect(() => {
-    document.title = `Logs${current ? ` of ${current}` : ''} · svc`
     if (!current) return
     const ac = new AbortController()
     setLines([])
@@ -74,36 +75,26 @@ export function LogsPage({ slot }: { slot: string | null }) {
   }
 
   return (
-    <section aria-labelledby="logs-title">
-      <div class="page-head">
-        <h1 id="logs-title">Logs</h1>
-        <div class="field field-inline">
-          <label for={selectId}>Slot</label>
-          <select
-            id={selectId}
-            value={current ?? ''}
-            onChange={(e) => navigate(`/logs/${(e.target as HTMLSelectElement).value}`)}
-          >
-            {slots.map((s) => (
-              <option key={s.name} value={s.name}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field-check">
-          <input
-            id={followId}
-            type="checkbox"
-            checked={follow}
-            onChange={(e) => setFollow((e.target as HTMLInputElement).checked)}
-          />
-          <label for={followId}>Scroll with new lines</label>
-        </div>
-        <button type="button" class="svc-button" onClick={download} disabled={lines.length === 0}>
-          Download
-        </button>
-      </div>
+    <Page
+      title="Logs"
+      tabTitle={`Logs${current ? ` of ${current}` : ''}`}
+      tools={
+        <>
+          <Field id={selectId} label="Slot" inline>
+            <Select
+              id={selectId}
+              value={current ?? ''}
+              choices={slots.map((s) => s.name)}
+              onChange={(name) => navigate(`/logs/${name}`)}
+            />
+          </Field>
+          <CheckField label="Scroll with new lines" checked={follow} onChange={setFollow} />
+          <button type="button" class="svc-button" onClick={download} disabled={lines.length === 0}>
+            Download
+          </button>
+        </>
+      }
+    >
       <p class="hint" role="status">
         {status === 'live'
           ? `Live · ${lines.length} line${lines.length === 1 ? '' : 's'} (the last ${MAX_LINES} are kept)`
@@ -122,6 +113,6 @@ export function LogsPage({ slot }: { slot: string | null }) {
             : 'No output yet. An upstream that is not running has no log here.'}
         </pre>
       </div>
-    </section>
+    </Page>
   )
 }

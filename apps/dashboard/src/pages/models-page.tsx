@@ -1,8 +1,13 @@
-import { ConfirmDialog, formatBytes, useToasts } from '@svc/ui'
-import { useEffect, useId, useMemo, useState } from 'preact/hooks'
+import { ConfirmDialog, formatBytes, Select, useToasts } from '@svc/ui'
+import { useId, useMemo, useState } from 'preact/hooks'
 import { api, ok } from '../api/client'
 import { whyNot } from '../api/session'
 import type { ModelRow } from '../api/types'
+import { CheckField } from '../components/check-field'
+import { DataTable } from '../components/data-table'
+import { Field } from '../components/field'
+import { Notice } from '../components/notice'
+import { Page } from '../components/page'
 import { useFetch } from '../hooks/use-fetch'
 import { useSession } from '../session-context'
 import { useLive } from '../store/use-live'
@@ -26,7 +31,6 @@ export function ModelsPage() {
   const [deleting, setDeleting] = useState<ModelRow | null>(null)
   const searchId = useId()
   const providerId = useId()
-  const allId = useId()
   // Refetched when a pull finishes and when a slot changes model (the "slot" column).
   const settled = Object.values(pulls)
     .filter((p) => p.status !== 'pulling')
@@ -34,9 +38,6 @@ export function ModelsPage() {
     .join()
   const held = slots.map((s) => `${s.name}=${s.model}`).join()
   const models = useFetch(() => ok(api.api.models.$get()), [settled, held])
-  useEffect(() => {
-    document.title = 'Models · svc'
-  }, [])
   const denied = whyNot(session, 'mutate')
   const pulling = useMemo(
     () => new Set(Object.values(pulls).flatMap((p) => (p.status === 'pulling' ? [p.model] : []))),
@@ -59,87 +60,60 @@ export function ModelsPage() {
   }
 
   return (
-    <section aria-labelledby="models-title">
-      <div class="page-head">
-        <h1 id="models-title">Models</h1>
-        <div class="field field-inline">
-          <label for={searchId}>Search</label>
-          <input
-            id={searchId}
-            type="search"
-            value={query}
-            onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
-          />
-        </div>
-        <div class="field field-inline">
-          <label for={providerId}>Provider</label>
-          <select
-            id={providerId}
-            value={provider}
-            onChange={(e) => setProvider((e.target as HTMLSelectElement).value)}
-          >
-            <option value="">All providers</option>
-            {providers.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field-check">
-          <input
-            id={allId}
-            type="checkbox"
+    <Page
+      title="Models"
+      tools={
+        <>
+          <Field id={searchId} label="Search" inline>
+            <input
+              id={searchId}
+              type="search"
+              value={query}
+              onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+            />
+          </Field>
+          <Field id={providerId} label="Provider" inline>
+            <Select
+              id={providerId}
+              value={provider}
+              choices={providers}
+              blank="All providers"
+              onChange={setProvider}
+            />
+          </Field>
+          <CheckField
+            label={`Show all (${notOffered} not offered here)`}
             checked={showAll}
-            onChange={(e) => setShowAll((e.target as HTMLInputElement).checked)}
+            onChange={setShowAll}
           />
-          <label for={allId}>Show all ({notOffered} not offered here)</label>
-        </div>
-      </div>
-      {denied ? (
-        <p class="notice" role="note">
-          {denied}
-        </p>
-      ) : null}
+        </>
+      }
+    >
+      <Notice text={denied} />
       {models.error ? <p role="alert">{models.error}</p> : null}
-      <div class="table-wrap">
-        <table class="models">
-          <caption class="svc-visually-hidden">
-            {showAll ? 'Catalogued, pulled and local models' : 'Models this machine can run'}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Model</th>
-              <th scope="col">Provider</th>
-              <th scope="col">Role</th>
-              <th scope="col">Size</th>
-              <th scope="col">On disk</th>
-              <th scope="col">Slot</th>
-              <th scope="col">Licence</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((m) => (
-              <ModelRowView
-                key={m.id}
-                model={m}
-                pull={pulls[m.id]?.status === 'pulling' ? pulls[m.id] : undefined}
-                denied={denied}
-                onPull={() =>
-                  act(`Pull of ${m.id} failed`, () =>
-                    ok(api.api.models[':id'].pull.$post({ param: { id: m.id } })),
-                  )
-                }
-                onCancel={() =>
-                  act('Cancel failed', () => ok(api.api.models[':id'].pull.$delete({ param: { id: m.id } })))
-                }
-                onDelete={() => setDeleting(m)}
-              />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        class="models"
+        caption={showAll ? 'Catalogued, pulled and local models' : 'Models this machine can run'}
+        columns={['Model', 'Provider', 'Role', 'Size', 'On disk', 'Slot', 'Licence', 'Actions']}
+      >
+        {rows.map((m) => (
+          <ModelRowView
+            key={m.id}
+            model={m}
+            pull={pulls[m.id]?.status === 'pulling' ? pulls[m.id] : undefined}
+            denied={denied}
+            onPull={() =>
+              act(`Pull of ${m.id} failed`, () =>
+                ok(api.api.models[':id'].pull.$post({ param: { id: m.id } })),
+              )
+            }
+            onCancel={() =>
+              act('Cancel failed', () => ok(api.api.models[':id'].pull.$delete({ param: { id: m.id } })))
+            }
+            onDelete={() => setDeleting(m)}
+          />
+        ))}
+      </DataTable>
       {models.data && rows.length === 0 ? (
         <p class="hint">
           {notOffered > 0 && !showAll
@@ -166,6 +140,6 @@ export function ModelsPage() {
           disk; it can be pulled again later.
         </ConfirmDialog>
       ) : null}
-    </section>
+    </Page>
   )
 }

@@ -1,5 +1,7 @@
-import { useEffect } from 'preact/hooks'
 import { can, whyNot } from '../api/session'
+import { Fact } from '../components/fact'
+import { Notice } from '../components/notice'
+import { Page } from '../components/page'
 import { useSession } from '../session-context'
 import { HardwareSection } from './settings/hardware-section'
 import { TokensSection } from './settings/tokens-section'
@@ -7,37 +9,24 @@ import { TokensSection } from './settings/tokens-section'
 /** Who you are, tokens (admin), and what this machine offers. */
 export function SettingsPage() {
   const session = useSession()
-  useEffect(() => {
-    document.title = 'Settings · svc'
-  }, [])
   return (
-    <section aria-labelledby="settings-title" class="stack">
-      <h1 id="settings-title">Settings</h1>
+    <Page title="Settings" class="stack">
       <section class="card" aria-labelledby="auth-title">
         <h2 id="auth-title">Authentication</h2>
         <dl class="facts">
-          <div>
-            <dt>Mode</dt>
-            <dd>
-              {session.authEnabled
-                ? 'on: the reverse proxy signs people in; programs use bearer tokens'
-                : 'off (SVC_AUTH_ENABLED=0): everyone on the network may do everything'}
-            </dd>
-          </div>
-          <div>
-            <dt>You are</dt>
-            <dd>
-              {session.via === 'off'
-                ? 'anyone (auth is off)'
-                : session.via === 'proxy'
-                  ? `${session.who} (signed in through the proxy)`
-                  : `token "${session.who}"`}
-            </dd>
-          </div>
-          <div>
-            <dt>Scope</dt>
-            <dd>{session.scope}</dd>
-          </div>
+          <Fact term="Mode">
+            {session.authEnabled
+              ? 'on: the reverse proxy signs people in; programs use bearer tokens'
+              : 'off (SVC_AUTH_ENABLED=0): everyone on the network may do everything'}
+          </Fact>
+          <Fact term="You are">
+            {session.via === 'off'
+              ? 'anyone (auth is off)'
+              : session.via === 'proxy'
+                ? `${session.who} (signed in through the proxy)`
+                : `token "${session.who}"`}
+          </Fact>
+          <Fact term="Scope">{session.scope}</Fact>
         </dl>
       </section>
       {can(session, 'tokens') ? (
@@ -45,10 +34,10 @@ export function SettingsPage() {
       ) : (
         <section class="card" aria-labelledby="tokens-title">
           <h2 id="tokens-title">Tokens</h2>
-          <p class="notice">{whyNot(session, 'tokens')}</p>
+          <Notice text={whyNot(session, 'tokens')} />
         </section>
       )}
       {can(session, 'read') ? <HardwareSection /> : null}
-    </section>
+    </Page>
   )
 }

@@ -1,4 +1,4 @@
-import type { SlotStatus } from '@svc/core'
+import type { SlotState, SlotStatus } from '@svc/core'
 import { describe, expect, it } from 'vitest'
 import { applyEvent, INITIAL, type LiveState } from './live-state'
 
@@ -20,47 +20,34 @@ const primary: SlotStatus = {
 }
 const start: LiveState = applyEvent(INITIAL, 'snapshot', { slots: [primary] })
 
+/** `primary` moving `from` → `to` with model `m` at `at` (plus `error` where one is given). */
+function transition(s: LiveState, from: SlotState, to: SlotState, at: number, error?: string): LiveState {
+  return applyEvent(s, 'slot.transition', {
+    slot: 'primary',
+    from,
+    to,
+    model: 'm',
+    at,
+    ...(error ? { error } : {}),
+  })
+}
+
 describe('applyEvent', () => {
   it('follows a load: pulling with progress, then ready; a new load clears the old error', () => {
-    let s = applyEvent(start, 'slot.transition', {
-      slot: 'primary',
-      from: 'offline',
-      to: 'pulling',
-      model: 'm',
-      at: 1,
-    })
+    let s = transition(start, 'offline', 'pulling', 1)
     expect(s.slots[0]).toMatchObject({ state: 'pulling', model: 'm', lastError: null, since: 1 })
     s = applyEvent(s, 'slot.progress', { slot: 'primary', model: 'm', done: 5, total: 10, at: 2 })
     expect(s.slots[0]?.progress).toEqual({ done: 5, total: 10 })
-    s = applyEvent(s, 'slot.transition', {
-      slot: 'primary',
-      from: 'pulling',
-      to: 'starting',
-      model: 'm',
-      at: 3,
-    })
+    s = transition(s, 'pulling', 'starting', 3)
     expect(s.slots[0]?.progress).toBeNull()
-    s = applyEvent(s, 'slot.transition', {
-      slot: 'primary',
-      from: 'warming',
-      to: 'serving',
-      model: 'm',
-      at: 4,
-    })
+    s = transition(s, 'warming', 'serving', 4)
     expect(s.slots[0]?.inflight).toBe(1)
-    s = applyEvent(s, 'slot.transition', { slot: 'primary', from: 'serving', to: 'idle', model: 'm', at: 5 })
+    s = transition(s, 'serving', 'idle', 5)
     expect(s.slots[0]?.inflight).toBe(0)
   })
 
   it('keeps the error of a failed transition and drops the model when offline', () => {
-    const s = applyEvent(start, 'slot.transition', {
-      slot: 'primary',
-      from: 'warming',
-      to: 'offline',
-      model: 'm',
-      at: 9,
-      error: 'llama-server exited with code 1',
-    })
+    const s = transition(start, 'warming', 'offline', 9, 'llama-server exited with code 1')
     expect(s.slots[0]).toMatchObject({
       state: 'offline',
       model: null,

@@ -50,7 +50,21 @@ export const SeedSchema = v.pipe(
   }),
 )
 
-const between = (name: string, min: number, max: number) => `${name} must be between ${min} and ${max}`
+/**
+ * An optional number field from `min` to `max`: an integer, or any finite number where `integer` is
+ * false; each refusal names the field.
+ */
+function numberBetween(name: string, range: { min: number; max: number; integer: boolean }) {
+  const between = `${name} must be between ${range.min} and ${range.max}`
+  return v.nullish(
+    v.pipe(
+      v.number(`${name} must be a number`),
+      range.integer ? v.integer(`${name} must be an integer`) : v.finite(`${name} must be a finite number`),
+      v.minValue(range.min, between),
+      v.maxValue(range.max, between),
+    ),
+  )
+}
 
 /** The extension fields, valid at the top level and under `extra_body`. */
 export const ImageExtensionsSchema = v.looseObject({
@@ -62,14 +76,7 @@ export const ImageExtensionsSchema = v.looseObject({
       v.minValue(1, 'steps must be at least 1'),
     ),
   ),
-  cfg: v.nullish(
-    v.pipe(
-      v.number('cfg must be a number'),
-      v.finite('cfg must be a finite number'),
-      v.minValue(0, between('cfg', 0, 100)),
-      v.maxValue(100, between('cfg', 0, 100)),
-    ),
-  ),
+  cfg: numberBetween('cfg', { min: 0, max: 100, integer: false }),
   negative_prompt: v.nullish(
     v.pipe(v.string('negative_prompt must be a string'), v.maxLength(32000, 'negative_prompt is too long')),
   ),
@@ -91,14 +98,7 @@ export const ImageGenerationSchema = v.looseObject({
     v.check((s) => s.trim().length > 0, 'prompt must not be empty'),
     v.maxLength(32000, 'prompt is too long (at most 32000 characters)'),
   ),
-  n: v.nullish(
-    v.pipe(
-      v.number('n must be a number'),
-      v.integer('n must be an integer'),
-      v.minValue(1, between('n', 1, 8)),
-      v.maxValue(8, between('n', 1, 8)),
-    ),
-  ),
+  n: numberBetween('n', { min: 1, max: 8, integer: true }),
   size: v.nullish(v.pipe(v.string(SIZE_RULE), v.check(sizeOk, SIZE_RULE))),
   response_format: v.nullish(v.picklist(['url', 'b64_json'], 'response_format must be "url" or "b64_json"')),
   extra_body: v.nullish(v.looseObject(ImageExtensionsSchema.entries, 'extra_body must be an object')),

@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import type { SlotContext } from '../contract'
+import { hostSlotContext } from '../../test/slot-context'
 import { createLlmProvider, llamaServerArgs } from './llm-provider'
 
-const base: SlotContext = {
-  slot: 'primary',
-  model: { id: 'qwen3-0.6b-q8_0', format: 'gguf', provider: 'llm', source: 'catalogue' },
-  modelPath: '/m/q.gguf',
-  backend: 'vulkan',
-  runtime: 'process',
-  host: '127.0.0.1',
-  port: 4321,
-  args: [],
-}
+const base = hostSlotContext(
+  { id: 'qwen3-0.6b-q8_0', format: 'gguf', provider: 'llm', source: 'catalogue' },
+  { slot: 'primary', modelPath: '/m/q.gguf', backend: 'vulkan' },
+)
 
 describe('llama-server argv', () => {
   it('always binds host and port, sets the alias and metrics', () => {

@@ -8,7 +8,7 @@
  * user gives there replaces ours (`--pooling cls` wins over the default `mean`).
  */
 import type { ModelEntry } from '@svc/core'
-import { upstreamArgv } from '../argv'
+import { listenArgs, upstreamArgv } from '../argv'
 import { type Backend, type Endpoint, httpOk, type Provider, type SlotContext } from '../contract'
 
 const PATHS: Partial<Record<Endpoint, string>> = {
@@ -35,10 +35,7 @@ export function llamaServerArgs(ctx: SlotContext): string[] {
   const argv = upstreamArgv(ctx.args).fixed(
     '-m',
     ctx.modelPath,
-    '--host',
-    ctx.host,
-    '--port',
-    String(ctx.port),
+    ...listenArgs(ctx),
     '--alias',
     ctx.model.id,
     '--metrics',

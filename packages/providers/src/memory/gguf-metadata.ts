@@ -22,33 +22,34 @@ export interface GgufFacts {
 const MAX_HEADER_BYTES = 256 * 1024 * 1024
 const CHUNK = 1024 * 1024
 
-enum T {
-  U8 = 0,
-  I8 = 1,
-  U16 = 2,
-  I16 = 3,
-  U32 = 4,
-  I32 = 5,
-  F32 = 6,
-  BOOL = 7,
-  STRING = 8,
-  ARRAY = 9,
-  U64 = 10,
-  I64 = 11,
-  F64 = 12,
+/** The value type ids (`GGUFValueType`) that are not fixed-size numbers. */
+const BOOL = 7
+const STRING = 8
+const ARRAY = 9
+
+/**
+ * The fixed-size value types by id (`GGUFValueType`: u8 i8 u16 i16 u32 i32 f32 bool, then u64 i64 f64
+ * after string 8 and array 9): byte size and little-endian reader (bool reads as its byte).
+ */
+const FIXED: Partial<Record<number, { size: number; read: (b: Buffer) => number }>> = {
+  0: { size: 1, read: (b) => b.readUInt8(0) },
+  1: { size: 1, read: (b) => b.readInt8(0) },
+  2: { size: 2, read: (b) => b.readUInt16LE(0) },
+  3: { size: 2, read: (b) => b.readInt16LE(0) },
+  4: { size: 4, read: (b) => b.readUInt32LE(0) },
+  5: { size: 4, read: (b) => b.readInt32LE(0) },
+  6: { size: 4, read: (b) => b.readFloatLE(0) },
+  [BOOL]: { size: 1, read: (b) => b.readUInt8(0) },
+  10: { size: 8, read: (b) => Number(b.readBigUInt64LE(0)) },
+  11: { size: 8, read: (b) => Number(b.readBigInt64LE(0)) },
+  12: { size: 8, read: (b) => b.readDoubleLE(0) },
 }
-const SIZES: Partial<Record<number, number>> = {
-  0: 1,
-  1: 1,
-  2: 2,
-  3: 2,
-  4: 4,
-  5: 4,
-  6: 4,
-  7: 1,
-  10: 8,
-  11: 8,
-  12: 8,
+
+/** The fixed-size reader of `type`; throws for a type id the format does not define. */
+function fixedType(type: number): { size: number; read: (b: Buffer) => number } {
+  const fixed = FIXED[type]
+  if (fixed === undefined) throw new Error(`GGUF header holds an unknown value type ${type}`)
+  return fixed
 }
 
 type Value = number | string | boolean | Value[] | null
@@ -151,16 +152,16 @@ class ChunkReader {
 
   async value(type: number): Promise<Value> {
     switch (type) {
-      case T.STRING:
+      case STRING:
         return this.string()
-      case T.ARRAY: {
+      case ARRAY: {
         const itemType = await this.u32()
         const n = await this.u64()
         const items: Value[] = []
         for (let i = 0; i < n; i++) items.push(await this.value(itemType))
         return items
       }
-      case T.BOOL:
+      case BOOL:
         return (await this.bytes(1))[0] !== 0
       default:
         return this.scalar(type)
@@ -168,46 +169,21 @@ class ChunkReader {
   }
 
   async skip(type: number): Promise<void> {
-    if (type === T.STRING) {
+    if (type === STRING) {
       await this.bytes(await this.u64())
-    } else if (type === T.ARRAY) {
+    } else if (type === ARRAY) {
       const itemType = await this.u32()
       const n = await this.u64()
-      const size = SIZES[itemType]
+      const size = FIXED[itemType]?.size
       if (size !== undefined) await this.bytes(size * n)
       else for (let i = 0; i < n; i++) await this.skip(itemType)
     } else {
-      const size = SIZES[type]
-      if (size === undefined) throw new Error(`GGUF header holds an unknown value type ${type}`)
-      await this.bytes(size)
+      await this.bytes(fixedType(type).size)
     }
   }
 
   private async scalar(type: number): Promise<number> {
-    const size = SIZES[type]
-    if (size === undefined) throw new Error(`GGUF header holds an unknown value type ${type}`)
-    const b = await this.bytes(size)
-    switch (type) {
-      case T.U8:
-        return b.readUInt8(0)
-      case T.I8:
-        return b.readInt8(0)
-      case T.U16:
-        return b.readUInt16LE(0)
-      case T.I16:
-        return b.readInt16LE(0)
-      case T.U32:
-        return b.readUInt32LE(0)
-      case T.I32:
-        return b.readInt32LE(0)
-      case T.F32:
-        return b.readFloatLE(0)
-      case T.U64:
-        return Number(b.readBigUInt64LE(0))
-      case T.I64:
-        return Number(b.readBigInt64LE(0))
-      default:
-        return b.readDoubleLE(0)
-    }
+    const fixed = fixedType(type)
+    return fixed.read(await this.bytes(fixed.size))
   }
 }

@@ -8,6 +8,7 @@
  * slot's own tag on every request. Health is `GET /api/tags` (FLM has no /health).
  */
 import type { ModelEntry } from '@svc/core'
+import { listenArgs } from '../argv'
 import { type Endpoint, httpOk, type Provider, type SlotContext } from '../contract'
 import { normaliseFlmBody } from './flm-errors'
 import { FLM_MODELS, flmModel, flmModelId } from './flm-models'
@@ -39,7 +40,7 @@ export function flmServeArgs(ctx: SlotContext, powerMode?: string): string[] {
   const model = flmModel(ctx.model.id)
   const argv = ['serve']
   if (model?.kind === 'llm') argv.push(model.tag)
-  argv.push('--host', ctx.host, '--port', String(ctx.port), '--asr', '1', '--embed', '1', '--quiet')
+  argv.push(...listenArgs(ctx), '--asr', '1', '--embed', '1', '--quiet')
   if (ctx.ctxSize !== undefined && !ctx.args.includes('--ctx-len'))
     argv.push('--ctx-len', String(ctx.ctxSize))
   if (powerMode && !ctx.args.includes('--pmode')) argv.push('--pmode', powerMode)

@@ -12,32 +12,26 @@
  *   reference as the manifest has now) and removes every other container labelled for that slot —
  *   unhealthy, exited, outdated, or another instance's. Never an orphan.
  */
-import { readFileSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { SvcError, type UpstreamHandle } from '@svc/core'
 import Docker from 'dockerode'
-import type { ImageEntry, ImageManifest } from '../manifest/manifest'
+import type { ImageEntry } from '../manifest/manifest'
 import { containerHandle, publishedPort, removeContainer } from './container-handle'
 import { pullImage } from './container-pull'
-import { backendGroups, containerSpec, groupIds, LABELS, upstreamLabels } from './container-spec'
-import { imageSlotContext, upstreamName } from './model-mounts'
+import { containerSpec, LABELS, type Mount } from './container-spec'
+import {
+  currentReference,
+  engineMessage,
+  type ImageRuntimeOptions,
+  imageUpstreamInput,
+  resolveImage,
+} from './image-upstream'
 import { LogRing, type Runtime, type RuntimeStartRequest } from './runtime'
 import { volumeHostDir } from './volumes'
 
-export interface ContainerRuntimeOptions {
-  manifest: ImageManifest
-  /** This svc's id (`loadInstanceId(stateDir)`), labelled on every container. */
-  instance: string
+export interface ContainerRuntimeOptions extends ImageRuntimeOptions {
   /** Volumes of image entries live under `<stateDir>/volumes/`. */
   stateDir: string
-  /** Default: a client for `DOCKER_HOST` (or the local socket). */
-  docker?: Docker
-  /** Extra labels on every container; `recover` only considers containers carrying all of them. */
-  labels?: Readonly<Record<string, string>>
-  /** The port upstreams listen on inside their container unless the image fixes one. Default 8080. */
-  containerPort?: number
-  /** Supplementary groups per backend. Default: the host's numeric GIDs of video/render from /etc/group. */
-  groups?: (backend: RuntimeStartRequest['backend']) => string[]
   /** Log lines kept per upstream. Default 500. */
   logLines?: number
 }
@@ -47,29 +41,9 @@ export { MODEL_MOUNT, PROJECTOR_MOUNT } from './model-mounts'
 export function createContainerRuntime(options: ContainerRuntimeOptions): Runtime {
   const docker = options.docker ?? new Docker()
   const scope = { [LABELS.managed]: 'true', ...options.labels }
-  const groups =
-    options.groups ??
-    ((backend) => {
-      let etc = ''
-      try {
-        etc = readFileSync('/etc/group', 'utf8')
-      } catch {
-        // no /etc/group: no extra groups
-      }
-      return groupIds(etc, backendGroups(backend))
-    })
 
-  const imageOf = (req: Pick<RuntimeStartRequest, 'provider' | 'backend' | 'model'>) => {
-    const name = req.provider.image?.(req.backend, req.model)
-    if (!name) {
-      throw new SvcError(
-        'backend.unavailable',
-        `${req.provider.kind} has no container image for ${req.backend}; use runtime = "process" or another backend`,
-      )
-    }
-    const entry = options.manifest.entry(name)
-    return { name, entry, reference: options.manifest.reference(name) }
-  }
+  const imageOf = (req: Pick<RuntimeStartRequest, 'provider' | 'backend' | 'model'>) =>
+    resolveImage(options.manifest, req, '; use runtime = "process" or another backend')
 
   const hasImage = async (reference: string) =>
     docker
@@ -99,39 +73,27 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     },
 
     async start(req) {
-      const { name: entryName, entry, reference } = imageOf(req)
-      const port = entry.port ?? options.containerPort ?? 8080
-      const { ctx, mounts } = imageSlotContext(req, 'container', port)
+      const image = imageOf(req)
+      const { name: entryName, entry, reference } = image
+      const volumes: Mount[] = []
       for (const volume of entry.volumes ?? []) {
         const [dir = '', container = ''] = volume.split(/:(.*)/s)
         const host = volumeHostDir(options.stateDir, dir)
         await mkdir(host, { recursive: true })
-        mounts.push({ host, container, readOnly: false })
+        volumes.push({ host, container, readOnly: false })
       }
-      const argv = req.provider.startCommand(ctx)
-      const program = entry.program ?? argv[0]
-      if (!program) throw new Error(`provider ${req.provider.kind} returned an empty start command`)
-      const name = upstreamName(req.slot, options.instance)
-      const spec = containerSpec({
-        name,
-        image: reference,
-        argv,
-        ...(entry.program ? { program: entry.program } : {}),
-        env: { ...entry.env, ...req.provider.buildEnv(ctx) },
-        backend: req.backend,
-        port,
-        mounts,
-        groups: groups(req.backend),
-        labels: upstreamLabels({
-          scope,
-          instance: options.instance,
-          slot: req.slot,
-          model: req.model.id,
-          image: { name: entryName, reference },
-          backend: req.backend,
-          port,
-        }),
+      const input = imageUpstreamInput({
+        req,
+        image,
+        runtime: 'container',
+        options,
+        scope,
+        volumes,
       })
+      const { name, port } = input
+      const program = input.program ?? input.argv[0]
+      if (!program) throw new Error(`provider ${req.provider.kind} returned an empty start command`)
+      const spec = containerSpec(input)
       req.signal.throwIfAborted()
       const container = await docker.createContainer(spec).catch((error: { statusCode?: number }) => {
         if (error.statusCode === 404 && entry.source === 'local') throw localImageMissing(entryName, entry)
@@ -228,24 +190,11 @@ async function adopt(
   )
 }
 
-function currentReference(manifest: ImageManifest, entry: string | undefined): string | undefined {
-  try {
-    return entry ? manifest.reference(entry) : undefined
-  } catch {
-    return undefined // entry gone or no longer pinned: whatever runs is outdated
-  }
-}
-
 function localImageMissing(name: string, entry: ImageEntry): SvcError {
   return new SvcError(
     'backend.unavailable',
     `image "${name}" (${entry.repository}:${entry.tag}, ${entry.digest.slice(0, 19)}…) is not on this machine; it is built locally, not pulled: build it as described in images.toml, then run "svc manifest pin ${name}"`,
   )
-}
-
-function engineMessage(error: unknown): string {
-  const e = error as { json?: { message?: string }; message?: string }
-  return e.json?.message ?? e.message ?? String(error)
 }
 
 function engineError(error: unknown): SvcError {

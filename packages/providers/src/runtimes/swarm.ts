@@ -13,28 +13,23 @@
  * The model file is bind-mounted from the path svc knows it by: on a multi-node swarm that path must
  * exist on every node that may run the slot (shared storage), see docs/scale-out.md.
  */
-import { readFileSync } from 'node:fs'
 import { SvcError, type UpstreamHandle } from '@svc/core'
 import Docker from 'dockerode'
-import type { ImageManifest } from '../manifest/manifest'
 import { estimateLoad } from '../memory/estimate'
-import { backendGroups, groupIds, LABELS, upstreamLabels } from './container-spec'
-import { imageSlotContext, upstreamName } from './model-mounts'
+import { LABELS } from './container-spec'
+import {
+  currentReference,
+  engineMessage,
+  type ImageRuntimeOptions,
+  imageUpstreamInput,
+  resolveImage,
+} from './image-upstream'
 import type { Runtime, RuntimeStartRequest } from './runtime'
 import { removeService, type SwarmServiceInfo, serviceContainersGone, swarmHandle } from './swarm-handle'
 import { swarmServiceSpec } from './swarm-spec'
 import { runningMembers, servicePhase, serviceTasks } from './swarm-tasks'
 
-export interface SwarmRuntimeOptions {
-  manifest: ImageManifest
-  /** This svc's id, labelled on every service (what `recover` goes by). */
-  instance: string
-  docker?: Docker
-  /** Extra service labels; `recover` only considers services carrying all of them. */
-  labels?: Readonly<Record<string, string>>
-  /** The port upstreams listen on inside their container unless the image fixes one. Default 8080. */
-  containerPort?: number
-  groups?: (backend: RuntimeStartRequest['backend']) => string[]
+export interface SwarmRuntimeOptions extends ImageRuntimeOptions {
   /** Between looks at the tasks (ms). Default 250. */
   pollMs?: number
   /** How long tasks may find no node that satisfies the constraints before the load fails (ms). Default 15 s. */
@@ -49,63 +44,43 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
   const docker = options.docker ?? new Docker()
   const scope = { [LABELS.managed]: 'true', [SWARM_LABEL]: 'swarm', ...options.labels }
   const pollMs = options.pollMs ?? 250
-  const groups = options.groups ?? ((backend) => groupIds(readEtcGroup(), backendGroups(backend)))
   /** Services `pull` created whose `start` has not come yet, by slot. */
   const pending = new Map<string, SwarmServiceInfo>()
 
   const imageOf = (req: RuntimeStartRequest) => {
-    const name = req.provider.image?.(req.backend)
-    if (!name) {
+    // With the model, as the container runtime asks: it picks among a provider's engines (tts' Kokoro
+    // or Chatterbox).
+    const image = resolveImage(options.manifest, req)
+    if (image.entry.source === 'local') {
       throw new SvcError(
         'backend.unavailable',
-        `${req.provider.kind} has no container image for ${req.backend}`,
+        `image "${image.name}" is built locally: swarm nodes cannot pull it; push it to a registry and pin it`,
       )
     }
-    const entry = options.manifest.entry(name)
-    if (entry.source === 'local') {
-      throw new SvcError(
-        'backend.unavailable',
-        `image "${name}" is built locally: swarm nodes cannot pull it; push it to a registry and pin it`,
-      )
-    }
-    return { name, entry, reference: options.manifest.reference(name) }
+    return image
   }
 
   async function create(req: RuntimeStartRequest): Promise<SwarmServiceInfo> {
-    const { name: entryName, entry, reference } = imageOf(req)
-    const port = entry.port ?? options.containerPort ?? 8080
-    const { ctx, mounts } = imageSlotContext(req, 'swarm', port)
-    const argv = req.provider.startCommand(ctx)
+    const input = imageUpstreamInput({
+      req,
+      image: imageOf(req),
+      runtime: 'swarm',
+      options,
+      scope,
+    })
+    const { name, port, image: reference } = input
     const estimate = await estimateLoad({
       model: req.model,
       args: req.args,
       ...(req.ctxSize !== undefined ? { ctxSize: req.ctxSize } : {}),
     }).catch(() => undefined)
-    const name = upstreamName(req.slot, options.instance)
     const replicas = req.replicas ?? 1
     const spec = swarmServiceSpec({
-      name,
-      image: reference,
-      argv,
-      ...(entry.program ? { program: entry.program } : {}),
-      env: { ...entry.env, ...req.provider.buildEnv(ctx) },
-      backend: req.backend,
-      port,
-      mounts,
-      groups: groups(req.backend),
+      ...input,
       replicas,
       ...(req.constraints ? { constraints: req.constraints } : {}),
       ...(estimate?.bytes ? { memoryBytes: estimate.bytes } : {}),
       stopGraceMs: options.stopGraceMs ?? 10_000,
-      labels: upstreamLabels({
-        scope,
-        instance: options.instance,
-        slot: req.slot,
-        model: req.model.id,
-        image: { name: entryName, reference },
-        backend: req.backend,
-        port,
-      }),
     })
     req.signal.throwIfAborted()
     const service = await docker.createService(spec).catch((error: unknown) => {
@@ -222,25 +197,4 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
       return adopted
     },
   }
-}
-
-function currentReference(manifest: ImageManifest, entry: string | undefined): string | undefined {
-  try {
-    return entry ? manifest.reference(entry) : undefined
-  } catch {
-    return undefined // entry gone or no longer pinned: whatever runs is outdated
-  }
-}
-
-function readEtcGroup(): string {
-  try {
-    return readFileSync('/etc/group', 'utf8')
-  } catch {
-    return ''
-  }
-}
-
-function engineMessage(error: unknown): string {
-  const e = error as { json?: { message?: string }; message?: string }
-  return e.json?.message ?? e.message ?? String(error)
 }

@@ -1,19 +1,13 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import type { SlotContext } from '../contract'
+import { hostSlotContext } from '../../test/slot-context'
 import { createSttProvider, WHISPER_INFERENCE_PATH, whisperServerArgs } from './stt-provider'
 
-const base: SlotContext = {
-  slot: 'stt',
-  model: { id: 'whisper-base.en', format: 'whisper', provider: 'stt', source: 'catalogue' },
-  modelPath: '/state/models/whisper-base.en/ggml-base.en.bin',
-  backend: 'cpu',
-  runtime: 'process',
-  host: '127.0.0.1',
-  port: 4321,
-  args: [],
-}
+const base = hostSlotContext(
+  { id: 'whisper-base.en', format: 'whisper', provider: 'stt', source: 'catalogue' },
+  { modelPath: '/state/models/whisper-base.en/ggml-base.en.bin' },
+)
 
 describe('whisper-server argv', () => {
   it('loads the model, binds host and port, and serves the OpenAI path', () => {

@@ -16,7 +16,7 @@
  */
 import { tmpdir } from 'node:os'
 import type { ModelEntry } from '@svc/core'
-import { upstreamArgv } from '../argv'
+import { listenArgs, upstreamArgv } from '../argv'
 import { type Backend, type Endpoint, httpOk, type Provider, type SlotContext } from '../contract'
 
 export const WHISPER_INFERENCE_PATH = '/v1/audio/transcriptions'
@@ -39,16 +39,7 @@ export function whisperServerArgs(
   options: Pick<SttProviderOptions, 'hostTmpDir'> = {},
 ): string[] {
   return upstreamArgv(ctx.args, ALIASES)
-    .fixed(
-      '-m',
-      ctx.modelPath,
-      '--host',
-      ctx.host,
-      '--port',
-      String(ctx.port),
-      '--inference-path',
-      WHISPER_INFERENCE_PATH,
-    )
+    .fixed('-m', ctx.modelPath, ...listenArgs(ctx), '--inference-path', WHISPER_INFERENCE_PATH)
     .default('--convert')
     .default('--tmp-dir', ctx.runtime === 'process' ? (options.hostTmpDir ?? tmpdir()) : '/tmp')
     .default('--language', 'auto')

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs'
-import type { ModelEntry } from '@svc/core'
 import { startChatterboxStandIn } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
+import { hostSlotContext } from '../../test/slot-context'
+import { ttsModel } from '../../test/tts-models'
 import type { SlotContext } from '../contract'
 import {
   createTtsProvider,
@@ -12,40 +13,11 @@ import {
   ttsHealthy,
 } from './tts-provider'
 
-const espeak: ModelEntry = {
-  id: 'espeak-ng',
-  format: 'builtin',
-  provider: 'tts',
-  source: 'catalogue',
-  family: 'espeak-ng',
-}
-const kokoro: ModelEntry = {
-  id: 'kokoro-82m',
-  format: 'builtin',
-  provider: 'tts',
-  source: 'catalogue',
-  family: 'kokoro',
-}
+const espeak = ttsModel('espeak-ng')
+const kokoro = ttsModel('kokoro')
+const chatterbox = ttsModel('chatterbox', { extraCapabilities: ['voice_cloning'] })
 
-const chatterbox: ModelEntry = {
-  id: 'chatterbox',
-  format: 'builtin',
-  provider: 'tts',
-  source: 'catalogue',
-  family: 'chatterbox',
-  extraCapabilities: ['voice_cloning'],
-}
-
-const host: SlotContext = {
-  slot: 'tts',
-  model: espeak,
-  modelPath: 'espeak-ng',
-  backend: 'cpu',
-  runtime: 'process',
-  host: '127.0.0.1',
-  port: 4321,
-  args: [],
-}
+const host = hostSlotContext(espeak)
 const container: SlotContext = {
   ...host,
   model: kokoro,

@@ -23,6 +23,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import type { ModelEntry } from '@svc/core'
+import { listenArgs } from '../argv'
 import type { Backend, Endpoint, Provider, SlotContext } from '../contract'
 import { createCloningSpeech } from './cloning-speech'
 import type { VoiceStore } from './voice-store'
@@ -83,10 +84,7 @@ export function ttsCommand(ctx: SlotContext, options: TtsProviderOptions = {}): 
     return [
       options.node ?? process.execPath,
       options.script ?? ESPEAK_SPEECH_SERVER,
-      '--host',
-      ctx.host,
-      '--port',
-      String(ctx.port),
+      ...listenArgs(ctx),
       ...ctx.args,
     ]
   }

@@ -7,20 +7,13 @@
 import { spawn } from 'node:child_process'
 import { Readable } from 'node:stream'
 import { SvcError } from '@svc/core'
+// The table is shared with the espeak-ng server, which plain node runs from bin/ (see its header).
+import { SPEECH_FORMATS } from '../../bin/speech-formats.mjs'
 
-const ENCODE = ['-ar', '24000', '-ac', '1']
-const FORMATS = {
-  wav: { type: 'audio/wav', ffmpeg: null },
-  pcm: { type: 'audio/pcm', ffmpeg: [...ENCODE, '-f', 's16le'] },
-  mp3: { type: 'audio/mpeg', ffmpeg: [...ENCODE, '-c:a', 'libmp3lame', '-b:a', '64k', '-f', 'mp3'] },
-  opus: { type: 'audio/opus', ffmpeg: [...ENCODE, '-c:a', 'libopus', '-b:a', '32k', '-f', 'ogg'] },
-  aac: { type: 'audio/aac', ffmpeg: [...ENCODE, '-c:a', 'aac', '-b:a', '64k', '-f', 'adts'] },
-  flac: { type: 'audio/flac', ffmpeg: [...ENCODE, '-c:a', 'flac', '-f', 'flac'] },
-} as const
-export type SpeechFormat = keyof typeof FORMATS
+export type SpeechFormat = keyof typeof SPEECH_FORMATS
 
 export function isSpeechFormat(format: string): format is SpeechFormat {
-  return Object.hasOwn(FORMATS, format)
+  return Object.hasOwn(SPEECH_FORMATS, format)
 }
 
 /**
@@ -34,7 +27,7 @@ export async function encodeWavResponse(options: {
   signal: AbortSignal
   ffmpeg?: string
 }): Promise<Response> {
-  const { type, ffmpeg: args } = FORMATS[options.format]
+  const { type, ffmpeg: args } = SPEECH_FORMATS[options.format]
   const headers = { 'content-type': type, 'cache-control': 'no-store' }
   if (!args) return new Response(options.wav, { headers })
   const child = spawn(

@@ -141,22 +141,25 @@ function getHistory(_req: IncomingMessage, url: URL, _body: string, ctx: RouteCo
   return json(ctx.queue.history(undefined, int('max_items'), int('offset')))
 }
 
-function postHistory(_req: IncomingMessage, _url: URL, body: string, ctx: RouteContext): Reply {
+/** ComfyUI's `{clear?: bool, delete?: [prompt ids]}` body (POST /history, /queue), applied by `on`. */
+function clearOrDelete(body: string, on: { clear(): void; delete(promptId: PyValue): void }): Reply {
   const data = parseBody(body)
   if (isDict(data)) {
-    if (data.clear) ctx.queue.clearHistory()
-    if (Array.isArray(data.delete)) for (const id of data.delete) ctx.queue.deleteHistory(id)
+    if (data.clear) on.clear()
+    if (Array.isArray(data.delete)) for (const id of data.delete) on.delete(id)
   }
   return ok
 }
 
+function postHistory(_req: IncomingMessage, _url: URL, body: string, ctx: RouteContext): Reply {
+  return clearOrDelete(body, {
+    clear: () => ctx.queue.clearHistory(),
+    delete: (id) => ctx.queue.deleteHistory(id),
+  })
+}
+
 function postQueue(_req: IncomingMessage, _url: URL, body: string, ctx: RouteContext): Reply {
-  const data = parseBody(body)
-  if (isDict(data)) {
-    if (data.clear) ctx.queue.wipe()
-    if (Array.isArray(data.delete)) for (const id of data.delete) ctx.queue.deletePending(id)
-  }
-  return ok
+  return clearOrDelete(body, { clear: () => ctx.queue.wipe(), delete: (id) => ctx.queue.deletePending(id) })
 }
 
 function postInterrupt(_req: IncomingMessage, _url: URL, body: string, ctx: RouteContext): Reply {

@@ -52,30 +52,35 @@ class ByteSink {
     this.parts.push(buf)
     this.length += buf.length
   }
-  u32(n: number): void {
-    const b = Buffer.allocUnsafe(4)
-    b.writeUInt32LE(n)
+  /** Writes one fixed-size little-endian field through `write`. */
+  private fixed(size: number, write: (buf: Buffer) => void): void {
+    const b = Buffer.allocUnsafe(size)
+    write(b)
     this.push(b)
+  }
+  u32(n: number): void {
+    this.fixed(4, (b) => b.writeUInt32LE(n))
   }
   i32(n: number): void {
-    const b = Buffer.allocUnsafe(4)
-    b.writeInt32LE(n)
-    this.push(b)
+    this.fixed(4, (b) => b.writeInt32LE(n))
   }
   u64(n: number): void {
-    const b = Buffer.allocUnsafe(8)
-    b.writeBigUInt64LE(BigInt(n))
-    this.push(b)
+    this.fixed(8, (b) => b.writeBigUInt64LE(BigInt(n)))
   }
   f32(n: number): void {
-    const b = Buffer.allocUnsafe(4)
-    b.writeFloatLE(n)
-    this.push(b)
+    this.fixed(4, (b) => b.writeFloatLE(n))
   }
   str(s: string): void {
     const bytes = Buffer.from(s, 'utf8')
     this.u64(bytes.length)
     this.push(bytes)
+  }
+  /** An array value: the element type id, the count, then each element as `writeOne` writes it. */
+  array<T>(elementType: number, values: readonly T[], writeOne: (v: T) => void): void {
+    this.u32(VALUE_TYPE.array)
+    this.u32(elementType)
+    this.u64(values.length)
+    for (const v of values) writeOne(v)
   }
   padTo(alignment: number): void {
     const pad = (alignment - (this.length % alignment)) % alignment
@@ -86,16 +91,10 @@ class ByteSink {
 function writeValue(sink: ByteSink, v: GgufValue): void {
   switch (v.type) {
     case 'u32':
-      sink.u32(VALUE_TYPE.u32)
-      sink.u32(v.value)
-      break
     case 'i32':
-      sink.u32(VALUE_TYPE.i32)
-      sink.i32(v.value)
-      break
     case 'f32':
-      sink.u32(VALUE_TYPE.f32)
-      sink.f32(v.value)
+      sink.u32(VALUE_TYPE[v.type])
+      sink[v.type](v.value)
       break
     case 'bool':
       sink.u32(VALUE_TYPE.bool)
@@ -106,22 +105,13 @@ function writeValue(sink: ByteSink, v: GgufValue): void {
       sink.str(v.value)
       break
     case 'string[]':
-      sink.u32(VALUE_TYPE.array)
-      sink.u32(VALUE_TYPE.string)
-      sink.u64(v.value.length)
-      for (const s of v.value) sink.str(s)
+      sink.array(VALUE_TYPE.string, v.value, (s) => sink.str(s))
       break
     case 'i32[]':
-      sink.u32(VALUE_TYPE.array)
-      sink.u32(VALUE_TYPE.i32)
-      sink.u64(v.value.length)
-      for (const n of v.value) sink.i32(n)
+      sink.array(VALUE_TYPE.i32, v.value, (n) => sink.i32(n))
       break
     case 'f32[]':
-      sink.u32(VALUE_TYPE.array)
-      sink.u32(VALUE_TYPE.f32)
-      sink.u64(v.value.length)
-      for (const n of v.value) sink.f32(n)
+      sink.array(VALUE_TYPE.f32, v.value, (n) => sink.f32(n))
       break
   }
 }

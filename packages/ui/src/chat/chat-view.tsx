@@ -1,5 +1,7 @@
-import { useEffect, useId, useRef, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { FileButton } from '../file-button'
 import { Markdown } from '../markdown/markdown'
+import { ChatInput } from './chat-input'
 import { type ChatDelta, streamChat } from './stream-chat'
 
 export type ChatContentPart =
@@ -51,8 +53,6 @@ export function ChatView(props: ChatViewProps) {
   const [error, setError] = useState<string | null>(null)
   const [streaming, setStreaming] = useState(false)
   const controller = useRef<AbortController | null>(null)
-  const inputId = useId()
-  const fileId = useId()
   useEffect(() => () => controller.current?.abort(), [])
   useEffect(() => props.onStreamingChange?.(streaming), [streaming])
 
@@ -169,41 +169,22 @@ export function ChatView(props: ChatViewProps) {
           void send()
         }}
       >
-        <label for={inputId} class="svc-visually-hidden">
-          Message
-        </label>
-        <textarea
-          id={inputId}
-          class="svc-chat-input"
-          rows={3}
+        <ChatInput
+          label="Message"
           value={draft}
           placeholder="Message (Enter sends, Shift+Enter for a new line)"
-          onInput={(event) => setDraft((event.target as HTMLTextAreaElement).value)}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-              event.preventDefault()
-              void send()
-            }
-          }}
+          onInput={setDraft}
+          onSend={() => void send()}
         />
         <div class="svc-chat-actions">
           {props.allowImages ? (
-            <>
-              <label for={fileId} class="svc-button">
-                Attach image{images.length ? ` (${images.length})` : ''}
-              </label>
-              <input
-                id={fileId}
-                class="svc-visually-hidden"
-                type="file"
-                accept="image/*"
-                multiple
-                onChange={async (event) => {
-                  const files = [...((event.target as HTMLInputElement).files ?? [])]
-                  setImages(await Promise.all(files.map(readAsDataUrl)))
-                }}
-              />
-            </>
+            <FileButton
+              accept="image/*"
+              multiple
+              onFiles={async (files) => setImages(await Promise.all(files.map(readAsDataUrl)))}
+            >
+              Attach image{images.length ? ` (${images.length})` : ''}
+            </FileButton>
           ) : null}
           {streaming ? (
             <button

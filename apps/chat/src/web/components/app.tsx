@@ -64,7 +64,7 @@ export function App() {
           ) : null}
         </div>
         {modelsError ? (
-          <p class="chat-banner" role="alert">
+          <p class="svc-warning" role="alert">
             {modelsError}
           </p>
         ) : null}

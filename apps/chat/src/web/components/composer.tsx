@@ -1,4 +1,4 @@
-import { useToasts } from '@svc/ui'
+import { ChatInput, FileButton, Select, useToasts } from '@svc/ui'
 import { useId, useState } from 'preact/hooks'
 import { generateImage, send, stop, upload } from '../actions'
 import { acceptsImages, sendBlock, usable } from '../send-block'
@@ -21,9 +21,8 @@ export function Composer() {
   const [size, setSize] = useState('')
   const [attachments, setAttachments] = useState<{ id: string; name: string }[]>([])
   const [uploading, setUploading] = useState(false)
-  const inputId = useId()
-  const fileId = useId()
   const reasonId = useId()
+  const sizeId = useId()
   const vision = acceptsImages(models, model)
   const blocked = mode === 'chat' ? sendBlock(models, model) : null
   const empty = draft.trim() === '' && (mode === 'image' || attachments.length === 0)
@@ -65,39 +64,22 @@ export function Composer() {
           </label>
         ))}
         {mode === 'image' ? (
-          <label>
+          <label for={sizeId}>
             Size{' '}
-            <select value={size} onChange={(e) => setSize((e.target as HTMLSelectElement).value)}>
-              <option value="">model default</option>
-              {IMAGE_SIZES.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
+            <Select id={sizeId} value={size} choices={IMAGE_SIZES} blank="model default" onChange={setSize} />
           </label>
         ) : null}
       </fieldset>
-      <label for={inputId} class="svc-visually-hidden">
-        {mode === 'image' ? 'Image prompt' : 'Message'}
-      </label>
-      <textarea
-        id={inputId}
-        class="svc-chat-input"
-        rows={3}
+      <ChatInput
+        label={mode === 'image' ? 'Image prompt' : 'Message'}
         value={draft}
         placeholder={
           mode === 'image'
             ? 'Describe an image to generate'
             : 'Message (Enter sends, Shift+Enter for a new line)'
         }
-        onInput={(event) => setDraft((event.target as HTMLTextAreaElement).value)}
-        onKeyDown={(event) => {
-          if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-            event.preventDefault()
-            submit()
-          }
-        }}
+        onInput={setDraft}
+        onSend={submit}
       />
       {attachments.length > 0 && mode === 'chat' ? (
         <ul class="chat-attachments" aria-label="Attachments">
@@ -118,34 +100,25 @@ export function Composer() {
       ) : null}
       <div class="svc-chat-actions">
         {vision && mode === 'chat' ? (
-          <>
-            <label for={fileId} class="svc-button">
-              {uploading ? 'Uploading…' : 'Attach image'}
-            </label>
-            <input
-              id={fileId}
-              class="svc-visually-hidden"
-              type="file"
-              accept="image/png,image/jpeg,image/gif,image/webp"
-              multiple
-              onChange={async (event) => {
-                const input = event.target as HTMLInputElement
-                const files = [...(input.files ?? [])]
-                input.value = ''
-                setUploading(true)
-                try {
-                  for (const file of files) {
-                    const stored = await upload(file)
-                    setAttachments((all) => [...all, { id: stored.id, name: file.name }])
-                  }
-                } catch (error) {
-                  toasts.show('error', `Could not attach: ${(error as Error).message}`)
-                } finally {
-                  setUploading(false)
+          <FileButton
+            accept="image/png,image/jpeg,image/gif,image/webp"
+            multiple
+            onFiles={async (files) => {
+              setUploading(true)
+              try {
+                for (const file of files) {
+                  const stored = await upload(file)
+                  setAttachments((all) => [...all, { id: stored.id, name: file.name }])
                 }
-              }}
-            />
-          </>
+              } catch (error) {
+                toasts.show('error', `Could not attach: ${(error as Error).message}`)
+              } finally {
+                setUploading(false)
+              }
+            }}
+          >
+            {uploading ? 'Uploading…' : 'Attach image'}
+          </FileButton>
         ) : null}
         {usable(models?.transcription) && mode === 'chat' ? (
           <VoiceInput onText={(text) => setDraft((d) => (d ? `${d} ${text}` : text))} />

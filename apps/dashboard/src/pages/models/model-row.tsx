@@ -1,6 +1,7 @@
 import type { ModelPullEvent } from '@svc/core'
 import { formatBytes, ProgressBar } from '@svc/ui'
 import type { ModelRow } from '../../api/types'
+import { GuardedButton } from '../../components/guarded-button'
 
 export interface ModelRowProps {
   model: ModelRow
@@ -53,39 +54,24 @@ export function ModelRowView({ model: m, pull, denied, onPull, onCancel, onDelet
         {/* A flex box inside the cell: a cell that is itself flex loses its table borders. */}
         <div class="row-actions">
           {pull ? (
-            <button
-              type="button"
-              class="svc-button"
-              disabled={!!denied}
-              title={denied}
-              aria-label={`Cancel the pull of ${m.id}`}
-              onClick={onCancel}
-            >
+            <GuardedButton denied={denied} aria-label={`Cancel the pull of ${m.id}`} onClick={onCancel}>
               Cancel
-            </button>
+            </GuardedButton>
           ) : m.needs_pull && m.offered ? (
-            <button
-              type="button"
-              class="svc-button"
-              disabled={!!denied}
-              title={denied}
-              aria-label={`Pull ${m.id}`}
-              onClick={onPull}
-            >
+            <GuardedButton denied={denied} aria-label={`Pull ${m.id}`} onClick={onPull}>
               Pull
-            </button>
+            </GuardedButton>
           ) : null}
           {deletable ? (
-            <button
-              type="button"
-              class="svc-button"
-              disabled={!!denied || m.slot !== null}
-              title={denied ?? (m.slot ? `Slot ${m.slot} holds it: unload it first` : undefined)}
+            <GuardedButton
+              denied={denied}
+              disabled={m.slot !== null}
+              title={m.slot ? `Slot ${m.slot} holds it: unload it first` : undefined}
               aria-label={`Delete ${m.id}`}
               onClick={onDelete}
             >
               Delete
-            </button>
+            </GuardedButton>
           ) : null}
           {!m.offered ? (
             <span class="why-not">Not offered here: {m.reason ?? 'unknown reason'}</span>

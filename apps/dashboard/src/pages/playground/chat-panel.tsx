@@ -1,6 +1,7 @@
 import { ChatView } from '@svc/ui'
 import { useId, useState } from 'preact/hooks'
 import { authHeaders } from '../../api/session'
+import { Field } from '../../components/field'
 import { ModelSelect } from './model-select'
 import { useV1Models } from './v1-models'
 
@@ -15,8 +16,7 @@ export function ChatPanel() {
     <div class="stack">
       <div class="form-row">
         <ModelSelect models={models.data} value={model} onChange={setModel} />
-        <div class="field field-inline">
-          <label for={id}>Max tokens</label>
+        <Field id={id} label="Max tokens" inline>
           <input
             id={id}
             type="number"
@@ -24,7 +24,7 @@ export function ChatPanel() {
             value={maxTokens}
             onInput={(e) => setMaxTokens((e.target as HTMLInputElement).value)}
           />
-        </div>
+        </Field>
       </div>
       <ChatView
         key={model}

@@ -1,7 +1,9 @@
+import { Select } from '@svc/ui'
 import { useId } from 'preact/hooks'
+import { Field } from '../../components/field'
 import type { V1Model } from './v1-models'
 
-/** A labelled model picker; `prefer` chooses the first entry when nothing is selected yet. */
+/** A labelled model picker over `/v1/models`, each entry with its slot's state. */
 export function ModelSelect(props: {
   models: V1Model[] | undefined
   value: string
@@ -9,21 +11,13 @@ export function ModelSelect(props: {
   label?: string
 }) {
   const id = useId()
+  const choices = (props.models ?? []).map((m) => ({
+    value: m.id,
+    label: m._svc?.state ? `${m.id} (${m._svc.state})` : m.id,
+  }))
   return (
-    <div class="field field-inline">
-      <label for={id}>{props.label ?? 'Model'}</label>
-      <select
-        id={id}
-        value={props.value}
-        onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}
-      >
-        {(props.models ?? []).map((m) => (
-          <option key={m.id} value={m.id}>
-            {m.id}
-            {m._svc?.state ? ` (${m._svc.state})` : ''}
-          </option>
-        ))}
-      </select>
-    </div>
+    <Field id={id} label={props.label ?? 'Model'} inline>
+      <Select id={id} value={props.value} choices={choices} onChange={props.onChange} />
+    </Field>
   )
 }

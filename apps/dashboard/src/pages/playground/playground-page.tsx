@@ -1,5 +1,6 @@
-import { useEffect } from 'preact/hooks'
 import { can, whyNot } from '../../api/session'
+import { Notice } from '../../components/notice'
+import { Page } from '../../components/page'
 import { Link } from '../../router'
 import { useSession } from '../../session-context'
 import { ChatPanel } from './chat-panel'
@@ -22,13 +23,9 @@ const TABS = [
 export function PlaygroundPage({ tab }: { tab: string }) {
   const session = useSession()
   const current = TABS.find((t) => t.id === tab) ?? TABS[0]
-  useEffect(() => {
-    document.title = `Playground: ${current.label} · svc`
-  }, [current])
   const denied = whyNot(session, 'infer')
   return (
-    <section aria-labelledby="playground-title" class="stack">
-      <h1 id="playground-title">Playground</h1>
+    <Page title="Playground" tabTitle={`Playground: ${current.label}`} class="stack">
       <nav aria-label="Playground">
         <ul class="tabs">
           {TABS.map((t) => (
@@ -45,10 +42,8 @@ export function PlaygroundPage({ tab }: { tab: string }) {
           <current.Panel />
         </section>
       ) : (
-        <p class="notice" role="note">
-          {denied}
-        </p>
+        <Notice text={denied} />
       )}
-    </section>
+    </Page>
   )
 }

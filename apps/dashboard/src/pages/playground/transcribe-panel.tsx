@@ -1,5 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { request } from '../../api/client'
+import { SubmitRow } from '../../components/submit-row'
+import { useSubmit } from '../../hooks/use-submit'
 
 /** Speech to text on the `stt` slot: upload a file or record from the microphone. */
 export function TranscribePanel() {
@@ -7,8 +9,6 @@ export function TranscribePanel() {
   const [file, setFile] = useState<Blob | null>(null)
   const [recording, setRecording] = useState(false)
   const [text, setText] = useState<string | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
   const recorder = useRef<MediaRecorder | null>(null)
   useEffect(
     () => () => {
@@ -17,12 +17,21 @@ export function TranscribePanel() {
     [],
   )
 
+  const submit = useSubmit(async () => {
+    if (!file) return
+    const body = new FormData()
+    body.append('model', 'stt')
+    body.append('file', file, file instanceof File ? file.name : 'recording.webm')
+    const res = await request('/v1/audio/transcriptions', { method: 'POST', body })
+    setText(((await res.json()) as { text: string }).text)
+  })
+
   const record = async () => {
     if (recording) {
       recorder.current?.stop()
       return
     }
-    setError(null)
+    submit.setError(null)
     try {
       const stream = await navigator.mediaDevices.getUserMedia({ audio: true })
       const chunks: Blob[] = []
@@ -37,31 +46,12 @@ export function TranscribePanel() {
       r.start()
       setRecording(true)
     } catch (e) {
-      setError(`The microphone is not available: ${(e as Error).message}`)
+      submit.setError(`The microphone is not available: ${(e as Error).message}`)
     }
   }
 
   return (
-    <form
-      class="stack"
-      onSubmit={async (e) => {
-        e.preventDefault()
-        if (!file) return
-        setBusy(true)
-        setError(null)
-        const body = new FormData()
-        body.append('model', 'stt')
-        body.append('file', file, file instanceof File ? file.name : 'recording.webm')
-        try {
-          const res = await request('/v1/audio/transcriptions', { method: 'POST', body })
-          setText(((await res.json()) as { text: string }).text)
-        } catch (err) {
-          setError((err as Error).message)
-        } finally {
-          setBusy(false)
-        }
-      }}
-    >
+    <form class="stack" onSubmit={submit.onSubmit}>
       <div class="field">
         <label for={`${id}-file`}>Audio file</label>
         <input
@@ -71,18 +61,14 @@ export function TranscribePanel() {
           onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
         />
       </div>
-      <div class="actions">
-        <button type="button" class="svc-button" onClick={record} aria-pressed={recording}>
-          {recording ? 'Stop recording' : 'Record from the microphone'}
-        </button>
-        <button type="submit" class="svc-button svc-button-primary" disabled={!file || busy}>
-          {busy ? 'Transcribing…' : 'Transcribe'}
-        </button>
-      </div>
       {file && !(file instanceof File) ? (
         <p class="hint">Recorded {Math.round(file.size / 1024)} KB.</p>
       ) : null}
-      {error ? <p role="alert">{error}</p> : null}
+      <SubmitRow submit={submit} label="Transcribe" busyLabel="Transcribing…" disabled={!file}>
+        <button type="button" class="svc-button" onClick={record} aria-pressed={recording}>
+          {recording ? 'Stop recording' : 'Record from the microphone'}
+        </button>
+      </SubmitRow>
       {text !== null ? (
         <p role="status" class="transcript">
           {text || '(no speech recognised)'}

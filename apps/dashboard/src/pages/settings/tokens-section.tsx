@@ -1,7 +1,8 @@
-import { ConfirmDialog, CopyOnceDialog, useToasts } from '@svc/ui'
+import { ConfirmDialog, CopyOnceDialog, Select, useToasts } from '@svc/ui'
 import { useId, useState } from 'preact/hooks'
 import { ApiError, api, ok } from '../../api/client'
 import type { TokenRow } from '../../api/types'
+import { DataTable } from '../../components/data-table'
 import { described, Field } from '../../components/field'
 import { useFetch } from '../../hooks/use-fetch'
 
@@ -55,68 +56,51 @@ export function TokensSection() {
           />
         </Field>
         <Field id={`${id}-scope`} label="Scope">
-          <select
-            id={`${id}-scope`}
-            value={scope}
-            onChange={(e) => setScope((e.target as HTMLSelectElement).value as typeof scope)}
-          >
-            {SCOPES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
+          <Select id={`${id}-scope`} value={scope} choices={SCOPES} onChange={setScope} />
         </Field>
         <button type="submit" class="svc-button svc-button-primary">
           Create token
         </button>
       </form>
       {tokens.error ? <p role="alert">{tokens.error}</p> : null}
-      <div class="table-wrap">
-        <table>
-          <caption class="svc-visually-hidden">Tokens</caption>
-          <thead>
-            <tr>
-              <th scope="col">Label</th>
-              <th scope="col">Id</th>
-              <th scope="col">Scope</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">
-                <span class="svc-visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {(tokens.data?.tokens ?? []).map((t) => (
-              <tr key={t.id}>
-                <th scope="row">{t.label}</th>
-                <td>
-                  <code>{t.id}</code>
-                </td>
-                <td>{t.scope}</td>
-                <td>{when(t.created_at)}</td>
-                <td>{when(t.last_used_at)}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="svc-button"
-                    aria-label={`Revoke ${t.label}`}
-                    onClick={() => setRevoking(t)}
-                  >
-                    Revoke
-                  </button>
-                </td>
-              </tr>
-            ))}
-            {tokens.data && tokens.data.tokens.length === 0 ? (
-              <tr>
-                <td colSpan={6}>No tokens yet.</td>
-              </tr>
-            ) : null}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Tokens"
+        columns={[
+          'Label',
+          'Id',
+          'Scope',
+          'Created',
+          'Last used',
+          <span class="svc-visually-hidden">Actions</span>,
+        ]}
+      >
+        {(tokens.data?.tokens ?? []).map((t) => (
+          <tr key={t.id}>
+            <th scope="row">{t.label}</th>
+            <td>
+              <code>{t.id}</code>
+            </td>
+            <td>{t.scope}</td>
+            <td>{when(t.created_at)}</td>
+            <td>{when(t.last_used_at)}</td>
+            <td>
+              <button
+                type="button"
+                class="svc-button"
+                aria-label={`Revoke ${t.label}`}
+                onClick={() => setRevoking(t)}
+              >
+                Revoke
+              </button>
+            </td>
+          </tr>
+        ))}
+        {tokens.data && tokens.data.tokens.length === 0 ? (
+          <tr>
+            <td colSpan={6}>No tokens yet.</td>
+          </tr>
+        ) : null}
+      </DataTable>
       {created ? (
         <CopyOnceDialog
           title={`Token "${created.label}" created`}

@@ -3,6 +3,8 @@ import { ConfirmDialog, formatDuration, ProgressBar, StateBadge } from '@svc/ui'
 import { useId, useState } from 'preact/hooks'
 import { whyNot } from '../../api/session'
 import type { SlotView } from '../../api/types'
+import { Fact } from '../../components/fact'
+import { GuardedButton } from '../../components/guarded-button'
 import { useNow } from '../../hooks/use-now'
 import { Link } from '../../router'
 import { useSession } from '../../session-context'
@@ -50,55 +52,27 @@ export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
         />
         {/* The slot's own tools sit in its header, so the actions below stay one row at any width. */}
         <div class="card-tools">
-          <button
-            type="button"
-            class="svc-button"
-            disabled={!!denied || !view}
-            title={denied}
-            onClick={() => setDialog('settings')}
-          >
+          <GuardedButton denied={denied} disabled={!view} onClick={() => setDialog('settings')}>
             Settings
-          </button>
+          </GuardedButton>
           <Link class="svc-button" href={`/logs/${slot.name}`} label={`Logs of ${slot.name}`}>
             Logs
           </Link>
         </div>
       </header>
       <dl class="facts">
-        <div>
-          <dt>Model</dt>
-          <dd>{slot.model ?? 'none'}</dd>
-        </div>
-        <div>
-          <dt>Runs on</dt>
-          <dd>{[slot.provider, slot.backend ?? 'auto', slot.runtime ?? 'auto'].join(' · ')}</dd>
-        </div>
+        <Fact term="Model">{slot.model ?? 'none'}</Fact>
+        <Fact term="Runs on">
+          {[slot.provider, slot.backend ?? 'auto', slot.runtime ?? 'auto'].join(' · ')}
+        </Fact>
       </dl>
       <dl class="metrics" aria-label={`Live figures of ${slot.name}`}>
-        <div>
-          <dt>In flight</dt>
-          <dd>{slot.inflight}</dd>
-        </div>
-        <div>
-          <dt>Requests/min</dt>
-          <dd>{metrics?.requestsPerMin ?? 0}</dd>
-        </div>
-        <div>
-          <dt>p50 latency</dt>
-          <dd>{figure(metrics?.p50Ms, ' ms')}</dd>
-        </div>
-        <div>
-          <dt>Tokens/s</dt>
-          <dd>{figure(metrics?.tokensPerS)}</dd>
-        </div>
-        <div>
-          <dt>Uptime</dt>
-          <dd>{uptime}</dd>
-        </div>
-        <div>
-          <dt>Restarts</dt>
-          <dd>{slot.restarts}</dd>
-        </div>
+        <Fact term="In flight">{slot.inflight}</Fact>
+        <Fact term="Requests/min">{metrics?.requestsPerMin ?? 0}</Fact>
+        <Fact term="p50 latency">{figure(metrics?.p50Ms, ' ms')}</Fact>
+        <Fact term="Tokens/s">{figure(metrics?.tokensPerS)}</Fact>
+        <Fact term="Uptime">{uptime}</Fact>
+        <Fact term="Restarts">{slot.restarts}</Fact>
       </dl>
       {slot.state === 'pulling' && slot.progress ? (
         <ProgressBar
@@ -119,46 +93,25 @@ export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
         </p>
       ) : null}
       <div class="actions slot-actions">
-        <button
-          type="button"
-          class="svc-button svc-button-primary"
-          disabled={!!denied}
-          title={denied}
-          onClick={() => setDialog('load')}
-        >
+        <GuardedButton denied={denied} primary onClick={() => setDialog('load')}>
           Load…
-        </button>
+        </GuardedButton>
         {busyState ? (
-          <button
-            type="button"
-            class="svc-button"
-            disabled={!!denied}
-            title={denied}
-            onClick={() => void actions.unload(slot.name)}
-          >
+          <GuardedButton denied={denied} onClick={() => void actions.unload(slot.name)}>
             Cancel
-          </button>
+          </GuardedButton>
         ) : null}
         {running ? (
           <>
-            <button
-              type="button"
-              class="svc-button"
-              disabled={!!denied}
-              title={denied}
-              onClick={() => void actions.reload(slot.name, slot.model!)}
-            >
+            <GuardedButton denied={denied} onClick={() => void actions.reload(slot.name, slot.model!)}>
               Reload
-            </button>
-            <button
-              type="button"
-              class="svc-button"
-              disabled={!!denied}
-              title={denied}
+            </GuardedButton>
+            <GuardedButton
+              denied={denied}
               onClick={() => (inflight ? setDialog('unload') : void actions.unload(slot.name))}
             >
               Unload
-            </button>
+            </GuardedButton>
           </>
         ) : null}
       </div>

@@ -1,12 +1,18 @@
-import { Modal } from '@svc/ui'
+import { Modal, Select } from '@svc/ui'
 import { useId, useState } from 'preact/hooks'
 import { ApiError } from '../../api/client'
 import type { SlotView } from '../../api/types'
+import { CheckField } from '../../components/check-field'
 import { described, Field } from '../../components/field'
 
 const BACKENDS = ['vulkan', 'rocm', 'cuda', 'cpu', 'npu'] as const
 const RUNTIMES = ['container', 'process', 'remote'] as const
 const PROVIDERS = ['llm', 'npu', 'stt', 'tts', 'image'] as const
+const ROLES = ['chat', 'embed', 'rerank'] as const
+const RESTARTS = [
+  { value: 'on-failure', label: 'on failure' },
+  { value: 'no', label: 'no' },
+] as const
 
 interface Values {
   name: string
@@ -21,6 +27,23 @@ interface Values {
   role: string
   ctx_size: string
   args: string
+}
+
+type TextKey = Exclude<keyof Values, 'enabled'>
+
+/** Each field's label and hint (the hint also describes the control to screen readers). */
+const FIELDS: Record<TextKey, { label: string; hint?: string }> = {
+  name: { label: 'Name', hint: 'a-z, 0-9, - and _; used in URLs and as the model alias' },
+  provider: { label: 'Provider' },
+  backend: { label: 'Backend' },
+  runtime: { label: 'Runtime' },
+  url: { label: 'URL (remote runtime)', hint: 'the upstream already running there' },
+  model: { label: 'Default model', hint: 'loaded at start when enabled' },
+  role: { label: 'Role (llm)' },
+  restart: { label: 'Restart after a crash' },
+  max_restarts: { label: 'Most restarts' },
+  ctx_size: { label: 'Context size (llm)' },
+  args: { label: 'Extra upstream arguments', hint: 'one per line' },
 }
 
 function initial(slot: SlotView | undefined): Values {
@@ -77,12 +100,24 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [busy, setBusy] = useState(false)
   const set = <K extends keyof Values>(key: K, value: Values[K]) => setValues((v) => ({ ...v, [key]: value }))
-  const text = (key: Exclude<keyof Values, 'enabled'>) => ({
+  const err = (param: string) => errors[param] ?? null
+  /** The Field around `key`'s control: its label, hint and the server's message for it. */
+  const field = (key: TextKey) => ({ id: `${id}-${key}`, ...FIELDS[key], error: err(key) })
+  /** What every control of `key` has: its id and the aria that ties it to its hint and error. */
+  const named = (key: TextKey) => ({
     id: `${id}-${key}`,
+    ...described(`${id}-${key}`, err(key), FIELDS[key].hint),
+  })
+  const text = (key: TextKey) => ({
+    ...named(key),
     value: values[key],
     onInput: (e: Event) => set(key, (e.target as HTMLInputElement).value),
   })
-  const err = (param: string) => errors[param] ?? null
+  const choice = (key: 'backend' | 'runtime' | 'role' | 'restart') => ({
+    ...named(key),
+    value: values[key],
+    onChange: (value: string) => set(key, value),
+  })
   const submit = async () => {
     setBusy(true)
     setErrors({})
@@ -120,119 +155,50 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
         }}
       >
         {!slot ? (
-          <Field
-            id={`${id}-name`}
-            label="Name"
-            error={err('name')}
-            hint="a-z, 0-9, - and _; used in URLs and as the model alias"
-          >
-            <input {...text('name')} required {...described(`${id}-name`, err('name'), 'x')} />
+          <Field {...field('name')}>
+            <input {...text('name')} required />
           </Field>
         ) : null}
-        <Field id={`${id}-provider`} label="Provider" error={err('provider')}>
-          <input
-            {...text('provider')}
-            list={`${id}-providers`}
-            {...described(`${id}-provider`, err('provider'))}
-          />
+        <Field {...field('provider')}>
+          <input {...text('provider')} list={`${id}-providers`} />
           <datalist id={`${id}-providers`}>
             {PROVIDERS.map((p) => (
               <option key={p} value={p} />
             ))}
           </datalist>
         </Field>
-        <Field id={`${id}-backend`} label="Backend" error={err('backend')}>
-          <select
-            {...text('backend')}
-            onChange={(e) => set('backend', (e.target as HTMLSelectElement).value)}
-          >
-            <option value="">automatic (the picker's choice)</option>
-            {BACKENDS.map((b) => (
-              <option key={b} value={b}>
-                {b}
-              </option>
-            ))}
-          </select>
+        <Field {...field('backend')}>
+          <Select {...choice('backend')} choices={BACKENDS} blank="automatic (the picker's choice)" />
         </Field>
-        <Field id={`${id}-runtime`} label="Runtime" error={err('runtime')}>
-          <select
-            {...text('runtime')}
-            onChange={(e) => set('runtime', (e.target as HTMLSelectElement).value)}
-          >
-            <option value="">automatic</option>
-            {RUNTIMES.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
+        <Field {...field('runtime')}>
+          <Select {...choice('runtime')} choices={RUNTIMES} blank="automatic" />
         </Field>
-        <Field
-          id={`${id}-url`}
-          label="URL (remote runtime)"
-          error={err('url')}
-          hint="the upstream already running there"
-        >
-          <input
-            {...text('url')}
-            type="url"
-            placeholder="http://10.0.0.5:8188"
-            {...described(`${id}-url`, err('url'), 'x')}
-          />
+        <Field {...field('url')}>
+          <input {...text('url')} type="url" placeholder="http://10.0.0.5:8188" />
         </Field>
-        <Field
-          id={`${id}-model`}
-          label="Default model"
-          error={err('model')}
-          hint="loaded at start when enabled"
-        >
-          <input {...text('model')} {...described(`${id}-model`, err('model'), 'x')} />
+        <Field {...field('model')}>
+          <input {...text('model')} />
         </Field>
-        <div class="field field-check">
-          <input
-            id={`${id}-enabled`}
-            type="checkbox"
-            checked={values.enabled}
-            onChange={(e) => set('enabled', (e.target as HTMLInputElement).checked)}
-          />
-          <label for={`${id}-enabled`}>Load the default model when svc starts</label>
-        </div>
-        <Field id={`${id}-role`} label="Role (llm)" error={err('role')}>
-          <select {...text('role')} onChange={(e) => set('role', (e.target as HTMLSelectElement).value)}>
-            <option value="">default</option>
-            <option value="chat">chat</option>
-            <option value="embed">embed</option>
-            <option value="rerank">rerank</option>
-          </select>
+        <CheckField
+          class="field"
+          label="Load the default model when svc starts"
+          checked={values.enabled}
+          onChange={(on) => set('enabled', on)}
+        />
+        <Field {...field('role')}>
+          <Select {...choice('role')} choices={ROLES} blank="default" />
         </Field>
-        <Field id={`${id}-restart`} label="Restart after a crash" error={err('restart')}>
-          <select
-            {...text('restart')}
-            onChange={(e) => set('restart', (e.target as HTMLSelectElement).value)}
-          >
-            <option value="on-failure">on failure</option>
-            <option value="no">no</option>
-          </select>
+        <Field {...field('restart')}>
+          <Select {...choice('restart')} choices={RESTARTS} />
         </Field>
-        <Field id={`${id}-max_restarts`} label="Most restarts" error={err('max_restarts')}>
-          <input
-            {...text('max_restarts')}
-            type="number"
-            min={0}
-            max={100}
-            {...described(`${id}-max_restarts`, err('max_restarts'))}
-          />
+        <Field {...field('max_restarts')}>
+          <input {...text('max_restarts')} type="number" min={0} max={100} />
         </Field>
-        <Field id={`${id}-ctx_size`} label="Context size (llm)" error={err('ctx_size')}>
-          <input
-            {...text('ctx_size')}
-            type="number"
-            min={0}
-            {...described(`${id}-ctx_size`, err('ctx_size'))}
-          />
+        <Field {...field('ctx_size')}>
+          <input {...text('ctx_size')} type="number" min={0} />
         </Field>
-        <Field id={`${id}-args`} label="Extra upstream arguments" error={err('args')} hint="one per line">
-          <textarea {...text('args')} rows={3} {...described(`${id}-args`, err('args'), 'x')} />
+        <Field {...field('args')}>
+          <textarea {...text('args')} rows={3} />
         </Field>
         {errors._form ? (
           <p class="field-error" role="alert">

@@ -1,8 +1,11 @@
 import { useToasts } from '@svc/ui'
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { api, ok, send } from '../../api/client'
 import { whyNot } from '../../api/session'
 import type { SlotView } from '../../api/types'
+import { GuardedButton } from '../../components/guarded-button'
+import { Notice } from '../../components/notice'
+import { Page } from '../../components/page'
 import { useFetch } from '../../hooks/use-fetch'
 import { useSession } from '../../session-context'
 import { useLive } from '../../store/use-live'
@@ -23,9 +26,6 @@ export function SlotsPage() {
   // after every snapshot and whenever the set of slots changes. A slot created here shows from it
   // until the next snapshot lists it.
   const views = useFetch(() => ok(api.api.slots.$get()), [generation, names])
-  useEffect(() => {
-    document.title = 'Slots · svc'
-  }, [])
   const viewOf = (name: string): SlotView | undefined => views.data?.slots.find((s) => s.name === name)
   const denied = whyNot(session, 'mutate')
 
@@ -62,24 +62,15 @@ export function SlotsPage() {
   }
 
   return (
-    <section aria-labelledby="slots-title">
-      <div class="page-head">
-        <h1 id="slots-title">Slots</h1>
-        <button
-          type="button"
-          class="svc-button"
-          disabled={!!denied}
-          title={denied}
-          onClick={() => setCreating(true)}
-        >
+    <Page
+      title="Slots"
+      tools={
+        <GuardedButton denied={denied} onClick={() => setCreating(true)}>
           New custom slot
-        </button>
-      </div>
-      {denied ? (
-        <p class="notice" role="note">
-          {denied}
-        </p>
-      ) : null}
+        </GuardedButton>
+      }
+    >
+      <Notice text={denied} />
       {connection !== 'open' && slots.length === 0 ? (
         <p class="loading">Waiting for the live state…</p>
       ) : null}
@@ -106,6 +97,6 @@ export function SlotsPage() {
           }}
         />
       ) : null}
-    </section>
+    </Page>
   )
 }
