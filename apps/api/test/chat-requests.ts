@@ -1,5 +1,5 @@
 /** Chat requests to svc's /v1 in tests: through the official client, as one answer, or as a stream. */
-import type { ApiProcess } from '@svc/testing'
+import { type ApiProcess, postJson } from '@svc/testing'
 import OpenAI from 'openai'
 import { call } from './live'
 
@@ -29,7 +29,7 @@ export function sendChat<T = Record<string, unknown>>(api: ApiProcess, request: 
 }
 
 /**
- * POSTs a chat with `stream: true` to svc's /v1 with plain fetch and resolves with the response as
+ * POSTs a chat with `stream: true` to svc's /v1 (`postJson`) and resolves with the response as
  * soon as its headers arrive: the test reads the SSE body itself (or aborts it with `signal`).
  */
 export function streamChat(
@@ -38,12 +38,11 @@ export function streamChat(
   init: { headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<Response> {
   const { content = 'hi', ...fields } = request
-  return fetch(`${api.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...init.headers },
-    body: JSON.stringify({ ...fields, stream: true, messages: [{ role: 'user', content }] }),
-    ...(init.signal ? { signal: init.signal } : {}),
-  })
+  return postJson(
+    `${api.url}/v1/chat/completions`,
+    { ...fields, stream: true, messages: [{ role: 'user', content }] },
+    init,
+  )
 }
 
 /** A streamed chat held open: the request is in flight upstream until `stop()`. */

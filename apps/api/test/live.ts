@@ -2,17 +2,14 @@
 import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { findEngine } from '@svc/engines'
-import { type ApiProcess, missingPart, REPO_ROOT } from '@svc/testing'
+import { type ApiProcess, REPO_ROOT, requireLlamaServer } from '@svc/testing'
 import { writePlaceholderWeights } from './placeholder-weights'
 
 const exec = promisify(execFile)
 
 /** Whether the real llama-server is here; in CI its absence fails the test run. */
 export function llamaServerAvailable(): boolean {
-  if (findEngine('llama-server')) return true
-  missingPart('llama-server', 'run ./scripts/setup.sh (it builds llama-server into ~/.cache/svc)')
-  return false
+  return requireLlamaServer() !== undefined
 }
 
 export async function call<T = Record<string, unknown>>(
