@@ -9,6 +9,7 @@ export * from './require-part'
 
 // svc itself, started as its user starts it.
 export * from './api-process'
+export * from './svc-config'
 // The built servers (`pnpm build`'s bundles), rebuilt when stale.
 export * from './built'
 
