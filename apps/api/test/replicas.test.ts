@@ -41,6 +41,9 @@ describe.skipIf(!available)('a slot with two replicas', () => {
     const server = await startLlamaServer({
       model: gguf,
       alias: `tiny-${name}`,
+      // Room for the held 5000-token stream: with the default 256 it ends within a moment on a fast
+      // machine, and the requests meant to see one replica busy find both free.
+      ctxSize: 8192,
       ...(ports[name] ? { extraArgs: ['--port', String(ports[name])] } : {}),
     })
     servers[name] = server
