@@ -1,5 +1,5 @@
 /**
- * Issue 6, end to end through the API: a real Docker Engine, a local registry, an image made with
+ * End to end through the API: a real Docker Engine, a local registry, an image made with
  * `docker import` of a rootfs holding the real llama-server, pinned with `svc manifest pin`, pulled by
  * digest by a slot with runtime = "container", served through /v1, killed, adopted, removed.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 6: requests that ride the browser's credentials from another site, and CORS for
+ * Requests that ride the browser's credentials from another site, and CORS for
  * browser clients of `/v1/*` — against the real server (Hono app and the raw inference path).
  */
 import { beforeAll, describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Issue 4, the proxy's edges against the fake upstream (a real process speaking HTTP): upstream
+ * The proxy's edges against the fake upstream (a real process speaking HTTP): upstream
  * error bodies of every shape, down and slow upstreams, death mid-stream, hosted upstream refs and
  * their keys, audio streamed both ways.
  */

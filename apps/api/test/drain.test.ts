@@ -1,5 +1,5 @@
 /**
- * Issue 3: an unload waits for in-flight requests (leases) up to the grace period, then stops the
+ * An unload waits for in-flight requests (leases) up to the grace period, then stops the
  * upstream anyway. The upstream is the fake one behind the third-party echo provider, so that a
  * request can be made to last exactly as long as the test needs.
  */

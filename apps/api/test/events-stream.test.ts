@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 8: `/api/events` must cost a bounded amount per client — no timer per event, no
+ * `/api/events` must cost a bounded amount per client — no timer per event, no
  * queue that grows for a client that reads slowly (it gets a `resync` snapshot instead).
  */
 import { createServer, request, type Server } from 'node:http'

@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 3: a huge number in an image request (as the seed, or in any other field) is
+ * A huge number in an image request (as the seed, or in any other field) is
  * answered as fast as a body of the same size without one — only the seed fields are read exactly,
  * and only up to 20 digits. Real API process, `img` slot on the ComfyUI stand-in.
  */

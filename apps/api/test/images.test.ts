@@ -1,5 +1,5 @@
 /**
- * Issue 7, end to end: the official `openai` package → svc → the `img` slot (runtime = "remote") →
+ * End to end: the official `openai` package → svc → the `img` slot (runtime = "remote") →
  * the ComfyUI stand-in, which validates every graph against ComfyUI's real node schemas and renders
  * real PNGs.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 16, the memory budget, end to end with real llama-server loads: a second load that does not
+ * The memory budget, end to end with real llama-server loads: a second load that does not
  * fit is refused with 409 naming the first slot; with `evict = "idle"` the idle slot is unloaded and
  * the new one loads; a slot with a request in flight is never evicted; `/api/hardware` shows the
  * budget, its holders, and each holder's estimate against its real use.

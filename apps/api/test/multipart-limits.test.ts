@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 2: an upload's `model` field is found in linear time, and the 25 MB cap holds for
+ * An upload's `model` field is found in linear time, and the 25 MB cap holds for
  * the whole upload — also for a chunked one without Content-Length. Against a real API process and
  * the fake upstream (a real process speaking HTTP) behind a third-party provider.
  */

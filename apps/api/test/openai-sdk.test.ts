@@ -1,5 +1,5 @@
 /**
- * Issue 4, end to end: the official `openai` package (only `baseURL` changed) against svc in front of
+ * End to end: the official `openai` package (only `baseURL` changed) against svc in front of
  * real llama-server upstreams serving generated GGUFs.
  */
 import { mkdtemp, rm } from 'node:fs/promises'

@@ -1,5 +1,5 @@
 /**
- * Issue 3: pulling a model from a URL (a local HTTP server here): progress on the event stream,
+ * Pulling a model from a URL (a local HTTP server here): progress on the event stream,
  * resume after a cut, and a checksum mismatch that leaves nothing that looks complete.
  */
 import { createHash } from 'node:crypto'

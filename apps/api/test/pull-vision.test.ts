@@ -1,5 +1,5 @@
 /**
- * Issue 17: a catalogued vision model is two files, the weights and the projector. A pull fetches
+ * A catalogued vision model is two files, the weights and the projector. A pull fetches
  * both (one progress figure on the event stream), resumes each after a cut, and the slot starts
  * llama-server with both (`--mmproj`). A local HTTP server is the source.
  */

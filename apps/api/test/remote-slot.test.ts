@@ -1,5 +1,5 @@
 /**
- * Issue 16, remote slots without ceremony: a remote LLM slot pointing at a real llama-server loads
+ * Remote slots without ceremony: a remote LLM slot pointing at a real llama-server loads
  * with no local file (the model named by the remote's /v1/models), skips local hardware checks,
  * lists the remote's model, and serves through svc.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 16, replicas: a remote slot with `urls = [a, b]` over two real llama-servers. Requests go to
+ * Replicas: a remote slot with `urls = [a, b]` over two real llama-servers. Requests go to
  * the replica with the fewest in flight; killing one moves all traffic to the other with no failed
  * request; it rejoins when restarted; the slot is ready while one replica is, offline when none is.
  * Each llama-server answers with its own alias as `model`, which tells which replica served.

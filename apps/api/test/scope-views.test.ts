@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 7: each scope sees the minimum. Upstream addresses, URLs with credentials, model
+ * Each scope sees the minimum. Upstream addresses, URLs with credentials, model
  * paths and download URLs are admin-only; hosted upstreams' cookies and account headers never reach
  * a client. Against the real server with auth on and real upstream processes.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 3, end to end: a real API process loads real llama-server upstreams with a generated GGUF.
+ * End to end: a real API process loads real llama-server upstreams with a generated GGUF.
  */
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'

@@ -1,5 +1,5 @@
 /**
- * Issue 16, `runtime = "swarm"` end to end: on a one-node swarm this test creates (and leaves), a
+ * `runtime = "swarm"` end to end: on a one-node swarm this test creates (and leaves), a
  * slot with `replicas = 2` runs the real llama-server image from a local registry (pinned by digest),
  * passes through its states, serves /v1 through svc, survives an svc restart (adopted), and leaves
  * no service behind after unload.

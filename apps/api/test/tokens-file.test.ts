@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 10: a broken `tokens.toml`. At start svc refuses with the file and the line and
+ * A broken `tokens.toml`. At start svc refuses with the file and the line and
  * leaves the file alone; while running it keeps the last good tokens and reports the problem —
  * never a 500.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 11: an unexpected error on `/v1/*` is answered 500 `internal.error` without its
+ * An unexpected error on `/v1/*` is answered 500 `internal.error` without its
  * details, and logged once with the request id, so the operator can find it from the client's report.
  */
 import { fileURLToPath } from 'node:url'

@@ -1,5 +1,5 @@
 /**
- * Issue 17, vision: the official `openai` package sends chats with image parts through svc to the
+ * Vision: the official `openai` package sends chats with image parts through svc to the
  * real llama-server started with the tiny model and the tiny projector (`--mmproj`); images for a
  * model without a projector are refused at the edge; an http image URL is fetched by llama-server,
  * never by svc.

@@ -1,5 +1,5 @@
 /**
- * Issue 17, voice cloning end to end: the tts slot swaps from espeak-ng (the real engine, on the
+ * Voice cloning end to end: the tts slot swaps from espeak-ng (the real engine, on the
  * host) to the voice-cloning model and back with `svc slot load`; a voice uploaded by name is listed
  * and used. The cloning model runs in a container through the real Docker Engine; since Chatterbox
  * itself needs PyTorch and model weights, the container holds the Chatterbox TTS API stand-in from

@@ -1,5 +1,5 @@
 /**
- * Faults suite (issue 11): a pull that runs out of disk. `<state>/models` is a 2 MiB tmpfs the test
+ * Faults suite: a pull that runs out of disk. `<state>/models` is a 2 MiB tmpfs the test
  * mounts (root only; elsewhere the part is reported missing), the model is served by a real HTTP
  * server, the API is the real process. The pull must fail with a clear `lastError`, keep the `.part`
  * file for resume, leave the registry and the other models intact, fail the same clear way when

@@ -1,5 +1,5 @@
 /**
- * Faults suite (issue 11): `kill -9` of the API and a restart over the same state. Every upstream
+ * Faults suite: `kill -9` of the API and a restart over the same state. Every upstream
  * it left — a host process (llama-server) and a container (llama-server in an image from a local
  * registry, pinned by digest, on the real Docker Engine) — is adopted when healthy or removed when
  * not, and the test counts them: by the model path on the command line of every process on this

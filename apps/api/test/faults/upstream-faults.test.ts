@@ -1,5 +1,5 @@
 /**
- * Faults suite (issue 11): what a user sees when an upstream dies or hangs, and when svc's port is
+ * Faults suite: what a user sees when an upstream dies or hangs, and when svc's port is
  * taken — against a real API process and a real llama-server with the tiny random-weight GGUF.
  *
  * - `kill -9` of llama-server mid-stream: the client's stream ends with an SSE error event (not a cut
