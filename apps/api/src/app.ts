@@ -15,7 +15,6 @@ import { hardwareRoutes } from './routes/hardware'
 import { imageCacheRoutes } from './routes/image-cache'
 import { installRoutes } from './routes/install'
 import { modelsApiRoutes } from './routes/models-api'
-import { scratchRoutes } from './routes/scratch'
 import { slotLogRoutes } from './routes/slot-logs'
 import { slotRoutes } from './routes/slots'
 import { systemRoutes } from './routes/system'
@@ -61,7 +60,6 @@ export function createApp(deps: AppDeps) {
     .route('/api/events', eventRoutes(deps))
     .route('/api/hardware', hardwareRoutes(deps))
     .route('/api/images/cache', imageCacheRoutes(deps.slots))
-    .route('/api/scratch', scratchRoutes(deps))
 
   // Returned, not thrown: methodNotAllowed only turns a plain 404 into a 405. The dashboard's files
   // (and its client routes) are what no API route matched.
