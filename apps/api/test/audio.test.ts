@@ -5,14 +5,16 @@
  * (random weights); the shapes are the point.
  */
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { findEngine } from '@svc/engines'
-import { type ApiProcess, missingPart, startApi, writeTinyWhisper } from '@svc/testing'
-import OpenAI, { BadRequestError, toFile } from 'openai'
+import { type ApiProcess, missingPart, startApiWithConfig, writeTinyWhisper } from '@svc/testing'
+import type OpenAI from 'openai'
+import { BadRequestError, toFile } from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openaiClient } from './chat-requests'
 import { call, loadOk } from './live'
 
 const exec = promisify(execFile)
@@ -54,13 +56,10 @@ describe.skipIf(!speechParts || !whisper)('speech through svc with the OpenAI SD
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-audio-'))
     const tiny = await writeTinyWhisper(join(dir, 'tiny-whisper.bin'))
-    const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
     // One thread: two cores are shared with the API and the test.
-    await writeFile(join(configDir, 'slots', 'stt.toml'), 'args = ["-t", "1"]\n')
-    api = await startApi({ configDir })
+    api = await startApiWithConfig({ slots: { stt: 'args = ["-t", "1"]\n' } })
     await Promise.all([loadOk(api, 'tts', 'espeak-ng'), loadOk(api, 'stt', tiny.path)])
-    client = new OpenAI({ baseURL: `${api.url}/v1`, apiKey: 'unused', maxRetries: 0 })
+    client = openaiClient(api)
   }, 120_000)
 
   afterAll(async () => {

@@ -11,8 +11,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type CreatedToken, createTokenStore, type Scope } from '@svc/auth'
 import { createLogger } from '@svc/core/node'
+import { afterAll, beforeAll } from 'vitest'
 import { readServeEnv } from '../src/env'
 import { startSvc } from '../src/server'
+import { writePlaceholderWeights } from './placeholder-weights'
 
 /** Cheap argon2id for tokens minted by tests (verification reads the cost from the hash). */
 export const FAST_HASH = { memoryCost: 256, timeCost: 1, parallelism: 1 }
@@ -152,4 +154,63 @@ export async function startAuthServer(
       await rm(root, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * `startAuthServer` for the enclosing `describe`: started in a `beforeAll` (registered now, so it runs
+ * before the suite's own), disposed in an `afterAll`. The returned server reads through to the
+ * running one; touching it before it started (its start failed) throws.
+ */
+export function useAuthServer(
+  env: Record<string, string> = {},
+  before?: (dirs: { configDir: string; stateDir: string }) => Promise<void>,
+): AuthServer {
+  let server: AuthServer | undefined
+  beforeAll(async () => {
+    server = await startAuthServer(env, before)
+  })
+  afterAll(async () => {
+    await server?.[Symbol.asyncDispose]()
+  })
+  const current = (): AuthServer => {
+    if (!server) throw new Error('the server of this suite is not running (its start failed)')
+    return server
+  }
+  return {
+    get url() {
+      return current().url
+    },
+    get configDir() {
+      return current().configDir
+    },
+    get stateDir() {
+      return current().stateDir
+    },
+    get logs() {
+      return current().logs
+    },
+    mint: (scope, label) => current().mint(scope, label),
+    revoke: (id) => current().revoke(id),
+    stop: () => current().stop(),
+    [Symbol.asyncDispose]: () => current()[Symbol.asyncDispose](),
+  }
+}
+
+/**
+ * Loads `slot` of `server` with a placeholder weights file (`writePlaceholderWeights`: for providers
+ * that never read it) and waits for ready; throws with the reply unless it is 200.
+ */
+export async function loadPlaceholder(
+  server: AuthServer,
+  slot: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const weights = await writePlaceholderWeights(server.stateDir)
+  const load = await send(server.url, {
+    method: 'POST',
+    path: `/api/slots/${slot}/load?wait=true`,
+    headers,
+    body: JSON.stringify({ model: weights }),
+  })
+  if (load.status !== 200) throw new Error(`load of ${slot} answered ${load.status}: ${load.text}`)
 }

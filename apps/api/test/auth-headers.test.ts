@@ -3,8 +3,8 @@
  * bytes on a raw socket where an HTTP client would refuse to send them.
  */
 import { connect } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AuthServer, passedAuth, send, startAuthServer } from './auth-harness'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { passedAuth, send, useAuthServer } from './auth-harness'
 
 /** Sends raw request bytes and returns the status line's code and the raw response. */
 function raw(
@@ -37,14 +37,10 @@ function requestBytes(path: string, authorization: Buffer, method = 'GET'): Buff
 }
 
 describe('auth headers', () => {
-  let server: AuthServer
+  const server = useAuthServer({ SVC_TRUSTED_PROXIES: '127.0.0.1' })
   let admin: string
   beforeAll(async () => {
-    server = await startAuthServer({ SVC_TRUSTED_PROXIES: '127.0.0.1' })
     admin = (await server.mint('admin', 'ops')).token
-  })
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]()
   })
 
   // Each case from its own address: failures are throttled per client.

@@ -2,15 +2,8 @@
  * Every route class × every kind of caller, against the real server with auth on, checked against
  * the README's scope table written out here by hand (not imported from @svc/auth's policy).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  type AuthServer,
-  passedAuth,
-  type Reply,
-  type SendOptions,
-  send,
-  startAuthServer,
-} from './auth-harness'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { passedAuth, type Reply, type SendOptions, send, useAuthServer } from './auth-harness'
 
 type Scope = 'admin' | 'all' | 'v1-only' | 'read-only'
 type Outcome = 'pass' | 'auth.required' | 'auth.invalid' | 'auth.forbidden'
@@ -160,19 +153,15 @@ function outcome(reply: Reply): Outcome | string {
 
 function matrix(name: string, env: Record<string, string>, callers: Record<string, Caller>) {
   describe(name, () => {
-    let server: AuthServer
+    const server = useAuthServer(env)
     const tokens: Record<string, string> = {}
     beforeAll(async () => {
-      server = await startAuthServer(env)
       for (const scope of ['admin', 'all', 'v1-only', 'read-only'] as const) {
         tokens[scope] = (await server.mint(scope)).token
       }
       const revoked = await server.mint('admin', 'revoked')
       await server.revoke(revoked.id)
       tokens.revoked = revoked.token
-    })
-    afterAll(async () => {
-      await server?.[Symbol.asyncDispose]()
     })
 
     const cases = Object.keys(callers).flatMap((caller, ci) =>

@@ -2,21 +2,17 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenStore, createTokenVerifier } from '@svc/auth'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AuthServer, FAST_HASH, passedAuth, send, startAuthServer } from './auth-harness'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { FAST_HASH, passedAuth, send, useAuthServer } from './auth-harness'
 import { testApp } from './helpers'
 
 const CHAT = { method: 'POST', path: '/v1/chat/completions', body: '{"model":"nope","messages":[]}' }
 
 describe('token endpoints', () => {
-  let server: AuthServer
+  const server = useAuthServer()
   let admin: Record<string, string>
   beforeAll(async () => {
-    server = await startAuthServer()
     admin = { Authorization: `Bearer ${(await server.mint('admin', 'root')).token}` }
-  })
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]()
   })
 
   const post = (body: unknown, headers = admin) =>

@@ -4,10 +4,11 @@
  * streaming through it with auth on, and SIGTERM still draining and stopping the upstream.
  * (`SVC_TEST_BUILT=1` runs every test that uses `startApi` against the build too.)
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenStore } from '@svc/auth'
+import { isAlive } from '@svc/core/node'
 import {
   BUILT_ENTRIES,
   ensureBuilt,
@@ -15,9 +16,11 @@ import {
   loopbackEnv,
   startApi,
   startServerProcess,
+  writeSvcConfig,
   writeTinyGguf,
 } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { streamChat } from './chat-requests'
 import { llamaServerAvailable } from './live'
 
 const available = llamaServerAvailable()
@@ -37,23 +40,14 @@ async function processInfo(pid: number): Promise<{ argv: string[]; children: num
   return { argv, children }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 describe.skipIf(!available)('the built API', () => {
   it('runs with no TypeScript loader and streams a real llama-server through auth', async () => {
     const configDir = await mkdtemp(join(tmpdir(), 'svc-built-config-'))
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    await writeFile(
-      join(configDir, 'slots', 'primary.toml'),
-      'runtime = "process"\nbackend = "cpu"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
-    )
+    await writeSvcConfig(configDir, {
+      slots: {
+        primary: 'runtime = "process"\nbackend = "cpu"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
+      },
+    })
     const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0 })
     const { token } = await store.create({ label: 'built', scope: 'admin' })
     await store.close()
@@ -73,16 +67,11 @@ describe.skipIf(!available)('the built API', () => {
       })
       expect(load.status, await load.clone().text()).toBe(200)
 
-      const res = await fetch(`${api.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: auth,
-        body: JSON.stringify({
-          model: 'primary',
-          stream: true,
-          max_tokens: 8,
-          messages: [{ role: 'user', content: 'hello' }],
-        }),
-      })
+      const res = await streamChat(
+        api,
+        { model: 'primary', content: 'hello', max_tokens: 8 },
+        { headers: auth },
+      )
       expect(res.headers.get('content-type')).toMatch(/text\/event-stream/)
       const events = (await res.text()).split('\n\n').filter((e) => e.startsWith('data:'))
       expect(events.length).toBeGreaterThan(8) // a chunk per token, then [DONE]
@@ -96,7 +85,7 @@ describe.skipIf(!available)('the built API', () => {
 
       expect(await api.stop()).toBe(0)
       expect(api.output()).toContain('"msg":"stopped"')
-      expect(alive(slot.upstream.pid)).toBe(false)
+      expect(isAlive(slot.upstream.pid)).toBe(false)
     } finally {
       await rm(configDir, { recursive: true, force: true })
     }

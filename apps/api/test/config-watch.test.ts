@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 9: slot config files written or changed while svc runs are read; a bad edit is
+ * Slot config files written or changed while svc runs are read; a bad edit is
  * reported (file, field) in the slot's status and on the event stream and leaves the slot as it was.
  */
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises'

@@ -1,76 +1,22 @@
 /**
- * Issue 6, end to end through the API: a real Docker Engine, a local registry, an image made with
+ * End to end through the API: a real Docker Engine, a local registry, an image made with
  * `docker import` of a rootfs holding the real llama-server, pinned with `svc manifest pin`, pulled by
  * digest by a slot with runtime = "container", served through /v1, killed, adopted, removed.
  */
 
-import { execFile } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { promisify } from 'node:util'
-import { findEngine } from '@svc/engines'
-import {
-  type ApiProcess,
-  docker,
-  ensureDockerEngine,
-  missingPart,
-  publishRootfsImage,
-  REPO_ROOT,
-  skipUnless,
-  startApi,
-  startRegistry,
-  writeTinyGguf,
-} from '@svc/testing'
+import { readFile } from 'node:fs/promises'
+import { type ApiProcess, docker, skipUnless } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, type SlotBody, waitForSlot } from './live'
+import { sendChat } from './chat-requests'
+import { call, collectEvents, loadOk, type SlotBody, waitForSlot } from './live'
+import { type LlamaImageSetup, setupLlamaImage } from './llama-image'
 
-const exec = promisify(execFile)
-
-interface Setup {
-  configDir: string
-  stateDir: string
-  manifest: string
-  model: string
-  repository: string
-  cleanup(): Promise<void>
-}
-
-async function setup(): Promise<Setup | undefined> {
-  const engine = await ensureDockerEngine()
-  if ('skip' in engine) return undefined
-  const llama = findEngine('llama-server')
-  if (!llama) {
-    missingPart('llama-server', 'run ./scripts/setup.sh')
-    return undefined
-  }
-  const registry = await startRegistry()
-  if ('skip' in registry) return undefined
-  const dir = await mkdtemp(join(tmpdir(), 'svc-containers-'))
-  const repository = `${registry.host}/svc-test/llama-${randomBytes(3).toString('hex')}`
-  await publishRootfsImage({ tag: `${repository}:v1`, binaries: [llama.path] })
-  const manifest = join(dir, 'images.toml')
-  await writeFile(
-    manifest,
-    `# the test's image manifest\n[image.llama-cpu]\nprovider = "llm"\nbackend = "cpu"\nrepository = "${repository}"\ntag = "v1"\ndigest = ""   # filled by svc manifest pin\n`,
-  )
-  const configDir = join(dir, 'config')
-  const stateDir = join(dir, 'state')
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(
-    join(configDir, 'slots', 'primary.toml'),
-    'runtime = "container"\nbackend = "cpu"\nrestart = "no"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
-  )
-  await mkdir(join(dir, 'models'))
-  const model = (await writeTinyGguf(join(dir, 'models', 'tiny-chat.gguf'), { role: 'chat' })).path
-  return {
-    configDir,
-    stateDir,
-    manifest,
-    model,
-    repository,
-    async cleanup() {
+async function setup(): Promise<LlamaImageSetup | undefined> {
+  return setupLlamaImage({
+    name: 'containers',
+    primarySlot:
+      'runtime = "container"\nbackend = "cpu"\nrestart = "no"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
+    async removeLeftovers(s) {
       const ids = (
         await docker([
           'ps',
@@ -78,19 +24,17 @@ async function setup(): Promise<Setup | undefined> {
           '--filter',
           'label=svc.slot=primary',
           '--filter',
-          `ancestor=${repository}:v1`,
+          `ancestor=${s.repository}:v1`,
         ]).catch(() => '')
       )
         .split('\n')
         .filter(Boolean)
       if (ids.length) await docker(['rm', '-f', ...ids]).catch(() => '')
-      await registry.stop()
-      await rm(dir, { recursive: true, force: true })
     },
-  }
+  })
 }
 
-async function containersOf(s: Setup): Promise<{ id: string; labels: Record<string, string> }[]> {
+async function containersOf(s: LlamaImageSetup): Promise<{ id: string; labels: Record<string, string> }[]> {
   const ids = (await docker(['ps', '-aq', '--filter', 'label=svc.slot=primary'])).split('\n').filter(Boolean)
   const out = []
   for (const id of ids) {
@@ -104,28 +48,27 @@ async function containersOf(s: Setup): Promise<{ id: string; labels: Record<stri
 }
 
 describe('a slot with runtime = "container"', () => {
-  let setupDone: Setup | undefined
+  let setupDone: LlamaImageSetup | undefined
   let api: ApiProcess | undefined
-  const env = () => ({ SVC_IMAGES_MANIFEST: setupDone!.manifest })
 
   beforeAll(async () => {
     setupDone = await setup()
   }, 180_000)
   afterAll(async () => {
-    await api?.[Symbol.asyncDispose]()
     await setupDone?.cleanup()
   })
+  /** Loads the slot again on the API the first serving test started; returns it and the container. */
+  const loadAgain = async (s: LlamaImageSetup) => {
+    if (!api) throw new Error('the API of the previous test is not running (that test failed)')
+    await loadOk(api, 'primary', s.model)
+    const [container] = await containersOf(s)
+    if (!container) throw new Error('the load left no container of this test')
+    return { running: api, container }
+  }
 
   it('is pinned with svc manifest pin (comments kept)', async (ctx) => {
     const s = skipUnless(ctx, setupDone)
-    const { stdout } = await exec(process.execPath, [
-      join(REPO_ROOT, 'apps/cli/bin/svc.js'),
-      'manifest',
-      'pin',
-      '--file',
-      s.manifest,
-    ])
-    expect(stdout).toMatch(/llama-cpu/)
+    expect(await s.pinManifest()).toMatch(/llama-cpu/)
     const text = await readFile(s.manifest, 'utf8')
     expect(text).toMatch(/digest = "sha256:[0-9a-f]{64}"/)
     expect(text).toContain("# the test's image manifest")
@@ -133,17 +76,13 @@ describe('a slot with runtime = "container"', () => {
 
   it('pulls by digest with progress, starts, warms, serves /v1, and unload removes the container', async (ctx) => {
     const s = skipUnless(ctx, setupDone)
-    api = await startApi({ configDir: s.configDir, stateDir: s.stateDir, env: env() })
+    api = await s.startApi()
     const watching = await collectEvents(
       api,
       (events) => events.some((e) => e.event === 'slot.transition' && e.data.to === 'ready'),
       120_000,
     )
-    const load = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: s.model },
-    })
-    expect(load.status, api.output().slice(-3000)).toBe(200)
+    await loadOk(api, 'primary', s.model)
     const events = await watching.done
     expect(events.filter((e) => e.event === 'slot.transition').map((e) => e.data.to)).toEqual([
       'pulling',
@@ -155,10 +94,7 @@ describe('a slot with runtime = "container"', () => {
     expect(progress.length).toBeGreaterThan(0)
     expect(progress.at(-1)?.done).toBeGreaterThan(0)
 
-    const chat = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'primary', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 },
-    })
+    const chat = await sendChat(api, { model: 'primary', max_tokens: 3 })
     expect(chat.status).toBe(200)
     const running = await containersOf(s)
     expect(running).toHaveLength(1)
@@ -172,27 +108,15 @@ describe('a slot with runtime = "container"', () => {
 
   it('goes offline with lastError when the container is killed', async (ctx) => {
     const s = skipUnless(ctx, setupDone)
-    if (!api) throw new Error('the API of the previous test is not running (that test failed)')
-    const loaded = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: s.model },
-    })
-    expect(loaded.status).toBe(200)
-    const [container] = await containersOf(s)
-    await docker(['kill', container!.id])
-    const down = await waitForSlot(api, 'primary', (x) => x.state === 'offline')
+    const { running, container } = await loadAgain(s)
+    await docker(['kill', container.id])
+    const down = await waitForSlot(running, 'primary', (x) => x.state === 'offline')
     expect(down.lastError).toBeTruthy()
   }, 120_000)
 
   it('after a restart, adopts the container it owns and removes the one it does not', async (ctx) => {
     const s = skipUnless(ctx, setupDone)
-    if (!api) throw new Error('the API of the previous test is not running (that test failed)')
-    const loaded = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: s.model },
-    })
-    expect(loaded.status).toBe(200)
-    const [ours] = await containersOf(s)
+    const { running, container: ours } = await loadAgain(s)
     // A container labelled for this slot by another svc instance (a leftover of a different install).
     const foreign = (
       await docker([
@@ -208,17 +132,14 @@ describe('a slot with runtime = "container"', () => {
         '--version',
       ])
     ).trim()
-    await api.stop('SIGKILL') // a crash: nothing is cleaned up
-    api = await startApi({ configDir: s.configDir, stateDir: s.stateDir, env: env() })
+    await running.stop('SIGKILL') // a crash: nothing is cleaned up
+    api = await s.startApi()
     const adopted = await waitForSlot(api, 'primary', (x) => x.state === 'ready', 60_000)
     expect(adopted.upstream?.container).toBeTruthy()
     const left = await containersOf(s)
-    expect(left.map((c) => c.id)).toEqual([ours!.id])
+    expect(left.map((c) => c.id)).toEqual([ours.id])
     expect(await docker(['ps', '-aq', '--no-trunc', '--filter', `id=${foreign}`])).toBe('')
-    const chat = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'tiny-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-    })
+    const chat = await sendChat(api, { model: 'tiny-chat', max_tokens: 2 })
     expect(chat.status).toBe(200)
     await call(api, '/api/slots/primary/unload?wait=true', { method: 'POST' })
     expect(await containersOf(s)).toHaveLength(0)

@@ -1,21 +1,19 @@
 /**
- * Issue 11, defect 6: requests that ride the browser's credentials from another site, and CORS for
+ * Requests that ride the browser's credentials from another site, and CORS for
  * browser clients of `/v1/*` — against the real server (Hono app and the raw inference path).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AuthServer, send, startAuthServer } from './auth-harness'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { type AuthServer, send, useAuthServer } from './auth-harness'
 
 const PROXY = { 'x-forwarded-email': 'ops@example.com' }
+/** A CORS preflight (OPTIONS) for `path` with the browser's `origin` and access-control-request-* headers. */
+const preflight = (server: AuthServer, path: string, headers: Record<string, string>) =>
+  send(server.url, { method: 'OPTIONS', path, headers })
+
 const CHAT = JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] })
 
 describe('with auth on, a forwarded identity', () => {
-  let server: AuthServer
-  beforeAll(async () => {
-    server = await startAuthServer({ SVC_TRUSTED_PROXIES: '127.0.0.1' })
-  })
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]()
-  })
+  const server = useAuthServer({ SVC_TRUSTED_PROXIES: '127.0.0.1' })
   const unload = (headers: Record<string, string>) =>
     send(server.url, { method: 'POST', path: '/api/slots/primary/unload', headers: { ...PROXY, ...headers } })
 
@@ -80,26 +78,18 @@ describe('with auth on, a forwarded identity', () => {
 })
 
 describe('CORS on /v1/* (default SVC_CORS_ORIGINS=*)', () => {
-  let server: AuthServer
+  const server = useAuthServer()
   let token: string
   beforeAll(async () => {
-    server = await startAuthServer()
     token = (await server.mint('v1-only')).token
-  })
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]()
   })
 
   it('answers a preflight without credentials: 204, any origin, never with credentials', async () => {
     for (const path of ['/v1/chat/completions', '/v1/models', '/v1/audio/transcriptions']) {
-      const reply = await send(server.url, {
-        method: 'OPTIONS',
-        path,
-        headers: {
-          origin: 'https://chat.example',
-          'access-control-request-method': 'POST',
-          'access-control-request-headers': 'authorization, content-type, x-stainless-os',
-        },
+      const reply = await preflight(server, path, {
+        origin: 'https://chat.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, x-stainless-os',
       })
       expect(reply.status, path).toBe(204)
       expect(reply.headers['access-control-allow-origin']).toBe('*')
@@ -136,13 +126,12 @@ describe('CORS on /v1/* (default SVC_CORS_ORIGINS=*)', () => {
   })
 
   it('gives /api/* no CORS at all', async () => {
-    const preflight = await send(server.url, {
-      method: 'OPTIONS',
-      path: '/api/slots',
-      headers: { origin: 'https://chat.example', 'access-control-request-method': 'GET' },
+    const asked = await preflight(server, '/api/slots', {
+      origin: 'https://chat.example',
+      'access-control-request-method': 'GET',
     })
-    expect(preflight.headers['access-control-allow-origin']).toBeUndefined()
-    expect(preflight.status).not.toBe(204)
+    expect(asked.headers['access-control-allow-origin']).toBeUndefined()
+    expect(asked.status).not.toBe(204)
     const read = await send(server.url, { path: '/api/status', headers: { origin: 'https://chat.example' } })
     expect(read.status).toBe(200)
     expect(read.headers['access-control-allow-origin']).toBeUndefined()
@@ -150,13 +139,7 @@ describe('CORS on /v1/* (default SVC_CORS_ORIGINS=*)', () => {
 })
 
 describe('CORS with SVC_CORS_ORIGINS listing origins', () => {
-  let server: AuthServer
-  beforeAll(async () => {
-    server = await startAuthServer({ SVC_CORS_ORIGINS: 'https://app.example, http://localhost:5173' })
-  })
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]()
-  })
+  const server = useAuthServer({ SVC_CORS_ORIGINS: 'https://app.example, http://localhost:5173' })
 
   it('answers the listed origins by name (Vary: Origin) and no others', async () => {
     const listed = await send(server.url, {
@@ -168,23 +151,16 @@ describe('CORS with SVC_CORS_ORIGINS listing origins', () => {
     const other = await send(server.url, { path: '/v1/models', headers: { origin: 'https://evil.example' } })
     expect(other.status).toBe(200)
     expect(other.headers['access-control-allow-origin']).toBeUndefined()
-    const preflight = await send(server.url, {
-      method: 'OPTIONS',
-      path: '/v1/chat/completions',
-      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    const asked = await preflight(server, '/v1/chat/completions', {
+      origin: 'https://evil.example',
+      'access-control-request-method': 'POST',
     })
-    expect(preflight.headers['access-control-allow-origin']).toBeUndefined()
+    expect(asked.headers['access-control-allow-origin']).toBeUndefined()
   })
 })
 
 describe('with auth off', () => {
-  let server: AuthServer
-  beforeAll(async () => {
-    server = await startAuthServer({ SVC_AUTH_ENABLED: '0' })
-  })
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]()
-  })
+  const server = useAuthServer({ SVC_AUTH_ENABLED: '0' })
 
   it('a page on another site cannot unload a slot on the LAN box', async () => {
     const reply = await send(server.url, {

@@ -1,5 +1,5 @@
 /**
- * The API routes the dashboard's pages need (issue 10, item 9), in-process over real files, a real
+ * The API routes the dashboard's pages need, in-process over real files, a real
  * HTTP file server for pulls and the real espeak-ng speech server in the tts slot.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'

@@ -1,21 +1,20 @@
 /**
- * Issue 4, the proxy's edges against the fake upstream (a real process speaking HTTP): upstream
+ * The proxy's edges against the fake upstream (a real process speaking HTTP): upstream
  * error bodies of every shape, down and slow upstreams, death mid-stream, hosted upstream refs and
  * their keys, audio streamed both ways.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '@svc/providers/internals'
 import {
   type ApiProcess,
   type FakeUpstream,
   type FakeUpstreamFlags,
-  startApi,
+  startApiWithConfig,
   startFakeUpstream,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, loadOk } from './live'
+import { streamChat } from './chat-requests'
+import { call, type ErrorBody, loadEchoSlot } from './live'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
 const chat = (model: string, extra: object = {}) => ({
@@ -50,19 +49,11 @@ describe('the proxy against fake upstreams', () => {
       `[[upstream]]\nname = "down"\nbase_url = "http://127.0.0.1:${down}/v1"\n`,
       `[[upstream]]\nname = "keyless"\nbase_url = "${upstreams.hosted!.url}/v1"\napi_key_env = "NOT_SET_ANYWHERE"\n`,
     ].join('\n')
-    api = await startApi({ env: { SVC_PROVIDER_MODULES: FIXTURE, HOSTED_KEY: 'sk-operator-key' } })
-    await writeFile(join(api.configDir, 'upstreams.toml'), toml)
-    await api.stop()
-    api = await startApi({
-      configDir: api.configDir,
-      stateDir: api.stateDir,
+    api = await startApiWithConfig({
+      files: { 'upstreams.toml': toml },
       env: { SVC_PROVIDER_MODULES: FIXTURE, HOSTED_KEY: 'sk-operator-key' },
     })
-    await mkdir(join(api.configDir, 'slots'), { recursive: true })
-    await call(api, '/api/slots/echo', { method: 'PUT', json: { provider: 'echo' } })
-    const weights = join(api.stateDir, 'w.gguf')
-    await writeFile(weights, 'x')
-    await loadOk(api, 'echo', weights)
+    await loadEchoSlot(api)
   }, 60_000)
 
   afterAll(async () => {
@@ -77,7 +68,7 @@ describe('the proxy against fake upstreams', () => {
     ['detail', 400, 'request.invalid', 'invalid_request_error'],
     ['flm', 502, 'upstream.error', 'server_error'],
   ])('normalises a %s error body', async (shape, status, code, type) => {
-    const r = await call<{ error: Record<string, unknown> }>(api, '/v1/chat/completions', chat(`${shape}/m`))
+    const r = await call<ErrorBody>(api, '/v1/chat/completions', chat(`${shape}/m`))
     expect(r.status).toBe(status)
     expect(r.body).toEqual({
       error: {
@@ -91,11 +82,7 @@ describe('the proxy against fake upstreams', () => {
   })
 
   it('answers 502 upstream.unavailable when the upstream is down', async () => {
-    const r = await call<{ error: { code: string; message: string } }>(
-      api,
-      '/v1/chat/completions',
-      chat('down/m'),
-    )
+    const r = await call<ErrorBody>(api, '/v1/chat/completions', chat('down/m'))
     expect(r.status).toBe(502)
     expect(r.body.error).toMatchObject({
       code: 'upstream.unavailable',
@@ -105,18 +92,14 @@ describe('the proxy against fake upstreams', () => {
 
   it('answers 504 upstream.timeout when the upstream is too slow', async () => {
     const t0 = Date.now()
-    const r = await call<{ error: { code: string } }>(api, '/v1/chat/completions', chat('slow/m'))
+    const r = await call<ErrorBody>(api, '/v1/chat/completions', chat('slow/m'))
     expect(r.status).toBe(504)
     expect(r.body.error.code).toBe('upstream.timeout')
     expect(Date.now() - t0).toBeLessThan(2_500)
   })
 
   it('ends an SSE stream with an error event when the upstream dies mid-stream', async () => {
-    const res = await fetch(`${api.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'dying/m', stream: true, messages: [{ role: 'user', content: 'x' }] }),
-    })
+    const res = await streamChat(api, { model: 'dying/m', content: 'x' })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/text\/event-stream/)
     expect(res.headers.get('x-accel-buffering')).toBe('no')
@@ -153,11 +136,7 @@ describe('the proxy against fake upstreams', () => {
   })
 
   it('refuses a hosted ref whose key is not configured, saying which variable to set', async () => {
-    const r = await call<{ error: { code: string; message: string } }>(
-      api,
-      '/v1/chat/completions',
-      chat('keyless/m'),
-    )
+    const r = await call<ErrorBody>(api, '/v1/chat/completions', chat('keyless/m'))
     expect(r.status).toBe(502)
     expect(r.body.error.message).toContain('NOT_SET_ANYWHERE')
   })

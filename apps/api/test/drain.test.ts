@@ -1,14 +1,13 @@
 /**
- * Issue 3: an unload waits for in-flight requests (leases) up to the grace period, then stops the
+ * An unload waits for in-flight requests (leases) up to the grace period, then stops the
  * upstream anyway. The upstream is the fake one behind the third-party echo provider, so that a
  * request can be made to last exactly as long as the test needs.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startApi } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
-import { call, type SlotBody, waitForSlot } from './live'
+import { sendChat, streamChat } from './chat-requests'
+import { call, loadEchoSlot, type SlotBody, waitForSlot } from './live'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
 
@@ -20,25 +19,13 @@ async function echoApi(graceSeconds: string) {
       ECHO_UPSTREAM_ARGS: '--stream-chunks 20 --chunk-interval-ms 100',
     },
   })
-  await mkdir(join(api.configDir, 'slots'), { recursive: true })
-  await call(api, '/api/slots/echo', { method: 'PUT', json: { provider: 'echo' } })
-  const weights = join(api.stateDir, 'w.gguf')
-  await writeFile(weights, 'x')
-  const loaded = await call<SlotBody>(api, '/api/slots/echo/load?wait=true', {
-    method: 'POST',
-    json: { model: weights },
-  })
-  expect(loaded.status).toBe(200)
+  await loadEchoSlot(api)
   return api
 }
 
 /** Starts a 2-second stream and resolves once its first event arrived, with the rest as text. */
 async function slowStream(url: string) {
-  const res = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'echo', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
-  })
+  const res = await streamChat({ url }, { model: 'echo' })
   const reader = res.body!.getReader()
   const first = await reader.read()
   const rest = (async () => {
@@ -65,10 +52,7 @@ describe('unload with a request in flight', () => {
       inflight: 1,
     })
     // New requests are refused while it unloads.
-    const late = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'echo', messages: [{ role: 'user', content: 'x' }] },
-    })
+    const late = await sendChat(api, { model: 'echo', content: 'x' })
     expect(late.status).toBe(409)
     const text = await stream.rest
     expect(text.trim().endsWith('data: [DONE]')).toBe(true)

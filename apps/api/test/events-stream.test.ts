@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 8: `/api/events` must cost a bounded amount per client — no timer per event, no
+ * `/api/events` must cost a bounded amount per client — no timer per event, no
  * queue that grows for a client that reads slowly (it gets a `resync` snapshot instead).
  */
 import { createServer, request, type Server } from 'node:http'
@@ -65,6 +65,15 @@ function subscribe(url: string) {
   }
 }
 
+/** A test app on a real port (`serve`) with one `/api/events` client that has received its snapshot. */
+async function serveSubscribed() {
+  const { url, deps } = await serve()
+  const client = subscribe(url)
+  await client.opened
+  await until(() => client.events.some((e) => e.event === 'snapshot'))
+  return { deps, client }
+}
+
 const progress = (done: number): SlotProgressEvent => ({
   slot: 'primary',
   model: 'm',
@@ -85,10 +94,7 @@ const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeo
 
 describe('GET /api/events', () => {
   it('keeps one timer per client however many events it sends', async () => {
-    const { url, deps } = await serve()
-    const client = subscribe(url)
-    await client.opened
-    await until(() => client.events.some((e) => e.event === 'snapshot'))
+    const { deps, client } = await serveSubscribed()
     const before = timers()
     for (let i = 1; i <= 2_000; i++) {
       deps.slots.bus.emit('slot.progress', progress(i))
@@ -101,10 +107,7 @@ describe('GET /api/events', () => {
   })
 
   it('sends every event to a client that keeps up, and never a resync', async () => {
-    const { url, deps } = await serve()
-    const client = subscribe(url)
-    await client.opened
-    await until(() => client.events.some((e) => e.event === 'snapshot'))
+    const { deps, client } = await serveSubscribed()
     for (let i = 1; i <= 3_000; i++) {
       deps.slots.bus.emit('slot.progress', progress(i))
       if (i % 50 === 0) await new Promise((r) => setTimeout(r, 5))
@@ -115,10 +118,7 @@ describe('GET /api/events', () => {
   })
 
   it('gives a client that fell behind a resync snapshot instead of an ever longer queue', async () => {
-    const { url, deps } = await serve()
-    const client = subscribe(url)
-    await client.opened
-    await until(() => client.events.some((e) => e.event === 'snapshot'))
+    const { deps, client } = await serveSubscribed()
     client.pause()
     const total = 60_000
     for (let i = 1; i <= total; i++) {

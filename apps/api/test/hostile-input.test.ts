@@ -1,5 +1,5 @@
 /**
- * Hostile input (issue 11): every JSON and multipart endpoint of the real server (a child process,
+ * Hostile input: every JSON and multipart endpoint of the real server (a child process,
  * auth on, an admin token so bodies get parsed) is fed generated bad bodies, content types, extra
  * headers and sizes (fast-check). Every answer must be a 4xx with the error body, never a 500, never
  * a hang; malformed HTTP gets the same. The event loop delay during the attack is measured inside

@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 11: ComfyUI's `output/svc/` must not grow forever. With ComfyUI's output volume in
+ * ComfyUI's `output/svc/` must not grow forever. With ComfyUI's output volume in
  * svc's state dir (as the comfyui-rocm container has it), each request's files are removed once cached.
  */
 import { readdir } from 'node:fs/promises'

@@ -1,14 +1,14 @@
 /**
- * Issue 7, end to end: the official `openai` package → svc → the `img` slot (runtime = "remote") →
+ * End to end: the official `openai` package → svc → the `img` slot (runtime = "remote") →
  * the ComfyUI stand-in, which validates every graph against ComfyUI's real node schemas and renders
  * real PNGs.
  */
-import { mkdir } from 'node:fs/promises'
-import { join } from 'node:path'
 import { type ApiProcess, type ComfyStandIn, readPngInfo, startApi, startComfyStandIn } from '@svc/testing'
-import OpenAI, { BadRequestError } from 'openai'
+import type OpenAI from 'openai'
+import { BadRequestError } from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, loadOk } from './live'
+import { openaiClient } from './chat-requests'
+import { call, type ErrorBody, loadOk } from './live'
 
 const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'
 
@@ -20,14 +20,13 @@ describe('image generation through ComfyUI', () => {
   beforeAll(async () => {
     comfy = await startComfyStandIn({ checkpoints: [SDXL] })
     api = await startApi()
-    await mkdir(join(api.configDir, 'slots'), { recursive: true })
     const put = await call(api, '/api/slots/img', {
       method: 'PUT',
       json: { runtime: 'remote', url: comfy.url },
     })
     expect(put.status).toBe(200)
     await loadOk(api, 'img', 'sdxl-turbo')
-    client = new OpenAI({ baseURL: `${api.url}/v1`, apiKey: 'unused', maxRetries: 0 })
+    client = openaiClient(api)
   }, 60_000)
 
   afterAll(async () => {
@@ -123,7 +122,7 @@ describe('image generation through ComfyUI', () => {
     }
     await moveTo(other.url)
     try {
-      const r = await call<{ error: { code: string; message: string } }>(api, '/v1/images/generations', {
+      const r = await call<ErrorBody>(api, '/v1/images/generations', {
         method: 'POST',
         json: { model: 'sdxl-turbo', prompt: 'x', size: '256x256' },
       })

@@ -3,16 +3,14 @@ import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { readSse } from '@svc/core'
-import { findEngine } from '@svc/engines'
-import { type ApiProcess, missingPart, REPO_ROOT } from '@svc/testing'
+import { type ApiProcess, REPO_ROOT, requireLlamaServer } from '@svc/testing'
+import { writePlaceholderWeights } from './placeholder-weights'
 
 const exec = promisify(execFile)
 
 /** Whether the real llama-server is here; in CI its absence fails the test run. */
 export function llamaServerAvailable(): boolean {
-  if (findEngine('llama-server')) return true
-  missingPart('llama-server', 'run ./scripts/setup.sh (it builds llama-server into ~/.cache/svc)')
-  return false
+  return requireLlamaServer() !== undefined
 }
 
 export async function call<T = Record<string, unknown>>(
@@ -119,28 +117,43 @@ export async function cli(
   }
 }
 
-/** Whether a process with this pid exists. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** Slot config that keeps llama-server small on a 2-core machine. */
 export const LIGHT_ARGS = 'args = ["-c", "256", "-np", "1", "--threads", "1"]\n'
 
+/** svc's JSON error body (what every refusal answers). */
+export interface ErrorBody {
+  error: { code: string; message: string; type: string; param: string | null }
+}
+
+/**
+ * POSTs a load of `slot` with `body` (`{ model, mmproj?, sha256? }`; `{}` for the slot's default)
+ * and resolves with the answer, whatever its status; `wait` (default true) waits for ready or failure.
+ */
+export function requestLoad<T = SlotBody & Partial<ErrorBody>>(
+  api: ApiProcess,
+  slot: string,
+  body: Record<string, unknown>,
+  options: { wait?: boolean } = {},
+) {
+  const wait = options.wait ?? true
+  return call<T>(api, `/api/slots/${slot}/load${wait ? '?wait=true' : ''}`, { method: 'POST', json: body })
+}
+
 /** Loads `model` into `slot` and waits for ready; fails with the API's log when it does not. */
 export async function loadOk(api: ApiProcess, slot: string, model: string): Promise<SlotBody> {
-  const r = await call<SlotBody>(api, `/api/slots/${slot}/load?wait=true`, {
-    method: 'POST',
-    json: { model },
-  })
+  const r = await requestLoad<SlotBody>(api, slot, { model })
   if (r.status !== 200)
     throw new Error(
       `load of ${model} into ${slot} answered ${r.status}: ${JSON.stringify(r.body)}\n${api.output().slice(-4000)}`,
     )
   return r.body
+}
+
+/**
+ * Adds slot `echo` through the API (provider `echo`: fixtures/echo-provider.ts, which the API must
+ * have in SVC_PROVIDER_MODULES) and loads it with a placeholder weights file; fails as `loadOk` does.
+ */
+export async function loadEchoSlot(api: ApiProcess): Promise<SlotBody> {
+  await call(api, '/api/slots/echo', { method: 'PUT', json: { provider: 'echo' } })
+  return loadOk(api, 'echo', await writePlaceholderWeights(api.stateDir))
 }

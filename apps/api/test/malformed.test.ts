@@ -1,5 +1,5 @@
 /**
- * Issue 4: malformed bodies of every inference endpoint are 400 `request.invalid` with `param`
+ * Malformed bodies of every inference endpoint are 400 `request.invalid` with `param`
  * (413 when too large), never 500 and never a hang.
  */
 import { mkdtemp } from 'node:fs/promises'

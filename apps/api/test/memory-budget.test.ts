@@ -1,16 +1,17 @@
 /**
- * Issue 16, the memory budget, end to end with real llama-server loads: a second load that does not
+ * The memory budget, end to end with real llama-server loads: a second load that does not
  * fit is refused with 409 naming the first slot; with `evict = "idle"` the idle slot is unloaded and
  * the new one loads; a slot with a request in flight is never evicted; `/api/hardware` shows the
  * budget, its holders, and each holder's estimate against its real use.
  */
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { estimateLoad } from '@svc/providers/memory'
-import { type ApiProcess, startApi, writeTinyGguf } from '@svc/testing'
+import { type ApiProcess, startApiWithConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, llamaServerAvailable, loadOk, type SlotBody } from './live'
+import { holdStream, sendChat } from './chat-requests'
+import { call, type ErrorBody, llamaServerAvailable, loadOk, requestLoad, type SlotBody } from './live'
 
 const available = llamaServerAvailable()
 // The model's own context (no -c): the estimate reads it from the GGUF, as llama-server does.
@@ -51,13 +52,12 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
         model: { id: 'x', format: 'gguf', provider: 'llm', source: 'local', path: tiny.path },
       })
     ).bytes
-    const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    await writeFile(join(configDir, 'slots', 'primary.toml'), `${ARGS}restart = "no"\n`)
-    await writeFile(join(configDir, 'slots', 'second.toml'), `provider = "llm"\n${ARGS}restart = "no"\n`)
     // Room for one of these models, not for two.
     const budgetGb = (estimate * 1.5) / 1024 ** 3
-    api = await startApi({ configDir, env: { SVC_MEMORY_BUDGET_GB: `ram=${budgetGb.toFixed(6)}` } })
+    api = await startApiWithConfig({
+      slots: { primary: `${ARGS}restart = "no"\n`, second: `provider = "llm"\n${ARGS}restart = "no"\n` },
+      env: { SVC_MEMORY_BUDGET_GB: `ram=${budgetGb.toFixed(6)}` },
+    })
   }, 60_000)
   afterAll(async () => {
     await api?.[Symbol.asyncDispose]()
@@ -73,10 +73,7 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
 
   it('refuses a second load that does not fit, naming the slot that holds the memory', async () => {
     await loadOk(api, 'primary', models.a)
-    const refused = await call<{ error: { code: string; message: string } }>(api, '/api/slots/second/load', {
-      method: 'POST',
-      json: { model: models.b },
-    })
+    const refused = await requestLoad<ErrorBody>(api, 'second', { model: models.b }, { wait: false })
     expect(refused.status).toBe(409)
     expect(refused.body.error.code).toBe('memory.insufficient')
     expect(refused.body.error.message).toMatch(
@@ -111,10 +108,7 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
     const primary = await call<SlotBody>(api, '/api/slots/primary')
     expect(primary.body).toMatchObject({ state: 'offline', model: null, lastError: null })
     expect((await ram()).holders.map((h) => h.slot)).toEqual(['second'])
-    const chat = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'second', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-    })
+    const chat = await sendChat(api, { model: 'second', max_tokens: 2 })
     expect(chat.status).toBe(200)
   }, 60_000)
 
@@ -124,29 +118,10 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
       json: { evict: 'idle', args: ['-np', '1', '--threads', '1'], restart: 'no' },
     })
     // A long generation on "second": in flight until the client goes away.
-    const abort = new AbortController()
-    const stream = await fetch(`${api.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'second',
-        stream: true,
-        max_tokens: 30_000,
-        messages: [{ role: 'user', content: 'go on' }],
-      }),
-      signal: abort.signal,
-    })
-    const reader = stream.body!.getReader()
-    await reader.read() // the first chunk: the request is in flight upstream
+    // The first chunk has come: the request is in flight upstream.
+    const stream = await holdStream(api, { model: 'second', content: 'go on', max_tokens: 30_000 })
     try {
-      const refused = await call<{ error: { code: string; message: string } }>(
-        api,
-        '/api/slots/primary/load',
-        {
-          method: 'POST',
-          json: { model: models.a },
-        },
-      )
+      const refused = await requestLoad<ErrorBody>(api, 'primary', { model: models.a }, { wait: false })
       expect(refused.status).toBe(409)
       expect(refused.body.error.message).toContain('held by slot "second" (tiny-b,')
       expect(refused.body.error.message).toContain('serving, 1 request in flight')
@@ -156,8 +131,7 @@ describe.skipIf(!available)('the memory budget with real llama-server loads', ()
       const second = await call<SlotBody>(api, '/api/slots/second')
       expect(second.body).toMatchObject({ state: 'serving', inflight: 1 })
     } finally {
-      abort.abort()
-      await reader.cancel().catch(() => undefined)
+      await stream.stop()
     }
     // Once the request is gone, "second" is idle and gives way.
     const deadline = Date.now() + 10_000

@@ -1,16 +1,14 @@
 /**
- * Issue 11, defect 2: an upload's `model` field is found in linear time, and the 25 MB cap holds for
+ * An upload's `model` field is found in linear time, and the 25 MB cap holds for
  * the whole upload — also for a chunked one without Content-Length. Against a real API process and
  * the fake upstream (a real process speaking HTTP) behind a third-party provider.
  */
 
-import { writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type ApiProcess, startApi } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, loadOk } from './live'
+import { loadEchoSlot } from './live'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
 const B = 'svc-test-boundary'
@@ -76,10 +74,7 @@ describe('multipart uploads through svc', () => {
 
   beforeAll(async () => {
     api = await startApi({ env: { SVC_PROVIDER_MODULES: FIXTURE } })
-    await call(api, '/api/slots/echo', { method: 'PUT', json: { provider: 'echo' } })
-    const weights = join(api.stateDir, 'w.gguf')
-    await writeFile(weights, 'x')
-    await loadOk(api, 'echo', weights)
+    await loadEchoSlot(api)
   }, 60_000)
 
   afterAll(async () => {

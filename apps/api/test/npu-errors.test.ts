@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 11: FastFlowLM answers most failures with HTTP 200 and `{"error": …}`, and with a
+ * FastFlowLM answers most failures with HTTP 200 and `{"error": …}`, and with a
  * `null` body when its speech or embedding model is not loaded. Through svc a client gets a proper
  * error (the NPU normaliser), not a generic 502 — nor a 200 with `null`. Against the FLM stand-in
  * (FastFlowLM cannot run here), reached by remote npu slots.

@@ -1,14 +1,23 @@
 /**
- * Issue 3: pulling a model from a URL (a local HTTP server here): progress on the event stream,
+ * Pulling a model from a URL (a local HTTP server here): progress on the event stream,
  * resume after a cut, and a checksum mismatch that leaves nothing that looks complete.
  */
 import { createHash } from 'node:crypto'
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { serveFiles, startApi, writeTinyGguf } from '@svc/testing'
+import { serveFiles, startApiWithConfig, writeTinyGguf } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, LIGHT_ARGS, llamaServerAvailable, type SlotBody } from './live'
+import { sendChat } from './chat-requests'
+import {
+  call,
+  collectEvents,
+  type ErrorBody,
+  LIGHT_ARGS,
+  llamaServerAvailable,
+  requestLoad,
+  type SlotBody,
+} from './live'
 
 const available = llamaServerAvailable()
 let weights: Buffer
@@ -18,12 +27,7 @@ beforeAll(async () => {
   weights = await readFile((await writeTinyGguf(join(dir, 'tiny.gguf'), { role: 'chat' })).path)
 })
 
-async function api(extraEnv: Record<string, string> = {}) {
-  const configDir = await mkdtemp(join(tmpdir(), 'svc-config-'))
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(join(configDir, 'slots', 'primary.toml'), LIGHT_ARGS)
-  return startApi({ configDir, env: extraEnv })
-}
+const api = (env: Record<string, string> = {}) => startApiWithConfig({ slots: { primary: LIGHT_ARGS }, env })
 
 describe.skipIf(!available)('pulling a model', () => {
   it('shows pulling with progress first, resumes a cut download, then serves', async () => {
@@ -32,10 +36,7 @@ describe.skipIf(!available)('pulling a model', () => {
     const url = `${files.url}/models/Tiny-Pulled.Q8_0.gguf`
 
     files.cutNextAfter(100_000)
-    const first = await call<{ error: { message: string } }>(svc, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: url },
-    })
+    const first = await requestLoad<ErrorBody>(svc, 'primary', { model: url })
     expect(first.status).toBe(502)
     expect(first.body.error.message).toContain(`pull of ${url} failed after`)
     const failed = (await call<SlotBody>(svc, '/api/slots/primary')).body
@@ -44,10 +45,7 @@ describe.skipIf(!available)('pulling a model', () => {
     const watching = await collectEvents(svc, (events) =>
       events.some((e) => e.event === 'slot.transition' && e.data.to === 'ready'),
     )
-    const second = await call<SlotBody>(svc, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: url },
-    })
+    const second = await requestLoad<SlotBody>(svc, 'primary', { model: url })
     expect(second.status).toBe(200)
     expect(second.body).toMatchObject({ state: 'ready', model: 'tiny-pulled.q8_0' })
     expect(files.requests.at(-1)?.range).toBe('bytes=100000-')
@@ -63,10 +61,7 @@ describe.skipIf(!available)('pulling a model', () => {
     })
     expect(progress[0]?.data.done).toBeGreaterThanOrEqual(100_000)
 
-    const chat = await call(svc, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'tiny-pulled.q8_0', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-    })
+    const chat = await sendChat(svc, { model: 'tiny-pulled.q8_0', max_tokens: 2 })
     expect(chat.status).toBe(200)
   }, 60_000)
 
@@ -81,10 +76,7 @@ describe.skipIf(!available)('pulling a model', () => {
       `[[model]]\nid = "tiny-checked"\nprovider = "llm"\nformat = "gguf"\nrole = "chat"\nurl = "${files.url}/tiny.gguf"\nsha256 = "${bad}"\n`,
     )
     await using svc = await api({ SVC_MODELS_MANIFEST: manifest })
-    const r = await call<{ error: { message: string } }>(svc, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: 'tiny-checked' },
-    })
+    const r = await requestLoad<ErrorBody>(svc, 'primary', { model: 'tiny-checked' })
     expect(r.status).toBe(502)
     expect(r.body.error.message).toContain(`checksum mismatch (expected sha256 ${bad}, got ${good})`)
     const slot = (await call<SlotBody>(svc, '/api/slots/primary')).body

@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 4, through the real API and CLI: loading a model from a URL never writes outside
+ * Through the real API and CLI: loading a model from a URL never writes outside
  * the models directory, a bad `%` escape is a 400 (not a 500), and the optional `sha256` is taken
  * from the API body, the CLI (`--sha256`) and the slot file (`[model] sha256`). The upstream is the
  * fake-upstream program behind a third-party provider (it serves any file); the files come from a

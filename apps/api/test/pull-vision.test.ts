@@ -1,14 +1,22 @@
 /**
- * Issue 17: a catalogued vision model is two files, the weights and the projector. A pull fetches
+ * A catalogued vision model is two files, the weights and the projector. A pull fetches
  * both (one progress figure on the event stream), resumes each after a cut, and the slot starts
  * llama-server with both (`--mmproj`). A local HTTP server is the source.
  */
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { encodePng, renderImage, serveFiles, startApi, writeTinyGguf, writeTinyMmproj } from '@svc/testing'
+import {
+  encodePng,
+  renderImage,
+  serveFiles,
+  startApi,
+  writeSvcConfig,
+  writeTinyGguf,
+  writeTinyMmproj,
+} from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, LIGHT_ARGS, llamaServerAvailable, type SlotBody } from './live'
+import { call, collectEvents, LIGHT_ARGS, llamaServerAvailable, requestLoad } from './live'
 
 const available = llamaServerAvailable()
 
@@ -46,14 +54,9 @@ describe.skipIf(!available)('pulling a catalogued vision model', () => {
         '',
       ].join('\n'),
     )
-    await mkdir(join(dir, 'slots'), { recursive: true })
-    await writeFile(join(dir, 'slots', 'primary.toml'), LIGHT_ARGS)
+    await writeSvcConfig(dir, { slots: { primary: LIGHT_ARGS } })
     await using svc = await startApi({ configDir: dir, env: { SVC_MODELS_MANIFEST: manifest } })
-    const load = () =>
-      call<SlotBody & { error?: { message: string } }>(svc, '/api/slots/primary/load?wait=true', {
-        method: 'POST',
-        json: { model: 'tiny-vl' },
-      })
+    const load = () => requestLoad(svc, 'primary', { model: 'tiny-vl' })
 
     // 1: the model file is cut; the projector is not reached.
     files.cutNextAfter(100_000, '/vlm/Tiny-VL-Q8_0.gguf')

@@ -1,14 +1,29 @@
 /**
- * Issue 16, remote slots without ceremony: a remote LLM slot pointing at a real llama-server loads
+ * Remote slots without ceremony: a remote LLM slot pointing at a real llama-server loads
  * with no local file (the model named by the remote's /v1/models), skips local hardware checks,
  * lists the remote's model, and serves through svc.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ApiProcess, type LlamaServer, startApi, startLlamaServer, writeTinyGguf } from '@svc/testing'
+import {
+  type ApiProcess,
+  type LlamaServer,
+  startApiWithConfig,
+  startLlamaServer,
+  writeTinyGguf,
+} from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, cli, llamaServerAvailable, type SlotBody, waitForSlot } from './live'
+import { sendChat } from './chat-requests'
+import {
+  call,
+  cli,
+  type ErrorBody,
+  llamaServerAvailable,
+  requestLoad,
+  type SlotBody,
+  waitForSlot,
+} from './live'
 
 const available = llamaServerAvailable()
 
@@ -21,14 +36,12 @@ describe.skipIf(!available)('a remote LLM slot', () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-remote-'))
     const gguf = await writeTinyGguf(join(dir, 'elsewhere.gguf'), { role: 'chat' })
     remote = await startLlamaServer({ model: gguf.path, alias: 'far-model' })
-    const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    // No model named, and a backend this CPU box does not have: neither matters for a remote slot.
-    await writeFile(
-      join(configDir, 'slots', 'far.toml'),
-      `enabled = true\nprovider = "llm"\nbackend = "cuda"\nruntime = "remote"\nurl = "${remote.url}"\n`,
-    )
-    api = await startApi({ configDir })
+    api = await startApiWithConfig({
+      slots: {
+        // No model named, and a backend this CPU box does not have: neither matters for a remote slot.
+        far: `enabled = true\nprovider = "llm"\nbackend = "cuda"\nruntime = "remote"\nurl = "${remote.url}"\n`,
+      },
+    })
   }, 60_000)
   afterAll(async () => {
     await api?.[Symbol.asyncDispose]()
@@ -61,10 +74,7 @@ describe.skipIf(!available)('a remote LLM slot', () => {
   })
 
   it('refuses a model the remote does not serve, naming what it serves', async () => {
-    const r = await call<{ error: { code: string; message: string } }>(api, '/api/slots/far/load', {
-      method: 'POST',
-      json: { model: 'not-there' },
-    })
+    const r = await requestLoad<ErrorBody>(api, 'far', { model: 'not-there' }, { wait: false })
     expect(r.status).toBe(404)
     expect(r.body.error).toMatchObject({ code: 'model.not_found' })
     expect(r.body.error.message).toBe(
@@ -75,7 +85,7 @@ describe.skipIf(!available)('a remote LLM slot', () => {
 
   it('reloads after an unload with no model named (API and CLI)', async () => {
     await call(api, '/api/slots/far/unload?wait=true', { method: 'POST' })
-    const r = await call<SlotBody>(api, '/api/slots/far/load?wait=true', { method: 'POST', json: {} })
+    const r = await requestLoad<SlotBody>(api, 'far', {})
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ state: 'ready', model: 'far-model' })
     await call(api, '/api/slots/far/unload?wait=true', { method: 'POST' })
@@ -85,10 +95,7 @@ describe.skipIf(!available)('a remote LLM slot', () => {
   })
 
   it('still asks for a model when a local slot has none to fall back on', async () => {
-    const r = await call<{ error: { code: string; param: string } }>(api, '/api/slots/primary/load', {
-      method: 'POST',
-      json: {},
-    })
+    const r = await requestLoad<ErrorBody>(api, 'primary', {}, { wait: false })
     expect(r.status).toBe(400)
     expect(r.body.error).toMatchObject({ code: 'request.invalid', param: 'model' })
   })
@@ -96,16 +103,10 @@ describe.skipIf(!available)('a remote LLM slot', () => {
   it('still loads the way it did before: a local file named as its model (never read)', async () => {
     const legacy = join(dir, 'stand-in.gguf')
     await writeFile(legacy, 'remote slot: svc never reads this file')
-    const r = await call<SlotBody>(api, '/api/slots/far/load?wait=true', {
-      method: 'POST',
-      json: { model: legacy },
-    })
+    const r = await requestLoad<SlotBody>(api, 'far', { model: legacy })
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ state: 'ready', model: 'stand-in' })
-    const chat = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'far', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-    })
+    const chat = await sendChat(api, { model: 'far', max_tokens: 2 })
     expect(chat.status).toBe(200)
   })
 })

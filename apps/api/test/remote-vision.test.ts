@@ -5,7 +5,7 @@
  * with an image goes to the remote, which judges it — here a real llama-server started with the tiny
  * model and the tiny projector, which answers.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -13,13 +13,14 @@ import {
   encodePng,
   type LlamaServer,
   renderImage,
-  startApi,
+  startApiWithConfig,
   startLlamaServer,
   writeTinyGguf,
   writeTinyMmproj,
 } from '@svc/testing'
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openaiClient } from './chat-requests'
 import { llamaServerAvailable, waitForSlot } from './live'
 
 const available = llamaServerAvailable()
@@ -42,18 +43,13 @@ describe.skipIf(!available)('images to a remote slot', () => {
     })
     const embedding = await writeTinyGguf(join(dir, 'far-embed.gguf'), { role: 'embed' })
     embedder = await startLlamaServer({ model: embedding.path, alias: 'far-embed', role: 'embed' })
-    const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    await writeFile(
-      join(configDir, 'slots', 'far.toml'),
-      `enabled = true\nprovider = "llm"\nruntime = "remote"\nurl = "${remote.url}"\n`,
-    )
-    await writeFile(
-      join(configDir, 'slots', 'farembed.toml'),
-      `enabled = true\nprovider = "llm"\nrole = "embed"\nruntime = "remote"\nurl = "${embedder.url}"\n`,
-    )
-    api = await startApi({ configDir })
-    client = new OpenAI({ baseURL: `${api.url}/v1`, apiKey: 'unused', maxRetries: 0 })
+    api = await startApiWithConfig({
+      slots: {
+        far: `enabled = true\nprovider = "llm"\nruntime = "remote"\nurl = "${remote.url}"\n`,
+        farembed: `enabled = true\nprovider = "llm"\nrole = "embed"\nruntime = "remote"\nurl = "${embedder.url}"\n`,
+      },
+    })
+    client = openaiClient(api)
     await waitForSlot(api, 'far', (s) => s.state === 'ready', 30_000)
     await waitForSlot(api, 'farembed', (s) => s.state === 'ready', 30_000)
   }, 60_000)

@@ -1,14 +1,21 @@
 /**
- * Issue 16, replicas: a remote slot with `urls = [a, b]` over two real llama-servers. Requests go to
+ * Replicas: a remote slot with `urls = [a, b]` over two real llama-servers. Requests go to
  * the replica with the fewest in flight; killing one moves all traffic to the other with no failed
  * request; it rejoins when restarted; the slot is ready while one replica is, offline when none is.
  * Each llama-server answers with its own alias as `model`, which tells which replica served.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ApiProcess, type LlamaServer, startApi, startLlamaServer, writeTinyGguf } from '@svc/testing'
+import {
+  type ApiProcess,
+  type LlamaServer,
+  startApiWithConfig,
+  startLlamaServer,
+  writeTinyGguf,
+} from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { holdStream, sendChat } from './chat-requests'
 import { call, llamaServerAvailable, type SlotBody, waitForSlot } from './live'
 
 const available = llamaServerAvailable()
@@ -34,16 +41,16 @@ describe.skipIf(!available)('a slot with two replicas', () => {
     const server = await startLlamaServer({
       model: gguf,
       alias: `tiny-${name}`,
+      // Room for the held 5000-token stream: with the default 256 it ends within a moment on a fast
+      // machine, and the requests meant to see one replica busy find both free.
+      ctxSize: 8192,
       ...(ports[name] ? { extraArgs: ['--port', String(ports[name])] } : {}),
     })
     servers[name] = server
     ports[name] = server.port
   }
   const chat = async () =>
-    call<{ model: string; error?: { message: string } }>(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'duo', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-    })
+    sendChat<{ model: string; error?: { message: string } }>(api, { model: 'duo', max_tokens: 2 })
   const duo = async () => (await call<DuoBody>(api, '/api/slots/duo')).body
   const replicaOf = (name: 'a' | 'b', body: DuoBody) =>
     body.replicas?.find((r) => r.url === servers[name]?.url)
@@ -52,13 +59,11 @@ describe.skipIf(!available)('a slot with two replicas', () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-replicas-'))
     gguf = (await writeTinyGguf(join(dir, 'tiny.gguf'), { role: 'chat' })).path
     await Promise.all([start('a'), start('b')])
-    const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    await writeFile(
-      join(configDir, 'slots', 'duo.toml'),
-      `enabled = true\nprovider = "llm"\nruntime = "remote"\nurls = ["${servers.a!.url}", "${servers.b!.url}"]\nrestart = "no"\n`,
-    )
-    api = await startApi({ configDir })
+    api = await startApiWithConfig({
+      slots: {
+        duo: `enabled = true\nprovider = "llm"\nruntime = "remote"\nurls = ["${servers.a!.url}", "${servers.b!.url}"]\nrestart = "no"\n`,
+      },
+    })
     await waitForSlot(api, 'duo', (s) => s.state === 'ready', 30_000)
     // Both replicas healthy (the first round may have found only one).
     const deadline = Date.now() + 10_000
@@ -83,29 +88,15 @@ describe.skipIf(!available)('a slot with two replicas', () => {
   })
 
   it('sends each request to the replica with the fewest in flight', async () => {
-    const abort = new AbortController()
-    const stream = await fetch(`${api.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'duo',
-        stream: true,
-        max_tokens: 5_000,
-        messages: [{ role: 'user', content: 'go' }],
-      }),
-      signal: abort.signal,
-    })
-    const reader = stream.body!.getReader()
-    const first = new TextDecoder().decode((await reader.read()).value)
-    const busy = /"model":"tiny-(a|b)"/.exec(first)?.[1] as 'a' | 'b'
+    const stream = await holdStream(api, { model: 'duo', content: 'go', max_tokens: 5_000 })
+    const busy = /"model":"tiny-(a|b)"/.exec(stream.first)?.[1] as 'a' | 'b'
     const free = busy === 'a' ? 'b' : 'a'
     try {
       const during = await duo()
       expect([replicaOf(busy, during)?.inflight, replicaOf(free, during)?.inflight]).toEqual([1, 0])
       for (let i = 0; i < 3; i++) expect((await chat()).body.model).toBe(`tiny-${free}`)
     } finally {
-      abort.abort()
-      await reader.cancel().catch(() => undefined)
+      await stream.stop()
     }
     await waitForSlot(api, 'duo', (s) => s.inflight === 0)
     // With nothing in flight, both take turns.

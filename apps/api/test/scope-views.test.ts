@@ -1,16 +1,14 @@
 /**
- * Issue 11, defect 7: each scope sees the minimum. Upstream addresses, URLs with credentials, model
+ * Each scope sees the minimum. Upstream addresses, URLs with credentials, model
  * paths and download URLs are admin-only; hosted upstreams' cookies and account headers never reach
  * a client. Against the real server with auth on and real upstream processes.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
 import { freePort } from '@svc/providers/internals'
-import { type FakeUpstream, startFakeUpstream } from '@svc/testing'
+import { type FakeUpstream, startFakeUpstream, writeSvcConfig } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AuthServer, send, startAuthServer } from './auth-harness'
+import { type AuthServer, loadPlaceholder, send, startAuthServer } from './auth-harness'
 
 /** A hosted service that answers like OpenAI, with the account headers OpenAI sends. */
 async function startHosted(): Promise<Server> {
@@ -49,25 +47,18 @@ describe('what each scope sees', () => {
     server = await startAuthServer(
       { SVC_TRUSTED_PROXIES: 'none', ACCT_KEY: 'sk-operator' },
       async ({ configDir }) => {
-        await mkdir(join(configDir, 'slots'), { recursive: true })
-        await writeFile(
-          join(configDir, 'slots', 'remote.toml'),
-          `provider = "llm"\nruntime = "remote"\nurl = "${fake.url}"\n`,
-        )
-        // A ComfyUI behind basic auth on another box: the password is in the URL.
-        await writeFile(
-          join(configDir, 'slots', 'guarded.toml'),
-          `provider = "image"\nruntime = "remote"\nurl = "http://svc:hunter2@10.0.0.5:8188"\n`,
-        )
-        // Replicas of a remote slot: one answers, one (behind a password) does not.
-        await writeFile(
-          join(configDir, 'slots', 'pair.toml'),
-          `provider = "llm"\nruntime = "remote"\nrestart = "no"\nurls = ["${fake.url}", "http://svc:hunter2@127.0.0.1:${closedPort}"]\n`,
-        )
-        await writeFile(
-          join(configDir, 'upstreams.toml'),
-          `[[upstream]]\nname = "acct"\nbase_url = "${hostedUrl}"\napi_key_env = "ACCT_KEY"\n`,
-        )
+        await writeSvcConfig(configDir, {
+          slots: {
+            remote: `provider = "llm"\nruntime = "remote"\nurl = "${fake.url}"\n`,
+            // A ComfyUI behind basic auth on another box: the password is in the URL.
+            guarded: `provider = "image"\nruntime = "remote"\nurl = "http://svc:hunter2@10.0.0.5:8188"\n`,
+            // Replicas of a remote slot: one answers, one (behind a password) does not.
+            pair: `provider = "llm"\nruntime = "remote"\nrestart = "no"\nurls = ["${fake.url}", "http://svc:hunter2@127.0.0.1:${closedPort}"]\n`,
+          },
+          files: {
+            'upstreams.toml': `[[upstream]]\nname = "acct"\nbase_url = "${hostedUrl}"\napi_key_env = "ACCT_KEY"\n`,
+          },
+        })
       },
     )
     tokens = {
@@ -76,23 +67,9 @@ describe('what each scope sees', () => {
       read: (await server.mint('read-only')).token,
       v1: (await server.mint('v1-only')).token,
     }
-    const weights = join(server.stateDir, 'weights.gguf')
-    await mkdir(server.stateDir, { recursive: true })
-    await writeFile(weights, 'x')
-    const load = await send(server.url, {
-      method: 'POST',
-      path: '/api/slots/remote/load?wait=true',
-      headers: { authorization: `Bearer ${tokens.admin}` },
-      body: JSON.stringify({ model: weights }),
-    })
-    expect(load.status, load.text).toBe(200)
-    const pair = await send(server.url, {
-      method: 'POST',
-      path: '/api/slots/pair/load?wait=true',
-      headers: { authorization: `Bearer ${tokens.admin}` },
-      body: JSON.stringify({ model: weights }),
-    })
-    expect(pair.status, pair.text).toBe(200)
+    const admin = { authorization: `Bearer ${tokens.admin}` }
+    await loadPlaceholder(server, 'remote', admin)
+    await loadPlaceholder(server, 'pair', admin)
   }, 60_000)
 
   afterAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 11: `POST /api/slots/:slot/load` (no wait) answers a model that cannot be loaded
+ * `POST /api/slots/:slot/load` (no wait) answers a model that cannot be loaded
  * with its error — however long resolving it takes — and 202 only once the load really started.
  */
 import { detectHardware } from '@svc/providers'

@@ -1,20 +1,22 @@
 /**
- * Issue 3, end to end: a real API process loads real llama-server upstreams with a generated GGUF.
+ * End to end: a real API process loads real llama-server upstreams with a generated GGUF.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startApi, writeTinyGguf } from '@svc/testing'
+import { isAlive } from '@svc/core/node'
+import { startApi, startApiWithConfig, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import parsePrometheus from 'parse-prometheus-text-format'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { sendChat } from './chat-requests'
 import {
-  alive,
   call,
   cli,
   collectEvents,
   LIGHT_ARGS,
   llamaServerAvailable,
   loadOk,
+  requestLoad,
   type SlotBody,
   waitForSlot,
 } from './live'
@@ -27,18 +29,9 @@ beforeAll(async () => {
   gguf = (await writeTinyGguf(join(dir, 'tiny-chat.gguf'), { role: 'chat' })).path
 })
 
-async function apiWithSlots(files: Record<string, string> = {}, env: Record<string, string> = {}) {
-  const configDir = await mkdtemp(join(tmpdir(), 'svc-config-'))
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(join(configDir, 'slots', 'primary.toml'), files.primary ?? LIGHT_ARGS)
-  for (const [name, text] of Object.entries(files))
-    await writeFile(join(configDir, 'slots', `${name}.toml`), text)
-  return startApi({ configDir, env })
-}
-
 describe.skipIf(!available)('slots with a real llama-server', () => {
   it('slot load primary --model <tiny.gguf> reaches ready through starting and warming, and chats', async () => {
-    await using api = await apiWithSlots()
+    await using api = await startApiWithConfig({ slots: { primary: LIGHT_ARGS } })
     const watching = await collectEvents(api, (events) =>
       events.some((e) => e.event === 'slot.transition' && e.data.to === 'ready'),
     )
@@ -55,9 +48,10 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
       'warming->ready',
     ])
 
-    const chat = await call<{ choices: { message: { content: string } }[] }>(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'primary', messages: [{ role: 'user', content: 'hello' }], max_tokens: 4 },
+    const chat = await sendChat<{ choices: { message: { content: string } }[] }>(api, {
+      model: 'primary',
+      content: 'hello',
+      max_tokens: 4,
     })
     expect(chat.status).toBe(200)
     expect(typeof chat.body.choices[0]?.message.content).toBe('string')
@@ -69,23 +63,23 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   }, 60_000)
 
   it('fails a load with a clear error and a non-zero exit when the model does not exist', async () => {
-    await using api = await apiWithSlots()
+    await using api = await startApiWithConfig({ slots: { primary: LIGHT_ARGS } })
     const r = await cli(api, ['slot', 'load', 'primary', '--model', '/nowhere/x.gguf'])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('no model file at /nowhere/x.gguf (model.not_found)')
-    const unknown = await call(api, '/api/slots/nope/load', { method: 'POST', json: { model: gguf } })
+    const unknown = await requestLoad(api, 'nope', { model: gguf }, { wait: false })
     expect(unknown.status).toBe(404)
     expect(unknown.body).toMatchObject({ error: { code: 'slot.not_found' } })
-    const bad = await call(api, '/api/slots/primary/load', { method: 'POST', json: { model: 42 } })
+    const bad = await requestLoad(api, 'primary', { model: 42 }, { wait: false })
     expect(bad.status).toBe(400)
     expect(bad.body).toMatchObject({ error: { code: 'request.invalid', param: 'model' } })
   }, 30_000)
 
   it('starts exactly one llama-server for two concurrent loads of one model', async () => {
-    await using api = await apiWithSlots()
+    await using api = await startApiWithConfig({ slots: { primary: LIGHT_ARGS } })
     const [a, b] = await Promise.all([
-      call<SlotBody>(api, '/api/slots/primary/load?wait=true', { method: 'POST', json: { model: gguf } }),
-      call<SlotBody>(api, '/api/slots/primary/load?wait=true', { method: 'POST', json: { model: gguf } }),
+      requestLoad<SlotBody>(api, 'primary', { model: gguf }),
+      requestLoad<SlotBody>(api, 'primary', { model: gguf }),
     ])
     expect([a.status, b.status]).toEqual([200, 200])
     expect(a.body.upstream?.pid).toBe(b.body.upstream?.pid)
@@ -94,12 +88,11 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   }, 60_000)
 
   it('goes offline with lastError when llama-server is killed, and comes back with restart = "on-failure"', async () => {
-    await using api = await apiWithSlots({ primary: `${LIGHT_ARGS}restart = "on-failure"\n` })
-    const loaded = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: gguf },
+    await using api = await startApiWithConfig({
+      slots: { primary: `${LIGHT_ARGS}restart = "on-failure"\n` },
     })
-    const pid = loaded.body.upstream!.pid!
+    const loaded = await loadOk(api, 'primary', gguf)
+    const pid = loaded.upstream!.pid!
     const watching = await collectEvents(api, (events) =>
       events.some((e) => e.event === 'slot.transition' && e.data.from === 'warming' && e.data.to === 'ready'),
     )
@@ -114,20 +107,14 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   }, 60_000)
 
   it('stays offline with lastError after a crash with restart = "no"', async () => {
-    await using api = await apiWithSlots({ primary: `${LIGHT_ARGS}restart = "no"\n` })
-    const loaded = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: gguf },
-    })
-    process.kill(loaded.body.upstream!.pid!, 'SIGKILL')
+    await using api = await startApiWithConfig({ slots: { primary: `${LIGHT_ARGS}restart = "no"\n` } })
+    const loaded = await loadOk(api, 'primary', gguf)
+    process.kill(loaded.upstream!.pid!, 'SIGKILL')
     const down = await waitForSlot(api, 'primary', (s) => s.state === 'offline')
     expect(down.lastError).toMatch(/killed by SIGKILL/)
     await new Promise((r) => setTimeout(r, 1500))
     expect((await call<SlotBody>(api, '/api/slots/primary')).body.state).toBe('offline')
-    const chat = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'primary', messages: [{ role: 'user', content: 'x' }] },
-    })
+    const chat = await sendChat(api, { model: 'primary', content: 'x' })
     expect(chat.status).toBe(409)
     expect(chat.body).toMatchObject({ error: { code: 'model.not_loaded' } })
   }, 60_000)
@@ -135,35 +122,31 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   it('leaves no llama-server behind when the API stops, and adopts or kills what a crashed API left', async () => {
     const configDir = await mkdtemp(join(tmpdir(), 'svc-config-'))
     const stateDir = await mkdtemp(join(tmpdir(), 'svc-state-'))
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    await writeFile(join(configDir, 'slots', 'primary.toml'), LIGHT_ARGS)
+    await writeSvcConfig(configDir, { slots: { primary: LIGHT_ARGS } })
 
     // A clean stop takes its upstream with it.
     const first = await startApi({ configDir, stateDir })
     const pid1 = (await loadOk(first, 'primary', gguf)).upstream!.pid!
     expect(await first.stop('SIGTERM')).toBe(0)
-    expect(alive(pid1)).toBe(false)
+    expect(isAlive(pid1)).toBe(false)
 
     // A crashed API (SIGKILL) leaves its upstream running; the next start adopts it while healthy.
     let pid2 = 0
     try {
       await crashAndRecover()
     } finally {
-      if (pid2 && alive(pid2)) process.kill(pid2, 'SIGKILL') // only if an assertion failed midway
+      if (pid2 && isAlive(pid2)) process.kill(pid2, 'SIGKILL') // only if an assertion failed midway
     }
 
     async function crashAndRecover() {
       const second = await startApi({ configDir, stateDir })
       pid2 = (await loadOk(second, 'primary', gguf)).upstream!.pid!
       await second.stop('SIGKILL')
-      expect(alive(pid2)).toBe(true)
+      expect(isAlive(pid2)).toBe(true)
       const third = await startApi({ configDir, stateDir })
       const adopted = await waitForSlot(third, 'primary', (s) => s.state === 'ready')
       expect(adopted.upstream?.pid).toBe(pid2)
-      const chat = await call(third, '/v1/chat/completions', {
-        method: 'POST',
-        json: { model: 'tiny-chat', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 },
-      })
+      const chat = await sendChat(third, { model: 'tiny-chat', content: 'x', max_tokens: 2 })
       expect(chat.status).toBe(200)
       await third.stop('SIGKILL')
 
@@ -171,15 +154,15 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
       await writeFile(join(stateDir, 'models', 'registry.json'), '{"models":[]}\n')
       const fourth = await startApi({ configDir, stateDir })
       const deadline = Date.now() + 15_000
-      while (alive(pid2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-      expect(alive(pid2)).toBe(false)
+      while (isAlive(pid2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      expect(isAlive(pid2)).toBe(false)
       expect((await call<SlotBody>(fourth, '/api/slots/primary')).body.state).toBe('offline')
       await fourth[Symbol.asyncDispose]()
     }
   }, 120_000)
 
   it('a streamed chat gives the slot its tokens/s and counts its tokens (llama-server’s timings, no include_usage needed)', async () => {
-    await using api = await apiWithSlots()
+    await using api = await startApiWithConfig({ slots: { primary: LIGHT_ARGS } })
     await loadOk(api, 'primary', gguf)
     const before = await call<{ metrics: { tokensPerS: number | null } | null }>(api, '/api/slots/primary')
     expect(before.body.metrics?.tokensPerS ?? null).toBeNull()
@@ -199,12 +182,9 @@ describe.skipIf(!available)('slots with a real llama-server', () => {
   }, 60_000)
 
   it('re-exposes llama-server metrics with a slot label next to the slot metrics', async () => {
-    await using api = await apiWithSlots()
+    await using api = await startApiWithConfig({ slots: { primary: LIGHT_ARGS } })
     await loadOk(api, 'primary', gguf)
-    await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'primary', messages: [{ role: 'user', content: 'x' }], max_tokens: 2 },
-    })
+    await sendChat(api, { model: 'primary', content: 'x', max_tokens: 2 })
     const res = await fetch(`${api.url}/api/metrics`)
     const text = await res.text()
     expect(res.status, api.output().slice(-3000)).toBe(200)

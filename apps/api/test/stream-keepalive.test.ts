@@ -3,11 +3,12 @@
  * its upstream connections alive, so the next request could go out on a socket the engine already
  * closed and fail with a 502 (`ECONNRESET`). Back-to-back streams must all succeed.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startApi, writeTinyGguf } from '@svc/testing'
+import { startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { streamChat } from './chat-requests'
 import { LIGHT_ARGS, llamaServerAvailable, loadOk } from './live'
 
 const available = llamaServerAvailable()
@@ -17,22 +18,12 @@ describe.skipIf(!available)('streams to llama-server one after another', () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-keepalive-'))
     onTestFinished(() => rm(dir, { recursive: true, force: true }))
     const gguf = (await writeTinyGguf(join(dir, 'tiny-chat.gguf'), { role: 'chat' })).path
-    await mkdir(join(dir, 'slots'), { recursive: true })
-    await writeFile(join(dir, 'slots', 'primary.toml'), LIGHT_ARGS)
+    await writeSvcConfig(dir, { slots: { primary: LIGHT_ARGS } })
     await using api = await startApi({ configDir: dir })
     await loadOk(api, 'primary', gguf)
     const statuses: string[] = []
     for (let i = 0; i < 20; i++) {
-      const res = await fetch(`${api.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          model: 'primary',
-          stream: true,
-          max_tokens: 4,
-          messages: [{ role: 'user', content: 'hi' }],
-        }),
-      })
+      const res = await streamChat(api, { model: 'primary', max_tokens: 4 })
       const text = await res.text()
       statuses.push(
         res.status === 200 && text.includes('data: [DONE]') ? 'ok' : `${res.status} ${text.slice(0, 200)}`,

@@ -1,5 +1,5 @@
 /**
- * Issue 16, `runtime = "swarm"` end to end: on a one-node swarm this test creates (and leaves), a
+ * `runtime = "swarm"` end to end: on a one-node swarm this test creates (and leaves), a
  * slot with `replicas = 2` runs the real llama-server image from a local registry (pinned by digest),
  * passes through its states, serves /v1 through svc, survives an svc restart (adopted), and leaves
  * no service behind after unload.
@@ -7,42 +7,23 @@
  * The engine is shared with other tests: a swarm is initialised only when the engine is in none, and
  * left only when this test made it; everything removed here carries this test's labels or names.
  */
-import { execFile } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { promisify } from 'node:util'
-import { findEngine } from '@svc/engines'
 import {
   type ApiProcess,
   docker,
   encodePng,
-  ensureDockerEngine,
   missingPart,
-  publishRootfsImage,
-  REPO_ROOT,
   renderImage,
-  startApi,
-  startRegistry,
   writeTinyGguf,
   writeTinyMmproj,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, loadOk, type SlotBody, waitForSlot } from './live'
-
-const exec = promisify(execFile)
+import { sendChat } from './chat-requests'
+import { call, collectEvents, type ErrorBody, loadOk, requestLoad, type SlotBody, waitForSlot } from './live'
+import { type LlamaImageSetup, setupLlamaImage } from './llama-image'
 
 type Swarmed = SlotBody & { replicas: { url: string; node: string | null; healthy: boolean }[] | null }
-
-interface Setup {
-  configDir: string
-  stateDir: string
-  manifest: string
-  model: string
-  repository: string
-  cleanup(): Promise<void>
-}
 
 // A part the swarm test needs is missing (reported by missingPart: a failure in CI), or an earlier
 // test did not get svc going: skipped, never reported as passed.
@@ -70,53 +51,14 @@ async function ownSwarm(): Promise<{ leave(): Promise<void> } | undefined> {
   }
 }
 
-async function setup(): Promise<Setup | undefined> {
-  const engine = await ensureDockerEngine()
-  if ('skip' in engine) return undefined
-  const llama = findEngine('llama-server')
-  if (!llama) {
-    missingPart('llama-server', 'run ./scripts/setup.sh')
-    return undefined
-  }
-  const registry = await startRegistry()
-  if ('skip' in registry) return undefined
-  const swarm = await ownSwarm()
-  if (!swarm) {
-    await registry.stop()
-    return undefined
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'svc-swarm-'))
-  const repository = `${registry.host}/svc-test/llama-swarm-${randomBytes(3).toString('hex')}`
-  await publishRootfsImage({ tag: `${repository}:v1`, binaries: [llama.path] })
-  const manifest = join(dir, 'images.toml')
-  await writeFile(
-    manifest,
-    `[image.llama-cpu]\nprovider = "llm"\nbackend = "cpu"\nrepository = "${repository}"\ntag = "v1"\ndigest = ""\n`,
-  )
-  await exec(process.execPath, [
-    join(REPO_ROOT, 'apps/cli/bin/svc.js'),
-    'manifest',
-    'pin',
-    '--file',
-    manifest,
-  ])
-  const configDir = join(dir, 'config')
-  const stateDir = join(dir, 'state')
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(
-    join(configDir, 'slots', 'primary.toml'),
-    'runtime = "swarm"\nbackend = "cpu"\nreplicas = 2\nrestart = "no"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
-  )
-  await mkdir(join(dir, 'models'))
-  const model = (await writeTinyGguf(join(dir, 'models', 'tiny-chat.gguf'), { role: 'chat' })).path
-  return {
-    configDir,
-    stateDir,
-    manifest,
-    model,
-    repository,
-    async cleanup() {
-      const instance = (await readFile(join(stateDir, 'instance-id'), 'utf8').catch(() => '')).trim()
+async function setup(): Promise<LlamaImageSetup | undefined> {
+  let swarm: { leave(): Promise<void> } | undefined
+  const setup = await setupLlamaImage({
+    name: 'swarm',
+    primarySlot:
+      'runtime = "swarm"\nbackend = "cpu"\nreplicas = 2\nrestart = "no"\nargs = ["-c", "256", "-np", "1", "--threads", "1"]\n',
+    async removeLeftovers(s) {
+      const instance = (await readFile(join(s.stateDir, 'instance-id'), 'utf8').catch(() => '')).trim()
       if (instance) {
         const ids = (
           await docker(['service', 'ls', '-q', '--filter', `label=svc.instance=${instance}`]).catch(() => '')
@@ -125,16 +67,24 @@ async function setup(): Promise<Setup | undefined> {
           .filter(Boolean)
         if (ids.length) await docker(['service', 'rm', ...ids]).catch(() => '')
       }
-      await swarm.leave()
-      const images = (await docker(['images', '-q', repository]).catch(() => '')).split('\n').filter(Boolean)
+      await swarm?.leave()
+      const images = (await docker(['images', '-q', s.repository]).catch(() => ''))
+        .split('\n')
+        .filter(Boolean)
       if (images.length) await docker(['rmi', '-f', ...new Set(images)]).catch(() => '')
-      await registry.stop()
-      await rm(dir, { recursive: true, force: true })
     },
+  })
+  if (!setup) return undefined
+  swarm = await ownSwarm()
+  if (!swarm) {
+    await setup.cleanup()
+    return undefined
   }
+  await setup.pinManifest()
+  return setup
 }
 
-async function servicesOf(s: Setup): Promise<{ id: string; replicas: string }[]> {
+async function servicesOf(s: LlamaImageSetup): Promise<{ id: string; replicas: string }[]> {
   const instance = (await readFile(join(s.stateDir, 'instance-id'), 'utf8')).trim()
   const out = await docker([
     'service',
@@ -154,21 +104,19 @@ async function servicesOf(s: Setup): Promise<{ id: string; replicas: string }[]>
 }
 
 describe('a slot with runtime = "swarm"', () => {
-  let s: Setup | undefined
+  let s: LlamaImageSetup | undefined
   let api: ApiProcess | undefined
-  const env = () => ({ SVC_IMAGES_MANIFEST: s!.manifest })
 
   beforeAll(async () => {
     s = await setup()
   }, 240_000)
   afterAll(async () => {
-    await api?.[Symbol.asyncDispose]()
     await s?.cleanup()
   }, 120_000)
 
   it('is offered by the picker because the engine is a swarm manager', async (ctx) => {
     if (!s) return ctx.skip(MISSING)
-    api = await startApi({ configDir: s.configDir, stateDir: s.stateDir, env: env() })
+    api = await s.startApi()
     const hw = await call<{ providers: { llm: { cpu: { ok: boolean; runtimes: string[] } } } }>(
       api,
       '/api/hardware',
@@ -214,12 +162,7 @@ describe('a slot with runtime = "swarm"', () => {
     for (const r of replicas) expect(r.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(replicas.every((r) => r.node !== null)).toBe(true)
     const chats = await Promise.all(
-      [1, 2, 3, 4].map(() =>
-        call(api!, '/v1/chat/completions', {
-          method: 'POST',
-          json: { model: 'primary', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 },
-        }),
-      ),
+      [1, 2, 3, 4].map(() => sendChat(api!, { model: 'primary', max_tokens: 3 })),
     )
     expect(chats.map((c) => c.status)).toEqual([200, 200, 200, 200])
     const logs = await call<{ lines: string[] }>(api, '/api/slots/primary/logs')
@@ -230,14 +173,11 @@ describe('a slot with runtime = "swarm"', () => {
     if (!s || !api) return ctx.skip(MISSING)
     const [before] = await servicesOf(s)
     await api.stop('SIGKILL')
-    api = await startApi({ configDir: s.configDir, stateDir: s.stateDir, env: env() })
+    api = await s.startApi()
     const adopted = await waitForSlot(api, 'primary', (x) => x.state === 'ready', 60_000)
     expect(adopted).toMatchObject({ model: 'tiny-chat', runtime: 'swarm' })
     expect((await servicesOf(s)).map((x) => x.id)).toEqual([before?.id])
-    const chat = await call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'tiny-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-    })
+    const chat = await sendChat(api, { model: 'tiny-chat', max_tokens: 2 })
     expect(chat.status).toBe(200)
   }, 120_000)
 
@@ -260,10 +200,7 @@ describe('a slot with runtime = "swarm"', () => {
     const mmproj = await writeTinyMmproj(join(models, '..', 'projectors', 'tiny-mmproj.gguf'), {
       nEmbdText: seeing.nEmbd,
     })
-    const r = await call<SlotBody>(api, '/api/slots/primary/load?wait=true', {
-      method: 'POST',
-      json: { model: seeing.path, mmproj: mmproj.path },
-    })
+    const r = await requestLoad<SlotBody>(api, 'primary', { model: seeing.path, mmproj: mmproj.path })
     expect(r.status, JSON.stringify(r.body)).toBe(200)
     await waitForSlot(
       api,
@@ -320,14 +257,10 @@ describe('a slot with runtime = "swarm"', () => {
       },
     })
     expect(put.status).toBe(200)
-    const r = await call<{ error: { code: string; message: string } }>(
-      api,
-      '/api/slots/picky/load?wait=true',
-      {
-        method: 'POST',
-        json: { model: s.model },
-      },
-    )
+    const r = await call<ErrorBody>(api, '/api/slots/picky/load?wait=true', {
+      method: 'POST',
+      json: { model: s.model },
+    })
     expect(r.status).toBe(502)
     expect(r.body.error.message).toMatch(/^no swarm node can run picky: pending: no suitable node/)
     const slot = await call<SlotBody>(api, '/api/slots/picky')

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startApi } from '@svc/testing'
@@ -15,7 +15,6 @@ describe('a third-party provider', () => {
 
   it('is registered for a custom slot, loaded and served with no change to slot-manager code', async () => {
     await using api = await startApi({ env: { SVC_PROVIDER_MODULES: FIXTURE } })
-    await mkdir(join(api.configDir, 'slots'), { recursive: true })
     // The slot is created through the API (written to slots/echo.toml), then loaded.
     const put = await fetch(`${api.url}/api/slots/echo`, {
       method: 'PUT',

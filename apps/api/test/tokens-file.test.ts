@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 10: a broken `tokens.toml`. At start svc refuses with the file and the line and
+ * A broken `tokens.toml`. At start svc refuses with the file and the line and
  * leaves the file alone; while running it keeps the last good tokens and reports the problem —
  * never a 500.
  */
@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { createTokenStore } from '@svc/auth'
 import { startApi } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AuthServer, FAST_HASH, send, startAuthServer } from './auth-harness'
+import { FAST_HASH, send, useAuthServer } from './auth-harness'
 
 const CHAT = {
   method: 'POST',
@@ -65,18 +65,14 @@ describe('a tokens.toml that does not parse at start', () => {
 })
 
 describe('a tokens.toml broken while svc runs', () => {
-  let server: AuthServer
+  const server = useAuthServer()
   let used: string
   let unused: string
   let admin: string
   beforeAll(async () => {
-    server = await startAuthServer()
     admin = (await server.mint('admin', 'ops')).token
     used = (await server.mint('v1-only', 'app')).token
     unused = (await server.mint('v1-only', 'spare')).token
-  })
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]()
   })
 
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` })

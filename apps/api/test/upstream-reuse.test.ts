@@ -3,12 +3,11 @@
  * it closes fails with ECONNRESET although it never reached the upstream. svc sends such a request
  * once more on a new connection instead of answering 502.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
+import { writeSvcConfig } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AuthServer, send, startAuthServer } from './auth-harness'
+import { type AuthServer, loadPlaceholder, send, startAuthServer } from './auth-harness'
 
 describe('an upstream that closes kept-alive connections', () => {
   let upstream: Server
@@ -38,21 +37,11 @@ describe('an upstream that closes kept-alive connections', () => {
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r))
     const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`
     server = await startAuthServer({ SVC_AUTH_ENABLED: '0' }, async ({ configDir }) => {
-      await mkdir(join(configDir, 'slots'), { recursive: true })
-      await writeFile(
-        join(configDir, 'slots', 'flaky.toml'),
-        `provider = "llm"\nruntime = "remote"\nurl = "${url}"\n`,
-      )
+      await writeSvcConfig(configDir, {
+        slots: { flaky: `provider = "llm"\nruntime = "remote"\nurl = "${url}"\n` },
+      })
     })
-    await mkdir(server.stateDir, { recursive: true })
-    const weights = join(server.stateDir, 'w.gguf')
-    await writeFile(weights, 'x')
-    const load = await send(server.url, {
-      method: 'POST',
-      path: '/api/slots/flaky/load?wait=true',
-      body: JSON.stringify({ model: weights }),
-    })
-    expect(load.status, load.text).toBe(200)
+    await loadPlaceholder(server, 'flaky')
   }, 30_000)
   afterAll(async () => {
     await server?.[Symbol.asyncDispose]()

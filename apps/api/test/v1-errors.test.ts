@@ -1,12 +1,10 @@
 /**
- * Issue 11, defect 11: an unexpected error on `/v1/*` is answered 500 `internal.error` without its
+ * An unexpected error on `/v1/*` is answered 500 `internal.error` without its
  * details, and logged once with the request id, so the operator can find it from the client's report.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AuthServer, send, startAuthServer } from './auth-harness'
+import { type AuthServer, loadPlaceholder, send, startAuthServer } from './auth-harness'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/throwing-provider.ts', import.meta.url))
 
@@ -20,15 +18,7 @@ describe('an unexpected error on /v1', () => {
       body: JSON.stringify({ provider: 'throwing' }),
     })
     expect(put.status, put.text).toBe(200)
-    await mkdir(server.stateDir, { recursive: true })
-    const weights = join(server.stateDir, 'w.gguf')
-    await writeFile(weights, 'x')
-    const load = await send(server.url, {
-      method: 'POST',
-      path: '/api/slots/buggy/load?wait=true',
-      body: JSON.stringify({ model: weights }),
-    })
-    expect(load.status, load.text).toBe(200)
+    await loadPlaceholder(server, 'buggy')
   }, 60_000)
   afterAll(async () => {
     await server?.[Symbol.asyncDispose]()

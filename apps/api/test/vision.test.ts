@@ -1,10 +1,10 @@
 /**
- * Issue 17, vision: the official `openai` package sends chats with image parts through svc to the
+ * Vision: the official `openai` package sends chats with image parts through svc to the
  * real llama-server started with the tiny model and the tiny projector (`--mmproj`); images for a
  * model without a projector are refused at the edge; an http image URL is fetched by llama-server,
  * never by svc.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -13,15 +13,17 @@ import {
   type FileServer,
   renderImage,
   serveFiles,
-  startApi,
+  startApiWithConfig,
   type TinyMmproj,
   writeTinyGguf,
   writeTinyMmproj,
 } from '@svc/testing'
-import OpenAI, { BadRequestError, InternalServerError } from 'openai'
+import type OpenAI from 'openai'
+import { BadRequestError, InternalServerError } from 'openai'
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, cli, LIGHT_ARGS, llamaServerAvailable, loadOk, waitForSlot } from './live'
+import { openaiClient } from './chat-requests'
+import { call, cli, LIGHT_ARGS, llamaServerAvailable, loadOk, requestLoad, waitForSlot } from './live'
 
 const available = llamaServerAvailable()
 
@@ -44,16 +46,14 @@ describe.skipIf(!available)('chat with images through svc', () => {
     ])
     mmproj = await writeTinyMmproj(join(dir, 'tiny-mmproj.gguf'), { nEmbdText: seeing.nEmbd })
     images = await serveFiles({ '/cat.png': png })
-    const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    await writeFile(join(configDir, 'slots', 'primary.toml'), LIGHT_ARGS)
-    await writeFile(join(configDir, 'slots', 'text.toml'), `provider = "llm"\n${LIGHT_ARGS}`)
-    // A slot file names the projector beside its default model; it loads when the API starts.
-    await writeFile(
-      join(configDir, 'slots', 'auto.toml'),
-      `provider = "llm"\nenabled = true\n${LIGHT_ARGS}[model]\ndefault = "${join(dir, 'tiny-auto.gguf')}"\nmmproj = "${mmproj.path}"\n`,
-    )
-    api = await startApi({ configDir })
+    api = await startApiWithConfig({
+      slots: {
+        primary: LIGHT_ARGS,
+        text: `provider = "llm"\n${LIGHT_ARGS}`,
+        // A slot file names the projector beside its default model; it loads when the API starts.
+        auto: `provider = "llm"\nenabled = true\n${LIGHT_ARGS}[model]\ndefault = "${join(dir, 'tiny-auto.gguf')}"\nmmproj = "${mmproj.path}"\n`,
+      },
+    })
     // The CLI, as a user types it: the projector by path next to the model by path.
     const loaded = await cli(api, [
       'slot',
@@ -66,7 +66,7 @@ describe.skipIf(!available)('chat with images through svc', () => {
     ])
     expect(loaded.code, loaded.stderr + loaded.stdout).toBe(0)
     await loadOk(api, 'text', join(dir, 'tiny-text.gguf'))
-    client = new OpenAI({ baseURL: `${api.url}/v1`, apiKey: 'unused', maxRetries: 0 })
+    client = openaiClient(api)
   }, 90_000)
 
   afterAll(async () => {
@@ -110,7 +110,7 @@ describe.skipIf(!available)('chat with images through svc', () => {
     expect((await promptTokens('auto', [question, image(dataUrl)])) - plain).toBe(mmproj.imageTokens)
     // A load that names no model is the slot file's load: its default with the projector.
     await call(api, '/api/slots/auto/unload?wait=true', { method: 'POST' })
-    const reloaded = await call(api, '/api/slots/auto/load?wait=true', { method: 'POST', json: {} })
+    const reloaded = await requestLoad(api, 'auto', {})
     expect(reloaded).toMatchObject({ status: 200, body: { model: 'tiny-auto' } })
     expect((await promptTokens('auto', [question, image(dataUrl)])) - plain).toBe(mmproj.imageTokens)
   })

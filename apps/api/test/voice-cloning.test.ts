@@ -1,5 +1,5 @@
 /**
- * Issue 17, voice cloning end to end: the tts slot swaps from espeak-ng (the real engine, on the
+ * Voice cloning end to end: the tts slot swaps from espeak-ng (the real engine, on the
  * host) to the voice-cloning model and back with `svc slot load`; a voice uploaded by name is listed
  * and used. The cloning model runs in a container through the real Docker Engine; since Chatterbox
  * itself needs PyTorch and model weights, the container holds the Chatterbox TTS API stand-in from
@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -18,10 +18,12 @@ import {
   docker,
   ensureDockerEngine,
   missingPart,
-  startApi,
+  startApiWithConfig,
 } from '@svc/testing'
-import OpenAI, { BadRequestError } from 'openai'
+import type OpenAI from 'openai'
+import { BadRequestError } from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openaiClient } from './chat-requests'
 import { call, cli, type SlotBody } from './live'
 
 const exec = promisify(execFile)
@@ -77,10 +79,8 @@ describe.skipIf(!speechParts)('the tts slot with the voice-cloning model', () =>
         '',
       ].join('\n'),
     )
-    const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    api = await startApi({ configDir, env: { SVC_IMAGES_MANIFEST: manifest } })
-    client = new OpenAI({ baseURL: `${api.url}/v1`, apiKey: 'unused', maxRetries: 0 })
+    api = await startApiWithConfig({ env: { SVC_IMAGES_MANIFEST: manifest } })
+    client = openaiClient(api)
   }, 180_000)
 
   afterAll(async () => {

@@ -10,14 +10,14 @@
  * - `GET /v1/models/<id>` is as open as `GET /v1/models`: one entry of an open list.
  * - Every other `/v1/*` request is inference, whatever the method: it may run a model. `read-only`
  *   may not; `all` and `v1-only` may.
- * - `GET /api/images/cache/*` (results of `/v1/images/*`) is readable by every scope (issue 7: "its
- *   URLs are /v1 results"; reading one runs no model). Other methods there are mutations.
+ * - `GET /api/images/cache/*` (results of `/v1/images/*`) is readable by every scope (its
+ *   URLs are /v1 results; reading one runs no model). Other methods there are mutations.
  * - Reads of `/api/*` (slots, slot logs, models, hardware, `/api/events`) are for `admin`, `all` and
  *   `read-only`. `/api/auth/tokens` is token management for every method, reads included: `admin` only.
  * - Mutations of `/api/slots/*` and `/api/models/*` (slot mutations) and of anything else under
  *   `/api/*` are `admin` only.
  * - Paths outside `/api` and `/v1` (the dashboard's files) are open for reads: the page must load
- *   before it can ask a person for a token (issue 10: opened directly on :8080 with auth on, the
+ *   before it can ask a person for a token (opened directly on :8080 with auth on, the
  *   dashboard asks for one). The files are the public build and hold no data; every request the page
  *   then makes is checked as usual.
  * - `GET /v1/audio/voices` (the tts slot's voice list) is `/v1` like any other: inference scopes.

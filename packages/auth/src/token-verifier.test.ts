@@ -6,28 +6,43 @@ import { verifySecret } from './secret-hash'
 import { createFailureThrottle } from './throttle'
 import { generateToken } from './token-format'
 import { createTokenStore, type TokenStore } from './token-store'
-import { createTokenVerifier, type VerifyResult } from './token-verifier'
+import { createTokenVerifier, type TokenVerifierOptions, type VerifyResult } from './token-verifier'
 
 const FAST = { memoryCost: 256, timeCost: 1, parallelism: 1 }
 const cleanup: (() => Promise<void>)[] = []
 
-async function setup(throttle = createFailureThrottle()) {
+interface SetupOptions extends Omit<TokenVerifierOptions, 'store' | 'verifySecret'> {
+  /** How long each argon2 check takes on top of its own time, so that concurrent checks overlap. */
+  delayMs?: number
+}
+
+/**
+ * A token store in a temp directory (removed after the test) and a verifier over it whose argon2
+ * checks are the real ones, counted: `runs` in all, `peak` at once.
+ */
+async function setup(options: SetupOptions = {}) {
+  const { delayMs = 0, ...verifierOptions } = options
   const configDir = await mkdtemp(join(tmpdir(), 'svc-verify-'))
   const store = createTokenStore({ configDir, hashParams: FAST, flushIntervalMs: 0 })
   cleanup.push(async () => {
     await store.close()
     await rm(configDir, { recursive: true, force: true })
   })
-  let argon2Runs = 0
+  let runs = 0
+  let running = 0
+  let peak = 0
   const verifier = createTokenVerifier({
+    ...verifierOptions,
     store,
-    throttle,
-    verifySecret: (phc, secret) => {
-      argon2Runs++
+    verifySecret: async (phc, secret) => {
+      runs++
+      peak = Math.max(peak, ++running)
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs))
+      running--
       return verifySecret(phc, secret)
     },
   })
-  return { store, verifier, configDir, runs: () => argon2Runs }
+  return { store, verifier, configDir, runs: () => runs, peak: () => peak }
 }
 
 afterEach(async () => {
@@ -114,7 +129,9 @@ describe('token verifier', () => {
 
   it('throttles a client after repeated failures, before any argon2 work, and keeps cached tokens working', async () => {
     let now = 0
-    const { store, verifier, runs } = await setup(createFailureThrottle({ burst: 3, clock: () => now }))
+    const { store, verifier, runs } = await setup({
+      throttle: createFailureThrottle({ burst: 3, clock: () => now }),
+    })
     const t = await store.create({ label: 'x' })
     expect((await settle(verifier.verify(t.token, 'guesser'))).ok).toBe(true)
     const wrong = `${t.token.slice(0, 17)}${generateToken().secret}`
@@ -134,30 +151,16 @@ describe('token verifier', () => {
   })
 
   it('runs a bounded number of argon2 checks at once and turns the overflow away without blaming the client', async () => {
-    const configDir = await mkdtemp(join(tmpdir(), 'svc-verify-'))
-    const store = createTokenStore({ configDir, hashParams: FAST, flushIntervalMs: 0 })
-    cleanup.push(async () => {
-      await store.close()
-      await rm(configDir, { recursive: true, force: true })
-    })
-    let running = 0
-    let peak = 0
     const throttle = createFailureThrottle({ burst: 1 })
-    const verifier = createTokenVerifier({
-      store,
+    const { store, verifier, peak } = await setup({
       throttle,
       maxConcurrentHashes: 2,
       maxQueuedHashes: 1,
-      verifySecret: async (phc, secret) => {
-        peak = Math.max(peak, ++running)
-        await new Promise((r) => setTimeout(r, 20))
-        running--
-        return verifySecret(phc, secret)
-      },
+      delayMs: 20,
     })
     const tokens = await Promise.all([1, 2, 3, 4].map((i) => store.create({ label: `t${i}` })))
     const results = await Promise.all(tokens.map((t, i) => verifier.verify(t.token, `client-${i}`)))
-    expect(peak).toBe(2)
+    expect(peak()).toBe(2)
     expect(results.filter((r) => r.ok)).toHaveLength(3)
     expect(results[3]).toEqual({ ok: false, code: 'auth.throttled', retryAfterS: 1 })
     expect(throttle.size).toBe(0)
@@ -165,48 +168,22 @@ describe('token verifier', () => {
   })
 
   it('runs no more argon2 checks than the failure budget for 200 concurrent wrong secrets of one token', async () => {
-    const configDir = await mkdtemp(join(tmpdir(), 'svc-verify-'))
-    const store = createTokenStore({ configDir, hashParams: FAST, flushIntervalMs: 0 })
-    cleanup.push(async () => {
-      await store.close()
-      await rm(configDir, { recursive: true, force: true })
-    })
-    let runs = 0
-    const verifier = createTokenVerifier({
-      store,
+    const { store, verifier, runs } = await setup({
       throttle: createFailureThrottle({ burst: 10 }),
       // No per-client cap here: only the failure budget may bound the hashes.
       maxHashesPerClient: 1_000,
-      verifySecret: async (phc, secret) => {
-        runs++
-        await new Promise((r) => setTimeout(r, 5))
-        return verifySecret(phc, secret)
-      },
+      delayMs: 5,
     })
     const t = await store.create({ label: 'x' })
     const guesses = Array.from({ length: 200 }, () => `${t.token.slice(0, 17)}${generateToken().secret}`)
     const results = await Promise.all(guesses.map((g) => verifier.verify(g, 'attacker')))
-    expect(runs).toBe(10)
+    expect(runs()).toBe(10)
     expect(results.every((r) => !r.ok)).toBe(true)
     expect(results.filter((r) => !r.ok && r.code === 'auth.invalid')).toHaveLength(10)
   })
 
   it('keeps a few guessing clients from taking every turn at hashing from a valid first use', async () => {
-    const configDir = await mkdtemp(join(tmpdir(), 'svc-verify-'))
-    const store = createTokenStore({ configDir, hashParams: FAST, flushIntervalMs: 0 })
-    cleanup.push(async () => {
-      await store.close()
-      await rm(configDir, { recursive: true, force: true })
-    })
-    let runs = 0
-    const verifier = createTokenVerifier({
-      store,
-      verifySecret: async (phc, secret) => {
-        runs++
-        await new Promise((r) => setTimeout(r, 5))
-        return verifySecret(phc, secret)
-      },
-    })
+    const { store, verifier, runs } = await setup({ delayMs: 5 })
     const [target, mine] = await Promise.all([store.create({ label: 'x' }), store.create({ label: 'mine' })])
     const attacks = Array.from({ length: 10 }, (_, c) =>
       Array.from({ length: 20 }, () =>
@@ -217,8 +194,8 @@ describe('token verifier', () => {
     expect(await valid).toMatchObject({ ok: true })
     const results = await Promise.all(attacks)
     // Each attacker got at most two hashes (the rest: try again in a second, not counted).
-    expect(runs).toBeLessThanOrEqual(10 * 2 + 1)
-    expect(results.filter((r) => !r.ok && r.code === 'auth.throttled')).toHaveLength(200 - (runs - 1))
+    expect(runs()).toBeLessThanOrEqual(10 * 2 + 1)
+    expect(results.filter((r) => !r.ok && r.code === 'auth.throttled')).toHaveLength(200 - (runs() - 1))
   })
 
   it('keeps the last good tokens in force when the file breaks (cached or not)', async () => {

@@ -102,15 +102,20 @@ describe('slot config', () => {
     expect(d.ok || d.error.field).toBe('url')
   })
 
-  it('round-trips through stringify', () => {
-    const r = parseSlotConfig(
-      'mine',
+  it.each([
+    [
+      'a model table and args',
       'provider = "llm"\nrole = "rerank"\nargs = ["-t", "2"]\n[model]\ndefault = "x"\n',
-    )
+    ],
+    [
+      'the scale-out fields',
+      'provider = "llm"\nruntime = "swarm"\nreplicas = 3\nconstraints = ["node.role!=manager"]\nevict = "idle"\nmodel = "x"\n',
+    ],
+  ])('round-trips %s through stringify', (_, toml) => {
+    const r = parseSlotConfig('mine', toml)
     expect(r.ok).toBe(true)
     if (!r.ok) return
-    const again = parseSlotConfig('mine', stringifySlotConfig(r.config))
-    expect(again).toEqual(r)
+    expect(parseSlotConfig('mine', stringifySlotConfig(r.config))).toEqual(r)
   })
 
   it('takes replicas of a remote slot as urls, never together with url', () => {
@@ -145,16 +150,6 @@ describe('slot config', () => {
     expect(defaultSlotConfig('embed')?.evict).toBe('never')
     const wrong = parseSlotConfig('embed', 'evict = "busy"\n')
     expect(wrong.ok || wrong.error.field).toBe('evict')
-  })
-
-  it('round-trips the scale-out fields through stringify', () => {
-    const r = parseSlotConfig(
-      'mine',
-      'provider = "llm"\nruntime = "swarm"\nreplicas = 3\nconstraints = ["node.role!=manager"]\nevict = "idle"\nmodel = "x"\n',
-    )
-    expect(r.ok).toBe(true)
-    if (!r.ok) return
-    expect(parseSlotConfig('mine', stringifySlotConfig(r.config))).toEqual(r)
   })
 
   it('takes model.sha256 with a URL default only, as 64 hex digits, and keeps it through stringify', () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 11, defect 4: models pulled from URLs. File names from the URL are made safe (no escape from
+ * Models pulled from URLs. File names from the URL are made safe (no escape from
  * the models directory), bad `%` escapes are a 400, redirects are bounded and kept to http(s), and a
  * `sha256` given with the URL is enforced. Against a real HTTP server.
  */

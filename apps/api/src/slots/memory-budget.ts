@@ -1,5 +1,5 @@
 /**
- * The memory budget across slots (issue 16). Every load of a local slot (process or container) is
+ * The memory budget across slots. Every load of a local slot (process or container) is
  * admitted here first: its estimate must fit in what its device's budget has left after the other
  * slots' charges (the larger of their estimate and their measured use). When it does not fit, the
  * load is refused with 409 `memory.insufficient` naming the holders — or, with `evict = "idle"` in

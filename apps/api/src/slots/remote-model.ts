@@ -1,5 +1,5 @@
 /**
- * What a remote slot loads (issue 16: remote slots without ceremony). A remote upstream has its own
+ * What a remote slot loads (remote slots without ceremony). A remote upstream has its own
  * model files, so its "model" is a name the remote serves, not a local file: the one the load or the
  * slot file (`model = "name"`) names — checked against the remote's `/v1/models` when it answers —
  * or, when none is named, the first the remote lists. A curated id keeps its catalogue entry (a

@@ -1,5 +1,5 @@
 /**
- * Faults suite (issue 11): a pull that runs out of disk. `<state>/models` is a 2 MiB tmpfs the test
+ * Faults suite: a pull that runs out of disk. `<state>/models` is a 2 MiB tmpfs the test
  * mounts (root only; elsewhere the part is reported missing), the model is served by a real HTTP
  * server, the API is the real process. The pull must fail with a clear `lastError`, keep the `.part`
  * file for resume, leave the registry and the other models intact, fail the same clear way when
@@ -7,14 +7,21 @@
  */
 import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { type ApiProcess, type FileServer, missingPart, serveFiles, startApi } from '@svc/testing'
+import {
+  type ApiProcess,
+  type FileServer,
+  missingPart,
+  serveFiles,
+  startApi,
+  writeSvcConfig,
+} from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, type SlotBody } from '../live'
+import { call, requestLoad, type SlotBody } from '../live'
 
 const exec = promisify(execFile)
 const FIXTURE = fileURLToPath(new URL('../fixtures/echo-provider.ts', import.meta.url))
@@ -51,8 +58,7 @@ describe.skipIf(!canMount)('a pull that runs out of disk', () => {
     await mkdir(models, { recursive: true })
     mounted = await mountTmpfs(models, '2m')
     expect(mounted).toBe(true)
-    await mkdir(join(dir, 'config', 'slots'), { recursive: true })
-    await writeFile(join(dir, 'config', 'slots', 'echo.toml'), 'provider = "echo"\nrestart = "no"\n')
+    await writeSvcConfig(join(dir, 'config'), { slots: { echo: 'provider = "echo"\nrestart = "no"\n' } })
     files = await serveFiles({ '/m/small.gguf': small, '/m/big.gguf': big })
     api = await startApi({
       configDir: join(dir, 'config'),
@@ -69,10 +75,7 @@ describe.skipIf(!canMount)('a pull that runs out of disk', () => {
   })
 
   const load = (model: string) =>
-    call<SlotBody & { error?: { code: string; message: string } }>(api, '/api/slots/echo/load?wait=true', {
-      method: 'POST',
-      json: { model, sha256: sha(model.endsWith('big.gguf') ? big : small) },
-    })
+    requestLoad(api, 'echo', { model, sha256: sha(model.endsWith('big.gguf') ? big : small) })
   const registry = async () =>
     (JSON.parse(await readFile(join(models, 'registry.json'), 'utf8')) as { models: { id: string }[] }).models
       .map((m) => m.id)

@@ -1,5 +1,5 @@
 /**
- * Faults suite (issue 11): `kill -9` of the API and a restart over the same state. Every upstream
+ * Faults suite: `kill -9` of the API and a restart over the same state. Every upstream
  * it left — a host process (llama-server) and a container (llama-server in an image from a local
  * registry, pinned by digest, on the real Docker Engine) — is adopted when healthy or removed when
  * not, and the test counts them: by the model path on the command line of every process on this
@@ -20,10 +20,12 @@ import {
   removeContainersByLabel,
   startApi,
   startRegistry,
+  writeSvcConfig,
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, loadOk, waitForSlot } from '../live'
+import { sendChat } from '../chat-requests'
+import { loadOk, waitForSlot } from '../live'
 
 const engine = await ensureDockerEngine()
 const llama = findEngine('llama-server')
@@ -79,12 +81,12 @@ describe.skipIf(!ready)('kill -9 of the API, then a restart', () => {
     )
     const pinned = await pinManifest({ file: manifest, names: ['llama-cpu'] })
     expect(pinned.results[0]?.ok, pinned.results[0]?.error).toBe(true)
-    await mkdir(join(dir, 'config', 'slots'), { recursive: true })
-    await writeFile(join(dir, 'config', 'slots', 'primary.toml'), slotFile('runtime = "process"\n'))
-    await writeFile(
-      join(dir, 'config', 'slots', 'boxed.toml'),
-      slotFile('provider = "llm"\nruntime = "container"\n'),
-    )
+    await writeSvcConfig(join(dir, 'config'), {
+      slots: {
+        primary: slotFile('runtime = "process"\n'),
+        boxed: slotFile('provider = "llm"\nruntime = "container"\n'),
+      },
+    })
     await mkdir(join(dir, 'models'))
     gguf = (await writeTinyGguf(join(dir, 'models', 'tiny-chat.gguf'), { role: 'chat' })).path
   }, 240_000)
@@ -123,10 +125,7 @@ describe.skipIf(!ready)('kill -9 of the API, then a restart', () => {
     expect(await processesWith(gguf)).toEqual([pid])
     expect(await containersOf(instance)).toEqual([full(container)])
     for (const slot of ['primary', 'boxed']) {
-      const chat = await call(second, '/v1/chat/completions', {
-        method: 'POST',
-        json: { model: slot, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
-      })
+      const chat = await sendChat(second, { model: slot, max_tokens: 2 })
       expect(chat.status, slot).toBe(200)
     }
   }, 240_000)

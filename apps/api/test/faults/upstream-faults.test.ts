@@ -1,5 +1,5 @@
 /**
- * Faults suite (issue 11): what a user sees when an upstream dies or hangs, and when svc's port is
+ * Faults suite: what a user sees when an upstream dies or hangs, and when svc's port is
  * taken — against a real API process and a real llama-server with the tiny random-weight GGUF.
  *
  * - `kill -9` of llama-server mid-stream: the client's stream ends with an SSE error event (not a cut
@@ -10,12 +10,14 @@
  * - The API's port taken by a running svc: the second one exits non-zero naming the port, before it
  *   touches the first one's upstreams (same state directory).
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ApiProcess, startApi, writeTinyGguf } from '@svc/testing'
+import { isAlive } from '@svc/core/node'
+import { type ApiProcess, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { alive, call, collectEvents, llamaServerAvailable, loadOk, type SlotBody, waitForSlot } from '../live'
+import { sendChat, streamChat } from '../chat-requests'
+import { call, collectEvents, llamaServerAvailable, loadOk, type SlotBody, waitForSlot } from '../live'
 
 const available = llamaServerAvailable()
 
@@ -28,12 +30,12 @@ describe.skipIf(!available)('faults around a real llama-server', () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-faults-'))
     gguf = (await writeTinyGguf(join(dir, 'tiny-chat.gguf'), { role: 'chat' })).path
     const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    // Context large enough for a long stream; one thread (two cores are shared).
-    await writeFile(
-      join(configDir, 'slots', 'primary.toml'),
-      'restart = "on-failure"\nargs = ["-c", "4096", "-np", "1", "--threads", "1"]\n',
-    )
+    await writeSvcConfig(configDir, {
+      slots: {
+        // Context large enough for a long stream; one thread (two cores are shared).
+        primary: 'restart = "on-failure"\nargs = ["-c", "4096", "-np", "1", "--threads", "1"]\n',
+      },
+    })
     api = await startApi({ configDir, stateDir: join(dir, 'state'), env: { SVC_UPSTREAM_TIMEOUT: '2' } })
     await loadOk(api, 'primary', gguf)
   }, 120_000)
@@ -45,10 +47,7 @@ describe.skipIf(!available)('faults around a real llama-server', () => {
 
   const slot = async () => (await call<SlotBody>(api, '/api/slots/primary')).body
   const chat = (extra: Record<string, unknown> = {}) =>
-    call(api, '/v1/chat/completions', {
-      method: 'POST',
-      json: { model: 'primary', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4, ...extra },
-    })
+    sendChat(api, { model: 'primary', max_tokens: 4, ...extra })
 
   it('answers 504 when llama-server hangs, releases the lease, and serves again once it continues', async () => {
     const pid = (await slot()).upstream!.pid!
@@ -72,16 +71,11 @@ describe.skipIf(!available)('faults around a real llama-server', () => {
     const watching = await collectEvents(api, (events) =>
       events.some((e) => e.event === 'slot.transition' && e.data.from === 'warming' && e.data.to === 'ready'),
     )
-    const res = await fetch(`${api.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'primary',
-        messages: [{ role: 'user', content: 'tell me everything' }],
-        max_tokens: 3000,
-        ignore_eos: true,
-        stream: true,
-      }),
+    const res = await streamChat(api, {
+      model: 'primary',
+      content: 'tell me everything',
+      max_tokens: 3000,
+      ignore_eos: true,
     })
     expect(res.status).toBe(200)
     const decoder = new TextDecoder()
@@ -109,7 +103,7 @@ describe.skipIf(!available)('faults around a real llama-server', () => {
     const back = await waitForSlot(api, 'primary', (s) => s.state === 'ready')
     expect(back).toMatchObject({ inflight: 0, restarts: 1 })
     expect(back.upstream?.pid).not.toBe(pid)
-    expect(alive(pid)).toBe(false)
+    expect(isAlive(pid)).toBe(false)
     expect((await chat()).status).toBe(200)
     expect(await slot()).toMatchObject({ state: 'idle', inflight: 0 })
   }, 90_000)
@@ -127,7 +121,7 @@ describe.skipIf(!available)('faults around a real llama-server', () => {
     expect(second).toMatch(/API exited with 1 before listening/)
     expect(second).toContain('EADDRINUSE')
     expect(second).toContain(String(api.port))
-    expect(alive(pid)).toBe(true)
+    expect(isAlive(pid)).toBe(true)
     expect((await slot()).upstream?.pid).toBe(pid)
     expect((await chat()).status).toBe(200)
   }, 60_000)

@@ -1,5 +1,5 @@
 /**
- * The memory budget's decision, as pure functions (issue 16): does a load fit on its device, which
+ * The memory budget's decision, as pure functions: does a load fit on its device, which
  * idle slots to unload first when the slot may evict, and the reason a person reads when it does
  * not fit. Like llama-swap's eviction policy it is a function of the running set only; the caller
  * (the API's admission) gathers the set, unloads what the plan names, and checks again.

@@ -1,5 +1,5 @@
 /**
- * Replicas of one slot (issue 16): the upstreams behind a handle with `members` (a swarm service's
+ * Replicas of one slot: the upstreams behind a handle with `members` (a swarm service's
  * running tasks, a remote slot's `urls`). Every round it reads the members and probes each: a replica
  * serves while its last probe passed; one that fails (or that a request could not reach, see
  * `markFailed`) is out of rotation until a probe passes again. Requests go to the healthy replica

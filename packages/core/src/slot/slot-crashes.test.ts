@@ -2,29 +2,41 @@ import { describe, expect, it } from 'vitest'
 import { createTestDriver, model } from './test-driver'
 import { setup } from './test-slot'
 
+/** Loads model a, takes a lease, crashes the upstream and waits until it is ready again; returns that lease. */
+async function leaseAcrossCrash({ slot, driver, bus, clock }: ReturnType<typeof setup>) {
+  await clock.run(slot.load(model('a')))
+  const before = await slot.acquire({ timeoutMs: 100 })
+  const back = bus.once('slot.transition', (e) => e.to === 'ready')
+  driver.handles[0]?.crash()
+  await clock.run(back)
+  return before
+}
+
+/**
+ * Takes a new lease, then releases `old` (taken on an upstream that is gone): only the new one may
+ * count (serving, 1 in flight); releasing it leaves the slot idle with none.
+ */
+async function expectOnlyNewLeaseCounted(slot: ReturnType<typeof setup>['slot'], old: { release(): void }) {
+  const fresh = await slot.acquire({ timeoutMs: 100 })
+  old.release()
+  expect(slot.snapshot()).toMatchObject({ state: 'serving', inflight: 1 })
+  fresh.release()
+  expect(slot.snapshot()).toMatchObject({ state: 'idle', inflight: 0 })
+}
+
 describe('Slot leases belong to the upstream they were taken on', () => {
   it('a lease from before a crash, released after the restart, leaves the new upstream’s count alone', async () => {
-    const { slot, driver, bus, clock } = setup()
-    await clock.run(slot.load(model('a')))
-    const before = await slot.acquire({ timeoutMs: 100 })
-    const back = bus.once('slot.transition', (e) => e.to === 'ready')
-    driver.handles[0]?.crash()
-    await clock.run(back)
+    const t = setup()
+    const { slot } = t
+    const before = await leaseAcrossCrash(t)
     expect(slot.snapshot()).toMatchObject({ state: 'ready', inflight: 0 })
-    const after = await slot.acquire({ timeoutMs: 100 })
-    before.release()
-    expect(slot.snapshot()).toMatchObject({ state: 'serving', inflight: 1 })
-    after.release()
-    expect(slot.snapshot()).toMatchObject({ state: 'idle', inflight: 0 })
+    await expectOnlyNewLeaseCounted(slot, before)
   })
 
   it('still drains a live request on unload after an old lease was released late', async () => {
-    const { slot, driver, bus, clock } = setup({ slot: { drainMs: 1_000 } })
-    await clock.run(slot.load(model('a')))
-    const before = await slot.acquire({ timeoutMs: 100 })
-    const back = bus.once('slot.transition', (e) => e.to === 'ready')
-    driver.handles[0]?.crash()
-    await clock.run(back)
+    const t = setup({ slot: { drainMs: 1_000 } })
+    const { slot, driver, clock } = t
+    const before = await leaseAcrossCrash(t)
     const live = await slot.acquire({ timeoutMs: 100 })
     before.release()
     const unloading = slot.unload()
@@ -43,11 +55,7 @@ describe('Slot leases belong to the upstream they were taken on', () => {
     const stuck = await slot.acquire({ timeoutMs: 100 })
     await clock.run(slot.unload())
     await clock.run(slot.load(model('a')))
-    const fresh = await slot.acquire({ timeoutMs: 100 })
-    stuck.release()
-    expect(slot.snapshot()).toMatchObject({ state: 'serving', inflight: 1 })
-    fresh.release()
-    expect(slot.snapshot()).toMatchObject({ state: 'idle', inflight: 0 })
+    await expectOnlyNewLeaseCounted(slot, stuck)
   })
 
   it('stops draining an upstream that exits during the unload', async () => {

@@ -1,5 +1,5 @@
 /**
- * The memory budget's devices (issue 16): each pool of memory slots load into, its detected size, the
+ * The memory budget's devices: each pool of memory slots load into, its detected size, the
  * reserve kept free, and the budget loads are checked against.
  *
  * - `ram`: system memory. CPU and NPU slots load here (the XDNA NPU has no memory of its own), and so

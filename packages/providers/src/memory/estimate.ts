@@ -1,5 +1,5 @@
 /**
- * What a load is expected to take in memory (issue 16), before it starts:
+ * What a load is expected to take in memory, before it starts:
  *
  * - a GGUF on disk: the file (the weights) plus the KV cache, from the file's metadata and the
  *   context the slot runs with (`ctx_size`, a `-c` in `args`, else the model's training context,

@@ -1,5 +1,5 @@
 /**
- * How much memory each GPU has, for the memory budget (issue 16). AMD (amdgpu) and Intel (xe) report
+ * How much memory each GPU has, for the memory budget. AMD (amdgpu) and Intel (xe) report
  * it in sysfs next to the render node; NVIDIA through `nvidia-smi`. An AMD APU such as Strix Halo
  * reports only its BIOS carve-out as VRAM (often 512 MiB) and allocates from the GTT pool, which is
  * system memory: such a GPU is `integrated`, and its slots count against system memory ("unified").

@@ -1,5 +1,5 @@
 /**
- * The `swarm` runtime (issue 16): a slot runs as a Docker Swarm service through dockerode, so its
+ * The `swarm` runtime: a slot runs as a Docker Swarm service through dockerode, so its
  * replicas may run on other machines. The picker offers it only when the engine is a swarm manager.
  *
  * Lifecycle against the slot's states: `pull` creates the service and waits while its tasks are

@@ -34,7 +34,7 @@ const ROLE_OF_SLOT: Record<string, string> = { embed: 'embeddings', stt: 'transc
 
 /**
  * `GET /v1/models` through the chat app's token, shaped for the picker. `capabilities` comes from the
- * API when it says (issue 17's field); otherwise it is inferred from the slot's role, which is exact
+ * API when it says (each model's `capabilities`); otherwise it is inferred from the slot's role, which is exact
  * for the built-in slots and says "chat" for every other slot. `_svc` (loaded state) comes from the
  * API; an API without it reports every model as loaded, so Send is never wrongly disabled.
  */
