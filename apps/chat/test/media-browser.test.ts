@@ -4,7 +4,6 @@
  * which records what it received), and voice input (Chromium's fake microphone, recorded, sent
  * through svc to the real whisper-server with a tiny random-weight model).
  */
-import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { findEngine } from '@svc/engines'
 import {
@@ -13,7 +12,7 @@ import {
   encodePng,
   type FakeUpstream,
   missingPart,
-  startApi,
+  startApiWithConfig,
   startComfyStandIn,
   startFakeUpstream,
   tempDirs,
@@ -40,15 +39,12 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
   beforeAll(async () => {
     const dir = await scratch.make()
     ;[comfy, cloud] = await Promise.all([startComfyStandIn({ checkpoints: [SDXL] }), startFakeUpstream({})])
-    const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    await writeFile(
-      join(configDir, 'upstreams.toml'),
-      `[[upstream]]\nname = "cloud"\nbase_url = "${cloud.url}/v1"\nmodels = ["seer"]\n`,
-    )
-    await writeFile(join(configDir, 'slots', 'img.toml'), `runtime = "remote"\nurl = "${comfy.url}"\n`)
-    await writeFile(join(configDir, 'slots', 'stt.toml'), 'args = ["-t", "1"]\n')
-    api = await startApi({ configDir })
+    api = await startApiWithConfig({
+      files: {
+        'upstreams.toml': `[[upstream]]\nname = "cloud"\nbase_url = "${cloud.url}/v1"\nmodels = ["seer"]\n`,
+      },
+      slots: { img: `runtime = "remote"\nurl = "${comfy.url}"\n`, stt: 'args = ["-t", "1"]\n' },
+    })
     const tiny = await writeTinyWhisper(join(dir, 'tiny-whisper.bin'))
     await Promise.all([load(api, 'img', 'sdxl-turbo'), load(api, 'stt', tiny.path)])
     app = await startChatInBrowser({ env: { SVC_CHAT_API_URL: api.url } })
