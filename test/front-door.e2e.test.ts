@@ -8,7 +8,6 @@
  * It lives at the root because it drives three apps at once, with each app's own test helpers.
  */
 import { createHash, X509Certificate } from 'node:crypto'
-import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
   type ApiProcess,
@@ -19,6 +18,7 @@ import {
   requireLlamaServer,
   type TestBrowser,
   tempDirs,
+  writeSvcConfig,
   writeTinyGguf,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -66,8 +66,7 @@ describe.skipIf(!present)('the front door: Caddy, the dashboard and the chat app
     setup = await installBehindCaddy()
     origin = `https://${PROXY_HOST}:${setup.ports.https}`
     const model = await writeTinyGguf(join(work, 'tiny-chat.gguf'), { role: 'chat' })
-    await mkdir(setup.root.path('/etc/svc/slots'), { recursive: true })
-    await writeFile(setup.root.path('/etc/svc/slots/primary.toml'), LIGHT)
+    await writeSvcConfig(setup.root.path('/etc/svc'), { slots: { primary: LIGHT } })
     // Lines a person adds to api.env: where this checkout's dashboard build is, and the engine this
     // machine built (the service's own engine cache in the staging root is empty).
     api = await setup.startApi({ SVC_DASHBOARD_DIR: dashboard, SVC_LLAMA_SERVER: findLlamaServer() ?? '' })

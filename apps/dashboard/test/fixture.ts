@@ -4,7 +4,7 @@
  * local file server (so a load from the UI really pulls it), espeak-ng in the tts slot, and the
  * ComfyUI stand-in as a remote `img` slot. Tokens are minted straight into tokens.toml.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -20,6 +20,7 @@ import {
   serveFiles,
   startApi,
   startComfyStandIn,
+  writeSvcConfig,
   writeTinyGguf,
 } from '@svc/testing'
 import { build } from 'vite'
@@ -105,12 +106,9 @@ license = "mit"
 license_url = "https://opensource.org/license/mit"
 `,
   )
-  const configDir = join(dir, 'config')
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(
-    join(configDir, 'slots', 'primary.toml'),
-    'args = ["-c", "8192", "-np", "1", "--threads", "1"]\n',
-  )
+  const configDir = await writeSvcConfig(join(dir, 'config'), {
+    slots: { primary: 'args = ["-c", "8192", "-np", "1", "--threads", "1"]\n' },
+  })
   const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0, hashParams: FAST_HASH })
   const admin = (await store.create({ label: 'e2e-admin', scope: 'admin' })).token
   const readOnly = (await store.create({ label: 'e2e-reader', scope: 'read-only' })).token
