@@ -11,8 +11,9 @@
  */
 import { commandLineOf, startByHand } from './engine-alone'
 import { startEngineSvc } from './engine-svc'
+import { type Goal, goalTable, type SectionResult } from './goals'
 import { cpuMs } from './rss'
-import { fmt, median, quantile, ratio, verdict } from './stats'
+import { fmt, median, quantile, ratio } from './stats'
 import { runStreams, type StreamRun, type StreamTarget } from './stream-client'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -26,12 +27,7 @@ type Samples = Record<Path, Record<(typeof CONCURRENCY)[number], StreamRun[]>>
 /** svc's CPU time while it relayed, and the tokens it relayed, per concurrency. */
 type SvcCpu = Record<(typeof CONCURRENCY)[number], { ms: number; tokens: number }>
 
-export interface EngineResult {
-  markdown: string
-  goals: { measure: string; value: string; goal: string; met: boolean | undefined }[]
-}
-
-export async function engineSection(log: (line: string) => void): Promise<EngineResult> {
+export async function engineSection(log: (line: string) => void): Promise<SectionResult> {
   const svc = await startEngineSvc()
   try {
     await svc.load(svc.models.a)
@@ -120,9 +116,9 @@ function pooled(runs: StreamRun[], key: 'ttftMs' | 'gapMs'): number[] {
   return runs.flatMap((r) => r[key])
 }
 
-function report(samples: Samples, loads: Loads, cpu: SvcCpu): EngineResult {
+function report(samples: Samples, loads: Loads, cpu: SvcCpu): SectionResult {
   const rows: string[] = []
-  const goals: EngineResult['goals'] = []
+  const goals: Goal[] = []
   for (const c of CONCURRENCY) {
     const tps = (p: Path) => median(samples[p][c].map((r) => r.tokensPerSecond))
     const ttft = (p: Path, q: number) => quantile(pooled(samples[p][c], 'ttftMs'), q)
@@ -198,9 +194,7 @@ function report(samples: Samples, loads: Loads, cpu: SvcCpu): EngineResult {
     `| direct | ${perRound('direct', 1)} | ${perRound('direct', 4)} |`,
     `| svc | ${perRound('svc', 1)} | ${perRound('svc', 4)} |`,
     '',
-    '| goal | value | target | |',
-    '|---|---|---|---|',
-    ...goals.map((g) => `| ${g.measure} | ${g.value} | ${g.goal} | ${verdict(g.met)} |`),
+    ...goalTable(goals),
     '',
   ].join('\n')
   return { markdown, goals }

@@ -13,9 +13,10 @@
  * and the median round is reported, so slow drift of the machine hits every column alike.
  */
 import { connectSubscribers } from './event-subscribers'
+import { type Goal, goalTable, type SectionResult } from './goals'
 import { runSse, runWrk, type SseResult, type WrkResult } from './load'
 import { type Peer, startCaddy, startClusterSvc, startFakeUpstream, startSvc } from './peers'
-import { fmt, medianBy, ratio, verdict } from './stats'
+import { fmt, medianBy, ratio } from './stats'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -31,12 +32,7 @@ interface Samples {
   watched: WrkResult[]
 }
 
-export interface ProxyResult {
-  markdown: string
-  goals: { measure: string; value: string; goal: string; met: boolean | undefined }[]
-}
-
-export async function proxySection(log: (line: string) => void): Promise<ProxyResult> {
+export async function proxySection(log: (line: string) => void): Promise<SectionResult> {
   const upstream = await startFakeUpstream(['--stream-chunks', '100'])
   const peers: Peer[] = [upstream]
   try {
@@ -84,7 +80,7 @@ function render(
   samples: Map<string, Samples>,
   authName: string,
   caddyName?: string,
-): ProxyResult {
+): SectionResult {
   const rows = peers.map((p) => {
     const s = samples.get(p.name)!
     return {
@@ -102,7 +98,7 @@ function render(
   const caddy = by(caddyName)
   const cluster = rows.find((r) => r.peer.includes('processes'))
   const addedC1 = svc ? svc.c1.p50Ms - direct.c1.p50Ms : undefined
-  const goals: ProxyResult['goals'] = [
+  const goals: Goal[] = [
     {
       measure: 'svc (auth on) / Caddy, req/s c=32',
       value: ratio(auth?.c32.rps, caddy?.c32.rps),
@@ -175,9 +171,7 @@ function render(
         ]
       : []),
     '',
-    '| goal | value | target | |',
-    '|---|---|---|---|',
-    ...goals.map((g) => `| ${g.measure} | ${g.value} | ${g.goal} | ${verdict(g.met)} |`),
+    ...goalTable(goals),
     '',
   ]
   return { markdown: lines.join('\n'), goals }

@@ -18,17 +18,12 @@ import { availableParallelism, cpus, loadavg, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { REPO_ROOT } from '@svc/testing'
 import { engineSection } from './engine-section'
+import { goalTable, type SectionResult } from './goals'
 import { proxySection } from './proxy-section'
 import { startSection } from './start-section'
-import { verdict } from './stats'
 import { streamMemorySection } from './stream-memory'
 
-interface Section {
-  markdown: string
-  goals: { measure: string; value: string; goal: string; met: boolean | undefined }[]
-}
-
-const SECTIONS: Record<string, (log: (line: string) => void) => Promise<Section>> = {
+const SECTIONS: Record<string, (log: (line: string) => void) => Promise<SectionResult>> = {
   proxy: proxySection,
   engine: engineSection,
   memory: streamMemorySection,
@@ -48,7 +43,7 @@ async function main(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`)
   const began = new Date()
   const loadBefore = loadavg()[0]!
-  const results: Section[] = []
+  const results: SectionResult[] = []
   for (const name of chosen) {
     log(`— section ${name}`)
     results.push(await SECTIONS[name]!(log))
@@ -62,11 +57,7 @@ async function main(): Promise<void> {
     '',
     '## Goals',
     '',
-    '| goal | value | target | |',
-    '|---|---|---|---|',
-    ...results
-      .flatMap((r) => r.goals)
-      .map((g) => `| ${g.measure} | ${g.value} | ${g.goal} | ${verdict(g.met)} |`),
+    ...goalTable(results.flatMap((r) => r.goals)),
     '',
     ...results.map((r) => r.markdown),
   ].join('\n')

@@ -8,17 +8,13 @@ import { execFile } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ensureBuilt, REPO_ROOT } from '@svc/testing'
+import { ensureBuilt, loopbackEnv, REPO_ROOT } from '@svc/testing'
+import { type Goal, goalTable, type SectionResult } from './goals'
 import { commandLine, processTree, rssKb, rssSplitKb } from './rss'
-import { fmt, median, verdict } from './stats'
+import { fmt, median } from './stats'
 
 const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 3)
 const IDLE_MS = 3000
-
-export interface StartResult {
-  markdown: string
-  goals: { measure: string; value: string; goal: string; met: boolean | undefined }[]
-}
 
 interface Round {
   /** `pnpm start` → it returned with both servers listening (ms). */
@@ -33,7 +29,7 @@ interface Round {
   split: { anon: number; file: number }[]
 }
 
-export async function startSection(log: (line: string) => void): Promise<StartResult> {
+export async function startSection(log: (line: string) => void): Promise<SectionResult> {
   await ensureBuilt('api', 'chat', 'cli')
   const rounds: Round[] = []
   for (let round = 1; round <= ROUNDS; round++) {
@@ -47,7 +43,7 @@ export async function startSection(log: (line: string) => void): Promise<StartRe
   const api = median(rounds.map((r) => r.apiMs))
   const rss = median(rounds.map((r) => r.rssKb)) / 1024
   const tooling = rounds.flatMap((r) => r.processes).filter((cmd) => /pnpm|tsx/.test(cmd))
-  const goals: StartResult['goals'] = [
+  const goals: Goal[] = [
     {
       measure: 'start to listening (the API, as svc start reports it)',
       value: `${fmt(api)} ms`,
@@ -88,9 +84,7 @@ export async function startSection(log: (line: string) => void): Promise<StartRe
       return `| \`${p.replace(REPO_ROOT.replace(/\/?$/, '/'), './')}\` | ${fmt((split.anon + split.file) / 1024, 1)} | ${fmt(split.anon / 1024, 1)} | ${fmt(split.file / 1024, 1)} |`
     }),
     '',
-    '| goal | value | target | |',
-    '|---|---|---|---|',
-    ...goals.map((g) => `| ${g.measure} | ${g.value} | ${g.goal} | ${verdict(g.met)} |`),
+    ...goalTable(goals),
     '',
   ].join('\n')
   return { markdown, goals }
@@ -98,15 +92,7 @@ export async function startSection(log: (line: string) => void): Promise<StartRe
 
 async function oneStart(): Promise<Round> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-start-'))
-  const env = {
-    ...process.env,
-    SVC_HOST: '127.0.0.1',
-    SVC_PORT: '0',
-    SVC_CHAT_HOST: '127.0.0.1',
-    SVC_CHAT_PORT: '0',
-    SVC_CONFIG_DIR: join(dir, 'config'),
-    SVC_STATE_DIR: join(dir, 'state'),
-  }
+  const env = { ...process.env, ...loopbackEnv(dir) }
   try {
     const began = performance.now()
     const out = await run('pnpm', ['start'], env)

@@ -28,8 +28,3 @@ export function ratio(a: number | undefined, b: number | undefined): string {
     ? `${(a / b).toFixed(2)}×`
     : 'n/a'
 }
-
-/** Whether a measured value meets its goal, for the goal tables. */
-export function verdict(ok: boolean | undefined): string {
-  return ok === undefined ? '—' : ok ? 'met' : '**not met**'
-}

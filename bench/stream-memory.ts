@@ -5,18 +5,14 @@
  * what a bare Node HTTP server pays for the same streams.
  */
 import { Agent, type ClientRequest, request } from 'node:http'
+import { type Goal, goalTable, type SectionResult } from './goals'
 import { type Peer, startFakeUpstream, startSvc } from './peers'
 import { rssKb } from './rss'
-import { fmt, median, verdict } from './stats'
+import { fmt, median } from './stats'
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 500)
 
-export interface MemoryResult {
-  markdown: string
-  goals: { measure: string; value: string; goal: string; met: boolean | undefined }[]
-}
-
-export async function streamMemorySection(log: (line: string) => void): Promise<MemoryResult> {
+export async function streamMemorySection(log: (line: string) => void): Promise<SectionResult> {
   // 600 events 100 ms apart: a minute per stream, far longer than opening them all takes.
   const upstream = await startFakeUpstream(['--stream-chunks', '600', '--chunk-interval-ms', '100'])
   const svc = await startSvc(upstream.url)
@@ -41,7 +37,7 @@ export async function streamMemorySection(log: (line: string) => void): Promise<
     log(
       `memory: ${STREAMS} streams open in ${fmt(openMs)} ms; svc ${fmt(idle.svc / 1024, 1)} → ${fmt(open.svc / 1024, 1)} MiB (${fmt(svcKb, 1)} KB per stream)`,
     )
-    const goals: MemoryResult['goals'] = [
+    const goals: Goal[] = [
       {
         measure: 'RSS per open stream (svc)',
         value: `${fmt(svcKb, 1)} KB`,
@@ -59,9 +55,7 @@ export async function streamMemorySection(log: (line: string) => void): Promise<
       `| svc | ${fmt(idle.svc / 1024, 1)} | ${fmt(open.svc / 1024, 1)} | ${fmt(svcKb, 1)} | ${fmt(after / 1024, 1)} |`,
       `| fake upstream (bare Node server, for scale) | ${fmt(idle.upstream / 1024, 1)} | ${fmt(open.upstream / 1024, 1)} | ${fmt(upKb, 1)} | |`,
       '',
-      '| goal | value | target | |',
-      '|---|---|---|---|',
-      ...goals.map((g) => `| ${g.measure} | ${g.value} | ${g.goal} | ${verdict(g.met)} |`),
+      ...goalTable(goals),
       '',
     ].join('\n')
     return { markdown, goals }

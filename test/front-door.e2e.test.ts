@@ -8,13 +8,21 @@
  * It lives at the root because it drives three apps at once, with each app's own test helpers.
  */
 import { createHash, X509Certificate } from 'node:crypto'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ApiProcess, findLlamaServer, missingPart, writeTinyGguf } from '@svc/testing'
+import {
+  type ApiProcess,
+  chromiumAvailable,
+  findLlamaServer,
+  launchChromium,
+  programAvailable,
+  requireLlamaServer,
+  type TestBrowser,
+  tempDirs,
+  writeSvcConfig,
+  writeTinyGguf,
+} from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildFrontEnd } from '../apps/chat/test/front-end'
-import { which } from '../apps/cli/src/install/exec'
 import type { CliService } from '../apps/cli/test/cli-service'
 import { PASSWORD } from '../apps/cli/test/install-harness'
 import {
@@ -23,13 +31,13 @@ import {
   PROXY_HOST,
   type ProxiedInstall,
 } from '../apps/cli/test/proxied-install'
-import { chromiumAvailable, launchChromium, openPage, type TestBrowser } from '../apps/dashboard/test/browser'
+import { openPage } from '../apps/dashboard/test/browser'
 import { buildDashboard } from '../apps/dashboard/test/fixture'
 
 const present = [
-  chromiumAvailable() || missingPart('chromium', 'run ./scripts/setup.sh (apt: chromium)'),
-  Boolean(which('caddy', process.env.PATH)) || missingPart('caddy', 'run ./scripts/setup.sh (apt: caddy)'),
-  Boolean(findLlamaServer()) || missingPart('llama-server', 'run ./scripts/setup.sh'),
+  chromiumAvailable(),
+  programAvailable('caddy', 'run ./scripts/setup.sh (apt: caddy)'),
+  Boolean(requireLlamaServer()),
 ].every((p) => p === true)
 
 const SIGNED_IN = { authorization: basicAuth('admin', PASSWORD) }
@@ -42,23 +50,23 @@ function spkiHash(pem: string): string {
   return createHash('sha256').update(der).digest('base64')
 }
 
+const scratch = tempDirs('svc-front-door-')
+
 describe.skipIf(!present)('the front door: Caddy, the dashboard and the chat app, in Chromium', () => {
   let setup: ProxiedInstall
   let api: ApiProcess
   let chat: CliService
   let chrome: TestBrowser
-  let work: string
   let origin: string
 
   beforeAll(async () => {
-    work = await mkdtemp(join(tmpdir(), 'svc-front-door-'))
+    const work = await scratch.make()
     const dashboard = join(work, 'dashboard')
     await Promise.all([buildDashboard(dashboard), buildFrontEnd()])
     setup = await installBehindCaddy()
     origin = `https://${PROXY_HOST}:${setup.ports.https}`
     const model = await writeTinyGguf(join(work, 'tiny-chat.gguf'), { role: 'chat' })
-    await mkdir(setup.root.path('/etc/svc/slots'), { recursive: true })
-    await writeFile(setup.root.path('/etc/svc/slots/primary.toml'), LIGHT)
+    await writeSvcConfig(setup.root.path('/etc/svc'), { slots: { primary: LIGHT } })
     // Lines a person adds to api.env: where this checkout's dashboard build is, and the engine this
     // machine built (the service's own engine cache in the staging root is empty).
     api = await setup.startApi({ SVC_DASHBOARD_DIR: dashboard, SVC_LLAMA_SERVER: findLlamaServer() ?? '' })
@@ -72,6 +80,7 @@ describe.skipIf(!present)('the front door: Caddy, the dashboard and the chat app
     if (loaded.status !== 200)
       throw new Error(`load: ${loaded.status} ${loaded.body}\n${api.output().slice(-3000)}`)
     chrome = await launchChromium({
+      autoplay: true,
       args: [
         `--host-resolver-rules=MAP ${PROXY_HOST} 127.0.0.1`,
         // Trust exactly Caddy's local CA (its intermediate signs the site's certificate), nothing else.
@@ -85,7 +94,7 @@ describe.skipIf(!present)('the front door: Caddy, the dashboard and the chat app
     await chat?.stop()
     await api?.stop()
     await setup?.[Symbol.asyncDispose]()
-    if (work) await rm(work, { recursive: true, force: true })
+    await scratch.removeAll()
   })
 
   it('without credentials Caddy asks for them; a wrong password gets nothing', async () => {

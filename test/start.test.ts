@@ -3,13 +3,21 @@
  * (and no TypeScript loader) stays running; `pnpm stop` stops them. `node scripts/start.mjs
  * --foreground` keeps both in the terminal and forwards signals.
  */
-import { execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BUILT_ENTRIES, ensureBuilt, missingPart, REPO_ROOT } from '@svc/testing'
+import {
+  BUILT_ENTRIES,
+  ensureBuilt,
+  LISTENING,
+  loopbackEnv,
+  missingPart,
+  REPO_ROOT,
+  spawnWatched,
+} from '@svc/testing'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 const START = join(REPO_ROOT, 'scripts/start.mjs')
@@ -35,16 +43,7 @@ async function sandbox(extra: Record<string, string> = {}) {
     for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL')
     await rm(dir, { recursive: true, force: true })
   })
-  const env = {
-    ...process.env,
-    SVC_HOST: '127.0.0.1',
-    SVC_PORT: '0',
-    SVC_CHAT_HOST: '127.0.0.1',
-    SVC_CHAT_PORT: '0',
-    SVC_CONFIG_DIR: join(dir, 'config'),
-    SVC_STATE_DIR: join(dir, 'state'),
-    ...extra,
-  }
+  const env = { ...process.env, ...loopbackEnv(dir), ...extra }
   return { dir, env, pids }
 }
 
@@ -156,42 +155,22 @@ describe('pnpm start', () => {
 describe('node scripts/start.mjs --foreground', () => {
   it('runs both servers as its children, and SIGTERM stops both with exit 0', async () => {
     const { env } = await sandbox()
-    const launcher = spawn(process.execPath, [START, '--foreground'], {
-      cwd: REPO_ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    launcher.stdout.on('data', (d: Buffer) => {
-      out += d.toString()
-    })
-    launcher.stderr.on('data', (d: Buffer) => {
-      out += d.toString()
-    })
-    const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)))
+    const launcher = spawnWatched(process.execPath, [START, '--foreground'], { cwd: REPO_ROOT, env })
     cleanups.push(async () => {
-      if (launcher.exitCode === null) launcher.kill('SIGKILL')
+      await launcher.stop('SIGKILL')
     })
-    const deadline = Date.now() + 60_000
-    let api: string | undefined
-    let chat: string | undefined
-    while ((!api || !chat) && Date.now() < deadline && launcher.exitCode === null) {
-      api = /"msg":"svc listening","url":"([^"]+)"/.exec(out)?.[1]
-      chat = /"msg":"svc chat listening","url":"([^"]+)"/.exec(out)?.[1]
-      await new Promise((r) => setTimeout(r, 100))
-    }
-    expect(api, out).toBeDefined()
-    expect(chat, out).toBeDefined()
+    const ready = { what: 'the launcher', timeoutMs: 60_000 }
+    const api = await launcher.waitFor(LISTENING.api, ready)
+    await launcher.waitFor(LISTENING.chat, ready)
     expect(((await (await fetch(`${api}/api/status`)).json()) as { status: string }).status).toBe('ok')
     // Two children of the one launcher, each the built server itself.
-    const kids = await children(launcher.pid!)
+    const kids = await children(launcher.child.pid!)
     expect((await Promise.all(kids.map(argvOf))).map((a) => a.slice(1)).sort()).toEqual(
       [[BUILT_ENTRIES.api], [BUILT_ENTRIES.chat]].sort(),
     )
 
-    launcher.kill('SIGTERM')
-    expect(await exited).toBe(0)
+    expect((await launcher.stop()).code).toBe(0)
     for (const pid of kids) expect(alive(pid)).toBe(false)
-    expect(out).toMatch(/"msg":"stopped"/)
+    expect(launcher.output()).toMatch(/"msg":"stopped"/)
   }, 90_000)
 })

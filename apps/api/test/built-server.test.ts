@@ -4,13 +4,21 @@
  * streaming through it with auth on, and SIGTERM still draining and stopping the upstream.
  * (`SVC_TEST_BUILT=1` runs every test that uses `startApi` against the build too.)
  */
-import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenStore } from '@svc/auth'
 import { isAlive } from '@svc/core/node'
-import { BUILT_ENTRIES, ensureBuilt, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
+import {
+  BUILT_ENTRIES,
+  ensureBuilt,
+  LISTENING,
+  loopbackEnv,
+  startApi,
+  startServerProcess,
+  writeSvcConfig,
+  writeTinyGguf,
+} from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { streamChat } from './chat-requests'
 import { llamaServerAvailable } from './live'
@@ -87,39 +95,19 @@ describe.skipIf(!available)('the built API', () => {
 describe('the built CLI', () => {
   it('svc serve runs the API in its own process (what svc-api.service runs) and exits 0 on SIGTERM', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-built-serve-'))
-    const child = spawn(process.execPath, [BUILT_ENTRIES.cli, 'serve'], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: dir,
-        SVC_HOST: '127.0.0.1',
-        SVC_PORT: '0',
-        SVC_CONFIG_DIR: join(dir, 'config'),
-        SVC_STATE_DIR: join(dir, 'state'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    await using serve = await startServerProcess({
+      command: process.execPath,
+      args: [BUILT_ENTRIES.cli, 'serve'],
+      spawn: { env: { PATH: process.env.PATH ?? '', HOME: dir, ...loopbackEnv(dir) } },
+      ready: LISTENING.api,
+      what: 'svc serve',
+      timeoutMs: 30_000,
+      cleanup: () => rm(dir, { recursive: true, force: true }),
     })
-    let out = ''
-    child.stderr.on('data', (d: Buffer) => {
-      out += d.toString()
-    })
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-    try {
-      const deadline = Date.now() + 30_000
-      let url: string | undefined
-      while (!url && Date.now() < deadline && child.exitCode === null) {
-        url = /"msg":"svc listening","url":"([^"]+)"/.exec(out)?.[1]
-        await new Promise((r) => setTimeout(r, 50))
-      }
-      expect(url, out).toBeDefined()
-      expect(((await (await fetch(`${url}/api/status`)).json()) as { status: string }).status).toBe('ok')
-      // No wrapper: the process systemd started is the server.
-      expect((await processInfo(child.pid!)).children).toEqual([])
-      child.kill('SIGTERM')
-      expect(await exited).toBe(0)
-      expect(out).toContain('"msg":"stopped"')
-    } finally {
-      child.kill('SIGKILL')
-      await rm(dir, { recursive: true, force: true })
-    }
+    expect(((await (await fetch(`${serve.url}/api/status`)).json()) as { status: string }).status).toBe('ok')
+    // No wrapper: the process systemd started is the server.
+    expect((await processInfo(serve.pid)).children).toEqual([])
+    expect(await serve.stop()).toBe(0)
+    expect(serve.output()).toContain('"msg":"stopped"')
   }, 60_000)
 })

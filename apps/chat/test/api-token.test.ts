@@ -3,15 +3,13 @@
  * clear message on the page, not a blank one; a v1-only token is enough; the token never reaches the
  * browser.
  */
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
-import { type ApiProcess, REPO_ROOT, startApi } from '@svc/testing'
+import { type ApiProcess, startApi } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Browser, chromiumAvailable, launchBrowser } from './browser'
 import { startChatProcess } from './chat-process'
+import { createChatToken } from './chat-token'
 import { buildFrontEnd } from './front-end'
 
-const exec = promisify(execFile)
 const hasChromium = chromiumAvailable()
 
 describe('the chat app’s token for the API', () => {
@@ -20,21 +18,7 @@ describe('the chat app’s token for the API', () => {
 
   beforeAll(async () => {
     api = await startApi({ env: { SVC_AUTH_ENABLED: '1' } })
-    const { stdout } = await exec(
-      process.execPath,
-      [
-        `${REPO_ROOT}/apps/cli/bin/svc.js`,
-        'token',
-        'create',
-        '--label',
-        'chat',
-        '--scope',
-        'v1-only',
-        '--local',
-      ],
-      { env: { ...process.env, SVC_CONFIG_DIR: api.configDir } },
-    )
-    token = stdout.trim()
+    token = await createChatToken(api.configDir)
     expect(token).toMatch(/^svc_/)
   }, 60_000)
   afterAll(async () => {

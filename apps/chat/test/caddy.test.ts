@@ -4,52 +4,42 @@
  * the API with a v1-only token. Two people in two browsers chat and see only their own conversations;
  * the same header sent straight to the chat app from elsewhere is refused.
  */
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
-import { REPO_ROOT } from '@svc/testing'
+import { programAvailable } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Browser, chromiumAvailable, launchBrowser } from './browser'
-import { type Caddy, caddyAvailable, startCaddyForChat } from './caddy'
-import { type ChatProcess, startChatProcess } from './chat-process'
-import { buildFrontEnd } from './front-end'
+import { chromiumAvailable } from './browser'
+import { type Caddy, startCaddyForChat } from './caddy'
+import { type ChatInBrowser, startChatInBrowser } from './chat-in-browser'
+import { createChatToken } from './chat-token'
 import { type LiveStack, partsAvailable, startLiveStack } from './live-stack'
 import { send } from './serve-app'
 
-const exec = promisify(execFile)
-const available = chromiumAvailable() && caddyAvailable() && partsAvailable()
+const available =
+  chromiumAvailable() && programAvailable('caddy', 'run ./scripts/setup.sh (apt: caddy)') && partsAvailable()
 const SECRET = 'a-proxy-secret-only-caddy-knows'
 const USERS = { alice: 'alice-password', bob: 'bob-password' }
 
 describe.skipIf(!available)('the chat app under /chat/ behind Caddy', () => {
   let stack: LiveStack
-  let chat: ChatProcess
+  let app: ChatInBrowser
   let caddy: Caddy
-  let browser: Browser
 
   beforeAll(async () => {
-    await buildFrontEnd()
     stack = await startLiveStack({ env: { SVC_AUTH_ENABLED: '1', SVC_PROXY_SECRET: SECRET } })
-    const svc = (args: string[]) =>
-      exec(process.execPath, [`${REPO_ROOT}/apps/cli/bin/svc.js`, ...args, '--local'], {
-        env: { ...process.env, SVC_CONFIG_DIR: stack.api.configDir },
-      })
-    const token = (await svc(['token', 'create', '--label', 'chat', '--scope', 'v1-only'])).stdout.trim()
-    chat = await startChatProcess({
+    app = await startChatInBrowser({
       env: {
         SVC_CHAT_API_URL: stack.api.url,
-        SVC_CHAT_API_TOKEN: token,
+        SVC_CHAT_API_TOKEN: await createChatToken(stack.api.configDir),
         SVC_CHAT_TRUSTED_HEADER: 'X-Forwarded-Email',
         SVC_PROXY_SECRET: SECRET,
       },
+      context: { httpCredentials: { username: 'alice', password: USERS.alice } },
     })
-    caddy = await startCaddyForChat({ chatPort: chat.port, users: USERS, proxySecret: SECRET })
-    browser = await launchBrowser({ httpCredentials: { username: 'alice', password: USERS.alice } })
+    caddy = await startCaddyForChat({ chatPort: app.chat.port, users: USERS, proxySecret: SECRET })
   }, 180_000)
 
   afterAll(async () => {
-    await browser?.[Symbol.asyncDispose]()
     await caddy?.[Symbol.asyncDispose]()
-    await chat?.[Symbol.asyncDispose]()
+    await app?.[Symbol.asyncDispose]()
     await stack?.[Symbol.asyncDispose]()
   })
 
@@ -61,7 +51,7 @@ describe.skipIf(!available)('the chat app under /chat/ behind Caddy', () => {
   })
 
   it('serves the app at /chat/ signed in as the basic-auth user, and streams an answer', async () => {
-    const page = await browser.context.newPage()
+    const page = await app.browser.context.newPage()
     const assets: string[] = []
     page.on('request', (r) => assets.push(new URL(r.url()).pathname))
     await page.goto(`${caddy.url}/chat/`)
@@ -87,7 +77,7 @@ describe.skipIf(!available)('the chat app under /chat/ behind Caddy', () => {
   }, 60_000)
 
   it('shows Bob none of Alice’s conversations, and keeps his own apart', async () => {
-    const bob = await browser.newContext({ httpCredentials: { username: 'bob', password: USERS.bob } })
+    const bob = await app.browser.newContext({ httpCredentials: { username: 'bob', password: USERS.bob } })
     const page = await bob.newPage()
     await page.goto(`${caddy.url}/chat/`)
     await page.getByText('bob', { exact: true }).waitFor()
@@ -99,7 +89,7 @@ describe.skipIf(!available)('the chat app under /chat/ behind Caddy', () => {
     await page.getByRole('link', { name: 'Bob here' }).waitFor({ timeout: 30_000 })
 
     // Bob opening Alice's conversation by its address gets nothing of it.
-    const alicePage = await browser.context.newPage()
+    const alicePage = await app.browser.context.newPage()
     await alicePage.goto(`${caddy.url}/chat/`)
     await alicePage.getByRole('link', { name: 'Hello from Alice' }).click()
     const aliceUrl = alicePage.url()
@@ -115,14 +105,14 @@ describe.skipIf(!available)('the chat app under /chat/ behind Caddy', () => {
 
   it('ignores a forwarded identity that does not come through the proxy', async () => {
     // Straight to the chat app, with Alice's name and even the right secret, from another address.
-    const spoof = await send(chat.port, {
+    const spoof = await send(app.chat.port, {
       path: '/api/conversations',
       headers: { 'x-forwarded-email': 'alice', 'x-svc-proxy-secret': SECRET },
       from: '127.0.0.2',
     })
     expect(spoof.status).toBe(401)
     // From the proxy's address but without the secret: refused as well.
-    const noSecret = await send(chat.port, {
+    const noSecret = await send(app.chat.port, {
       path: '/api/conversations',
       headers: { 'x-forwarded-email': 'alice' },
     })
@@ -139,6 +129,6 @@ describe.skipIf(!available)('the chat app under /chat/ behind Caddy', () => {
 
   it('shows no console errors', () => {
     // The one expected error: Bob's 404 for Alice's conversation.
-    expect(browser.errors.filter((e) => !/404/.test(e))).toEqual([])
+    expect(app.browser.errors.filter((e) => !/404/.test(e))).toEqual([])
   })
 })

@@ -1,23 +1,13 @@
 /** A real Caddy in front of the chat app, on a free high port, as the installer's proxy would be. */
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { missingPart } from '@svc/testing'
+import { runCaddy } from '@svc/testing'
 
 const exec = promisify(execFile)
-
-export function caddyAvailable(): boolean {
-  try {
-    execFileSync('sh', ['-c', 'command -v caddy'], { stdio: 'ignore' })
-    return true
-  } catch {
-    missingPart('caddy', 'run ./scripts/setup.sh (apt: caddy)')
-    return false
-  }
-}
 
 export async function freePort(): Promise<number> {
   const server = createServer()
@@ -78,38 +68,22 @@ ${users.join('\n')}
 `
   const file = join(dir, 'Caddyfile')
   await writeFile(file, caddyfile)
-  const child: ChildProcess = spawn('caddy', ['run', '--config', file, '--adapter', 'caddyfile'], {
-    env: { ...process.env, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir, HOME: dir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout?.on('data', (d: Buffer) => {
-    out += d.toString()
-  })
-  child.stderr?.on('data', (d: Buffer) => {
-    out += d.toString()
-  })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 20_000
-  while (true) {
-    const up = await fetch(`${url}/nothing`).then(
-      (r) => r.status === 404,
-      () => false,
-    )
-    if (up) break
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL')
-      throw new Error(`caddy did not start:\n${out}`)
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  const { caddy } = await runCaddy({
+    config: file,
+    dataDir: dir,
+    timeoutMs: 20_000,
+    ready: () =>
+      fetch(`${url}/nothing`).then(
+        (r) => (r.status === 404 ? true : undefined),
+        () => undefined,
+      ),
+  })
   return {
     url,
-    output: () => out,
+    output: caddy.output,
     async [Symbol.asyncDispose]() {
-      if (child.exitCode === null) child.kill('SIGTERM')
-      await exited
+      await caddy.stop()
       await rm(dir, { recursive: true, force: true })
     },
   }

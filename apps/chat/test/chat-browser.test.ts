@@ -4,44 +4,30 @@
  * real) and espeak-ng for read-aloud.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Conversation } from '../src/server/store/types'
-import { type Browser, chromiumAvailable, launchBrowser } from './browser'
-import { type ChatProcess, startChatProcess } from './chat-process'
-import { buildFrontEnd } from './front-end'
+import { chromiumAvailable } from './browser'
+import { type ChatInBrowser, startChatInBrowser } from './chat-in-browser'
 import { type LiveStack, partsAvailable, startLiveStack, tokensPredicted, upstreamBusy } from './live-stack'
 
 const available = chromiumAvailable() && partsAvailable({ speech: true })
 
 describe.skipIf(!available)('the chat app in Chromium with svc and llama-server', () => {
   let stack: LiveStack
-  let chat: ChatProcess
-  let browser: Browser
+  let app: ChatInBrowser
 
   beforeAll(async () => {
-    await buildFrontEnd()
     stack = await startLiveStack({ speech: true, slow: true })
-    chat = await startChatProcess({ env: { SVC_CHAT_API_URL: stack.api.url } })
-    browser = await launchBrowser()
+    app = await startChatInBrowser({ env: { SVC_CHAT_API_URL: stack.api.url } })
   }, 180_000)
 
   afterAll(async () => {
-    await browser?.[Symbol.asyncDispose]()
-    await chat?.[Symbol.asyncDispose]()
+    await app?.[Symbol.asyncDispose]()
     await stack?.[Symbol.asyncDispose]()
   })
 
-  /** The open conversation as the server has it (what a reload would show). */
-  async function saved(id: string): Promise<Conversation> {
-    const res = await fetch(`${chat.url}/api/conversations/${id}`)
-    return ((await res.json()) as { conversation: Conversation }).conversation
-  }
   const idOf = (url: string) => /#\/c\/([\w-]+)$/.exec(url)?.[1] ?? ''
 
   it('streams an answer, Stop ends the generation upstream, and a reload shows the conversation kept', async () => {
-    const page = await browser.context.newPage()
-    await page.goto(chat.url)
-    await page.getByLabel('Model').selectOption('slow')
-    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Tell me a long story')
+    const { page } = await app.compose('slow', 'Tell me a long story')
     const before = await tokensPredicted(stack.api, 'slow')
     await page.getByRole('button', { name: 'Send' }).click()
 
@@ -68,7 +54,7 @@ describe.skipIf(!available)('the chat app in Chromium with svc and llama-server'
     expect((await tokensPredicted(stack.api, 'slow')) - before).toBeLessThan(1000)
 
     const id = idOf(page.url())
-    const stored = await saved(id)
+    const stored = await app.saved(id)
     expect(stored.title).toBe('Tell me a long story')
     expect(stored.messages.map((m) => [m.role, m.status])).toEqual([
       ['user', 'complete'],
@@ -87,14 +73,11 @@ describe.skipIf(!available)('the chat app in Chromium with svc and llama-server'
   }, 90_000)
 
   it('answers, regenerates the last answer, and edits an earlier message to continue from it', async () => {
-    const page = await browser.context.newPage()
-    await page.goto(chat.url)
-    await page.getByLabel('Model').selectOption('primary')
-    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello there')
-    await page.getByRole('textbox', { name: 'Message', exact: true }).press('Enter')
+    const { page, composer } = await app.compose('primary', 'Hello there')
+    await composer.press('Enter')
     await page.getByRole('button', { name: 'Regenerate' }).waitFor({ timeout: 30_000 })
     const id = idOf(page.url())
-    const first = await saved(id)
+    const first = await app.saved(id)
     expect(first.messages.map((m) => [m.role, m.status])).toEqual([
       ['user', 'complete'],
       ['assistant', 'complete'],
@@ -102,9 +85,11 @@ describe.skipIf(!available)('the chat app in Chromium with svc and llama-server'
     expect(first.messages[1]!.content).not.toBe('')
 
     await page.getByRole('button', { name: 'Regenerate' }).click()
-    await expect.poll(async () => (await saved(id)).messages[1]?.status, { timeout: 30_000 }).toBe('complete')
+    await expect
+      .poll(async () => (await app.saved(id)).messages[1]?.status, { timeout: 30_000 })
+      .toBe('complete')
     await page.getByRole('button', { name: 'Regenerate' }).waitFor()
-    const regenerated = await saved(id)
+    const regenerated = await app.saved(id)
     expect(regenerated.messages).toHaveLength(2)
     expect(regenerated.messages[1]!.id).not.toBe(first.messages[1]!.id)
     expect(regenerated.messages[1]!.status).toBe('complete')
@@ -114,13 +99,13 @@ describe.skipIf(!available)('the chat app in Chromium with svc and llama-server'
     await page.getByRole('button', { name: 'Save and send' }).click()
     await page.getByRole('list', { name: 'Messages' }).getByText('Edited question', { exact: true }).waitFor()
     await expect
-      .poll(async () => (await saved(id)).messages.map((m) => m.status).join(), { timeout: 30_000 })
+      .poll(async () => (await app.saved(id)).messages.map((m) => m.status).join(), { timeout: 30_000 })
       .toBe('complete,complete')
     await page.getByRole('button', { name: 'Regenerate' }).waitFor()
     // The earlier question is gone from the conversation (the title keeps its first words).
     const messages = page.getByRole('list', { name: 'Messages' })
     expect(await messages.getByText('Hello there', { exact: true }).count()).toBe(0)
-    const edited = await saved(id)
+    const edited = await app.saved(id)
     expect(edited.messages.map((m) => [m.role, m.content === 'Edited question', m.status])).toEqual([
       ['user', true, 'complete'],
       ['assistant', false, 'complete'],
@@ -133,10 +118,7 @@ describe.skipIf(!available)('the chat app in Chromium with svc and llama-server'
   }, 90_000)
 
   it('reads an answer aloud: the audio from espeak-ng plays', async () => {
-    const page = await browser.context.newPage()
-    await page.goto(chat.url)
-    await page.getByLabel('Model').selectOption('primary')
-    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Say something')
+    const { page } = await app.compose('primary', 'Say something')
     await page.getByRole('button', { name: 'Send' }).click()
     await page.getByRole('button', { name: 'Read aloud' }).waitFor({ timeout: 30_000 })
     const speech = page.waitForResponse((r) => r.url().endsWith('/api/audio/speech'))
@@ -155,6 +137,6 @@ describe.skipIf(!available)('the chat app in Chromium with svc and llama-server'
   }, 60_000)
 
   it('shows no console errors', () => {
-    expect(browser.errors).toEqual([])
+    expect(app.browser.errors).toEqual([])
   })
 })

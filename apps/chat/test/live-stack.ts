@@ -1,28 +1,24 @@
 /** The real parts behind the chat app in tests: the API with llama-server slots and espeak-ng. */
-import { execFileSync } from 'node:child_process'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { findEngine } from '@svc/engines'
-import { type ApiProcess, missingPart, startApi, writeTinyGguf } from '@svc/testing'
+import {
+  type ApiProcess,
+  programAvailable,
+  requireLlamaServer,
+  startApi,
+  writeSvcConfig,
+  writeTinyGguf,
+} from '@svc/testing'
 
 /** Whether llama-server (and, when asked, espeak-ng and ffmpeg) are here; missing parts fail CI. */
 export function partsAvailable(options: { speech?: boolean } = {}): boolean {
-  if (!findEngine('llama-server')) {
-    missingPart('llama-server', 'run ./scripts/setup.sh (it builds llama-server into ~/.cache/svc)')
-    return false
-  }
-  if (options.speech) {
-    for (const program of ['espeak-ng', 'ffmpeg']) {
-      try {
-        execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' })
-      } catch {
-        missingPart(program, 'run ./scripts/setup.sh (apt: espeak-ng ffmpeg)')
-        return false
-      }
-    }
-  }
-  return true
+  if (!requireLlamaServer()) return false
+  const speech = ['espeak-ng', 'ffmpeg'] as const
+  return (
+    !options.speech ||
+    speech.every((program) => programAvailable(program, 'run ./scripts/setup.sh (apt: espeak-ng ffmpeg)'))
+  )
 }
 
 /** One thread and a small context: two cores are shared by everything in a test run. */
@@ -47,10 +43,8 @@ export interface LiveStackOptions {
  */
 export async function startLiveStack(options: LiveStackOptions = {}): Promise<LiveStack> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-chat-live-'))
-  const configDir = join(dir, 'config')
-  await mkdir(join(configDir, 'slots'), { recursive: true })
   const chat = await writeTinyGguf(join(dir, 'tiny-chat.gguf'), { role: 'chat' })
-  await writeFile(join(configDir, 'slots', 'primary.toml'), `args = [${LIGHT}, "-n", "24"]\n`)
+  const slots: Record<string, string> = { primary: `args = [${LIGHT}, "-n", "24"]\n` }
   const loads: [string, string][] = [['primary', chat.path]]
   if (options.slow) {
     // Big enough that each token takes a few milliseconds, with room for ~2000 of them: an answer
@@ -61,13 +55,11 @@ export async function startLiveStack(options: LiveStackOptions = {}): Promise<Li
       nLayer: 8,
       nFf: 1024,
     })
-    await writeFile(
-      join(configDir, 'slots', 'slow.toml'),
-      `provider = "llm"\nargs = ["-c", "2048", "-np", "1", "--threads", "1"]\n`,
-    )
+    slots.slow = `provider = "llm"\nargs = ["-c", "2048", "-np", "1", "--threads", "1"]\n`
     loads.push(['slow', slow.path])
   }
   if (options.speech) loads.push(['tts', 'espeak-ng'])
+  const configDir = await writeSvcConfig(join(dir, 'config'), { slots })
   const api = await startApi({ configDir, ...(options.env ? { env: options.env } : {}) })
   // With auth on, the test loads as the proxy would vouch for an admin (loopback + the secret).
   const admin: Record<string, string> =

@@ -4,8 +4,6 @@
  * which records what it received), and voice input (Chromium's fake microphone, recorded, sent
  * through svc to the real whisper-server with a tiny random-weight model).
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { findEngine } from '@svc/engines'
 import {
@@ -14,16 +12,15 @@ import {
   encodePng,
   type FakeUpstream,
   missingPart,
-  startApi,
+  startApiWithConfig,
   startComfyStandIn,
   startFakeUpstream,
+  tempDirs,
   writeTinyWhisper,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Conversation } from '../src/server/store/types'
-import { type Browser, chromiumAvailable, launchBrowser } from './browser'
-import { type ChatProcess, startChatProcess } from './chat-process'
-import { buildFrontEnd } from './front-end'
+import { chromiumAvailable } from './browser'
+import { type ChatInBrowser, startChatInBrowser } from './chat-in-browser'
 import { load } from './live-stack'
 
 const whisper = Boolean(findEngine('whisper-server'))
@@ -31,49 +28,39 @@ if (!whisper) missingPart('whisper-server', 'run ./scripts/setup.sh (svc engines
 const available = chromiumAvailable() && whisper
 const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'
 
+const scratch = tempDirs('svc-chat-media-')
+
 describe.skipIf(!available)('images, attachments and voice in the chat app', () => {
-  let dir: string
   let comfy: ComfyStandIn
   let cloud: FakeUpstream
   let api: ApiProcess
-  let chat: ChatProcess
-  let browser: Browser
+  let app: ChatInBrowser
 
   beforeAll(async () => {
-    await buildFrontEnd()
-    dir = await mkdtemp(join(tmpdir(), 'svc-chat-media-'))
+    const dir = await scratch.make()
     ;[comfy, cloud] = await Promise.all([startComfyStandIn({ checkpoints: [SDXL] }), startFakeUpstream({})])
-    const configDir = join(dir, 'config')
-    await mkdir(join(configDir, 'slots'), { recursive: true })
-    await writeFile(
-      join(configDir, 'upstreams.toml'),
-      `[[upstream]]\nname = "cloud"\nbase_url = "${cloud.url}/v1"\nmodels = ["seer"]\n`,
-    )
-    await writeFile(join(configDir, 'slots', 'img.toml'), `runtime = "remote"\nurl = "${comfy.url}"\n`)
-    await writeFile(join(configDir, 'slots', 'stt.toml'), 'args = ["-t", "1"]\n')
-    api = await startApi({ configDir })
+    api = await startApiWithConfig({
+      files: {
+        'upstreams.toml': `[[upstream]]\nname = "cloud"\nbase_url = "${cloud.url}/v1"\nmodels = ["seer"]\n`,
+      },
+      slots: { img: `runtime = "remote"\nurl = "${comfy.url}"\n`, stt: 'args = ["-t", "1"]\n' },
+    })
     const tiny = await writeTinyWhisper(join(dir, 'tiny-whisper.bin'))
     await Promise.all([load(api, 'img', 'sdxl-turbo'), load(api, 'stt', tiny.path)])
-    chat = await startChatProcess({ env: { SVC_CHAT_API_URL: api.url } })
-    browser = await launchBrowser()
+    app = await startChatInBrowser({ env: { SVC_CHAT_API_URL: api.url } })
   }, 180_000)
 
   afterAll(async () => {
-    await browser?.[Symbol.asyncDispose]()
-    await chat?.[Symbol.asyncDispose]()
+    await app?.[Symbol.asyncDispose]()
     await api?.[Symbol.asyncDispose]()
     await cloud?.stop()
     await comfy?.close()
-    if (dir) await rm(dir, { recursive: true, force: true })
+    await scratch.removeAll()
   })
 
-  const saved = async (id: string) =>
-    ((await (await fetch(`${chat.url}/api/conversations/${id}`)).json()) as { conversation: Conversation })
-      .conversation
-
   it('generates an image in image mode and shows it inline, kept after a reload and gone with the conversation', async () => {
-    const page = await browser.context.newPage()
-    await page.goto(chat.url)
+    const page = await app.browser.context.newPage()
+    await page.goto(app.chat.url)
     await page.getByRole('radio', { name: 'Image', exact: true }).check()
     await page.getByLabel('Size').selectOption('512x512')
     await page.getByRole('textbox', { name: 'Image prompt' }).fill('a lighthouse at dusk')
@@ -86,21 +73,21 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
     await page.reload()
     await page.getByRole('img', { name: 'Generated image' }).waitFor()
     const id = page.url().split('#/c/')[1]!
-    const conversation = await saved(id)
+    const conversation = await app.saved(id)
     expect(conversation.title).toBe('Image: a lighthouse at dusk')
     const file = conversation.messages[1]!.attachments[0]!.file
-    expect((await fetch(`${chat.url}/api/files/${file}`)).status).toBe(200)
+    expect((await fetch(`${app.chat.url}/api/files/${file}`)).status).toBe(200)
 
     await page.getByRole('button', { name: 'Delete' }).click()
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click()
     await page.getByText('No conversations yet.').waitFor()
-    expect((await fetch(`${chat.url}/api/files/${file}`)).status).toBe(404)
+    expect((await fetch(`${app.chat.url}/api/files/${file}`)).status).toBe(404)
     await page.close()
   }, 60_000)
 
   it('attaches an image for a model that may see it, and sends it on as a data URL', async () => {
-    const page = await browser.context.newPage()
-    await page.goto(chat.url)
+    const page = await app.browser.context.newPage()
+    await page.goto(app.chat.url)
     await page.getByLabel('Model').selectOption('cloud/seer')
     // A 4×4 grey PNG: each scanline is a filter byte (0) and 4 RGB pixels.
     const row = [0, ...Array<number>(4 * 3).fill(200)]
@@ -128,8 +115,8 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
   }, 60_000)
 
   it('records from the microphone and puts the transcript in the message box', async () => {
-    const page = await browser.context.newPage()
-    await page.goto(chat.url)
+    const page = await app.browser.context.newPage()
+    await page.goto(app.chat.url)
     await page.getByRole('button', { name: 'Record' }).click()
     await page.getByRole('button', { name: 'Stop recording' }).waitFor()
     await new Promise((r) => setTimeout(r, 1_500))
@@ -147,6 +134,6 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
   }, 60_000)
 
   it('shows no console errors', () => {
-    expect(browser.errors).toEqual([])
+    expect(app.browser.errors).toEqual([])
   })
 })

@@ -1,23 +1,7 @@
-import { execFile } from 'node:child_process'
-import { join } from 'node:path'
-import { promisify } from 'node:util'
-import { REPO_ROOT, startApi } from '@svc/testing'
+import { runSvc, startApi } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 
-const exec = promisify(execFile)
-const SVC = join(REPO_ROOT, 'apps/cli/bin/svc.js')
-
-async function svc(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [SVC, ...args], {
-      env: { ...process.env, ...env },
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
+const svc = (args: string[], env: Record<string, string> = {}) => runSvc(args, { ...process.env, ...env })
 
 describe('svc CLI', () => {
   it('prints help listing its commands', async () => {

@@ -3,48 +3,28 @@
  * auth, in front of the real API started by the installer's env. It resolves the name to 127.0.0.1
  * with a host-resolver rule, as a client with a hosts-file line would.
  */
-import { existsSync } from 'node:fs'
-import { missingPart } from '@svc/testing'
-import { type Browser, chromium } from 'playwright-core'
+import { chromiumAvailable, launchChromium, programAvailable, type TestBrowser } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { which } from '../src/install/exec'
 import { PASSWORD } from './install-harness'
 import { installBehindCaddy, PROXY_HOST, type ProxiedInstall } from './proxied-install'
 
-const CHROMIUM = '/usr/bin/chromium'
-const skip = !existsSync(CHROMIUM)
-  ? missingPart('Chromium', 'apt-get install chromium (scripts/setup.sh)')
-  : !which('caddy', process.env.PATH)
-    ? missingPart('Caddy', 'apt-get install caddy (scripts/setup.sh)')
-    : undefined
+const skip = !chromiumAvailable() || !programAvailable('caddy', 'apt-get install caddy (scripts/setup.sh)')
 
 describe.skipIf(skip)('a browser behind the installed proxy', () => {
   let setup: ProxiedInstall
   let api: Awaited<ReturnType<ProxiedInstall['startApi']>>
-  let browser: Browser
+  let chrome: TestBrowser
   let origin: string
 
   beforeAll(async () => {
     setup = await installBehindCaddy()
     api = await setup.startApi()
     origin = `https://${PROXY_HOST}:${setup.ports.https}`
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--host-resolver-rules=MAP ${PROXY_HOST} 127.0.0.1`,
-      ],
-    })
+    chrome = await launchChromium({ args: [`--host-resolver-rules=MAP ${PROXY_HOST} 127.0.0.1`] })
   }, 120_000)
 
   afterAll(async () => {
-    await browser?.close()
+    await chrome?.[Symbol.asyncDispose]()
     await api?.stop()
     await setup?.[Symbol.asyncDispose]()
   })
@@ -52,7 +32,10 @@ describe.skipIf(skip)('a browser behind the installed proxy', () => {
   // The certificate chain was checked against Caddy's root by the HTTPS client of the proxy tests;
   // a fresh browser profile does not trust that root, so certificate errors are ignored here.
   const context = (credentials?: { username: string; password: string }) =>
-    browser.newContext({ ignoreHTTPSErrors: true, ...(credentials ? { httpCredentials: credentials } : {}) })
+    chrome.browser.newContext({
+      ignoreHTTPSErrors: true,
+      ...(credentials ? { httpCredentials: credentials } : {}),
+    })
 
   it('signs in with basic auth; the API sees the browser’s user as admin, on pages and on the page’s own requests', async () => {
     await using ctx = await context({ username: 'admin', password: PASSWORD })

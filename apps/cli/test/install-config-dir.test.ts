@@ -8,10 +8,10 @@
 import { execFile } from 'node:child_process'
 import { chmod, chown, lstat, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { promisify } from 'node:util'
-import { missingPart } from '@svc/testing'
+import { missingPart, SVC_CLI as SVC } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 import { which } from '../src/install/exec'
-import { PASSWORD, type StagingRoot, SVC, stagingRoot, svc } from './install-harness'
+import { PASSWORD, type StagingRoot, stagingRoot, svc } from './install-harness'
 
 const exec = promisify(execFile)
 const TOOLS = ['caddy', 'systemd-sysusers', 'systemctl', 'setpriv']

@@ -3,15 +3,12 @@
  * (this host's account files copied in, so the `caddy` group exists and `svc` does not), the real CLI
  * run as a child process against it, and a snapshot of the tree to prove a run changed nothing.
  */
-import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { REPO_ROOT } from '@svc/testing'
+import { type CliResult, runSvc } from '@svc/testing'
 import { parseEnvFile } from '../src/install/env-file'
-
-export const SVC = join(REPO_ROOT, 'apps/cli/bin/svc.js')
 
 export interface StagingRoot extends AsyncDisposable {
   dir: string
@@ -40,25 +37,11 @@ export async function stagingRoot(): Promise<StagingRoot> {
   }
 }
 
-export interface RunResult {
-  code: number
-  stdout: string
-  stderr: string
-}
+export type RunResult = CliResult
 
-/** Runs the real CLI (`node apps/cli/bin/svc.js …`) with exactly `env` (plus PATH unless given). */
+/** Runs the real CLI (`node apps/cli/bin/svc.js …`) with exactly `env` (plus PATH and HOME unless given). */
 export function svc(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [SVC, ...args],
-      { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
-        resolve({ code, stdout, stderr })
-      },
-    )
-  })
+  return runSvc(args, { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env })
 }
 
 /** Every path under `dir` with its type, mode, owner and a content hash (or link target). */

@@ -5,17 +5,17 @@
 import { spawn } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { missingPart } from '@svc/testing'
+import { missingPart, SVC_CLI } from '@svc/testing'
 import bcrypt from 'bcryptjs'
 import { describe, expect, it } from 'vitest'
 import { shellQuote, which } from '../src/install/exec'
-import { SVC, stagingRoot } from './install-harness'
+import { stagingRoot } from './install-harness'
 
 const skip = which('script', process.env.PATH) ? undefined : missingPart('script', 'apt-get install bsdutils')
 
 /** Runs the installer on a terminal and types each answer once its prompt appears. */
 function onTerminal(args: string[], answers: Array<[prompt: string, reply: string]>) {
-  const child = spawn('script', ['-qfec', shellQuote([process.execPath, SVC, ...args]), '/dev/null'], {
+  const child = spawn('script', ['-qfec', shellQuote([process.execPath, SVC_CLI, ...args]), '/dev/null'], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_HOSTNAME: 'svc-tty.local', TERM: 'dumb' },
     stdio: ['pipe', 'pipe', 'pipe'],
   })

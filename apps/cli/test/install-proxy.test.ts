@@ -7,9 +7,8 @@
  * file the installer rendered for it.
  */
 import { writeFile } from 'node:fs/promises'
-import { type ApiProcess, type FakeUpstream, missingPart, startFakeUpstream } from '@svc/testing'
+import { type ApiProcess, type FakeUpstream, programAvailable, startFakeUpstream } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { which } from '../src/install/exec'
 import type { CliService } from './cli-service'
 import { PASSWORD } from './install-harness'
 import {
@@ -20,9 +19,7 @@ import {
 } from './proxied-install'
 import { http, type Recorder, type RequestOptions, startRecorder } from './proxy-client'
 
-const skip = which('caddy', process.env.PATH)
-  ? undefined
-  : missingPart('Caddy', 'apt-get install caddy (scripts/setup.sh)')
+const skip = !programAvailable('caddy', 'apt-get install caddy (scripts/setup.sh)')
 const SIGNED_IN = { authorization: basic('admin', PASSWORD) }
 const SPOOFED = {
   'x-forwarded-email': 'evil@example.com',
@@ -73,15 +70,24 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
       expect(api.seen).toHaveLength(0)
     })
 
-    it('the signed-in user reaches the API as itself: spoofed identity and secret replaced, Basic not forwarded', async () => {
-      const r = await get('/slots?x=1', { headers: { ...SIGNED_IN, ...SPOOFED } })
+    /**
+     * Sends `path` signed in, with spoofed identity headers, and checks what `upstream` received: the
+     * request at `reached`, as the signed-in user, with the proxy's secret, without Basic or spoofs.
+     */
+    async function expectSignedInAt(upstream: Recorder, path: string, reached: string) {
+      const r = await get(path, { headers: { ...SIGNED_IN, ...SPOOFED } })
       expect(r.status).toBe(200)
-      const { url, headers } = api.last()
-      expect(url).toBe('/slots?x=1')
+      const { url, headers } = upstream.last()
+      expect(url).toBe(reached)
       expect(headers['x-forwarded-email']).toBe('admin')
       expect(headers['x-svc-proxy-secret']).toBe(secret)
       expect(headers).not.toHaveProperty('authorization')
       expect(headers).not.toHaveProperty('x_forwarded_email')
+      return headers
+    }
+
+    it('the signed-in user reaches the API as itself: spoofed identity and secret replaced, Basic not forwarded', async () => {
+      const headers = await expectSignedInAt(api, '/slots?x=1', '/slots?x=1')
       expect(headers).not.toHaveProperty('x_svc_proxy_secret')
       expect(headers['x-forwarded-proto']).toBe('https')
     })
@@ -121,14 +127,7 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
     })
 
     it('/chat/ reaches the chat app without the prefix, as the signed-in user, with the secret and without Basic', async () => {
-      const r = await get('/chat/c/1?x=2', { headers: { ...SIGNED_IN, ...SPOOFED } })
-      expect(r.status).toBe(200)
-      const { url, headers } = chatApp.last()
-      expect(url).toBe('/c/1?x=2')
-      expect(headers['x-forwarded-email']).toBe('admin')
-      expect(headers['x-svc-proxy-secret']).toBe(secret)
-      expect(headers).not.toHaveProperty('authorization')
-      expect(headers).not.toHaveProperty('x_forwarded_email')
+      await expectSignedInAt(chatApp, '/chat/c/1?x=2', '/c/1?x=2')
     })
 
     it('plain HTTP is redirected to HTTPS', async () => {

@@ -1,34 +1,21 @@
-import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
-import { type LocalRegistry, pushTestImage, REPO_ROOT, startRegistry } from '@svc/testing'
+import { type LocalRegistry, pushTestImage, runSvc, startRegistry, tempDirs } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-const exec = promisify(execFile)
-const SVC = join(REPO_ROOT, 'apps/cli/bin/svc.js')
-
-async function svc(args: string[]) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [SVC, ...args])
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
+const svc = (args: string[]) => runSvc(args, process.env)
 
 const started = await startRegistry()
 
 describe.skipIf('skip' in started)('svc manifest', () => {
   const registry = started as LocalRegistry
+  const dirs = tempDirs('svc-cli-manifest-')
   let dir: string
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-cli-manifest-'))
+    dir = await dirs.make()
   })
   afterAll(async () => {
-    await rm(dir, { recursive: true, force: true })
+    await dirs.removeAll()
     await registry.stop()
   })
 

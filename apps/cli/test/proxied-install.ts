@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '@svc/providers/internals'
-import { type ApiProcess, startApi } from '@svc/testing'
+import { type ApiProcess, LISTENING, startApi } from '@svc/testing'
 import { type CliService, startCliService } from './cli-service'
 import { PASSWORD, type StagingRoot, stagingRoot, svc } from './install-harness'
 import { type CaddyProcess, https, type Reply, type RequestOptions, startCaddy } from './proxy-client'
@@ -96,7 +96,7 @@ export async function installBehindCaddy(): Promise<ProxiedInstall> {
         return startCliService({
           subcommand: 'chat',
           env: { ...env, SVC_STATE_DIR: root.path(env.SVC_STATE_DIR ?? '/var/lib/svc') },
-          ready: /"msg":"svc chat listening","url":"(http:\/\/[^"]+)"/,
+          ready: LISTENING.chat,
         })
       },
       [Symbol.asyncDispose]: dispose,

@@ -3,11 +3,12 @@
  * does what `curl --resolve <name>:<port>:127.0.0.1 --cacert <Caddy's root>` does, and a server
  * that records what reaches an upstream.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { join } from 'node:path'
+import { runCaddy } from '@svc/testing'
 
 export interface Reply {
   status: number
@@ -155,47 +156,25 @@ export async function startCaddy(options: {
   hostname: string
   httpsPort: number
 }): Promise<CaddyProcess> {
-  const child = spawn('caddy', ['run', '--config', options.config, '--adapter', 'caddyfile'], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: options.dataDir,
-      XDG_DATA_HOME: options.dataDir,
-      XDG_CONFIG_HOME: options.dataDir,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout?.on('data', (d: Buffer) => {
-    out += d.toString()
-  })
-  child.stderr?.on('data', (d: Buffer) => {
-    out += d.toString()
-  })
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM')
-      await new Promise((r) => child.once('exit', r))
-    }
-  }
   const rootCrt = join(options.dataDir, 'caddy/pki/authorities/local/root.crt')
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`caddy exited (${child.exitCode}):\n${out}`)
-    const ca = await readFile(rootCrt, 'utf8').catch(() => undefined)
-    if (ca) {
-      const ok = await https({ hostname: options.hostname, port: options.httpsPort, ca }, '/chat').then(
+  const {
+    caddy,
+    ready,
+    [Symbol.asyncDispose]: stop,
+  } = await runCaddy({
+    config: options.config,
+    dataDir: options.dataDir,
+    timeoutMs: 30_000,
+    ready: async () => {
+      const ca = await readFile(rootCrt, 'utf8').catch(() => undefined)
+      if (!ca) return undefined
+      const answers = await https({ hostname: options.hostname, port: options.httpsPort, ca }, '/chat').then(
         (r) => r.status === 308,
         () => false,
       )
-      if (ok) {
-        const intermediate = await readFile(rootCrt.replace(/root\.crt$/, 'intermediate.crt'), 'utf8')
-        return { child, ca, intermediate, output: () => out, [Symbol.asyncDispose]: stop }
-      }
-    }
-    if (Date.now() > deadline) {
-      await stop()
-      throw new Error(`caddy did not answer HTTPS in time:\n${out}`)
-    }
-    await new Promise((r) => setTimeout(r, 200))
-  }
+      if (!answers) return undefined
+      return { ca, intermediate: await readFile(rootCrt.replace(/root\.crt$/, 'intermediate.crt'), 'utf8') }
+    },
+  })
+  return { child: caddy.child, ...ready, output: caddy.output, [Symbol.asyncDispose]: stop }
 }

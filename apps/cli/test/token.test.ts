@@ -1,38 +1,21 @@
-import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { promisify } from 'node:util'
-import { REPO_ROOT, startApi } from '@svc/testing'
+import { runSvc, startApi, tempDirs } from '@svc/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { run } from '../src/main'
 
-const exec = promisify(execFile)
-const SVC = join(REPO_ROOT, 'apps/cli/bin/svc.js')
 const NO_API = 'http://127.0.0.1:1'
 
-async function svc(args: string[], env: Record<string, string>) {
+function svc(args: string[], env: Record<string, string>) {
   const clean = { ...process.env }
   delete clean.SVC_TOKEN
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [SVC, ...args], { env: { ...clean, ...env } })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
+  return runSvc(args, { ...clean, ...env })
 }
 
-const dirs: string[] = []
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })))
-})
-async function configDir() {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-cli-token-'))
-  dirs.push(dir)
-  return dir
-}
+const dirs = tempDirs('svc-cli-token-')
+afterEach(() => dirs.removeAll())
+const configDir = () => dirs.make()
 
 describe('svc token', () => {
   it('works on the config dir when the API is down: create prints the token alone on stdout, ls, revoke', async () => {

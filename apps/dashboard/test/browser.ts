@@ -1,54 +1,8 @@
 /**
- * The real browser for the end-to-end suite: Debian's Chromium through playwright-core (no browser
- * download), with the flags of the house standard and a fresh profile per launch.
+ * The dashboard suites' pages in the shared Chromium (`launchChromium` from `@svc/testing`): pages
+ * that record their errors, the dashboard's page list, its sign-in, a slot's card.
  */
-import { existsSync } from 'node:fs'
-import {
-  type Browser,
-  type BrowserContext,
-  type BrowserContextOptions,
-  chromium,
-  type Locator,
-  type Page,
-} from 'playwright-core'
-
-export const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium'
-
-export function chromiumAvailable(): boolean {
-  return existsSync(CHROMIUM)
-}
-
-export interface TestBrowser extends AsyncDisposable {
-  browser: Browser
-}
-
-/** `args`: flags beyond the house set (e.g. a host-resolver rule for a test name). */
-export async function launchChromium(options: { args?: string[] } = {}): Promise<TestBrowser> {
-  // Playwright gives every launch a fresh temporary profile (it refuses --user-data-dir in args).
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      // Speech plays without a click on the player (the Speak click is the gesture in a person's browser).
-      '--autoplay-policy=no-user-gesture-required',
-      ...(options.args ?? []),
-    ],
-  })
-  return {
-    browser,
-    async [Symbol.asyncDispose]() {
-      await browser.close()
-    },
-  }
-}
+import type { Browser, BrowserContext, BrowserContextOptions, Locator, Page } from 'playwright-core'
 
 export interface WatchedPage {
   context: BrowserContext

@@ -3,8 +3,10 @@
  * `media` the ComfyUI stand-in on `img` and espeak-ng on `tts` loaded), one Chromium, and the pages
  * each test opened, closed after the file.
  */
+
+import { launchChromium, type TestBrowser } from '@svc/testing'
 import { afterAll, beforeAll } from 'vitest'
-import { launchChromium, signInWith, type TestBrowser, type WatchedPage } from './browser'
+import { signInWith, type WatchedPage } from './browser'
 import { expectStatus, type Fixture, startFixture } from './fixture'
 
 export interface DashboardSession {
@@ -29,7 +31,8 @@ export function useDashboard(options: { media?: boolean } = {}): DashboardSessio
       await expectStatus(put, 200, fx.api)
       await Promise.all([fx.load('img', 'sdxl-turbo'), fx.load('tts', 'espeak-ng')])
     }
-    chrome = await launchChromium()
+    // Speech plays without a click on the player (the Speak click is the gesture in a person's browser).
+    chrome = await launchChromium({ autoplay: true })
   }, 240_000)
 
   afterAll(async () => {

@@ -4,26 +4,26 @@
  * local file server (so a load from the UI really pulls it), espeak-ng in the tts slot, and the
  * ComfyUI stand-in as a remote `img` slot. Tokens are minted straight into tokens.toml.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createTokenStore } from '@svc/auth'
-import { findEngine } from '@svc/engines'
 import {
   type ApiProcess,
   type ComfyStandIn,
+  chromiumAvailable,
   type FileServer,
-  missingPart,
+  programAvailable,
   REPO_ROOT,
+  requireLlamaServer,
   serveFiles,
   startApi,
   startComfyStandIn,
+  writeSvcConfig,
   writeTinyGguf,
 } from '@svc/testing'
 import { build } from 'vite'
-import { chromiumAvailable } from './browser'
 
 const DASHBOARD_ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'
@@ -106,12 +106,9 @@ license = "mit"
 license_url = "https://opensource.org/license/mit"
 `,
   )
-  const configDir = join(dir, 'config')
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(
-    join(configDir, 'slots', 'primary.toml'),
-    'args = ["-c", "8192", "-np", "1", "--threads", "1"]\n',
-  )
+  const configDir = await writeSvcConfig(join(dir, 'config'), {
+    slots: { primary: 'args = ["-c", "8192", "-np", "1", "--threads", "1"]\n' },
+  })
   const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0, hashParams: FAST_HASH })
   const admin = (await store.create({ label: 'e2e-admin', scope: 'admin' })).token
   const readOnly = (await store.create({ label: 'e2e-reader', scope: 'read-only' })).token
@@ -172,22 +169,12 @@ export async function expectStatus(res: Response | Promise<Response>, status: nu
   return r
 }
 
-const onPath = (program: string) => {
-  try {
-    execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** Whether every real part is here; a missing one fails in CI and skips loudly elsewhere. */
 export function partsPresent(): boolean {
   return [
-    chromiumAvailable() ||
-      missingPart('chromium', 'run ./scripts/setup.sh (apt: chromium), or set SVC_CHROMIUM'),
-    Boolean(findEngine('llama-server')) || missingPart('llama-server', 'run ./scripts/setup.sh'),
-    (onPath('espeak-ng') && onPath('ffmpeg')) ||
-      missingPart('espeak-ng and ffmpeg', 'run ./scripts/setup.sh'),
+    chromiumAvailable(),
+    Boolean(requireLlamaServer()),
+    programAvailable('espeak-ng', 'run ./scripts/setup.sh (apt: espeak-ng)'),
+    programAvailable('ffmpeg', 'run ./scripts/setup.sh (apt: ffmpeg)'),
   ].every((p) => p === true)
 }

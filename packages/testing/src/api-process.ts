@@ -1,24 +1,18 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BUILT_ENTRIES, ensureBuilt } from './built'
 import { REPO_ROOT } from './repo-root'
+import { LISTENING, type ServerProcess, startServerProcess } from './server-process'
 
 export { REPO_ROOT }
 
 const SERVE_TS = join(REPO_ROOT, 'apps/api/src/serve.ts')
 
-export interface ApiProcess extends AsyncDisposable {
-  url: string
-  port: number
-  child: ChildProcess
+/** The API's process; dispose stops it and removes the temp dirs it made. */
+export interface ApiProcess extends ServerProcess {
   configDir: string
   stateDir: string
-  /** Everything the process wrote to stderr/stdout so far (its JSON log lines). */
-  output(): string
-  /** SIGTERM, then waits for exit; resolves with the exit code. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
 export interface StartApiOptions {
@@ -49,67 +43,27 @@ export async function startApi(options: StartApiOptions = {}): Promise<ApiProces
   // node itself with tsx's loader (not the tsx CLI, which is a second process): a signal sent to the
   // child reaches the API, so SIGKILL really is a crashed API.
   const argv = built ? [BUILT_ENTRIES.api] : ['--import', 'tsx', SERVE_TS]
-  const child = spawn(process.execPath, argv, {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      SVC_HOST: '127.0.0.1',
-      SVC_PORT: '0',
-      SVC_CONFIG_DIR: configDir,
-      SVC_STATE_DIR: stateDir,
-      SVC_LOG_LEVEL: 'debug',
-      ...options.env,
+  const api = await startServerProcess({
+    command: process.execPath,
+    args: argv,
+    spawn: {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        SVC_HOST: '127.0.0.1',
+        SVC_PORT: '0',
+        SVC_CONFIG_DIR: configDir,
+        SVC_STATE_DIR: stateDir,
+        SVC_LOG_LEVEL: 'debug',
+        ...options.env,
+      },
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout?.on('data', (d: Buffer) => {
-    out += d.toString()
-  })
-  child.stderr?.on('data', (d: Buffer) => {
-    out += d.toString()
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`API did not start in time:\n${out}`)),
-      options.timeoutMs ?? 30_000,
-    )
-    const onData = () => {
-      const m = /"msg":"svc listening","url":"(http:\/\/[^"]+)"/.exec(out)
-      if (m?.[1]) {
-        clearTimeout(timer)
-        resolve(m[1])
-      }
-    }
-    child.stdout?.on('data', onData)
-    child.stderr?.on('data', onData)
-    void exited.then((code) => {
-      clearTimeout(timer)
-      reject(new Error(`API exited with ${code} before listening:\n${out}`))
-    })
-  })
-
-  let stopped: Promise<number | null> | undefined
-  const stop = (signal: NodeJS.Signals = 'SIGTERM') => {
-    stopped ??= (async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
-      return exited
-    })()
-    return stopped
-  }
-  return {
-    url,
-    port: Number(new URL(url).port),
-    child,
-    configDir,
-    stateDir,
-    output: () => out,
-    stop,
-    async [Symbol.asyncDispose]() {
-      await stop()
+    ready: LISTENING.api,
+    what: 'API',
+    timeoutMs: options.timeoutMs ?? 30_000,
+    cleanup: async () => {
       await Promise.all(made.map((d) => rm(d, { recursive: true, force: true })))
     },
-  }
+  })
+  return Object.assign(api, { configDir, stateDir })
 }

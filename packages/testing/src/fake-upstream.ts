@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { type ChildExit, spawnWatched } from './watched-child'
 
 /** Path of the fake upstream program (plain JavaScript, run with `node`). */
 export const FAKE_UPSTREAM_BIN = fileURLToPath(new URL('../bin/fake-upstream.mjs', import.meta.url))
@@ -35,10 +36,8 @@ export interface FakeUpstreamFlags {
   errorShape?: FakeUpstreamErrorShape
 }
 
-export interface FakeUpstreamExit {
-  code: number | null
-  signal: NodeJS.Signals | null
-}
+/** How the fake upstream ended (its exit code or the signal that ended it). */
+export type FakeUpstreamExit = ChildExit
 
 export interface FakeUpstream extends AsyncDisposable {
   /** `http://127.0.0.1:<port>`, no trailing slash. */
@@ -80,59 +79,20 @@ export async function startFakeUpstream(
   flags: FakeUpstreamFlags = {},
   options: { timeoutMs?: number } = {},
 ): Promise<FakeUpstream> {
-  const child = spawn(process.execPath, [FAKE_UPSTREAM_BIN, ...fakeUpstreamArgs(flags)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const upstream = spawnWatched(process.execPath, [FAKE_UPSTREAM_BIN, ...fakeUpstreamArgs(flags)])
+  const url = await upstream.waitFor(LISTENING, {
+    what: 'fake-upstream',
+    timeoutMs: options.timeoutMs ?? 10_000,
   })
-  let out = ''
-  const collect = (d: Buffer) => {
-    out += d.toString()
-  }
-  child.stdout?.on('data', collect)
-  child.stderr?.on('data', collect)
-  const exited = new Promise<FakeUpstreamExit>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  )
-
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`fake-upstream did not listen in time:\n${out}`))
-    }, options.timeoutMs ?? 10_000)
-    const onData = () => {
-      const m = LISTENING.exec(out)
-      if (m?.[1]) {
-        clearTimeout(timer)
-        child.stdout?.off('data', onData)
-        resolve(m[1])
-      }
-    }
-    child.stdout?.on('data', onData)
-    child.once('error', (err) => {
-      clearTimeout(timer)
-      reject(err)
-    })
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer)
-      reject(new Error(`fake-upstream exited (${code ?? signal}) before listening:\n${out}`))
-    })
-  })
-
-  const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs = 5_000) => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill(signal)
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
-      await exited
-      clearTimeout(timer)
-    }
-    return exited
-  }
+  const stop = (signal: NodeJS.Signals = 'SIGTERM', graceMs = 5_000) => upstream.stop(signal, graceMs)
+  const child = upstream.child
   return {
     url,
     port: Number(new URL(url).port),
     pid: child.pid!,
     child,
-    exited,
-    output: () => out,
+    exited: upstream.exited,
+    output: upstream.output,
     stop,
     async [Symbol.asyncDispose]() {
       await stop(flags.ignoreSigterm ? 'SIGKILL' : 'SIGTERM')

@@ -6,12 +6,23 @@
 
 // A missing real part: fail in CI, skip loudly elsewhere.
 export * from './require-part'
+export * from './program-available'
+
+// A child process a test starts: its output kept, a wait for its ready line, a stop.
+export * from './watched-child'
+export * from './server-process'
 
 // svc itself, started as its user starts it.
 export * from './api-process'
 export * from './svc-config'
 // The built servers (`pnpm build`'s bundles), rebuilt when stale.
 export * from './built'
+// The environment that keeps svc's own commands on loopback and in a temp dir.
+export * from './loopback-env'
+// svc's CLI, run to its exit.
+export * from './svc-cli'
+// Temp dirs a test removes in one call.
+export * from './temp-dirs'
 
 // Real upstreams and the tiny models they load.
 export * from './llama-server'
@@ -30,10 +41,14 @@ export * from './flm/flm-program'
 export * from './flm/flm-server'
 export * from './chatterbox'
 
-// Infrastructure: Docker Engine and a local registry, a file server for pulls.
+// The real browser (Debian's Chromium through playwright-core).
+export * from './chromium'
+
+// Infrastructure: Docker Engine and a local registry, a file server for pulls, Caddy.
 export * from './docker'
 export * from './docker-registry'
 export * from './file-server'
+export * from './caddy'
 
 // Requests as tests send them.
 export * from './post-json'

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { storeOver } from '../store/chat-store'
 import { openDatabase } from '../store/database'
 import { createSvcApi } from '../upstream/svc-api'
-import { generate } from './generate'
+import { type GenerateOptions, generate } from './generate'
 
 let server: Server | undefined
 afterEach(async () => {
@@ -44,12 +44,29 @@ async function upstream(events: string[], options: { status?: number; body?: str
   }
 }
 
+/**
+ * A conversation with a streaming assistant message, and `run`: `generate` into that message from
+ * the server at `url`, with `token` (none by default) and `request`; no emit unless given.
+ */
 function setup() {
   const store = storeOver(openDatabase(':memory:'))
   const u = store.users.ensure('u').id
   const c = store.conversations.create(u, { title: 't', model: null, system: '' })
   const assistant = store.messages.append(c.id, u, { role: 'assistant', status: 'streaming', model: 'm' })
-  return { store, c, assistant }
+  const run = (
+    url: string,
+    options: { token?: string; request: GenerateOptions['request']; emit?: GenerateOptions['emit'] },
+  ) =>
+    generate({
+      api: createSvcApi({ baseUrl: url, token: options.token }),
+      messages: store.messages,
+      assistant,
+      request: options.request,
+      signal: new AbortController().signal,
+      emit: options.emit ?? (() => {}),
+      logger: silentLogger,
+    })
+  return { store, c, assistant, run }
 }
 
 const delta = (d: Record<string, string>) => JSON.stringify({ choices: [{ delta: d }] })
@@ -64,16 +81,12 @@ describe('generate', () => {
       JSON.stringify({ choices: [{ delta: {}, finish_reason: 'stop' }] }),
       '[DONE]',
     ])
-    const { store, c, assistant } = setup()
+    const { store, c, assistant, run } = setup()
     const emitted: [string, unknown][] = []
-    const final = await generate({
-      api: createSvcApi({ baseUrl: up.url, token: 'svc_test.token' }),
-      messages: store.messages,
-      assistant,
+    const final = await run(up.url, {
+      token: 'svc_test.token',
       request: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
-      signal: new AbortController().signal,
       emit: (event, data) => emitted.push([event, data]),
-      logger: silentLogger,
     })
     expect(emitted.slice(0, 4)).toEqual([
       ['delta', { reasoning: 'Let me ' }],
@@ -101,16 +114,8 @@ describe('generate', () => {
       delta({ content: 'Half an ans' }),
       JSON.stringify({ error: { message: 'upstream died' } }),
     ])
-    const { store, assistant } = setup()
-    const final = await generate({
-      api: createSvcApi({ baseUrl: up.url, token: undefined }),
-      messages: store.messages,
-      assistant,
-      request: { model: 'm', messages: [] },
-      signal: new AbortController().signal,
-      emit: () => {},
-      logger: silentLogger,
-    })
+    const { run } = setup()
+    const final = await run(up.url, { request: { model: 'm', messages: [] } })
     expect([final.status, final.content, final.error]).toEqual(['error', 'Half an ans', 'upstream died'])
   })
 
@@ -121,16 +126,8 @@ describe('generate', () => {
         error: { code: 'model.not_loaded', message: 'no slot holds "x"; svc slot load …' },
       }),
     })
-    const { store, assistant } = setup()
-    const final = await generate({
-      api: createSvcApi({ baseUrl: up.url, token: undefined }),
-      messages: store.messages,
-      assistant,
-      request: { model: 'x', messages: [] },
-      signal: new AbortController().signal,
-      emit: () => {},
-      logger: silentLogger,
-    })
+    const { run } = setup()
+    const final = await run(up.url, { request: { model: 'x', messages: [] } })
     expect([final.status, final.error]).toEqual(['error', 'no slot holds "x"; svc slot load …'])
   })
 })
