@@ -1,5 +1,5 @@
 /**
- * Issue 13, the whole front door in a real browser: `svc install --auth=basic` renders its files into
+ * The whole front door in a real browser: `svc install --auth=basic` renders its files into
  * a staging root; the real Caddy runs the Caddyfile it rendered (ports moved high, `tls internal`) in
  * front of the real API (api.env) and the real chat app (`svc chat` with chat.env), which talks to
  * real llama-server (a tiny GGUF). Debian's Chromium signs in through Caddy with basic auth, opens

@@ -1,5 +1,5 @@
 /**
- * Issue 12, end to end in a real browser: headless Chromium against the chat server, the real API,
+ * End to end in a real browser: headless Chromium against the chat server, the real API,
  * real llama-server upstreams (tiny random-weight models: the words are gibberish, the behaviour is
  * real) and espeak-ng for read-aloud.
  */

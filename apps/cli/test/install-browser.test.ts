@@ -1,5 +1,5 @@
 /**
- * Issue 13: a real browser (Debian's Chromium, headless) signs in through the real Caddy with basic
+ * A real browser (Debian's Chromium, headless) signs in through the real Caddy with basic
  * auth, in front of the real API started by the installer's env. It resolves the name to 127.0.0.1
  * with a host-resolver rule, as a client with a hosts-file line would.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 13: without SVC_ADMIN_PASSWORD, `svc install --auth=basic` asks on the terminal, twice, and
+ * Without SVC_ADMIN_PASSWORD, `svc install --auth=basic` asks on the terminal, twice, and
  * shows nothing of what is typed. A real pseudo-terminal (util-linux `script`) stands in for a person.
  */
 import { spawn } from 'node:child_process'

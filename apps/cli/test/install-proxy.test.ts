@@ -1,5 +1,5 @@
 /**
- * Issue 13, done-when "tests with the real Caddy": `svc install --auth=basic` renders the config into
+ * With the real Caddy: `svc install --auth=basic` renders the config into
  * a staging root; the real Caddy runs that Caddyfile (ports moved high by the installer's own flags,
  * the admin endpoint off, the import path pointed into the staging root), with `tls internal`, in
  * front of whatever listens on the API's and the chat app's ports: first servers that record what

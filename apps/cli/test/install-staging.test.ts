@@ -1,5 +1,5 @@
 /**
- * Issue 13: `svc install` against a staging root (`--root`), with the real service-manager and user
+ * `svc install` against a staging root (`--root`), with the real service-manager and user
  * tools (systemd-sysusers, systemctl --root, systemd-analyze) and the real Caddy's validator. Nothing
  * here touches this machine's /etc.
  */

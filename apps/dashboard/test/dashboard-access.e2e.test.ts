@@ -1,5 +1,5 @@
 /**
- * Who may do what in the dashboard, in a real browser (issue 10): the proxy's forwarded identity,
+ * Who may do what in the dashboard, in a real browser: the proxy's forwarded identity,
  * a token shown once and revoked, and a read-only token's disabled controls. Same API and browser
  * setup as dashboard.e2e.test.ts (dashboard-session.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * The dashboard end to end (issue 10, "Done when"): headless Chromium against the real API with auth
+ * The dashboard end to end: headless Chromium against the real API with auth
  * on, real llama-server, espeak-ng and the ComfyUI stand-in. One API and one browser for the file;
  * each test opens its own browser context (its own sessionStorage). Screenshots of every page at
  * 1280 and 390 px go to a temp folder whose path is printed.
