@@ -138,7 +138,9 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
       slot = (await (await session.fx.call('/api/slots/primary')).json()) as typeof slot
     }
     expect(slot.state).toBe('idle')
-    const upstreamSlots = (await (await fetch(`${slot.upstream.base}/slots`)).json()) as {
+    const upstreamSlots = (await (
+      await fetch(`${slot.upstream.base}/slots`, { signal: AbortSignal.timeout(10_000) })
+    ).json()) as {
       is_processing: boolean
     }[]
     expect(upstreamSlots.every((s) => !s.is_processing)).toBe(true)
@@ -152,7 +154,12 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     await page.getByLabel('Message').fill('A short one.')
     const answered = page.waitForResponse((r) => r.url().endsWith('/v1/chat/completions'))
     await page.getByRole('button', { name: 'Send' }).click()
-    await (await answered).finished()
+    // finished() has no timeout of its own: bound it, so an answer that never ends says so.
+    const ended = (await answered).finished()
+    const late = new Promise((_, reject) =>
+      setTimeout(() => reject(new Error('the 16-token answer did not end within 30 s')), 30_000).unref(),
+    )
+    await Promise.race([ended, late])
     await page.getByRole('link', { name: 'Slots' }).click()
     const speed = card(page, 'primary').locator('.metrics div', { hasText: 'Tokens/s' }).locator('dd')
     await expect.poll(async () => Number(await speed.textContent()), { timeout: 10_000 }).toBeGreaterThan(0)
