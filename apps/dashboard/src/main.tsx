@@ -1,5 +1,6 @@
 import '@svc/ui/styles.css'
 import './styles.css'
+import './content.css'
 import { render } from 'preact'
 import { App } from './app'
 
