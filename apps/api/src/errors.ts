@@ -1,4 +1,4 @@
-import { renderError, SvcError, toSvcError } from '@svc/core'
+import { renderError, toSvcError } from '@svc/core'
 import type { Logger } from '@svc/core/node'
 import type { Context } from 'hono'
 
@@ -6,18 +6,14 @@ import type { Context } from 'hono'
  * The Hono app's answer to any thrown error (its `onError`, and its not-found): Hono's own
  * exceptions become `SvcError`s (core's `toSvcError`), `renderError` (core) makes the answer.
  * Handlers throw `SvcError`; nothing else catches and logs. Unknown errors are logged once, with the request id, and become a
- * 500 whose body reveals nothing.
+ * 500 whose body reveals nothing. Request bodies are read with core's `parseJsonRequest` (its own 400s),
+ * so a `SyntaxError` that reaches here is a bug like any other, not the client's bad JSON.
  */
 export function errorResponse(error: unknown, c: Context, logger: Logger): Response {
-  const svc = error instanceof SyntaxError ? notJson() : toSvcError(error)
+  const svc = toSvcError(error)
   if (svc.code === 'internal.error') {
     logger.error('unhandled error', { requestId: c.get('requestId'), path: c.req.path, error })
   }
   const rendered = renderError(svc)
   return c.body(rendered.body, rendered.status as 500, rendered.headers)
-}
-
-/** A `SyntaxError` that escaped a handler: a JSON request body read without core's `parseJsonRequest`. */
-function notJson(): SvcError {
-  return new SvcError('request.invalid', 'request body is not valid JSON')
 }
