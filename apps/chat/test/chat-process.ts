@@ -1,5 +1,5 @@
 /** Starts the real chat server (`bin/svc-chat.js`) as a child process, for tests. */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -48,4 +48,36 @@ export async function startChatProcess(options: StartChatOptions = {}): Promise<
     },
   })
   return Object.assign(chat, { stateDir })
+}
+
+/**
+ * The local addresses a TCP socket listens on at `port`, from the kernel's own tables
+ * (`/proc/net/tcp`, `/proc/net/tcp6`): `127.0.0.1`, `0.0.0.0`, `::`, `::1`, … (what the server
+ * really bound, not what it logged).
+ */
+export async function listeningAddresses(port: number): Promise<string[]> {
+  const found: string[] = []
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const text = await readFile(table, 'utf8').catch(() => '')
+    for (const line of text.split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/)
+      if (state !== '0A' || !local) continue // 0A: LISTEN
+      const [hex, portHex] = local.split(':')
+      if (Number.parseInt(portHex ?? '', 16) !== port || !hex) continue
+      found.push(hex.length === 8 ? ipv4(hex) : ipv6(hex))
+    }
+  }
+  return found
+}
+
+/** `/proc/net/tcp` writes an IPv4 address as one little-endian 32-bit hex word. */
+function ipv4(hex: string): string {
+  return [6, 4, 2, 0].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join('.')
+}
+
+/** Four little-endian 32-bit words; only the addresses a test meets are named. */
+function ipv6(hex: string): string {
+  if (/^0{32}$/.test(hex)) return '::'
+  if (hex === '00000000000000000000000001000000') return '::1'
+  return hex
 }

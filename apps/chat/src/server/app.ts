@@ -39,7 +39,12 @@ export function createChatApp(deps: ChatDeps) {
     }),
   )
   app.use(
-    identityMiddleware({ trustedHeader: deps.trustedHeader, fromProxy: deps.fromProxy, store: deps.store }),
+    identityMiddleware({
+      trustedHeader: deps.trustedHeader,
+      fromProxy: deps.fromProxy,
+      store: deps.store,
+      tokenBacked: deps.api.hasToken,
+    }),
   )
   // After the identity check (someone refused learns nothing), like the API: a known path with
   // another method is 405 with `Allow` and the error body, not a 404.

@@ -3,6 +3,11 @@ import { envLogLevel, envPort, type LogLevel, resolvePaths } from '@svc/core/nod
 
 /** The environment the chat server reads, parsed once at startup (README "Chat"). */
 export interface ChatEnv {
+  /**
+   * `SVC_CHAT_HOST`; default 127.0.0.1 whatever the auth mode. Behind the proxy nothing else should
+   * reach it; with auth off everyone who reaches it is the one local user, so serving the LAN
+   * (`0.0.0.0`) is the operator's explicit choice.
+   */
   host: string
   port: number
   /** `<state>/chat`: the database and the stored images live here. */
@@ -42,8 +47,7 @@ export function readChatEnv(env: Env): ChatEnv {
     throw new Error(`SVC_CHAT_API_URL must be an http(s) URL, got "${env.SVC_CHAT_API_URL}"`)
   }
   return {
-    // A trusted header is only safe when nobody but the proxy can reach the chat server.
-    host: env.SVC_CHAT_HOST || (trustedHeader ? '127.0.0.1' : '0.0.0.0'),
+    host: env.SVC_CHAT_HOST || '127.0.0.1',
     port: envPort('SVC_CHAT_PORT', env.SVC_CHAT_PORT, 3001),
     dataDir: `${resolvePaths(env).stateDir}/chat`,
     trustedHeader,
@@ -55,3 +59,4 @@ export function readChatEnv(env: Env): ChatEnv {
     staticDir: env.SVC_CHAT_STATIC_DIR || undefined,
   }
 }
+

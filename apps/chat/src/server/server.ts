@@ -8,6 +8,7 @@ import type { Logger } from '@svc/core/node'
 import { createChatApp } from './app'
 import { createGenerations } from './chat/generations'
 import type { ChatEnv } from './env'
+import { TOKEN_NEEDS_PROXY } from './http/identity'
 import { openChatStore } from './store/chat-store'
 import { createFileBytes } from './store/file-bytes'
 import { createSvcApi } from './upstream/svc-api'
@@ -72,13 +73,15 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`
   logger.info('svc chat listening', {
     url,
-    host: env.host,
+    host: address.address,
     port: address.port,
     auth: env.trustedHeader ? `trusted header ${env.trustedHeader}` : 'off (one local user)',
     api: env.apiUrl,
     apiToken: env.apiToken ? 'set' : 'unset',
     database: join(env.dataDir, 'chat.db'),
   })
+  if (env.apiToken && !env.trustedHeader)
+    logger.error('every request will be refused', { why: TOKEN_NEEDS_PROXY })
 
   let stopping: Promise<void> | undefined
   return {

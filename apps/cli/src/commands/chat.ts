@@ -7,13 +7,14 @@ const HELP = `Usage: svc chat [--host HOST] [--port PORT]
 Starts the chat app (a web page for chatting with svc's models, conversations kept per person) in
 the foreground, on port 3001 unless told otherwise. Stops on SIGTERM or Ctrl-C.
 
-  --host HOST   address to listen on (SVC_CHAT_HOST; default 0.0.0.0, or 127.0.0.1 when
-                SVC_CHAT_TRUSTED_HEADER is set)
+  --host HOST   address to listen on (SVC_CHAT_HOST; default 127.0.0.1; 0.0.0.0 serves the LAN,
+                where with auth off everyone who reaches it is the one local user)
   --port PORT   port (SVC_CHAT_PORT; default 3001, 0 picks a free one)
 
 Environment: SVC_CHAT_API_URL (default http://127.0.0.1:8080), SVC_CHAT_API_TOKEN (a v1-only
-token when auth is on), SVC_CHAT_TRUSTED_HEADER (e.g. X-Forwarded-Email behind the proxy),
-SVC_TRUSTED_PROXIES, SVC_PROXY_SECRET, SVC_STATE_DIR (the database is <state>/chat/chat.db).`
+token when auth is on; used only with SVC_CHAT_TRUSTED_HEADER, e.g. X-Forwarded-Email behind the
+proxy), SVC_TRUSTED_PROXIES, SVC_PROXY_SECRET, SVC_CHAT_QUOTA_MB (each person's stored images,
+default 1024), SVC_STATE_DIR (the database is <state>/chat/chat.db).`
 
 export const chatCommand: Command = {
   name: 'chat',

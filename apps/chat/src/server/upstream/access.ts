@@ -1,5 +1,5 @@
 import { SvcError } from '@svc/core'
-import type { SvcApi } from './svc-api'
+import { NO_TOKEN, type SvcApi } from './svc-api'
 
 interface AuthStatus {
   enabled?: boolean
@@ -30,7 +30,7 @@ export async function checkAccess(api: SvcApi, signal?: AbortSignal): Promise<vo
       'upstream.auth',
       api.hasToken
         ? 'svc refused the chat app’s token (SVC_CHAT_API_TOKEN): it is wrong or was revoked; create a new one with `svc token create --label chat --scope v1-only` and restart the chat app'
-        : 'svc requires a token and the chat app has none: set SVC_CHAT_API_TOKEN (a v1-only token, `svc token create --label chat --scope v1-only`) in its environment and restart it',
+        : NO_TOKEN,
     )
   }
   if (caller.via === 'token' && caller.scope && !INFERENCE_SCOPES.has(caller.scope)) {

@@ -67,6 +67,13 @@ export function postJson(
 }
 
 /**
+ * What the operator must do when the API wants a token and the chat app has none. A token alone is
+ * not enough: the chat app spends it only for people its reverse proxy signs in.
+ */
+export const NO_TOKEN =
+  'svc requires a token and the chat app has none: `svc install --auth=basic` sets it up behind the proxy; by hand, set SVC_CHAT_API_TOKEN (a v1-only token, `svc token create --label chat --scope v1-only`) together with SVC_CHAT_TRUSTED_HEADER and SVC_PROXY_SECRET (the chat app uses its token only for people the proxy signs in), and restart it'
+
+/**
  * Turns an API error answer into the error the browser is shown. The API refusing the chat app's own
  * credentials is not the person's fault: it becomes 502 `upstream.auth` with a message that says what
  * the operator must fix. Other svc errors (`model.not_loaded`, `request.invalid`, …) keep their code
@@ -87,7 +94,7 @@ export async function apiFailure(res: Response, hasToken: boolean): Promise<SvcE
   }
   if (res.status === 401 || res.status === 403) {
     const why = !hasToken
-      ? 'svc requires a token and the chat app has none: set SVC_CHAT_API_TOKEN (a v1-only token, `svc token create --label chat --scope v1-only`) in its environment and restart it'
+      ? NO_TOKEN
       : res.status === 401
         ? 'svc refused the chat app’s token (SVC_CHAT_API_TOKEN): it is wrong or was revoked; create a new one with `svc token create --label chat --scope v1-only`'
         : 'the chat app’s token (SVC_CHAT_API_TOKEN) may not do this; it needs the v1-only scope or wider'
