@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Message } from '../store/types'
-import { buildContext } from './context'
+import { buildContext, omittedNote } from './context'
 import { toMarkdown } from './export'
 
 const base: Message = {
@@ -60,6 +60,52 @@ describe('the request context', () => {
         ],
       },
     ])
+  })
+
+  it('sends only the newest images that fit the budget, a note for older ones, and reads no more files than that', async () => {
+    const img = (file: string) => ({ file, mime: 'image/png' })
+    const history = [
+      m({ content: 'first', attachments: [img('a'), img('b')] }),
+      m({ role: 'assistant', content: 'ok' }),
+      m({ content: 'second', attachments: [img('c'), img('d')] }),
+      m({ role: 'assistant', content: 'ok' }),
+      m({ content: '', attachments: [img('e')] }),
+    ]
+    const reads: string[] = []
+    const read = async (a: { file: string }) => {
+      reads.push(a.file)
+      return new Uint8Array(a.file === 'd' ? 50 : 10)
+    }
+    const url = (n: number) => ({
+      type: 'image_url',
+      image_url: { url: `data:image/png;base64,${Buffer.alloc(n).toString('base64')}` },
+    })
+    // Three images at most: e, d and c; a and b are a note.
+    const byCount = await buildContext('', history, read, { count: 3, bytes: 1000 })
+    expect(byCount.filter((x) => x.role === 'user').map((x) => x.content)).toEqual([
+      [
+        { type: 'text', text: 'first' },
+        { type: 'text', text: omittedNote(2) },
+      ],
+      [{ type: 'text', text: 'second' }, url(10), url(50)],
+      [url(10)],
+    ])
+    expect(reads).toEqual(['e', 'd', 'c'])
+    // 64 bytes at most: e (10) and d (50) fit, c (10 more) does not, and nothing older is read.
+    reads.length = 0
+    const byBytes = await buildContext('', history, read, { count: 8, bytes: 64 })
+    expect(byBytes.filter((x) => x.role === 'user').map((x) => x.content)).toEqual([
+      [
+        { type: 'text', text: 'first' },
+        { type: 'text', text: omittedNote(2) },
+      ],
+      [{ type: 'text', text: 'second' }, url(50), { type: 'text', text: omittedNote(1) }],
+      [url(10)],
+    ])
+    expect(reads).toEqual(['e', 'd', 'c'])
+    expect(omittedNote(1)).toBe(
+      '[an image omitted: only the newest images of a conversation are sent to the model]',
+    )
   })
 })
 
