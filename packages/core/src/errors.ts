@@ -36,6 +36,8 @@ export const ERROR_CODES = {
   'conversation.busy': { status: 409, type: 'invalid_request_error' },
   'file.not_found': { status: 404, type: 'invalid_request_error' },
   'upstream.auth': { status: 502, type: 'server_error' },
+  /** A person's stored files (chat uploads and generated images) would pass their quota. */
+  'storage.quota_exceeded': { status: 413, type: 'invalid_request_error' },
   /** A config file svc must change (tokens.toml) does not parse: fix it first; svc never overwrites it. */
   'config.invalid': { status: 409, type: 'server_error' },
 } as const satisfies Record<string, { status: number; type: string }>

@@ -24,6 +24,8 @@ export interface ChatEnv {
   /** `SVC_CHAT_API_TOKEN`: the bearer the server sends to the API; never reaches a browser. */
   apiToken: string | undefined
   logLevel: LogLevel
+  /** `SVC_CHAT_QUOTA_MB` in bytes: what one person may store (uploads and generated images); 0 = no limit. */
+  quotaBytes: number
   /** `SVC_CHAT_STATIC_DIR`: the front-end build to serve; default `apps/chat/dist`. */
   staticDir: string | undefined
 }
@@ -56,7 +58,18 @@ export function readChatEnv(env: Env): ChatEnv {
     apiUrl,
     apiToken: env.SVC_CHAT_API_TOKEN?.trim() || undefined,
     logLevel,
+    quotaBytes: megabytes('SVC_CHAT_QUOTA_MB', env.SVC_CHAT_QUOTA_MB, DEFAULT_QUOTA_MB) * 1024 * 1024,
     staticDir: env.SVC_CHAT_STATIC_DIR || undefined,
   }
 }
 
+/** Each person's storage for uploads and generated images: 1 GiB, a few hundred photos. */
+const DEFAULT_QUOTA_MB = 1024
+
+function megabytes(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`${name} must be a whole number of MB >= 0, got "${value}"`)
+  return n
+}

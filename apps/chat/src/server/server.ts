@@ -41,7 +41,11 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
   const store = openChatStore(env.dataDir)
   const interrupted = store.messages.markInterrupted()
   if (interrupted > 0) logger.warn('answers cut short by the last stop marked interrupted', { interrupted })
-  const files = createFileBytes({ dir: join(env.dataDir, 'files'), repo: store.files })
+  const files = createFileBytes({
+    dir: join(env.dataDir, 'files'),
+    repo: store.files,
+    quotaBytes: env.quotaBytes,
+  })
   const sweep = () =>
     files.sweep(ORPHAN_AGE_MS).catch((error: unknown) => logger.warn('file sweep failed', { error }))
   void sweep()
@@ -78,6 +82,7 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
     auth: env.trustedHeader ? `trusted header ${env.trustedHeader}` : 'off (one local user)',
     api: env.apiUrl,
     apiToken: env.apiToken ? 'set' : 'unset',
+    quotaMb: env.quotaBytes / (1024 * 1024),
     database: join(env.dataDir, 'chat.db'),
   })
   if (env.apiToken && !env.trustedHeader)

@@ -10,7 +10,9 @@ export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 /**
  * Stored files of the signed-in person:
  * - `POST api/files` with an image as the raw body → 201 `{file: {id, mime, size}}`; the type is read
- *   from the bytes (PNG, JPEG, GIF, WebP), not from the header, so nothing else is ever stored.
+ *   from the bytes (PNG, JPEG, GIF, WebP), not from the header, so nothing else is ever stored. At
+ *   most `MAX_UPLOAD_BYTES` each (413 `request.too_large`), and within the person's storage quota
+ *   (413 `storage.quota_exceeded`).
  * - `GET api/files/:id` → the bytes, only for their owner (404 for anyone else).
  */
 export function fileRoutes(deps: ChatDeps) {
@@ -26,7 +28,7 @@ export function fileRoutes(deps: ChatDeps) {
             param: 'file',
           })
         }
-        const id = await deps.files.save(c.get('user').id, bytes, mime)
+        const id = await deps.files.save(c.get('user').id, bytes, mime, 'file')
         return c.json({ file: { id, mime, size: bytes.byteLength } }, 201)
       },
     )

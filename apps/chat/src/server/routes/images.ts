@@ -21,6 +21,9 @@ export function imageRoutes(deps: ChatDeps) {
     const conversation = store.conversations.summary(userId, c.req.param('id'))
     if (!conversation) throw noConversation(c.req.param('id'))
     const body = c.req.valid('json')
+    // Refused before the model runs when the person has no room left; an image that does not fit
+    // after all becomes the turn's error.
+    deps.files.ensureRoom(userId, 1)
     const controller = deps.generations.begin(conversation.id)
     if (!controller) {
       throw new SvcError(

@@ -26,6 +26,9 @@ export function createFileRepo(db: Db) {
   )
   const remove = db.prepare<[string]>('DELETE FROM files WHERE id = ?')
   const all = db.prepare<[], { id: string }>('SELECT id FROM files')
+  const used = db.prepare<[number], { bytes: number }>(
+    'SELECT COALESCE(SUM(size), 0) AS bytes FROM files WHERE user_id = ?',
+  )
 
   return {
     /** Records a file whose bytes are already on disk under `id` (see `reserve`). */
@@ -50,6 +53,11 @@ export function createFileRepo(db: Db) {
         for (const id of ids) remove.run(id)
         return ids
       })()
+    },
+
+    /** The bytes the user's files take (uploads, sent or not, and generated images). */
+    usedBy(userId: number): number {
+      return used.get(userId)?.bytes ?? 0
     },
 
     /** Every id with a record (to find bytes on disk that have none). */

@@ -47,4 +47,8 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX files_by_message ON files(message_id);
   `,
+  // 2: each person's stored bytes are summed on every upload (the storage quota).
+  `
+  CREATE INDEX files_by_user ON files(user_id);
+  `,
 ]
