@@ -169,6 +169,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
             await writeFileAtomic(path, serializeTokensFile(next), {
               mode: 0o600,
               keepOwner: true,
+              keepMode: true,
               ...owner,
             }).catch(async (e) => {
               throw await accessError(path, 'replace', e)

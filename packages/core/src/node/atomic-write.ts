@@ -11,12 +11,14 @@ export interface AtomicWriteOptions {
    */
   owner?: { uid: number; gid: number }
   /**
-   * When `path` exists (a plain file), the new file gets its owner, group and mode instead of
-   * `owner` and `mode` (which then apply to a new file only): a file shared by the service user and
-   * root's CLI stays the service's whoever writes it. Throws, leaving the old file in place, when
-   * that owner cannot be kept (a writer that is neither root nor the owner).
+   * When `path` exists (a plain file), the new file gets its owner and group instead of `owner`
+   * (which then applies to a new file only): a file shared by the service user and root's CLI stays
+   * the service's whoever writes it. Throws, leaving the old file in place, when that owner cannot
+   * be kept (a writer that is neither root nor the owner).
    */
   keepOwner?: boolean
+  /** When `path` exists (a plain file), the new file gets its mode instead of `mode`. */
+  keepMode?: boolean
 }
 
 /**
@@ -32,9 +34,9 @@ export async function writeFileAtomic(
   const dir = dirname(path)
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
   await mkdir(dir, { recursive: true })
-  const kept = options.keepOwner ? await plainFileMeta(path) : undefined
-  const mode = kept?.mode ?? options.mode ?? 0o644
-  const owner = kept?.owner ?? options.owner
+  const kept = options.keepOwner || options.keepMode ? await plainFileMeta(path) : undefined
+  const mode = (options.keepMode ? kept?.mode : undefined) ?? options.mode ?? 0o644
+  const owner = (options.keepOwner ? kept?.owner : undefined) ?? options.owner
   try {
     const fh = await open(tmp, 'wx', owner ? 0o600 : mode)
     try {
