@@ -1,6 +1,7 @@
 /**
- * The cross-process lock against real processes: writers in separate Node processes, some of which
- * die (SIGKILL) while they hold the lock, so that every waiter races to get past a dead holder.
+ * @svc/core's cross-process lock (withFileLock) against real processes: writers in separate Node
+ * processes, some of which die (SIGKILL) while they hold the lock, so that every waiter races to get
+ * past a dead holder. (Here, not in packages/core: core's own files may not spawn processes.)
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
