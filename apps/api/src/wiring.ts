@@ -98,6 +98,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     configDir: env.paths.configDir,
     onProblem: (message) => logger.error('tokens.toml problem', { error: message }),
   })
+  await tokens.refresh() // read now, so an unreadable file is reported at start, not at the first request
   const auth: AuthDeps = {
     enabled: env.authEnabled,
     store: tokens,

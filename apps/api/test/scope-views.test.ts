@@ -3,8 +3,10 @@
  * paths and download URLs are admin-only; hosted upstreams' cookies and account headers never reach
  * a client. Against the real server with auth on and real upstream processes.
  */
+import { stat } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { freePort } from '@svc/providers/internals'
 import { type FakeUpstream, startFakeUpstream, writeSvcConfig } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -32,6 +34,16 @@ async function startHosted(): Promise<Server> {
   return server
 }
 
+const KEYED_ARGS = [
+  '--api-key',
+  'sk-live-0123456789',
+  '--hf-token=hf_abcdefghij',
+  '--ctx-size',
+  '4096',
+  '--rpc',
+  'http://svc:hunter2@10.0.0.7:50052',
+]
+
 describe('what each scope sees', () => {
   let server: AuthServer
   let fake: FakeUpstream
@@ -54,6 +66,8 @@ describe('what each scope sees', () => {
             guarded: `provider = "image"\nruntime = "remote"\nurl = "http://svc:hunter2@10.0.0.5:8188"\n`,
             // Replicas of a remote slot: one answers, one (behind a password) does not.
             pair: `provider = "llm"\nruntime = "remote"\nrestart = "no"\nurls = ["${fake.url}", "http://svc:hunter2@127.0.0.1:${closedPort}"]\n`,
+            // Engine arguments with a key, a token and a URL with a password in them.
+            keyed: `provider = "llm"\nargs = ${JSON.stringify(KEYED_ARGS)}\n`,
           },
           files: {
             'upstreams.toml': `[[upstream]]\nname = "acct"\nbase_url = "${hostedUrl}"\napi_key_env = "ACCT_KEY"\n`,
@@ -101,6 +115,40 @@ describe('what each scope sees', () => {
       expect(list.text).not.toContain('hunter2')
       expect(list.text).not.toContain(`:${new URL(fake.url).port}`)
     }
+  })
+
+  it("shows a slot's engine arguments whole to admin, and without secrets to all and read-only", async () => {
+    const admin = JSON.parse((await get(tokens.admin, '/api/slots/keyed')).text)
+    expect(admin.config.args).toEqual(KEYED_ARGS)
+    for (const token of [tokens.all, tokens.read]) {
+      const slot = JSON.parse((await get(token, '/api/slots/keyed')).text)
+      expect(slot.config.args).toEqual([
+        '--api-key',
+        '[redacted]',
+        '--hf-token=[redacted]',
+        '--ctx-size',
+        '4096',
+        '--rpc',
+        'http://10.0.0.7',
+      ])
+      const list = (await get(token, '/api/slots')).text
+      for (const secret of ['sk-live', 'hf_abc', 'hunter2']) expect(list).not.toContain(secret)
+    }
+  })
+
+  it('writes slot files the API saves readable by their owner only', async () => {
+    const admin = { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' }
+    const body = JSON.stringify({ provider: 'llm', args: ['--api-key', 'sk-live-0123456789'] })
+    const created = await send(server.url, {
+      method: 'POST',
+      path: '/api/slots',
+      headers: admin,
+      body: JSON.stringify({ name: 'saved', provider: 'llm' }),
+    })
+    expect(created.status, created.text).toBe(201)
+    const put = await send(server.url, { method: 'PUT', path: '/api/slots/saved', headers: admin, body })
+    expect(put.status, put.text).toBe(200)
+    expect((await stat(join(server.configDir, 'slots', 'saved.toml'))).mode & 0o777).toBe(0o600)
   })
 
   it("shows replicas' URLs and a slot's urls to admin only", async () => {

@@ -15,6 +15,12 @@ export interface TokenStoreOptions {
   flushIntervalMs?: number
   /** How long a change waits for the file lock. Default 30 s. */
   lockTimeoutMs?: number
+  /**
+   * Owner of a tokens.toml this store creates (an existing one keeps its owner, group and mode
+   * whoever writes it). Default: whoever runs. The CLI, as root on an installed box, passes the
+   * service user's, so the API can read and replace what root made.
+   */
+  newFileOwner?: { uid: number; gid: number }
   /** Called when the file cannot be read or a background flush fails. The message holds no secret. */
   onProblem?: (message: string) => void
 }

@@ -3,7 +3,9 @@
  *
  * - Every change is a read-modify-write under `withFileLock` (the lock every writer of the file
  *   takes) and lands with `writeFileAtomic` (mode 0600), so concurrent changes from several
- *   processes are never lost and readers never see half a file.
+ *   processes are never lost and readers never see half a file. An existing file keeps its owner,
+ *   group and mode whoever writes it (root's CLI writing the svc user's file); one that cannot be
+ *   read or replaced answers 409 `config.invalid` naming its owner and mode, never a 500.
  * - Memory follows the file: the config directory is watched (`fs.watch`), and an event for
  *   `tokens.toml` marks the store stale synchronously; whoever reads next (`refresh`) stats the file
  *   and re-reads it when its identity (inode, size, mtime, ctime) changed. Without a working watcher
@@ -21,6 +23,7 @@ import { join } from 'node:path'
 import { SvcError } from '@svc/core'
 import { withFileLock, writeFileAtomic } from '@svc/core/node'
 import * as v from 'valibot'
+import { accessError, describeAccess } from './file-access'
 import { readSnapshot, signatureOf, statOrNull } from './file-snapshot'
 import { SCOPES } from './policy'
 import { ARGON2_PARAMS, hashSecret } from './secret-hash'
@@ -116,7 +119,13 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       }
     } catch (error) {
       // Unreadable (permissions, I/O): the last good tokens stay until a later read succeeds.
-      apply(mySeq, null, null, `cannot read ${path}: ${message(error)}`)
+      const access = await describeAccess(path)
+      apply(
+        mySeq,
+        null,
+        null,
+        `cannot read ${path} (${access}): ${message(error)}; every token is refused until it is`,
+      )
     }
     if (epoch === myEpoch) dirty = false
   }
@@ -142,7 +151,9 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       withFileLock(
         path,
         async () => {
-          const read = await readSnapshot(path)
+          const read = await readSnapshot(path).catch(async (e) => {
+            throw await accessError(path, 'read', e)
+          })
           let current: TokenRecord[] = []
           if (read !== null) {
             const parsed = parseTokensFile(read.text, path)
@@ -152,7 +163,18 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
             current = parsed.records
           }
           const { next, result } = change(current)
-          if (next !== null) await writeFileAtomic(path, serializeTokensFile(next), { mode: 0o600 })
+          if (next !== null) {
+            // An existing file keeps its owner, group and mode (the API's user, whoever writes).
+            const owner = options.newFileOwner ? { owner: options.newFileOwner } : {}
+            await writeFileAtomic(path, serializeTokensFile(next), {
+              mode: 0o600,
+              keepOwner: true,
+              keepMode: true,
+              ...owner,
+            }).catch(async (e) => {
+              throw await accessError(path, 'replace', e)
+            })
+          }
           const st = next !== null ? await statOrNull(path) : null
           // Taken after the write: any read that started earlier may have seen the old file.
           apply(

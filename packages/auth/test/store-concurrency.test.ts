@@ -9,6 +9,24 @@ import { parseTokensFile } from '../src/tokens-file'
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
 const WORKER = fileURLToPath(new URL('./fixtures/store-worker.ts', import.meta.url))
+const DIE_HOLDING = fileURLToPath(new URL('./fixtures/die-holding.ts', import.meta.url))
+
+/** Processes that take the lock on `path` and die holding it, one after another, until `until` settles. */
+async function dieHolding(path: string, until: Promise<unknown>): Promise<number> {
+  let settled = false
+  void until.finally(() => {
+    settled = true
+  })
+  let deaths = 0
+  while (!settled) {
+    // node itself, not the tsx wrapper: the process holding the lock is the one that dies.
+    const child = spawn(process.execPath, ['--import', 'tsx', DIE_HOLDING, path], { stdio: 'ignore' })
+    const signal = await new Promise((resolve) => child.once('exit', (_code, sig) => resolve(sig)))
+    expect(signal).toBe('SIGKILL')
+    deaths++
+  }
+  return deaths
+}
 
 interface WorkerResult {
   created: string[]
@@ -69,4 +87,27 @@ describe('tokens.toml with two writing processes', () => {
       for (const w of workers) if (w.child.exitCode === null) w.child.kill()
     }
   }, 120_000)
+
+  it('never undoes a revoke when three processes create and revoke while others die holding the lock', async () => {
+    const configDir = await mkdtemp(join(tmpdir(), 'svc-race-'))
+    dirs.push(configDir)
+    const workers = ['a', 'b', 'c'].map((name) => startWorker(configDir, name, 40))
+    try {
+      await Promise.all(workers.map((w) => w.ready))
+      for (const w of workers) w.go()
+      const all = Promise.all(workers.map((w) => w.done))
+      const deaths = await dieHolding(join(configDir, 'tokens.toml'), all)
+      const results = await all
+      expect(deaths).toBeGreaterThan(0)
+      const created = results.flatMap((r) => r.created)
+      const revoked = new Set(results.flatMap((r) => r.revoked))
+      expect(revoked.size).toBe(60)
+      const path = join(configDir, 'tokens.toml')
+      const file = parseTokensFile(await readFile(path, 'utf8'), path)
+      if (!file.ok) throw new Error(file.error)
+      expect(file.records.map((r) => r.id).sort()).toEqual(created.filter((id) => !revoked.has(id)).sort())
+    } finally {
+      for (const w of workers) if (w.child.exitCode === null) w.child.kill()
+    }
+  }, 180_000)
 })

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { serveFiles } from '@svc/testing'
@@ -14,6 +14,51 @@ async function store(catalogueText: string) {
 }
 
 describe('ModelStore', () => {
+  it.each([
+    [
+      'not JSON',
+      (p: string) => writeFile(p, '{"models": [{"id": "kept-a"}, '),
+      /registry\.json is not valid JSON/,
+    ],
+    ['not a registry', (p: string) => writeFile(p, '{"model": []}\n'), /registry\.json is not a registry/],
+    // Running as root, a mode cannot make it unreadable: a directory in its place can.
+    ['unreadable', (p: string) => mkdir(p), /cannot read .*registry\.json: EISDIR/],
+  ])(
+    'refuses to register over a registry.json that is %s, and leaves it as it was',
+    async (_what, spoil, error) => {
+      const { stateDir, models } = await store('model = []\n')
+      const registry = join(stateDir, 'models', 'registry.json')
+      await mkdir(join(stateDir, 'models'), { recursive: true })
+      await spoil(registry)
+      const before = await readFile(registry, 'utf8').catch((e: NodeJS.ErrnoException) => e.code)
+      const file = join(stateDir, 'new.gguf')
+      await writeFile(file, 'x')
+      const refused = models.resolve(file)
+      await expect(refused).rejects.toMatchObject({ code: 'config.invalid', status: 409 })
+      await expect(refused).rejects.toThrow(error)
+      await expect(refused).rejects.toThrow(/svc does not write over a registry it could not read/)
+      expect(await readFile(registry, 'utf8').catch((e: NodeJS.ErrnoException) => e.code)).toBe(before)
+    },
+  )
+
+  it('keeps the refs it knew when registry.json turns unreadable, and registers again once it is fixed', async () => {
+    const { stateDir, models } = await store('model = []\n')
+    const a = join(stateDir, 'a.gguf')
+    const b = join(stateDir, 'b.gguf')
+    await writeFile(a, 'x')
+    await writeFile(b, 'x')
+    await models.resolve(a)
+    const registry = join(stateDir, 'models', 'registry.json')
+    const good = await readFile(registry, 'utf8')
+    await writeFile(registry, 'oops')
+    await expect(models.resolve(b)).rejects.toMatchObject({ code: 'config.invalid' })
+    expect((await models.get('a'))?.path).toBe(a) // the last good entries stay in force
+    await writeFile(registry, good)
+    await models.resolve(b)
+    const ids = JSON.parse(await readFile(registry, 'utf8')).models.map((m: { id: string }) => m.id)
+    expect(ids).toEqual(['a', 'b'])
+  })
+
   it('pulls an image checkpoint into <state>/volumes/comfyui/models/checkpoints/<id>/', async () => {
     await using files = await serveFiles({ '/ckpt/sd_xl_turbo_1.0_fp16.safetensors': Buffer.from('weights') })
     const { stateDir, models } = await store(

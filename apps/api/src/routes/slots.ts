@@ -12,7 +12,7 @@ import type { ModelPulls } from '../slots/model-pulls'
 import type { SlotActivity } from '../slots/slot-activity'
 import type { SlotSystem } from '../slots/slot-system'
 import { parseWith, readJson } from '../validate'
-import { isAdmin, redactMaybe } from '../views/redact'
+import { isAdmin, redactArgs, redactMaybe } from '../views/redact'
 import { type SlotStatus, slotStatusFor } from '../views/slot-view'
 
 export const LoadBodySchema = v.strictObject({
@@ -81,8 +81,8 @@ export interface SlotView extends SlotStatus {
 
 /**
  * Management of slots. What a caller sees depends on its scope (`views/slot-view.ts`): `upstream`,
- * `replicas[].url`, `config.url` and `config.urls` are admin-only, and messages are redacted for
- * everyone else.
+ * `replicas[].url`, `config.url` and `config.urls` are admin-only, and messages and `config.args`
+ * (secret values after flags like `--api-key`) are redacted for everyone else.
  *
  * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one (logs: slot-logs.ts)
  * - `POST /api/slots/:slot/load {model?, sha256?, mmproj?}` → 202 with the slot (loading continues in the background);
@@ -116,7 +116,7 @@ export function slotRoutes(deps: {
         max_restarts: config.maxRestarts,
         role: config.role ?? null,
         ctx_size: config.ctxSize ?? null,
-        args: config.args,
+        args: admin ? config.args : redactArgs(config.args),
         url: admin ? (config.url ?? null) : null,
         urls: admin ? (config.urls ?? null) : null,
         replicas: config.replicas ?? null,

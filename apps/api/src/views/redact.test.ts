@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isAdmin, redactText } from './redact'
+import { isAdmin, redactArgs, redactText } from './redact'
 
 describe('redactText', () => {
   it('keeps scheme and host of a URL, never credentials, port, path or query', () => {
@@ -40,5 +40,36 @@ describe('isAdmin', () => {
     expect(isAdmin({ kind: 'token', scope: 'admin', tokenId: 'x', label: 'x' })).toBe(true)
     expect(isAdmin({ kind: 'token', scope: 'all', tokenId: 'x', label: 'x' })).toBe(false)
     expect(isAdmin({ kind: 'token', scope: 'read-only', tokenId: 'x', label: 'x' })).toBe(false)
+  })
+})
+
+describe('redactArgs', () => {
+  it('hides the value after a flag that names a secret, in both spellings', () => {
+    expect(redactArgs(['--api-key', 'abc', '--hf-token=xyz', '--password', 'p', '-ngl', '99'])).toEqual([
+      '--api-key',
+      '[redacted]',
+      '--hf-token=[redacted]',
+      '--password',
+      '[redacted]',
+      '-ngl',
+      '99',
+    ])
+  })
+
+  it('hides values that look like keys after any flag, and variables that name a secret', () => {
+    expect(
+      redactArgs(['--header', 'sk-proj-abc', 'HF_TOKEN=hf_x', 'OPENAI_API_KEY=zzz', 'MODE=fast']),
+    ).toEqual(['--header', '[redacted]', 'HF_TOKEN=[redacted]', 'OPENAI_API_KEY=[redacted]', 'MODE=fast'])
+  })
+
+  it('reduces URLs with credentials and paths, keeps the rest, and does not eat the next flag', () => {
+    expect(redactArgs(['--rpc', 'http://u:pw@10.0.0.7:50052', '--api-key', '--ctx-size', '8192'])).toEqual([
+      '--rpc',
+      'http://10.0.0.7',
+      '--api-key',
+      '--ctx-size',
+      '8192',
+    ])
+    expect(redactArgs(['--lora', '/home/me/adapters/a.gguf'])).toEqual(['--lora', '…/a.gguf'])
   })
 })

@@ -42,3 +42,41 @@ function hostOf(authority: string): string {
   if (afterUser.startsWith('[')) return afterUser.slice(0, afterUser.indexOf(']') + 1) || afterUser
   return afterUser.replace(/:\d*$/, '')
 }
+
+// A flag or variable whose value is a secret: --api-key, --hf-token, --password, AUTH_SECRET=…
+const SECRET_NAME = /(key|token|secret|pass(word|wd)?|auth|credential|cookie|bearer)/i
+// A value that is a secret whatever flag it follows (OpenAI, Hugging Face, GitHub, Slack, svc tokens).
+const SECRET_VALUE = /^(sk-|hf_|ghp_|gho_|github_pat_|xox[abp]-|svc_[A-Za-z0-9]{12}\.)/
+
+/** What a non-admin sees instead of a secret argument. */
+export const REDACTED = '[redacted]'
+
+/**
+ * A slot's extra engine arguments for callers who are not admin: the value after a flag that names
+ * a secret (`--api-key X`, `--hf-token=X`, `HF_TOKEN=X`), any value that looks like a key on its own,
+ * and credentials, ports and paths of URLs and file paths (`redactText`) are reduced; everything else
+ * (`--ctx-size 8192`, `-ngl 99`) is kept, since it says how the model runs.
+ */
+export function redactArgs(args: readonly string[]): string[] {
+  const out: string[] = []
+  let secretNext = false
+  for (const arg of args) {
+    const isFlag = /^-{1,2}[A-Za-z]/.test(arg)
+    if (secretNext && !isFlag) {
+      out.push(REDACTED)
+      secretNext = false
+      continue
+    }
+    secretNext = false
+    const eq = arg.indexOf('=')
+    const name = eq > 0 ? arg.slice(0, eq) : arg
+    if (eq > 0 && SECRET_NAME.test(name)) out.push(`${name}=${REDACTED}`)
+    else if (SECRET_VALUE.test(eq > 0 ? arg.slice(eq + 1) : arg))
+      out.push(eq > 0 ? `${name}=${REDACTED}` : REDACTED)
+    else {
+      if (isFlag && eq < 0 && SECRET_NAME.test(arg)) secretNext = true
+      out.push(redactText(arg))
+    }
+  }
+  return out
+}

@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import {
   type CreatedToken,
   createTokenStore,
@@ -6,6 +7,7 @@ import {
   SCOPES,
   type Scope,
   TOKEN_ID_PATTERN,
+  TOKENS_FILE,
   type TokenInfo,
 } from '@svc/auth'
 import { isSvcError } from '@svc/core'
@@ -14,6 +16,7 @@ import { type ApiResponse, apiError, apiIsUp, callApi } from '../api-client'
 import { type CliContext, CliError, type Command } from '../context'
 import { table } from '../format'
 import { runSubcommand } from '../subcommands'
+import { checkStillReadable, expectedReader } from './token-file'
 
 const WARNING =
   'Store this token now: it is shown only once and cannot be recovered (svc keeps only an argon2id hash of it).'
@@ -32,7 +35,8 @@ const HELP = `Usage: svc token <command> [options]
 Where: the API at SVC_API_URL (default http://127.0.0.1:8080), sending SVC_TOKEN as the bearer,
 when it answers; otherwise <config>/tokens.toml directly (SVC_CONFIG_DIR, the same file and lock
 the API uses; a running API sees the change on its next request). Also directly when the API asks
-for credentials and SVC_TOKEN is not set, or with --local.
+for credentials and SVC_TOKEN is not set, or with --local. The file keeps its owner and mode (the
+API's user); a change the API could not read is reported as an error, not as done.
 
 Scopes: admin (everything), all (/v1 and reads of /api), v1-only (/v1 and generated images),
 read-only (probes and listings).`
@@ -151,14 +155,21 @@ async function withBackend<T>(
       }
     }
   }
+  const paths = resolvePaths(ctx.env)
+  const tokensPath = join(paths.configDir, TOKENS_FILE)
+  const reader = await expectedReader(tokensPath, paths.stateDir)
   const store = createTokenStore({
-    configDir: resolvePaths(ctx.env).configDir,
+    configDir: paths.configDir,
     watch: false,
     flushIntervalMs: 0,
+    ...(reader ? { newFileOwner: reader } : {}),
   })
   try {
-    return await action(store)
+    const result = await action(store)
+    await checkStillReadable(tokensPath, reader)
+    return result
   } catch (error) {
+    if (error instanceof CliError) throw error
     if (isSvcError(error)) throw new CliError(error.message, 2)
     if (error instanceof Error && 'code' in error && (error as NodeJS.ErrnoException).code === 'EACCES') {
       throw new CliError(`cannot write ${store.path}: permission denied (run as the user that owns it)`)

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, rename, rm } from 'node:fs/promises'
+import { lstat, mkdir, open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
 export interface AtomicWriteOptions {
@@ -10,6 +10,15 @@ export interface AtomicWriteOptions {
    * it has this owner, so nobody else can read the content in between.
    */
   owner?: { uid: number; gid: number }
+  /**
+   * When `path` exists (a plain file), the new file gets its owner and group instead of `owner`
+   * (which then applies to a new file only): a file shared by the service user and root's CLI stays
+   * the service's whoever writes it. Throws, leaving the old file in place, when that owner cannot
+   * be kept (a writer that is neither root nor the owner).
+   */
+  keepOwner?: boolean
+  /** When `path` exists (a plain file), the new file gets its mode instead of `mode`. */
+  keepMode?: boolean
 }
 
 /**
@@ -24,13 +33,23 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const dir = dirname(path)
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
-  const mode = options.mode ?? 0o644
   await mkdir(dir, { recursive: true })
+  const kept = options.keepOwner || options.keepMode ? await plainFileMeta(path) : undefined
+  const mode = (options.keepMode ? kept?.mode : undefined) ?? options.mode ?? 0o644
+  const owner = (options.keepOwner ? kept?.owner : undefined) ?? options.owner
   try {
-    const fh = await open(tmp, 'wx', options.owner ? 0o600 : mode)
+    const fh = await open(tmp, 'wx', owner ? 0o600 : mode)
     try {
       await fh.writeFile(data)
-      if (options.owner) await fh.chown(options.owner.uid, options.owner.gid)
+      if (owner) {
+        const now = await fh.stat()
+        if (now.uid !== owner.uid || now.gid !== owner.gid)
+          await fh.chown(owner.uid, owner.gid).catch((error: NodeJS.ErrnoException) => {
+            throw new Error(
+              `cannot keep the owner of ${path} (uid ${owner.uid}, gid ${owner.gid}): ${error.code ?? error.message}; run as root or as its owner`,
+            )
+          })
+      }
       await fh.chmod(mode) // the umask may have narrowed or widened open()'s mode
       await fh.sync()
     } finally {
@@ -56,4 +75,11 @@ export async function syncDir(dir: string): Promise<void> {
   } catch {
     // best effort: durability of the directory entry, not correctness of the content
   }
+}
+
+/** Owner and mode of a plain file at `path` (not through a link), or undefined. */
+async function plainFileMeta(path: string) {
+  const st = await lstat(path).catch(() => undefined)
+  if (!st?.isFile()) return undefined
+  return { mode: st.mode & 0o7777, owner: { uid: st.uid, gid: st.gid } }
 }

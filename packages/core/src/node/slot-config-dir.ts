@@ -49,11 +49,16 @@ export async function readSlotConfigDir(configDir: string): Promise<SlotConfigDi
   return { configs: [...byName.values()], errors }
 }
 
-/** Writes one slot's config atomically to `<config>/slots/<slot>.toml`. */
+/**
+ * Writes one slot's config atomically to `<config>/slots/<slot>.toml`, mode 0600: a slot file may
+ * hold a URL with a password or `args` with an API key, and only the API (its owner) reads it. An
+ * existing file keeps its owner and group (a file the operator made for the API's user stays so);
+ * its mode is narrowed to 0600 whatever it was.
+ */
 export async function writeSlotConfig(configDir: string, config: SlotConfig): Promise<string> {
   const dir = join(configDir, 'slots')
   await mkdir(dir, { recursive: true })
   const path = join(dir, `${config.name}.toml`)
-  await writeFileAtomic(path, stringifySlotConfig(config))
+  await writeFileAtomic(path, stringifySlotConfig(config), { mode: 0o600, keepOwner: true })
   return path
 }

@@ -3,26 +3,23 @@
  * (`<state>/models/registry.json`). `resolve` turns what a user typed after `--model` into an entry;
  * `pull` downloads a missing file to where `dest` says and records it.
  */
-import { readFile, rm, rmdir, stat } from 'node:fs/promises'
+import { rm, rmdir, stat } from 'node:fs/promises'
 import { dirname, isAbsolute, join, resolve as resolvePath } from 'node:path'
 import { type ModelEntry, type ProjectorFile, type PullProgress, SvcError } from '@svc/core'
-import { withFileLock, writeFileAtomic } from '@svc/core/node'
+import { withFileLock } from '@svc/core/node'
 import { type CatalogueEntry, catalogueToModel } from './catalogue'
 import { sha256OfFile } from './download'
 import { fileKind, modelDest, refFromFileName } from './model-files'
 import { fileSize, projectorDestBeside, projectorFromSpec, projectorOnDisk } from './model-projector'
 import { fileNameFromUrl, parseModelUrl } from './model-url'
 import { type PullFile, pullFile, pullFiles } from './pull-files'
+import { readRegistryFile, writeRegistryFile } from './registry-file'
 
 export interface ModelStoreOptions {
   stateDir: string
   catalogue: CatalogueEntry[]
   /** More curated entries that need no file (e.g. FastFlowLM tags, which the NPU server pulls itself). */
   models?: ModelEntry[]
-}
-
-interface RegistryFile {
-  models: ModelEntry[]
 }
 
 export interface ResolveOptions {
@@ -39,6 +36,7 @@ export { refFromFileName } from './model-files'
 
 export class ModelStore {
   private registered = new Map<string, ModelEntry>()
+  private registryProblem: string | null = null
   private readonly curated = new Map<string, ModelEntry>()
   private readonly registryPath: string
 
@@ -127,12 +125,12 @@ export class ModelStore {
       const kind = fileKind(path)
       return this.register({ id: refFromFileName(path), ...kind, source: 'local', path, size: info.size })
     }
+    // A ref may be missing only because registry.json cannot be read: say so.
+    const why = this.registryProblem ? `; ${this.registryProblem}` : ''
     throw new SvcError(
       'model.not_found',
-      `model "${spec}" does not exist (not a curated id, a registry ref, a URL or a file)`,
-      {
-        param: 'model',
-      },
+      `model "${spec}" does not exist (not a curated id, a registry ref, a URL or a file)${why}`,
+      { param: 'model' },
     )
   }
 
@@ -218,21 +216,31 @@ export class ModelStore {
     await rmdir(dirname(dest)).catch(() => undefined) // only when empty
     if (entry.source === 'pulled') {
       await withFileLock(this.registryPath, async () => {
-        await this.reload()
+        await this.reloadForChange()
         if (this.registered.delete(entry.id)) await this.saveRegistry()
       })
     }
     return { deleted: present ? dest : null }
   }
 
-  /** Re-reads the registry file (another process may have registered models). */
+  /**
+   * Re-reads the registry file (another process may have registered models). One that cannot be read
+   * or parsed keeps the last good entries in memory; changes are refused until it reads again.
+   */
   async reload(): Promise<void> {
-    try {
-      const data = JSON.parse(await readFile(this.registryPath, 'utf8')) as RegistryFile
-      this.registered = new Map((data.models ?? []).map((m) => [m.id, m]))
-    } catch {
-      this.registered = new Map()
-    }
+    const read = await readRegistryFile(this.registryPath)
+    this.registryProblem = read.ok ? null : read.error // `registry-file.ts`: never an empty registry
+    if (read.ok) this.registered = new Map(read.models.map((m) => [m.id, m]))
+  }
+
+  /** Re-reads the registry under its lock, refusing to go on (409) when it cannot be read. */
+  private async reloadForChange(): Promise<void> {
+    await this.reload()
+    if (this.registryProblem !== null)
+      throw new SvcError(
+        'config.invalid',
+        `${this.registryProblem}; svc does not write over a registry it could not read: fix the file, or move it away to start an empty registry`,
+      )
   }
 
   private async register(entry: ModelEntry): Promise<ModelEntry> {
@@ -242,7 +250,7 @@ export class ModelStore {
     await this.reload()
     if (same()) return this.withPath(entry)
     await withFileLock(this.registryPath, async () => {
-      await this.reload()
+      await this.reloadForChange()
       if (same()) return
       this.registered.set(entry.id, entry)
       await this.saveRegistry()
@@ -252,8 +260,7 @@ export class ModelStore {
 
   /** Writes what is registered (atomically; the caller holds the registry's lock). */
   private async saveRegistry(): Promise<void> {
-    const file: RegistryFile = { models: [...this.registered.values()] }
-    await writeFileAtomic(this.registryPath, `${JSON.stringify(file, null, 2)}\n`)
+    await writeRegistryFile(this.registryPath, [...this.registered.values()])
   }
 
   /**

@@ -56,7 +56,7 @@ export function createVoiceStore(options: VoiceStoreOptions): VoiceStore {
   const maxBytes = options.maxBytes ?? 10 * 1024 * 1024
   const maxVoices = options.maxVoices ?? 100
   const now = options.now ?? Date.now
-  const lock = join(dir, '.voices') // withFileLock holds <this>.lock
+  const lock = join(dir, 'voices') // withFileLock's directory: <dir>/.voices.lock.d
   const meta = (name: string) => join(dir, `${name}.json`)
 
   const read = async (name: string): Promise<StoredVoice | undefined> => {
