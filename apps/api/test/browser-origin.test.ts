@@ -221,11 +221,12 @@ describe('hosted upstreams, which spend the operator’s API key', () => {
     probe(server.url, 'POST', '/v1/chat/completions', headers, chat(model))
 
   it('with auth off, refuses them to a page of another site, not to svc’s own page or a program', async () => {
-    for (const headers of [
+    const foreign: Record<string, string>[] = [
       { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
       { origin: 'https://evil.example' },
       { origin: 'http://127.0.0.1:3001', 'sec-fetch-site': 'same-site' },
-    ]) {
+    ]
+    for (const headers of foreign) {
       const reply = await ask('acct/gpt-x', headers)
       expect(reply, JSON.stringify(headers)).toEqual({ status: 403, code: 'auth.forbidden' })
     }
