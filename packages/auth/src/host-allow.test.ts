@@ -66,10 +66,11 @@ describe('the host rule', () => {
   ]
   it.each(table)('Host %j from %s: %s', (host, peer, want) => {
     expect(rule().allows({ host, peer })).toBe(want)
-    // The answer does not change once remembered.
+    // The answer does not change once remembered, and the hot path's first look agrees.
     const r = rule()
     r.allows({ host, peer })
     expect(r.allows({ host, peer })).toBe(want)
+    if (!want) expect(r.knows(host)).toBe(false)
   })
 
   it('answers to SVC_HOSTNAME and SVC_ALLOWED_HOSTS, names, addresses and .suffixes, port ignored', () => {

@@ -160,7 +160,12 @@ export function allowedHostsFrom(values: {
 
 /** `machineHostnames` of this machine now: `os.hostname()` and every interface address. */
 export function thisMachineHostnames(): string[] {
-  const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address))
+  let addresses: string[] = []
+  try {
+    addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address))
+  } catch {
+    // Some sandboxes refuse to list interfaces: the names (and loopback) still hold.
+  }
   return machineHostnames({ hostname: osHostname(), addresses })
 }
 
@@ -184,6 +189,8 @@ export interface HostRequest {
 }
 
 export interface HostRule {
+  /** The hot path's first look: a `Host` value already accepted (no parsing, no allocation). */
+  knows(host: string | undefined): boolean
   /** Whether svc answers to this request's host. */
   allows(request: HostRequest): boolean
   /** The 403 `host.forbidden` for a refused request, saying how to add the name. */
@@ -213,6 +220,7 @@ export function createHostRule(options: HostRuleOptions): HostRule {
   }
 
   return {
+    knows: (host) => allowed.any || (host !== undefined && remembered.has(host)),
     allows(request) {
       if (allowed.any) return true
       const raw = request.host

@@ -22,6 +22,7 @@ function header(req: IncomingMessage) {
 export function hostGuard(rule: HostRule, proxy: { trusts: ProxyTrust; secretSet: boolean }) {
   return function checkHost(req: IncomingMessage): SvcError | undefined {
     const host = req.headers.host
+    if (rule.knows(host)) return undefined
     const peer = req.socket.remoteAddress
     const viaProxy = proxy.secretSet ? () => proxy.trusts(peer, header(req)(PROXY_SECRET_HEADER)) : undefined
     return rule.allows({ host, peer, ...(viaProxy ? { viaProxy } : {}) }) ? undefined : rule.refusal(host)
