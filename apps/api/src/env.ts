@@ -1,4 +1,4 @@
-import { type AddressMatcher, parseAddressList } from '@svc/auth'
+import { type AddressMatcher, type AllowedHosts, allowedHostsFrom, parseAddressList } from '@svc/auth'
 import { envFlag, envLogLevel, envPort, type LogLevel, resolvePaths, type SvcPaths } from '@svc/core/node'
 import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers/memory'
 import { type CorsOrigins, parseCorsOrigins } from './cors'
@@ -13,6 +13,8 @@ export interface ServeEnv {
   trustedProxies: AddressMatcher
   /** `SVC_PROXY_SECRET`: when set, a forwarded identity also needs `X-Svc-Proxy-Secret` with it. */
   proxySecret: string | undefined
+  /** `SVC_ALLOWED_HOSTS` and `SVC_HOSTNAME`: host names svc answers to beyond loopback and its own. */
+  allowedHosts: AllowedHosts
   logLevel: LogLevel
   /** How long SIGTERM waits for in-flight requests before closing connections (ms). */
   drainMs: number
@@ -37,6 +39,8 @@ export function readServeEnv(env: Env): ServeEnv {
   const logLevel = envLogLevel(env.SVC_LOG_LEVEL)
   const trusted = parseAddressList(env.SVC_TRUSTED_PROXIES)
   if (!trusted.ok) throw new Error(trusted.error)
+  const hosts = allowedHostsFrom({ allowedHosts: env.SVC_ALLOWED_HOSTS, hostname: env.SVC_HOSTNAME })
+  if (!hosts.ok) throw new Error(hosts.error)
   const drainS = seconds('SVC_DRAIN_SECONDS', env.SVC_DRAIN_SECONDS, 10)
   const queueS = seconds('SVC_QUEUE_TIMEOUT', env.SVC_QUEUE_TIMEOUT, 120)
   const upstreamS = seconds('SVC_UPSTREAM_TIMEOUT', env.SVC_UPSTREAM_TIMEOUT, 600)
@@ -49,6 +53,7 @@ export function readServeEnv(env: Env): ServeEnv {
     authEnabled,
     trustedProxies: trusted.matcher,
     proxySecret: env.SVC_PROXY_SECRET || undefined,
+    allowedHosts: hosts.hosts,
     logLevel,
     drainMs: drainS * 1000,
     queueTimeoutMs: queueS * 1000,

@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { getRequestListener } from '@hono/node-server'
-import type { Dispatcher } from '@svc/dispatcher'
+import type { SvcError } from '@svc/core'
+import { type Dispatcher, writeError } from '@svc/dispatcher'
 import type { AppType } from './app'
 import type { Cors } from './cors'
 
@@ -22,6 +23,11 @@ export interface HttpHandlerOptions {
    * Absent: everyone passes (auth off).
    */
   guard?: (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean> | boolean
+  /**
+   * Refuses a request before anything else runs, CORS preflights included (the host rule): the
+   * refusal is written as the error body. Absent: every request goes on.
+   */
+  refuse?: (req: IncomingMessage) => SvcError | undefined
   /** CORS for `/v1/*` (preflights answered here, before auth; headers on every answer). Absent: none. */
   cors?: Cors
 }
@@ -30,6 +36,11 @@ export function createHttpHandler(options: HttpHandlerOptions): RequestListener 
   const hono = getRequestListener(options.app.fetch)
   const { cors } = options
   return (req, res) => {
+    const refused = options.refuse?.(req)
+    if (refused) {
+      writeError(res, refused, requestIdOf(req))
+      return
+    }
     const path = (req.url ?? '/').split('?')[0]!
     if (cors?.covers(path)) {
       if (cors.preflight(req, res)) return
@@ -39,12 +50,17 @@ export function createHttpHandler(options: HttpHandlerOptions): RequestListener 
       void hono(req, res)
       return
     }
-    const inbound = req.headers['x-request-id']
-    const requestId = typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : randomUUID()
+    const requestId = requestIdOf(req)
     const run = async () => {
       if (options.guard && !(await options.guard(req, res, requestId))) return
       await options.dispatcher.handle(req, res, requestId)
     }
     void run()
   }
+}
+
+/** The client's `X-Request-Id` when it is a sane one, else a new id. */
+function requestIdOf(req: IncomingMessage): string {
+  const inbound = req.headers['x-request-id']
+  return typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : randomUUID()
 }

@@ -3,15 +3,16 @@
  * `serve.ts` calls it for production; integration tests call it in-process on port 0.
  */
 import { createServer, type Server } from 'node:http'
-import { checkTokensFile } from '@svc/auth'
+import { checkTokensFile, createHostRule, createProxyTrust, thisMachineHostnames } from '@svc/auth'
 import type { Logger } from '@svc/core/node'
-import { createApp } from './app'
+import { type AppType, createApp } from './app'
 import { answerClientError } from './client-error'
 import { createCors } from './cors'
 import type { ServeEnv } from './env'
 import { createHttpHandler } from './http-handler'
 import { createMetrics } from './metrics'
 import { authGuard, createAuthenticator } from './middleware/auth'
+import { hostGuard } from './middleware/host'
 import { VERSION } from './version'
 import { createWiring, type Wiring } from './wiring'
 
@@ -19,6 +20,8 @@ export interface SvcServer {
   server: Server
   url: string
   wiring: Wiring
+  /** The Hono app (its `routes` list every management route: the browser-origin suite walks them). */
+  app: AppType
   /** Stops accepting, drains for up to `drainMs`, stops every slot. Idempotent. */
   stop(): Promise<void>
 }
@@ -48,7 +51,13 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
   // The raw inference path gets the same check as the app (same verifier, cache and throttle).
   const guard = env.authEnabled ? { guard: authGuard(createAuthenticator(wiring.deps.auth)) } : {}
   const cors = createCors(env.corsOrigins)
-  const server = createServer(createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, ...guard }))
+  // Before everything, every route: a Host svc does not answer to is DNS rebinding or a mistake.
+  const refuse = hostGuard(createHostRule({ allowed: env.allowedHosts, machine: thisMachineHostnames }), {
+    trusts: createProxyTrust({ trustedProxies: env.trustedProxies, proxySecret: env.proxySecret }),
+    secretSet: env.proxySecret !== undefined,
+  })
+  const handler = createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, refuse, ...guard })
+  const server = createServer(handler)
   server.on('clientError', answerClientError)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -76,6 +85,7 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     server,
     url,
     wiring,
+    app,
     stop() {
       stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))

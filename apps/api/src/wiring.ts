@@ -8,6 +8,7 @@ import { createDispatchMetrics } from './dispatch-metrics'
 import type { ServeEnv } from './env'
 import type { ApiMetrics } from './metrics'
 import type { AuthDeps } from './middleware/auth'
+import { refuseHostedFromOtherSites } from './middleware/host'
 import { watchSlotConfigs } from './slots/config-watch'
 import { wireHardware } from './slots/hardware'
 import { loadHostedUpstreams } from './slots/hosted-upstreams'
@@ -124,6 +125,8 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     queueTimeoutMs: env.queueTimeoutMs,
     upstreamTimeoutMs: env.upstreamTimeoutMs,
     observe: observeBoth(createDispatchMetrics(input.metrics.hot), activity.record),
+    // With auth on, whoever reaches a hosted upstream holds a token (or the proxy's identity).
+    ...(env.authEnabled ? {} : { refuseHosted: refuseHostedFromOtherSites }),
     onUnexpected: (error, { requestId, route }) =>
       logger.error('unhandled error', { requestId, path: route, error }),
   })

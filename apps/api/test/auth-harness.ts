@@ -95,6 +95,8 @@ export function passedAuth(reply: Reply): boolean {
 
 export interface AuthServer extends AsyncDisposable {
   url: string
+  /** Every route of the Hono app, as `[method, path]` (middleware excluded). */
+  routes: [string, string][]
   configDir: string
   stateDir: string
   /** Every log line the server wrote. */
@@ -140,8 +142,12 @@ export async function startAuthServer(
     stopped ??= svc.stop()
     return stopped
   }
+  const routes = svc.app.routes
+    .filter((r) => r.method !== 'ALL')
+    .map((r): [string, string] => [r.method, r.path])
   return {
     url: svc.url,
+    routes,
     configDir,
     stateDir,
     logs,
@@ -179,6 +185,9 @@ export function useAuthServer(
   return {
     get url() {
       return current().url
+    },
+    get routes() {
+      return current().routes
     },
     get configDir() {
       return current().configDir

@@ -28,7 +28,7 @@ function raw(
 function requestBytes(path: string, authorization: Buffer, method = 'GET'): Buffer {
   const body = method === 'POST' ? '{"model":"nope","messages":[{"role":"user","content":"hi"}]}' : ''
   return Buffer.concat([
-    Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: `),
+    Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: `),
     authorization,
     Buffer.from(
       `\r\n${body ? `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` : ''}\r\n${body}`,
@@ -197,12 +197,12 @@ describe('auth headers', () => {
   it('ignores a forwarded identity with control characters (Node refuses most of them itself: 400)', async () => {
     const tab = await raw(
       server.url,
-      'GET /api/slots HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Forwarded-Email: a\tb@example.com\r\n\r\n',
+      'GET /api/slots HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nX-Forwarded-Email: a\tb@example.com\r\n\r\n',
     )
     expect(tab.status).toBe(401)
     const del = await raw(
       server.url,
-      'GET /api/slots HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Forwarded-Email: a\x7fb@example.com\r\n\r\n',
+      'GET /api/slots HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nX-Forwarded-Email: a\x7fb@example.com\r\n\r\n',
     )
     expect(del.status).toBe(400)
   })

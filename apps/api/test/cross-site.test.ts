@@ -188,3 +188,49 @@ describe('with auth off', () => {
     expect(reply.headers['access-control-allow-origin']).toBe('*')
   })
 })
+
+describe('DNS rebinding (a page on another name that now resolves to this box)', () => {
+  const server = useAuthServer({ SVC_AUTH_ENABLED: '0' })
+  const REBOUND = { host: 'evil.test:8080', origin: 'http://evil.test:8080', 'sec-fetch-site': 'same-origin' }
+
+  it('cannot mint an admin token with auth off: 403 host.forbidden, saying how to add a name', async () => {
+    const reply = await send(server.url, {
+      method: 'POST',
+      path: '/api/auth/tokens',
+      headers: REBOUND,
+      body: JSON.stringify({ label: 'rebound', scope: 'admin' }),
+    })
+    expect(reply.status, reply.text).toBe(403)
+    expect(reply.code).toBe('host.forbidden')
+    expect(reply.text).toContain('SVC_ALLOWED_HOSTS')
+    expect(reply.text).not.toContain('svc_')
+    const listed = await send(server.url, { path: '/api/auth/tokens' })
+    expect(JSON.parse(listed.text)).toMatchObject({ tokens: [] })
+  })
+
+  it('cannot run inference either (the raw /v1 path), nor get a CORS answer', async () => {
+    const reply = await send(server.url, {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: REBOUND,
+      body: CHAT,
+    })
+    expect(reply.status).toBe(403)
+    expect(reply.code).toBe('host.forbidden')
+    const asked = await preflight(server, '/v1/chat/completions', {
+      host: 'evil.test:8080',
+      origin: 'http://other.example',
+      'access-control-request-method': 'POST',
+    })
+    expect(asked.status).toBe(403)
+    expect(asked.headers['access-control-allow-origin']).toBeUndefined()
+  })
+
+  it('still answers to this machine by loopback name and address', async () => {
+    const port = new URL(server.url).port
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, 'svc.localhost']) {
+      const reply = await send(server.url, { path: '/api/status', headers: { host } })
+      expect(reply.status, host).toBe(200)
+    }
+  })
+})

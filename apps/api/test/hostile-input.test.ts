@@ -217,19 +217,19 @@ describe('hostile input', () => {
     [
       'a broken chunk size',
       400,
-      'POST /api/slots/primary/load HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      'POST /api/slots/primary/load HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
     ],
     [
       'a broken chunk size on the raw inference path',
       400,
-      'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"mod\r\nzz\r\n',
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer TOKEN\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"mod\r\nzz\r\n',
     ],
     ['an unknown method', 400, 'BREW /api/slots HTTP/1.1\r\nHost: x\r\n\r\n'],
     ['TLS on the HTTP port', 400, '\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u0001\u00fc\u0003\u0003'],
     [
       'a malformed percent escape in a slot name',
       404,
-      'POST /api/slots/%E0%A4%A/load HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Length: 2\r\n\r\n{}',
+      'POST /api/slots/%E0%A4%A/load HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer TOKEN\r\nContent-Length: 2\r\n\r\n{}',
     ],
   ])('answers %s with %i and the error body', async (_name, status, request) => {
     const reply = await sendRaw(
@@ -264,7 +264,7 @@ describe('hostile input', () => {
         fc.array(header, { maxLength: 8 }),
         fc.uint8Array({ maxLength: 300 }),
         async (first, headers, body) => {
-          const head = `${first} HTTP/1.1\r\nHost: x\r\n${headers.map(([n, v]) => `${n}: ${v}\r\n`).join('')}\r\n`
+          const head = `${first} HTTP/1.1\r\nHost: localhost\r\n${headers.map(([n, v]) => `${n}: ${v}\r\n`).join('')}\r\n`
           const reply = await sendRaw(
             api.url,
             Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]),

@@ -17,6 +17,8 @@ import { createSvcApi } from '../src/server/upstream/svc-api'
 export interface ServedApp extends AsyncDisposable {
   url: string
   port: number
+  /** Every route of the app, as `[method, path pattern]` (middleware excluded). */
+  routes: [string, string][]
 }
 
 export interface ServeOptions {
@@ -46,6 +48,7 @@ export async function serveChatApp(options: ServeOptions = {}): Promise<ServedAp
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    routes: app.routes.filter((r) => r.method !== 'ALL').map((r): [string, string] => [r.method, r.path]),
     async [Symbol.asyncDispose]() {
       await new Promise<void>((resolve) => server.close(() => resolve()))
       store.close()

@@ -20,3 +20,7 @@ export * from './token-verifier'
 export * from './client-address'
 export * from './proxy-trust'
 export * from './throttle'
+
+// Browsers: which hosts svc answers to (DNS rebinding), and which pages may use it.
+export * from './host-allow'
+export * from './same-site'

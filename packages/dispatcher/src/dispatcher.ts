@@ -79,6 +79,11 @@ export interface DispatcherOptions {
   maxUploadBytes?: number
   observe?: (record: DispatchRecord) => void
   /**
+   * Asked once `model` resolved to a hosted upstream, before its key is used: a refusal answers the
+   * request (the app's browser rule: with auth off, no page of another site spends a hosted key).
+   */
+  refuseHosted?: (req: IncomingMessage) => SvcError | undefined
+  /**
    * Called with an error that is not an `SvcError` (a bug: answered 500 `internal.error` without
    * its details), so the app can log it with the request id.
    */
@@ -257,6 +262,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     request: { spec: EndpointSpec; body: ForwardBody; json: Record<string, unknown> | undefined },
   ): Promise<void> {
     const { upstream, model } = target
+    const refused = options.refuseHosted?.(x.req)
+    if (refused) throw refused
     if (upstream.apiKeyEnv && !upstream.apiKey) {
       throw new SvcError(
         'upstream.unavailable',

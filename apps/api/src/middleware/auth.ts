@@ -9,6 +9,7 @@ import {
   classify,
   clientKey,
   createProxyTrust,
+  crossSiteRefusal,
   isOpen,
   PROXY_SECRET_HEADER,
   type Principal,
@@ -19,7 +20,6 @@ import {
 import { SvcError } from '@svc/core'
 import { writeError } from '@svc/dispatcher'
 import type { Context, MiddlewareHandler } from 'hono'
-import { crossSiteRefusal } from './same-site'
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -78,10 +78,12 @@ const PASS_ANONYMOUS: AuthOutcome = { ok: true, principal: ANONYMOUS }
  *   `auth.throttled` with `Retry-After` (clients behind a trusted proxy are keyed by the address the
  *   proxy appended to `X-Forwarded-For`).
  *
- * - Same-site rule (`same-site.ts`): a forwarded identity that changes anything must come from a page
- *   of svc's own origin (403 `auth.forbidden` otherwise); with auth off the same holds for everything
- *   but `/v1/*` (which other origins may call: CORS). Bearer tokens are exempt: browsers never attach
- *   them by themselves.
+ * - Same-site rule (@svc/auth `same-site.ts`): a forwarded identity that changes anything must come
+ *   from a page of svc's own origin (403 `auth.forbidden` otherwise). With auth off, a page of another
+ *   site may not reach `/api/*` at all, reads included (only `GET /api/images/cache/*`, `/v1` results,
+ *   stays open), nor change anything elsewhere but `/v1/*` (which other origins may call: CORS; a
+ *   hosted upstream is refused to them by the dispatcher's `refuseHosted`). Bearer tokens are
+ *   exempt: browsers never attach them by themselves.
  *
  * Synchronous for a cached bearer token (the hot path), a promise otherwise. Node's HTTP parser
  * answers some malformed requests before any of this runs (headers over 16 KiB: 431; control
@@ -146,7 +148,11 @@ export function createAuthenticator(auth: AuthDeps): Authenticate {
     if (!outcome.ok) return outcome
     const kind = outcome.principal.kind
     if (kind !== 'proxy' && !(kind === 'auth-off' && !isV1(req.path))) return outcome
-    const error = crossSiteRefusal(req.method, req.header)
+    const reads = kind === 'auth-off' && isApi(req.path) && classify(req.method, req.path) !== 'image-cache'
+    const error = crossSiteRefusal(req.method, req.header, {
+      viaProxy: () => fromProxy(req, req.peer()),
+      reads,
+    })
     return error ? { ok: false, error } : outcome
   }
 
@@ -174,6 +180,12 @@ export function createAuthenticator(auth: AuthDeps): Authenticate {
 
 function isV1(path: string): boolean {
   return path === '/v1' || path.startsWith('/v1/')
+}
+
+/** `/api` and below, in any case (a proxy in front may fold case: never a dashboard file). */
+function isApi(path: string): boolean {
+  const head = path.slice(0, 5).toLowerCase()
+  return head === '/api' || head === '/api/'
 }
 
 /** The Hono middleware: sets `principal`, or throws the refusal for the app's error renderer. */

@@ -3,9 +3,9 @@ import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { methodNotAllowed } from 'hono/method-not-allowed'
 import type { ChatDeps } from './deps'
+import { hostOnly, sameSiteOnly } from './http/browser-rules'
 import { renderError } from './http/errors'
-import { identityMiddleware, peerAddress } from './http/identity'
-import { sameSiteOnly } from './http/same-site'
+import { identityMiddleware } from './http/identity'
 import { answerRoutes } from './routes/answers'
 import { audioRoutes } from './routes/audio'
 import { conversationRoutes } from './routes/conversations'
@@ -24,20 +24,10 @@ const JSON_LIMIT = 1024 * 1024
  */
 export function createChatApp(deps: ChatDeps) {
   const app = new Hono()
+  app.use(hostOnly(deps.hosts, deps.proxyVouches))
   // Liveness for the installer and service checks: no identity needed, nothing revealed.
   app.get('/api/health', (c) => c.json({ status: 'ok', version: deps.version }))
-  app.use(
-    sameSiteOnly((c) => {
-      const host = c.req.header('host')
-      const own = host ? [`http://${host}`, `https://${host}`] : []
-      if (deps.fromProxy(peerAddress(c), c.req.header('x-svc-proxy-secret'))) {
-        const fwdHost = c.req.header('x-forwarded-host') ?? host
-        const proto = c.req.header('x-forwarded-proto') ?? 'https'
-        if (fwdHost) own.push(`${proto}://${fwdHost}`)
-      }
-      return own
-    }),
-  )
+  app.use(sameSiteOnly({ fromProxy: deps.fromProxy, authOff: deps.trustedHeader === undefined }))
   app.use(
     identityMiddleware({
       trustedHeader: deps.trustedHeader,

@@ -1,4 +1,4 @@
-import type { ProxyTrust } from '@svc/auth'
+import type { HostRule, ProxyTrust } from '@svc/auth'
 import type { Logger } from '@svc/core/node'
 import type { Generations } from './chat/generations'
 import type { ChatStore } from './store/chat-store'
@@ -14,6 +14,10 @@ export interface ChatDeps {
   /** Lower-case trusted identity header (auth on), or undefined (one local user). */
   trustedHeader: string | undefined
   fromProxy: ProxyTrust
+  /** Host names the server answers to (`SVC_ALLOWED_HOSTS`, …); default: loopback and this machine's. */
+  hosts?: HostRule
+  /** The proxy vouches for its own site name (given only when a proxy secret is set). */
+  proxyVouches?: ProxyTrust
   /** The Vite build (`index.html`, `assets/`); undefined or missing → a page that says to build it. */
   staticDir: string | undefined
   logger: Logger

@@ -1,4 +1,4 @@
-import { type AddressMatcher, parseAddressList } from '@svc/auth'
+import { type AddressMatcher, type AllowedHosts, allowedHostsFrom, parseAddressList } from '@svc/auth'
 import { envLogLevel, envPort, type LogLevel, resolvePaths } from '@svc/core/node'
 
 /** The environment the chat server reads, parsed once at startup (README "Chat"). */
@@ -19,6 +19,8 @@ export interface ChatEnv {
   trustedHeader: string | undefined
   trustedProxies: AddressMatcher
   proxySecret: string | undefined
+  /** `SVC_ALLOWED_HOSTS` and `SVC_HOSTNAME`: host names served beyond loopback and the machine's own. */
+  allowedHosts: AllowedHosts
   /** `SVC_CHAT_API_URL` without a trailing slash. */
   apiUrl: string
   /** `SVC_CHAT_API_TOKEN`: the bearer the server sends to the API; never reaches a browser. */
@@ -43,6 +45,8 @@ export function readChatEnv(env: Env): ChatEnv {
   const trustedHeader = rawHeader ? rawHeader.toLowerCase() : undefined
   const trusted = parseAddressList(env.SVC_TRUSTED_PROXIES)
   if (!trusted.ok) throw new Error(trusted.error)
+  const hosts = allowedHostsFrom({ allowedHosts: env.SVC_ALLOWED_HOSTS, hostname: env.SVC_HOSTNAME })
+  if (!hosts.ok) throw new Error(hosts.error)
   const logLevel = envLogLevel(env.SVC_LOG_LEVEL)
   const apiUrl = (env.SVC_CHAT_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '')
   if (!URL.canParse(apiUrl) || !/^https?:$/.test(new URL(apiUrl).protocol)) {
@@ -55,6 +59,7 @@ export function readChatEnv(env: Env): ChatEnv {
     trustedHeader,
     trustedProxies: trusted.matcher,
     proxySecret: env.SVC_PROXY_SECRET || undefined,
+    allowedHosts: hosts.hosts,
     apiUrl,
     apiToken: env.SVC_CHAT_API_TOKEN?.trim() || undefined,
     logLevel,

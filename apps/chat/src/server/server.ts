@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { getRequestListener } from '@hono/node-server'
-import { createProxyTrust } from '@svc/auth'
+import { createHostRule, createProxyTrust, thisMachineHostnames } from '@svc/auth'
 import type { Logger } from '@svc/core/node'
 import { createChatApp } from './app'
 import { createGenerations } from './chat/generations'
@@ -53,13 +53,16 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
   sweeper.unref()
 
   const generations = createGenerations()
+  const fromProxy = createProxyTrust({ trustedProxies: env.trustedProxies, proxySecret: env.proxySecret })
   const app = createChatApp({
     store,
     files,
     api: createSvcApi({ baseUrl: env.apiUrl, token: env.apiToken }),
     generations,
     trustedHeader: env.trustedHeader,
-    fromProxy: createProxyTrust({ trustedProxies: env.trustedProxies, proxySecret: env.proxySecret }),
+    fromProxy,
+    hosts: createHostRule({ allowed: env.allowedHosts, machine: thisMachineHostnames }),
+    ...(env.proxySecret ? { proxyVouches: fromProxy } : {}),
     staticDir: env.staticDir ?? DEFAULT_STATIC_DIR,
     logger,
     version: VERSION,
