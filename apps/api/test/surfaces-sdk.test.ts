@@ -25,11 +25,11 @@ const SCHEMA = {
   additionalProperties: false,
 } as const
 const WEATHER_PARAMS = {
-  type: 'object',
+  type: 'object' as const,
   properties: { days: { type: 'integer' } },
   required: ['days'],
   additionalProperties: false,
-} as const
+}
 
 function matchesSchema(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false
