@@ -32,11 +32,19 @@ describe('the Responses and Messages APIs with auth on', () => {
     })
   })
 
-  it('takes a token in x-api-key (what the Anthropic SDK sends): past auth, the model is unknown', async () => {
-    const error = await anthropic(v1Only)
-      .messages.countTokens({ model: 'nope', messages: MESSAGE.messages })
-      .catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(Anthropic.NotFoundError)
+  it('takes a token in x-api-key (what Claude Code sends): past auth, the model is unknown', async () => {
+    // This SDK version sends its apiKey as a bearer token; Claude Code and older SDKs send x-api-key.
+    const reply = await send(server.url, {
+      method: 'POST',
+      path: '/v1/messages/count_tokens',
+      headers: { 'x-api-key': v1Only, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'nope', messages: MESSAGE.messages }),
+    })
+    expect(reply.status).toBe(404)
+    expect(JSON.parse(reply.text)).toMatchObject({
+      type: 'error',
+      error: { type: 'not_found_error', svc_code: 'model.not_found' },
+    })
   })
 
   it("refuses a scope that does not cover inference with Anthropic's PermissionDeniedError", async () => {
