@@ -23,6 +23,31 @@ const ROUTES: Record<string, SendOptions & { open?: boolean }> = {
     path: '/v1/embeddings',
     body: '{"model":"nope","input":"x"}',
   },
+  '/v1 inference (responses)': {
+    method: 'POST',
+    path: '/v1/responses',
+    body: '{"model":"nope","input":"hi"}',
+  },
+  '/v1 inference (responses input_tokens)': {
+    method: 'POST',
+    path: '/v1/responses/input_tokens',
+    body: '{"model":"nope","input":"hi"}',
+  },
+  '/v1 inference (chat input_tokens)': {
+    method: 'POST',
+    path: '/v1/chat/completions/input_tokens',
+    body: JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] }),
+  },
+  '/v1 inference (messages)': {
+    method: 'POST',
+    path: '/v1/messages',
+    body: JSON.stringify({ model: 'nope', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+  },
+  '/v1 inference (messages count_tokens)': {
+    method: 'POST',
+    path: '/v1/messages/count_tokens',
+    body: JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] }),
+  },
   '/api read (slots)': { path: '/api/slots' },
   '/api read (models)': { path: '/api/models' },
   'slot mutation': { method: 'POST', path: '/api/slots/nope/unload', body: '{}' },
@@ -43,25 +68,29 @@ const ROUTES: Record<string, SendOptions & { open?: boolean }> = {
   'dashboard client route': { path: '/settings', open: true },
 }
 
+/** The inference routes: every surface on the dispatcher is `/v1` inference. */
+const INFERENCE = Object.keys(ROUTES).filter((r) => r.startsWith('/v1 inference'))
+
 /** The README's scope table, by route (the open ones pass for everyone). */
 const ALLOWED: Record<Scope, string[]> = {
   admin: Object.keys(ROUTES),
   all: [
-    '/v1 inference (chat)',
-    '/v1 inference (embeddings)',
+    ...INFERENCE,
     'tts voices (v1)',
     '/api read (slots)',
     '/api read (models)',
     'slot logs (follow)',
     'image cache',
   ],
-  'v1-only': ['/v1 inference (chat)', '/v1 inference (embeddings)', 'tts voices (v1)', 'image cache'],
+  'v1-only': [...INFERENCE, 'tts voices (v1)', 'image cache'],
   'read-only': ['/api read (slots)', '/api read (models)', 'slot logs (follow)', 'image cache'],
 }
 
 interface Caller {
   /** Headers; `$admin` etc. stand for that scope's token, `$revoked` for a revoked one. */
   headers: Record<string, string>
+  /** The token is in `x-api-key`, which counts on `/v1` only: elsewhere it is no credential. */
+  apiKeyOnly?: boolean
   from?: string
   /** A scope (the caller's effective identity) or the refusal every closed route gives. */
   is: Scope | 'auth.required' | 'auth.invalid'
@@ -110,6 +139,24 @@ const CALLERS: Record<string, Caller> = {
     headers: { Authorization: 'Bearer $revoked', 'X-Forwarded-For': '$client', ...EMAIL },
     is: 'auth.invalid',
   },
+  // Anthropic's SDKs send the token as x-api-key: a token like a bearer one on /v1, nothing on /api.
+  'admin token in x-api-key': { headers: { 'x-api-key': '$admin' }, is: 'admin', apiKeyOnly: true },
+  'v1-only token in x-api-key': { headers: { 'x-api-key': '$v1-only' }, is: 'v1-only', apiKeyOnly: true },
+  'read-only token in x-api-key': {
+    headers: { 'x-api-key': '$read-only' },
+    is: 'read-only',
+    apiKeyOnly: true,
+  },
+  'revoked token in x-api-key': {
+    headers: { 'x-api-key': '$revoked' },
+    from: '127.0.0.24',
+    is: 'auth.invalid',
+    apiKeyOnly: true,
+  },
+  'read-only bearer and an admin x-api-key (bearer wins)': {
+    headers: { Authorization: 'Bearer $read-only', 'x-api-key': '$admin' },
+    is: 'read-only',
+  },
   'read-only token and an untrusted forwarded email': {
     headers: { Authorization: 'Bearer $read-only', ...EMAIL },
     from: '127.0.0.2',
@@ -142,6 +189,7 @@ const SECRET_CALLERS: Record<string, Caller> = {
 
 function expected(caller: Caller, route: string): Outcome {
   if (ROUTES[route]?.open) return 'pass'
+  if (caller.apiKeyOnly && !ROUTES[route]?.path.startsWith('/v1/')) return 'auth.required'
   if (caller.is === 'auth.required' || caller.is === 'auth.invalid') return caller.is
   return ALLOWED[caller.is].includes(route) ? 'pass' : 'auth.forbidden'
 }
@@ -185,6 +233,10 @@ function matrix(name: string, env: Record<string, string>, callers: Record<strin
       if (want === 'auth.required') {
         expect(reply.status).toBe(401)
         expect(reply.headers['www-authenticate']).toMatch(/^Bearer\b/)
+      }
+      // Each surface refuses in its own shape: Anthropic's under /v1/messages, svc's code kept.
+      if (want !== 'pass' && ROUTES[route]!.path.startsWith('/v1/messages')) {
+        expect(JSON.parse(reply.text)).toMatchObject({ type: 'error', error: { svc_code: want } })
       }
       if (want === 'auth.invalid') expect(reply.status).toBe(401)
       if (want === 'auth.forbidden') expect(reply.status).toBe(403)

@@ -5,7 +5,10 @@
  */
 import type { ModelEntry } from './models'
 
-/** The OpenAI endpoints a provider may serve. */
+/**
+ * The endpoints a provider may serve: OpenAI's, plus the Responses API, Anthropic Messages and the
+ * token counts llama-server answers beside them (`*-input-tokens`, `messages-count-tokens`).
+ */
 export const ENDPOINTS = [
   'chat',
   'completions',
@@ -14,6 +17,11 @@ export const ENDPOINTS = [
   'transcriptions',
   'speech',
   'images',
+  'responses',
+  'chat-input-tokens',
+  'responses-input-tokens',
+  'messages',
+  'messages-count-tokens',
 ] as const
 export type Endpoint = (typeof ENDPOINTS)[number]
 
@@ -62,6 +70,13 @@ export interface ProviderRoute {
   /** The upstream path the dispatcher proxies `endpoint` to. */
   requestPath(endpoint: Endpoint): string
   translate?: Translator
+  /**
+   * The JSON body to send instead, when the upstream would ignore fields it has another name for
+   * (llama-server: Responses `text.format`, a `tool_choice` naming one tool); undefined to send the
+   * client's bytes as they came. Called before the lease is taken; throws `SvcError` (400) on a
+   * body it cannot carry.
+   */
+  prepareBody?(endpoint: Endpoint, body: Record<string, unknown>): Record<string, unknown> | undefined
   /** The `model` field to send upstream, when the upstream cares (FLM switches models on it). */
   upstreamModel?(ctx: { model: ModelEntry }): string | undefined
   /**

@@ -134,6 +134,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         // slot's upstream loads its own files (a projector or not): svc cannot tell, the remote judges.
         const remote = target.slot.snapshot().runtime === 'remote'
         const seeing = spec.endpoint === 'chat' && json && !remote ? json : undefined
+        const carried = json && route.prepareBody?.(spec.endpoint, json)
         const planned = target.slot.currentModel()
         if (seeing && planned) refuseImagesWithoutVision(seeing, planned, target.slot.name)
         // The signal is a getter: acquire reads it only when it has to wait for a loading slot.
@@ -162,7 +163,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           return
         }
         const upstreamModel = route.upstreamModel?.({ model: lease.model })
-        const out = rewriteModel(body, json, upstreamModel)
+        const out = rewriteModel(body, carried ?? json, upstreamModel, carried !== undefined)
         // A replica that cannot be reached leaves the rotation and the request goes to another one.
         for (let attempt = 1; ; attempt++) {
           const result = await send(x, {
@@ -264,6 +265,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const { upstream, model } = target
     const refused = options.refuseHosted?.(x.req)
     if (refused) throw refused
+    const hostedPath = request.spec.hostedPath
+    if (!hostedPath) {
+      throw new SvcError(
+        'request.invalid',
+        `upstream ${upstream.name} speaks the OpenAI API, which has no ${x.record.route}; use /v1/chat/completions or /v1/responses for ${upstream.name}/… models`,
+        { param: 'model' },
+      )
+    }
     if (upstream.apiKeyEnv && !upstream.apiKey) {
       throw new SvcError(
         'upstream.unavailable',
@@ -272,7 +281,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     await send(x, {
       target,
-      url: upstreamUrl(upstream.baseUrl, request.spec.hostedPath.replace(/^\//, '')),
+      url: upstreamUrl(upstream.baseUrl, hostedPath.replace(/^\//, '')),
       body: rewriteModel(request.body, request.json, model),
       timeoutMs: upstream.timeoutMs,
       ...(upstream.apiKey ? { auth: upstream.apiKey } : {}),

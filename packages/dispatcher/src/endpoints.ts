@@ -1,5 +1,5 @@
 /**
- * The OpenAI endpoints svc dispatches, by path. `endpoint` is the provider-contract name the
+ * The inference endpoints svc dispatches, by path (OpenAI's, the Responses API, Anthropic Messages). `endpoint` is the provider-contract name the
  * upstream path is looked up by; `schema` validates JSON bodies; `pinnedSlot` pins it to a slot.
  */
 import type { Endpoint } from '@svc/core'
@@ -12,6 +12,12 @@ import {
   RerankSchema,
   SpeechSchema,
 } from './schemas'
+import {
+  MessagesCountTokensSchema,
+  MessagesSchema,
+  ResponsesInputTokensSchema,
+  ResponsesSchema,
+} from './surface-schemas'
 
 /** The provider contract's endpoint names (core's `Endpoint`). */
 export type EndpointName = Endpoint
@@ -22,8 +28,11 @@ export interface EndpointSpec {
   schema?: v.GenericSchema
   /** `/v1/images/*` always goes to this slot (README "The OpenAI API"). */
   pinnedSlot?: string
-  /** For hosted upstreams (OpenAI-compatible): the path after their base URL. */
-  hostedPath: string
+  /**
+   * For hosted upstreams (OpenAI-compatible): the path after their base URL. Absent: the OpenAI API
+   * has no such path (Anthropic Messages), so a hosted ref is refused with 400 `request.invalid`.
+   */
+  hostedPath?: string
 }
 
 /**
@@ -36,6 +45,32 @@ export const INFERENCE_ROUTES: Record<string, EndpointSpec> = {
     body: 'json',
     schema: ChatCompletionSchema,
     hostedPath: '/chat/completions',
+  },
+  // The Responses API and the token counts llama-server answers beside chat.
+  '/v1/responses': {
+    endpoint: 'responses',
+    body: 'json',
+    schema: ResponsesSchema,
+    hostedPath: '/responses',
+  },
+  '/v1/responses/input_tokens': {
+    endpoint: 'responses-input-tokens',
+    body: 'json',
+    schema: ResponsesInputTokensSchema,
+    hostedPath: '/responses/input_tokens',
+  },
+  // OpenAI has no such path, so hosted upstreams are refused.
+  '/v1/chat/completions/input_tokens': {
+    endpoint: 'chat-input-tokens',
+    body: 'json',
+    schema: ChatCompletionSchema,
+  },
+  // Anthropic Messages: hosted upstreams speak the OpenAI API, so they are refused here.
+  '/v1/messages': { endpoint: 'messages', body: 'json', schema: MessagesSchema },
+  '/v1/messages/count_tokens': {
+    endpoint: 'messages-count-tokens',
+    body: 'json',
+    schema: MessagesCountTokensSchema,
   },
   '/v1/completions': {
     endpoint: 'completions',

@@ -11,6 +11,7 @@ export * from './endpoints'
 // Reading a request: bodies, the schemas they must match, `model` in a multipart upload, images.
 export * from './body'
 export * from './schemas'
+export * from './surface-schemas'
 export * from './multipart-model'
 export * from './vision'
 

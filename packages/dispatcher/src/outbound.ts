@@ -20,13 +20,21 @@ export function upstreamUrl(base: URL, path: string): URL {
   return url
 }
 
-/** Re-serialises the JSON body only when the upstream needs another `model` value. */
+/**
+ * Re-serialises the JSON body only when the upstream needs another `model` value, or when `changed`
+ * (the provider's `prepareBody` gave another body).
+ */
 export function rewriteModel(
   body: ForwardBody,
   json: Record<string, unknown> | undefined,
   model: string | undefined,
+  changed = false,
 ): ForwardBody {
-  if (!json || model === undefined || json.model === model || body.kind !== 'buffer') return body
+  if (!json || body.kind !== 'buffer') return body
+  if (changed && (model === undefined || json.model === model)) {
+    return { kind: 'buffer', data: Buffer.from(JSON.stringify(json)) }
+  }
+  if (model === undefined || json.model === model) return body
   return { kind: 'buffer', data: Buffer.from(JSON.stringify({ ...json, model })) }
 }
 
@@ -46,6 +54,11 @@ export function upstreamHeaders(
   else if (req.headers['content-length']) headers['content-length'] = req.headers['content-length']
   else headers['transfer-encoding'] = 'chunked'
   if (apiKey) headers.authorization = `Bearer ${apiKey}`
+  // Anthropic's API version and betas travel on (llama-server accepts and ignores them today).
+  const version = req.headers['anthropic-version']
+  if (version) headers['anthropic-version'] = version
+  const beta = req.headers['anthropic-beta']
+  if (beta) headers['anthropic-beta'] = beta
   return headers
 }
 

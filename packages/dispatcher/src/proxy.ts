@@ -258,7 +258,10 @@ function relay(up: IncomingMessage, status: number, f: ForwardRequest, settle: S
     }
     if (isSse && !f.res.destroyed) {
       f.res.end(
-        sseErrorEvent(new SvcError('upstream.unavailable', `${f.who} stopped in the middle of the stream`)),
+        sseErrorEvent(
+          f.res,
+          new SvcError('upstream.unavailable', `${f.who} stopped in the middle of the stream`),
+        ),
       )
     } else {
       f.res.destroy()

@@ -1,13 +1,14 @@
 import type { ServerResponse } from 'node:http'
-import { renderError, type SvcError } from '@svc/core'
+import { renderErrorFor, type SvcError, sseErrorEventFor } from '@svc/core'
 
 /**
- * Writes an error as svc's error body (`renderError`, docs/architecture.md "Errors"). After headers
+ * Writes an error as svc's error body in the shape of the request's surface (`renderErrorFor`:
+ * Anthropic's under `/v1/messages`, OpenAI's elsewhere; docs/architecture.md "Errors"). After headers
  * went out (a stream in flight) nothing can be said any more: the connection is cut so the client
  * sees a failure, not success. Returns the status.
  */
 export function writeError(res: ServerResponse, error: unknown, requestId: string): number {
-  const rendered = renderError(error)
+  const rendered = renderErrorFor(pathOf(res), error)
   if (res.headersSent) {
     res.destroy()
     return rendered.status
@@ -22,7 +23,12 @@ export function writeError(res: ServerResponse, error: unknown, requestId: strin
   return rendered.status
 }
 
-/** The SSE error event that ends a stream whose upstream died mid-way (what OpenAI's SDKs read). */
-export function sseErrorEvent(error: SvcError): string {
-  return `data: ${JSON.stringify(error.toBody())}\n\n`
+/** The SSE error event that ends a stream whose upstream died mid-way (what the clients' SDKs read). */
+export function sseErrorEvent(res: ServerResponse, error: SvcError): string {
+  return sseErrorEventFor(pathOf(res), error)
+}
+
+/** The request path (`res.req`: the request this response answers). */
+function pathOf(res: ServerResponse): string | undefined {
+  return (res.req as { url?: string } | undefined)?.url
 }

@@ -71,6 +71,9 @@ const PASS_ANONYMOUS: AuthOutcome = { ok: true, principal: ANONYMOUS }
  *   malformed token (401 `auth.invalid`, even next to a trusted forwarded identity); any other scheme
  *   (the browser's `Basic …` forwarded by the proxy) counts as no token.
  * - A bearer token wins over `X-Forwarded-Email`; an invalid one is 401 even with a valid email.
+ * - On `/v1/*` a token may come as `x-api-key: <token>` instead (what Anthropic's SDKs send); it
+ *   counts exactly like a bearer token, and `Authorization: Bearer` wins when both are sent. Not on
+ *   `/api/*`: the management API keeps one way in.
  * - `X-Forwarded-Email` counts only from a trusted proxy address and, when a proxy secret is set,
  *   with a matching `X-Svc-Proxy-Secret` (constant-time comparison). It is `admin`.
  * - No credentials → 401 `auth.required` with `WWW-Authenticate: Bearer`; a scope that does not
@@ -117,7 +120,7 @@ export function createAuthenticator(auth: AuthDeps): Authenticate {
     if (!principal) {
       return refuse(
         'auth.required',
-        'authentication required: send Authorization: Bearer <token> (svc token create), or sign in through the reverse proxy',
+        'authentication required: send Authorization: Bearer <token> (svc token create; x-api-key: <token> on /v1), or sign in through the reverse proxy',
         { 'WWW-Authenticate': 'Bearer realm="svc"' },
       )
     }
@@ -130,7 +133,11 @@ export function createAuthenticator(auth: AuthDeps): Authenticate {
     return { ok: true, principal }
   }
 
-  function afterBearer(routeClass: ReturnType<typeof classify>, result: VerifyResult): AuthOutcome {
+  function afterBearer(
+    routeClass: ReturnType<typeof classify>,
+    result: VerifyResult,
+    expected = 'Authorization: Bearer',
+  ): AuthOutcome {
     if (result.ok) return decide(routeClass, result.principal)
     if (isOpen(routeClass)) return PASS_ANONYMOUS
     if (result.code === 'auth.throttled') {
@@ -138,7 +145,7 @@ export function createAuthenticator(auth: AuthDeps): Authenticate {
         'Retry-After': String(result.retryAfterS),
       })
     }
-    return refuse('auth.invalid', `${result.reason}; expected Authorization: Bearer svc_<id>.<secret>`, {
+    return refuse('auth.invalid', `${result.reason}; expected ${expected} svc_<id>.<secret>`, {
       'WWW-Authenticate': 'Bearer realm="svc", error="invalid_token"',
     })
   }
@@ -173,6 +180,17 @@ export function createAuthenticator(auth: AuthDeps): Authenticate {
           ? result.then((r) => afterBearer(routeClass, r))
           : afterBearer(routeClass, result)
       }
+    }
+    // Anthropic's SDKs send the key as `x-api-key`: read like a bearer token on `/v1` (a bearer
+    // token wins when both are sent; the management API takes bearer tokens only).
+    const apiKey = isV1(req.path) ? req.header('x-api-key') : undefined
+    if (apiKey !== undefined) {
+      if (!auth.verifier)
+        return afterBearer(routeClass, { ok: false, code: 'auth.invalid', reason: 'no tokens' }, 'x-api-key:')
+      const result = auth.verifier.verify(apiKey, () => throttleKey(req))
+      return result instanceof Promise
+        ? result.then((r) => afterBearer(routeClass, r, 'x-api-key:'))
+        : afterBearer(routeClass, result, 'x-api-key:')
     }
     return sameSite(req, decide(routeClass, forwarded(req)))
   }

@@ -10,12 +10,20 @@
 import type { ModelEntry } from '@svc/core'
 import { listenArgs, upstreamArgv } from '../argv'
 import { type Backend, type Endpoint, httpOk, type Provider, type SlotContext } from '../contract'
+import { carryToLlamaServer } from './llama-request'
 
 const PATHS: Partial<Record<Endpoint, string>> = {
   chat: '/v1/chat/completions',
   completions: '/v1/completions',
   embeddings: '/v1/embeddings',
   rerank: '/v1/rerank',
+  // llama-server speaks these surfaces itself: relayed as they come (llama-request.ts carries what
+  // it would ignore).
+  responses: '/v1/responses',
+  'chat-input-tokens': '/v1/chat/completions/input_tokens',
+  'responses-input-tokens': '/v1/responses/input_tokens',
+  messages: '/v1/messages',
+  'messages-count-tokens': '/v1/messages/count_tokens',
 }
 
 /** The `manifests/images.toml` entry per backend (container runtime). */
@@ -55,7 +63,7 @@ export function createLlmProvider(options: LlmProviderOptions = {}): Provider {
   return {
     kind: 'llm',
     backends: ['vulkan', 'rocm', 'cuda', 'cpu'],
-    endpoints: ['chat', 'completions', 'embeddings', 'rerank'],
+    endpoints: Object.keys(PATHS) as Endpoint[],
     warmupTimeoutMs: options.warmupTimeoutMs ?? 600_000,
     buildEnv: () => ({}),
     startCommand: (ctx) => ['llama-server', ...llamaServerArgs(ctx)],
@@ -66,6 +74,7 @@ export function createLlmProvider(options: LlmProviderOptions = {}): Provider {
       if (!path) throw new Error(`llama-server does not serve ${endpoint}`)
       return path
     },
+    prepareBody: carryToLlamaServer,
     refuseModel: (model: ModelEntry) =>
       model.format === 'gguf'
         ? undefined

@@ -33,6 +33,17 @@ export interface TinyGgufOptions {
   stopAtEos?: boolean
   /** `general.name`. Default `svc-tiny-<role>`. */
   name?: string
+  /**
+   * A model for constrained output: {@link TINY_TOOL_CHAT_TEMPLATE} (Hermes/Qwen-style tool calls)
+   * instead of plain ChatML, so llama-server's template analysis finds tool support, `<tool_call>` and
+   * `</tool_call>` as single tokens, and weights that prefer EOS first and `<tool_call>` second (one
+   * embedding dimension held constant, read only by those two output rows). llama-server lets a
+   * model write text before a required tool call; this one cannot (EOS is not allowed there), so
+   * it opens the call at once, the grammar fills it in, and it stops right after. Unconstrained, it
+   * answers nothing (EOS). Implies `stopAtEos`. Tool schemas make its prompts long: give the slot a
+   * context of 2048 or so.
+   */
+  tools?: boolean
 }
 
 /** What was written, for assertions (`nEmbd` is the embedding vector length). */
@@ -56,12 +67,60 @@ export const TINY_CHAT_TEMPLATE =
   "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}{%- endif -%}"
 
 /**
+ * ChatML with Hermes-style tool calls, as Qwen2.5 ships it (shortened: no default system prompt).
+ * llama-server renders it with and without tools and tool calls to learn the call syntax
+ * (`<tool_call>{"name": …, "arguments": …}</tool_call>`), so `tool_choice: "required"` becomes a
+ * grammar even for random weights.
+ */
+export const TINY_TOOL_CHAT_TEMPLATE =
+  "{%- if tools %}{{- '<|im_start|>system\\n' }}" +
+  "{%- if messages[0]['role'] == 'system' %}{{- messages[0]['content'] + '\\n\\n' }}{%- endif %}" +
+  '{{- "# Tools\\n\\nYou are provided with function signatures within <tools></tools> XML tags:\\n<tools>" }}' +
+  '{%- for tool in tools %}{{- "\\n" }}{{- tool | tojson }}{%- endfor %}' +
+  '{{- "\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\"name\\": <function-name>, \\"arguments\\": <args-json-object>}\\n</tool_call><|im_end|>\\n" }}' +
+  "{%- elif messages[0]['role'] == 'system' %}{{- '<|im_start|>system\\n' + messages[0]['content'] + '<|im_end|>\\n' }}{%- endif %}" +
+  '{%- for message in messages %}' +
+  '{%- if (message.role == "user") or (message.role == "system" and not loop.first) or (message.role == "assistant" and not message.tool_calls) %}' +
+  "{{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>' + '\\n' }}" +
+  '{%- elif message.role == "assistant" %}{{- \'<|im_start|>\' + message.role }}' +
+  "{%- if message.content %}{{- '\\n' + message.content }}{%- endif %}" +
+  '{%- for tool_call in message.tool_calls %}{%- if tool_call.function is defined %}{%- set tool_call = tool_call.function %}{%- endif %}' +
+  '{{- \'\\n<tool_call>\\n{"name": "\' }}{{- tool_call.name }}{{- \'", "arguments": \' }}{{- tool_call.arguments | tojson }}{{- \'}\\n</tool_call>\' }}' +
+  "{%- endfor %}{{- '<|im_end|>\\n' }}" +
+  '{%- elif message.role == "tool" %}' +
+  '{%- if (loop.index0 == 0) or (messages[loop.index0 - 1].role != "tool") %}{{- \'<|im_start|>user\' }}{%- endif %}' +
+  "{{- '\\n<tool_response>\\n' }}{{- message.content }}{{- '\\n</tool_response>' }}" +
+  '{%- if loop.last or (messages[loop.index0 + 1].role != "tool") %}{{- \'<|im_end|>\\n\' }}{%- endif %}' +
+  '{%- endif %}{%- endfor %}' +
+  "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}"
+
+/**
  * The rerank prompt (`tokenizer.chat_template.rerank`, read by llama-server's `format_prompt_rerank`).
  * The llama arch has no classifier head, so RANK pooling scores a pair by the first component of the
  * first token's hidden state; a causal model sees only that token there, so the document goes first
  * (with BOS first, every pair would score the same).
  */
 export const TINY_RERANK_TEMPLATE = '{document}\n{query}'
+
+/**
+ * Dimension 0 of every token embedding is held at a large constant, so it dominates the residual
+ * stream whatever the random layers add; only the EOS and `<tool_call>` output rows read it (EOS
+ * more), every other row ignores it. So EOS comes first wherever allowed, `<tool_call>` where not.
+ */
+function preferEosThenToolCall(
+  embedding: Float32Array,
+  head: Float32Array,
+  nEmbd: number,
+  nVocab: number,
+  vocab: { eosId: number; toolCallId?: number },
+): void {
+  for (let t = 0; t < nVocab; t++) {
+    embedding[t * nEmbd] = 20
+    head[t * nEmbd] = 0
+  }
+  head[vocab.eosId * nEmbd] = 4
+  if (vocab.toolCallId !== undefined) head[vocab.toolCallId * nEmbd] = 3
+}
 
 /** llama.cpp `enum llama_pooling_type`. */
 const POOLING = { mean: 1, rank: 4 } as const
@@ -87,7 +146,8 @@ export function buildTinyGguf(options: TinyGgufOptions = {}): {
   const headDim = nEmbd / nHead
   const nEmbdKv = headDim * nHeadKv
 
-  const vocab = buildTinyVocab()
+  const tools = options.tools === true
+  const vocab = buildTinyVocab({ toolTokens: tools })
   const nVocab = vocab.tokens.length
   const random = rng(options.seed ?? 1)
   const uniform = (n: number, scale: number) => {
@@ -109,12 +169,17 @@ export function buildTinyGguf(options: TinyGgufOptions = {}): {
     data: new Float32Array(nEmbd).fill(1),
   })
 
+  const embedding = uniform(nEmbd * nVocab, 1)
   const tensors: GgufTensor[] = [
-    { name: 'token_embd.weight', dims: [nEmbd, nVocab], type, data: uniform(nEmbd * nVocab, 1) },
+    { name: 'token_embd.weight', dims: [nEmbd, nVocab], type, data: embedding },
     norm('output_norm.weight'),
   ]
   // The llama arch falls back to the tied embedding when `output.weight` is absent; chat gets its own head.
-  if (role === 'chat') tensors.push(matrix('output.weight', nEmbd, nVocab))
+  if (role === 'chat') {
+    const head = matrix('output.weight', nEmbd, nVocab)
+    if (tools) preferEosThenToolCall(embedding, head.data as Float32Array, nEmbd, nVocab, vocab)
+    tensors.push(head)
+  }
   for (let i = 0; i < nLayer; i++) {
     tensors.push(
       norm(`blk.${i}.attn_norm.weight`),
@@ -153,8 +218,11 @@ export function buildTinyGguf(options: TinyGgufOptions = {}): {
     ['tokenizer.ggml.padding_token_id', gguf.u32(vocab.bosId)],
     ['tokenizer.ggml.add_bos_token', gguf.bool(true)],
     ['tokenizer.ggml.add_eos_token', gguf.bool(false)],
-    ['tokenizer.ggml.suppress_tokens', gguf.i32s(vocab.suppress({ eos: !options.stopAtEos }))],
-    ['tokenizer.chat_template', gguf.str(TINY_CHAT_TEMPLATE)],
+    [
+      'tokenizer.ggml.suppress_tokens',
+      gguf.i32s(vocab.suppress({ eos: !(options.stopAtEos || tools), newline: tools })),
+    ],
+    ['tokenizer.chat_template', gguf.str(options.tools ? TINY_TOOL_CHAT_TEMPLATE : TINY_CHAT_TEMPLATE)],
   ])
   if (role === 'embed') kv.set('llama.pooling_type', gguf.u32(POOLING.mean))
   if (role === 'rerank') {

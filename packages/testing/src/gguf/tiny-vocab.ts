@@ -6,6 +6,14 @@
 /** llama.cpp token types (`gguf-py` `TokenType`). */
 const NORMAL = 1
 const CONTROL = 3
+const USER_DEFINED = 4
+
+/**
+ * The Hermes/Qwen tool-call markers as single tokens (tool models only). The opening one carries its
+ * newline: llama-server's grammar lets text before a call contain `<tool_call>` but not
+ * `<tool_call>\n`, so only this token cannot be mistaken for text.
+ */
+export const TOOL_CALL_TOKENS = ['<tool_call>\n', '</tool_call>'] as const
 
 /** Special tokens, appended after the byte and merged tokens. */
 export const SPECIAL_TOKENS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'] as const
@@ -45,15 +53,20 @@ export interface TinyVocab {
   merges: string[]
   bosId: number
   eosId: number
-  /** Ids the sampler must never pick, so random weights only ever emit printable ASCII (and never EOS when asked). */
-  suppress(options: { eos: boolean }): number[]
+  /** `<tool_call>`, when built with tool tokens. */
+  toolCallId?: number
+  /**
+   * Ids the sampler must never pick, so random weights only ever emit printable ASCII (and never EOS
+   * when asked). `newline` keeps `\n` pickable (a tool call's grammar needs it).
+   */
+  suppress(options: { eos: boolean; newline?: boolean }): number[]
 }
 
 /**
  * Builds the vocabulary. Ids 0..255 are the bytes (id = byte value), then one token per merge, then
  * {@link SPECIAL_TOKENS}. BOS is `<|endoftext|>`, EOS is `<|im_end|>` (what ChatML models use).
  */
-export function buildTinyVocab(): TinyVocab {
+export function buildTinyVocab(options: { toolTokens?: boolean } = {}): TinyVocab {
   const tokens = bytesToUnicode()
   const tokenTypes = tokens.map(() => NORMAL)
   for (const [a, b] of MERGES) {
@@ -68,15 +81,23 @@ export function buildTinyVocab(): TinyVocab {
   const bosId = specialBase
   const imStart = specialBase + 1
   const eosId = specialBase + 2
+  const toolCallId = options.toolTokens ? tokens.length : undefined
+  if (options.toolTokens) {
+    for (const s of TOOL_CALL_TOKENS) {
+      tokens.push(s)
+      tokenTypes.push(USER_DEFINED)
+    }
+  }
   return {
     tokens,
     tokenTypes,
     merges: MERGES.map(([a, b]) => `${a} ${b}`),
     bosId,
     eosId,
-    suppress({ eos }) {
+    ...(toolCallId === undefined ? {} : { toolCallId }),
+    suppress({ eos, newline }) {
       const ids: number[] = []
-      for (let b = 0; b < 256; b++) if (b < 0x20 || b > 0x7e) ids.push(b)
+      for (let b = 0; b < 256; b++) if ((b < 0x20 || b > 0x7e) && !(newline && b === 0x0a)) ids.push(b)
       ids.push(bosId, imStart)
       if (eos) ids.push(eosId)
       return ids
