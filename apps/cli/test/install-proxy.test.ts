@@ -32,12 +32,13 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
   let setup: ProxiedInstall
   let ports: ProxiedInstall['ports']
   let secret: string
+  let chatSecret: string
   let chatToken: string
   const get = (path: string, options: RequestOptions = {}) => setup.get(path, options)
 
   beforeAll(async () => {
     setup = await installBehindCaddy()
-    ;({ ports, secret, chatToken } = setup)
+    ;({ ports, secret, chatSecret, chatToken } = setup)
   }, 120_000)
 
   afterAll(async () => {
@@ -74,13 +75,13 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
      * Sends `path` signed in, with spoofed identity headers, and checks what `upstream` received: the
      * request at `reached`, as the signed-in user, with the proxy's secret, without Basic or spoofs.
      */
-    async function expectSignedInAt(upstream: Recorder, path: string, reached: string) {
+    async function expectSignedInAt(upstream: Recorder, path: string, reached: string, proxySecret = secret) {
       const r = await get(path, { headers: { ...SIGNED_IN, ...SPOOFED } })
       expect(r.status).toBe(200)
       const { url, headers } = upstream.last()
       expect(url).toBe(reached)
       expect(headers['x-forwarded-email']).toBe('admin')
-      expect(headers['x-svc-proxy-secret']).toBe(secret)
+      expect(headers['x-svc-proxy-secret']).toBe(proxySecret)
       expect(headers).not.toHaveProperty('authorization')
       expect(headers).not.toHaveProperty('x_forwarded_email')
       return headers
@@ -127,7 +128,7 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
     })
 
     it('/chat/ reaches the chat app without the prefix, as the signed-in user, with the secret and without Basic', async () => {
-      await expectSignedInAt(chatApp, '/chat/c/1?x=2', '/c/1?x=2')
+      await expectSignedInAt(chatApp, '/chat/c/1?x=2', '/c/1?x=2', chatSecret)
     })
 
     it('plain HTTP is redirected to HTTPS', async () => {
@@ -241,6 +242,11 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
         401,
       )
       expect((await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': secret })).status).toBe(200)
+      // what the chat app holds does not make it the admin of the API
+      expect(chatSecret).not.toBe(secret)
+      expect((await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': chatSecret })).status).toBe(
+        401,
+      )
     })
 
     it('/chat/ is the chat app, signed in as the basic-auth user whatever identity the client sends', async () => {
@@ -268,7 +274,7 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
       expect((await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': 'forged' })).status).toBe(
         401,
       )
-      const withSecret = await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': secret })
+      const withSecret = await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': chatSecret })
       expect([withSecret.status, JSON.parse(withSecret.body).identity]).toEqual([200, 'admin'])
     })
   })

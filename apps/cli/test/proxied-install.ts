@@ -22,8 +22,9 @@ export interface ProxiedInstall extends AsyncDisposable {
   root: StagingRoot
   caddy: CaddyProcess
   ports: { api: number; chat: number; http: number; https: number }
-  /** The proxy secret and the chat app's token, as the installer wrote them. */
+  /** The proxy's secret for the API, the chat app's own one and its token, as the installer wrote them. */
   secret: string
+  chatSecret: string
   chatToken: string
   /** HTTPS to Caddy for PROXY_HOST, trusting only Caddy's CA (curl --resolve … --cacert root.crt). */
   get(path: string, options?: RequestOptions): Promise<Reply>
@@ -80,6 +81,7 @@ export async function installBehindCaddy(): Promise<ProxiedInstall> {
       caddy: started,
       ports,
       secret: (await root.env('/etc/svc/api.env')).SVC_PROXY_SECRET ?? '',
+      chatSecret: (await root.env('/etc/svc/chat.env')).SVC_PROXY_SECRET ?? '',
       chatToken: (await root.env('/etc/svc/chat.env')).SVC_CHAT_API_TOKEN ?? '',
       get: (path, options = {}) =>
         https({ hostname: PROXY_HOST, port: ports.https, ca: started.ca }, path, options),

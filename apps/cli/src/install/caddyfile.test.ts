@@ -14,6 +14,7 @@ const input: CaddyfileInput = {
   user: 'admin',
   passwordHash: '$2b$12$abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234',
   proxySecret: 'S3cret-value_0123456789abcdefghijklmnopqrs',
+  chatProxySecret: 'Chat-S3cret_0123456789abcdefghijklmnopqrs',
   ports: { api: 8080, chat: 3001, http: 80, https: 443 },
 }
 
@@ -46,7 +47,15 @@ describe('renderCaddyfile', () => {
       expect(block).toContain('header_up -Authorization')
     }
     expect(text.match(/header_up X-Forwarded-Email \{http\.auth\.user\.id\}/g)).toHaveLength(3)
-    expect(text.match(new RegExp(`header_up X-Svc-Proxy-Secret "${input.proxySecret}"`, 'g'))).toHaveLength(4)
+    expect(text.match(new RegExp(`header_up X-Svc-Proxy-Secret "${input.proxySecret}"`, 'g'))).toHaveLength(3)
+  })
+
+  it('gives the chat app its own secret, never the API’s', () => {
+    const text = renderCaddyfile(input)
+    const chat = text.slice(text.indexOf('handle_path /chat/*'), text.indexOf('# Everything else'))
+    expect(chat).toContain(`header_up X-Svc-Proxy-Secret "${input.chatProxySecret}"`)
+    expect(chat).not.toContain(input.proxySecret)
+    expect(text.split(input.chatProxySecret)).toHaveLength(2)
   })
 
   it('moves the ports only when told, and gives a public name ACME with its e-mail instead of tls internal', () => {

@@ -35,8 +35,10 @@ export interface CaddyfileInput {
   user: string
   /** bcrypt, Modular Crypt Format (`$2a$`/`$2b$`/`$2y$`): Caddy takes it as it is. */
   passwordHash: string
-  /** Sent upstream as `X-Svc-Proxy-Secret` on every route (base64url). */
+  /** Sent to the API as `X-Svc-Proxy-Secret` on every route to it (base64url). */
   proxySecret: string
+  /** Sent to the chat app instead: it must never hold the API's. */
+  chatProxySecret: string
   ports: { api: number; chat: number; http: number; https: number }
 }
 
@@ -54,7 +56,7 @@ export interface CaddyfileInput {
  * `encode`: event streams pass uncompressed, and Caddy flushes `text/event-stream` as it comes.
  */
 export function renderCaddyfile(input: CaddyfileInput): string {
-  const { hostname, user, passwordHash, proxySecret, ports } = input
+  const { hostname, user, passwordHash, proxySecret, chatProxySecret, ports } = input
   const auth = basicAuthDirective(input.caddyVersion)
   const v = input.caddyVersion
   const global = [
@@ -66,11 +68,11 @@ export function renderCaddyfile(input: CaddyfileInput): string {
   ].filter(Boolean)
   const basic = (indent: string) =>
     [`${auth} bcrypt svc {`, `\t${user} ${passwordHash}`, '}'].map((l) => indent + l).join('\n')
-  const proxy = (indent: string, port: number, extra: string[]) =>
+  const proxy = (indent: string, port: number, extra: string[], secret = proxySecret) =>
     [
       `reverse_proxy 127.0.0.1:${port} {`,
       ...extra.map((l) => `\t${l}`),
-      `\theader_up ${SECRET_HEADER} "${proxySecret}"`,
+      `\theader_up ${SECRET_HEADER} "${secret}"`,
       '}',
     ]
       .map((l) => indent + l)
@@ -80,7 +82,7 @@ export function renderCaddyfile(input: CaddyfileInput): string {
   return `# svc's reverse proxy, written by \`svc install --auth=basic\` for Caddy ${v.major}.${v.minor}.${v.patch}.
 # Re-running the installer rewrites this file (and rotates the secret below); directives you want
 # to keep go into ${LAYOUT.caddyIncludes}/*.caddy, imported into the site below.
-# Mode 0640 root:caddy: it holds the bcrypt hash of the admin password and the proxy secret.
+# Mode 0640 root:caddy: it holds the bcrypt hash of the admin password and the proxy secrets.
 {
 ${global.join('\n')}
 }
@@ -112,7 +114,7 @@ ${proxy('\t\t\t', ports.api, [])}
 \tredir /chat /chat/ 308
 \thandle_path /chat/* {
 ${basic('\t\t')}
-${proxy('\t\t', ports.chat, signedIn)}
+${proxy('\t\t', ports.chat, signedIn, chatProxySecret)}
 \t}
 
 \t# Everything else: the dashboard and the management API, for the signed-in user.

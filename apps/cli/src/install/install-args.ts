@@ -9,6 +9,8 @@ export interface InstallArgs {
   dryRun: boolean
   ports: { api?: number; chat?: number; http?: number; https?: number }
   containers?: boolean
+  /** Where the admin password comes from, other than SVC_ADMIN_PASSWORD or the terminal prompt. */
+  passwordFrom?: { stdin: true } | { file: string }
 }
 
 /** Parses `svc install` flags; a wrong one is a usage error (exit 2). */
@@ -24,6 +26,8 @@ export function parseInstallArgs(args: string[]): InstallArgs {
     throw new CliError(`--auth must be basic or off, got "${auth}"`, 2)
   if (values.containers && values['no-containers'])
     throw new CliError('--containers and --no-containers exclude each other', 2)
+  if (values['admin-password-stdin'] && values['admin-password-file'] !== undefined)
+    throw new CliError('--admin-password-stdin and --admin-password-file exclude each other', 2)
   const root = values.root === undefined ? '/' : resolve(values.root)
   return {
     ...(auth ? { auth } : {}),
@@ -36,6 +40,11 @@ export function parseInstallArgs(args: string[]): InstallArgs {
       https: port('--https-port', values['https-port']),
     },
     ...(values.containers ? { containers: true } : values['no-containers'] ? { containers: false } : {}),
+    ...(values['admin-password-stdin']
+      ? { passwordFrom: { stdin: true } }
+      : values['admin-password-file'] !== undefined
+        ? { passwordFrom: { file: resolve(values['admin-password-file']) } }
+        : {}),
   }
 }
 
@@ -54,6 +63,8 @@ function parse(args: string[]) {
       'https-port': { type: 'string' },
       containers: { type: 'boolean' },
       'no-containers': { type: 'boolean' },
+      'admin-password-stdin': { type: 'boolean' },
+      'admin-password-file': { type: 'string' },
     },
   })
 }

@@ -2,18 +2,28 @@ import { fileURLToPath } from 'node:url'
 import { type CliContext, CliError, type Command } from '../context'
 import { BUILT_CLI, missingBuild } from '../server-entries'
 import { caRootPath, type InstalledCaddy } from './caddy'
+import { moveChatState } from './chat-state'
 import { rotateChatToken } from './chat-token'
 import { Effects } from './effects'
 import { mergeEnvFile, parseEnvFile } from './env-file'
 import { type InstallArgs, parseInstallArgs } from './install-args'
 import { type InstallState, readInstallState, writeInstallState } from './install-state'
-import { API_UNIT, CADDY_USER, CHAT_UNIT, DEFAULT_PORTS, LAYOUT, PROXY_UNIT, SERVICE_USER } from './layout'
+import {
+  API_UNIT,
+  CADDY_USER,
+  CHAT_UNIT,
+  CHAT_USER,
+  DEFAULT_PORTS,
+  LAYOUT,
+  PROXY_UNIT,
+  SERVICE_USER,
+} from './layout'
 import { publishName, unpublishName } from './mdns'
 import { type AuthInputs, ensureCaddy, readAuthInputs, renderProxy } from './proxy-config'
 import { readableByOthers } from './readable'
 import { API_ENV_HEADER, apiEnv, CHAT_ENV_HEADER, chatEnv } from './service-env'
 import { applyServices, type ServicePlan } from './services'
-import { ensureServiceUser } from './system-user'
+import { ensureServiceUsers } from './system-user'
 import { protectHomeFor, renderApiUnit, renderCaddyDropIn, renderChatUnit } from './units'
 import { readUserDb } from './user-db'
 
@@ -33,8 +43,12 @@ ${LAYOUT.chatEnv}. Safe to run again; lines you add to the env files are kept.
                  (apt, dnf, pacman, zypper, apk) when missing, renders ${LAYOUT.caddyfile}, sets a
                  new proxy secret and a new token for the chat app, starts caddy.service on ports
                  80 and 443 and restarts svc. Running it again rotates the password and the secret.
-                 Inputs: SVC_ADMIN_USER (default admin), SVC_ADMIN_PASSWORD (else asked twice on a
-                 terminal), SVC_HOSTNAME (default <hostname>.local), SVC_TLS_EMAIL (public names).
+                 Inputs: SVC_ADMIN_USER (default admin), the password (below, else asked twice on
+                 a terminal), SVC_HOSTNAME (default <hostname>.local), SVC_TLS_EMAIL (public names).
+  --admin-password-file PATH   the admin password is the content of PATH (one final newline dropped)
+  --admin-password-stdin       the admin password is standard input, e.g. from a password manager
+                 (SVC_ADMIN_PASSWORD works too, but \`sudo SVC_ADMIN_PASSWORD=… svc install\` shows
+                 it to every local user in \`ps\`: sudo's arguments are public)
   --auth=off     Back to no auth: stops and disables the proxy, the API listens on all addresses
                  again. The Caddyfile and Caddy's certificates stay on disk.
   (no --auth)    Keeps the auth mode of the last run.
@@ -57,7 +71,8 @@ export const installCommand: Command = {
 }
 
 async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
-  const { env } = ctx
+  // The password is read from ctx.env once; no program the installer runs gets it in its environment.
+  const { SVC_ADMIN_PASSWORD: _password, ...env } = ctx.env
   if (args.root === '/' && !args.dryRun && process.getuid?.() !== 0) {
     throw new CliError('svc install changes the system: run it as root, or see --dry-run and --root DIR')
   }
@@ -85,10 +100,11 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   // Everything that can fail for a reason the user can fix is checked before the first change.
   let inputs: AuthInputs | undefined
   let caddy: InstalledCaddy | undefined
-  let kept: { proxySecret: string; chatToken: string } | undefined
+  let kept: KeptSecrets | undefined
   if (rotate) {
-    inputs = await readAuthInputs(env, {
+    inputs = await readAuthInputs(ctx.env, {
       ...(previous ? { previous } : {}),
+      ...(args.passwordFrom ? { passwordFrom: args.passwordFrom } : {}),
       io: ioOf(ctx),
       dryRun: args.dryRun,
     })
@@ -118,9 +134,11 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   if (unbuilt.length > 0)
     warnings.push(`svc is not built: the services need ${unbuilt.join(', ')} (pnpm build)`)
 
-  await ensureServiceUser(fx, env)
+  await ensureServiceUsers(fx, env)
   await fx.mkdir(LAYOUT.configDir, CONFIG_DIR_OWNER)
   await fx.mkdir(LAYOUT.stateDir, { mode: 0o750, user: SERVICE_USER, group: SERVICE_USER })
+  await fx.mkdir(LAYOUT.chatStateDir, { mode: 0o700, user: CHAT_USER, group: CHAT_USER })
+  await moveChatState(fx)
   // Made on every run, before the services ever start, so the svc user can never make it first.
   await fx.mkdir(LAYOUT.caddyIncludes, root755, { foreign: 'refuse' })
 
@@ -149,23 +167,30 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   await fx.write(`${LAYOUT.unitDir}/${CHAT_UNIT}`, renderChatUnit(unit), root644)
 
   const proxySecret = rendered?.proxySecret ?? kept?.proxySecret
+  const chatProxySecret = rendered?.chatProxySecret ?? kept?.chatProxySecret
+  if (kept && kept.chatProxySecret === kept.proxySecret)
+    warnings.push(
+      'warning: the chat app still shares the API’s proxy secret (an install by an older svc): run svc install --auth=basic to give it its own',
+    )
   const envInput = {
     auth,
     ports,
     ...(proxySecret ? { proxySecret } : {}),
+    ...(chatProxySecret ? { chatProxySecret } : {}),
     ...(chatToken ? { chatToken } : {}),
   }
-  const envOwn = { mode: 0o640, user: 'root', group: SERVICE_USER }
-  await fx.write(
-    LAYOUT.apiEnv,
-    mergeEnvFile(fx.read(LAYOUT.apiEnv), apiEnv(envInput), API_ENV_HEADER),
-    envOwn,
-  )
-  await fx.write(
-    LAYOUT.chatEnv,
-    mergeEnvFile(fx.read(LAYOUT.chatEnv), chatEnv(envInput), CHAT_ENV_HEADER),
-    envOwn,
-  )
+  // Each env file is readable by its own service's group only (the fallback start commands source
+  // it as that user): the chat app's user can read neither api.env nor the API's secret.
+  await fx.write(LAYOUT.apiEnv, mergeEnvFile(fx.read(LAYOUT.apiEnv), apiEnv(envInput), API_ENV_HEADER), {
+    mode: 0o640,
+    user: 'root',
+    group: SERVICE_USER,
+  })
+  await fx.write(LAYOUT.chatEnv, mergeEnvFile(fx.read(LAYOUT.chatEnv), chatEnv(envInput), CHAT_ENV_HEADER), {
+    mode: 0o640,
+    user: 'root',
+    group: CHAT_USER,
+  })
 
   const state: InstallState = {
     auth,
@@ -264,17 +289,24 @@ function pick(previous: InstallState | undefined): Partial<InstallState> {
   }
 }
 
+interface KeptSecrets {
+  proxySecret: string
+  chatProxySecret: string
+  chatToken: string
+}
+
 /** The secrets of a basic-auth install that is kept as it is (a re-run without --auth). */
-function keptSecrets(fx: Effects): { proxySecret: string; chatToken: string } {
+function keptSecrets(fx: Effects): KeptSecrets {
   const proxySecret = parseEnvFile(fx.read(LAYOUT.apiEnv) ?? '').SVC_PROXY_SECRET
-  const chatToken = parseEnvFile(fx.read(LAYOUT.chatEnv) ?? '').SVC_CHAT_API_TOKEN
-  if (!proxySecret || !chatToken) {
-    const [file, key] = proxySecret
-      ? [LAYOUT.chatEnv, 'SVC_CHAT_API_TOKEN']
-      : [LAYOUT.apiEnv, 'SVC_PROXY_SECRET']
+  const chat = parseEnvFile(fx.read(LAYOUT.chatEnv) ?? '')
+  const [chatProxySecret, chatToken] = [chat.SVC_PROXY_SECRET, chat.SVC_CHAT_API_TOKEN]
+  if (!proxySecret || !chatProxySecret || !chatToken) {
+    const [file, key] = !proxySecret
+      ? [LAYOUT.apiEnv, 'SVC_PROXY_SECRET']
+      : [LAYOUT.chatEnv, chatToken ? 'SVC_PROXY_SECRET' : 'SVC_CHAT_API_TOKEN']
     throw new CliError(`${file} has no ${key}: run svc install --auth=basic again`)
   }
-  return { proxySecret, chatToken }
+  return { proxySecret, chatProxySecret, chatToken }
 }
 
 /** Warnings for paths the svc user could not read (a checkout or node under a private home). */

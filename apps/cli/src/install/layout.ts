@@ -6,6 +6,8 @@
 export const LAYOUT = {
   configDir: '/etc/svc',
   stateDir: '/var/lib/svc',
+  /** The chat app's own state (its user's home): the chat database and stored images (`chat/`). */
+  chatStateDir: '/var/lib/svc-chat',
   /** Engine builds of the service user (its HOME is the state dir; `~/.cache` would be there too). */
   cacheDir: '/var/lib/svc/cache',
   apiEnv: '/etc/svc/api.env',
@@ -28,8 +30,14 @@ export const CHAT_UNIT = 'svc-chat.service'
 /** The proxy runs as the distribution's own Caddy service, pointed at svc's Caddyfile by a drop-in. */
 export const PROXY_UNIT = 'caddy.service'
 
-/** The system user and group the API and the chat app run as. */
+/** The system user and group the API runs as. */
 export const SERVICE_USER = 'svc'
+/**
+ * The chat app's own system user and group. Not svc: a process of the same user could read the
+ * API's environment (its proxy secret) in /proc, reach the API's files through /proc/<pid>/root and
+ * signal it, whatever the chat unit's sandbox says; a compromised chat app must not be the API.
+ */
+export const CHAT_USER = 'svc-chat'
 /** The user Caddy's packages run it as (Debian, Fedora, Arch and Alpine all call it `caddy`). */
 export const CADDY_USER = 'caddy'
 

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { CliError } from '../context'
 import { findCaddy, type InstalledCaddy, validateCaddyfile } from './caddy'
 import { type CaddyfileInput, renderCaddyfile } from './caddyfile'
-import { checkAdminUser, hashPassword, type PromptStreams, readPassword } from './credentials'
+import {
+  checkAdminUser,
+  hashPassword,
+  type PasswordSource,
+  type PromptStreams,
+  readPassword,
+} from './credentials'
 import type { Effects } from './effects'
 import { shellQuote } from './exec'
 import { checkHostname, defaultHostname, type TlsMode, tlsModeFor } from './host-name'
@@ -24,13 +30,12 @@ export interface AuthInputs {
 const EMAIL = /^[^\s@{}"#]+@[^\s@{}"#]+\.[^\s@{}"#]+$/
 
 /**
- * Reads `SVC_ADMIN_USER` (default `admin`), the password (`SVC_ADMIN_PASSWORD` or asked twice on a
- * TTY), `SVC_HOSTNAME` (default `<host>.local`) and `SVC_TLS_EMAIL` (required for a public name).
+ * Reads `SVC_ADMIN_USER` (default `admin`), the password (see `readPassword`), `SVC_HOSTNAME` (default `<host>.local`) and `SVC_TLS_EMAIL` (required for a public name).
  * A dry run does not ask for the password.
  */
 export async function readAuthInputs(
   env: Env,
-  options: { previous?: InstallState; io?: PromptStreams; dryRun: boolean },
+  options: { previous?: InstallState; io?: PromptStreams; dryRun: boolean; passwordFrom?: PasswordSource },
 ): Promise<AuthInputs> {
   const user = checkAdminUser(env.SVC_ADMIN_USER || options.previous?.adminUser || 'admin')
   const host = checkHostname(env.SVC_HOSTNAME || options.previous?.hostname || defaultHostname())
@@ -48,9 +53,9 @@ export async function readAuthInputs(
     if (!EMAIL.test(email)) throw new CliError(`SVC_TLS_EMAIL "${email}" is not an e-mail address`, 2)
   }
   const password =
-    options.dryRun && !env.SVC_ADMIN_PASSWORD
+    options.dryRun && !env.SVC_ADMIN_PASSWORD && !options.passwordFrom
       ? randomBytes(12).toString('base64url')
-      : await readPassword(env, options.io)
+      : await readPassword(env, options.io, options.passwordFrom)
   return { user, password, hostname: host.name, tls, ...(email ? { email } : {}) }
 }
 
@@ -91,6 +96,7 @@ export async function ensureCaddy(fx: Effects, env: Env): Promise<InstalledCaddy
 export interface RenderedProxy {
   caddyfile: string
   proxySecret: string
+  chatProxySecret: string
 }
 
 /**
@@ -102,6 +108,7 @@ export async function renderProxy(
   options: { caddy: InstalledCaddy | undefined; ports: CaddyfileInput['ports']; env: Env },
 ): Promise<RenderedProxy> {
   const proxySecret = randomBytes(32).toString('base64url')
+  const chatProxySecret = randomBytes(32).toString('base64url')
   const passwordHash = await hashPassword(inputs.password)
   const caddyfile = renderCaddyfile({
     hostname: inputs.hostname,
@@ -111,12 +118,13 @@ export async function renderProxy(
     user: inputs.user,
     passwordHash,
     proxySecret,
+    chatProxySecret,
     ports: options.ports,
   })
   if (options.caddy) {
     const check = await validateCaddyfile(options.caddy, caddyfile, {
       env: options.env,
-      secrets: [proxySecret, passwordHash],
+      secrets: [proxySecret, chatProxySecret, passwordHash],
     })
     if (!check.ok) {
       throw new CliError(
@@ -124,5 +132,5 @@ export async function renderProxy(
       )
     }
   }
-  return { caddyfile, proxySecret }
+  return { caddyfile, proxySecret, chatProxySecret }
 }

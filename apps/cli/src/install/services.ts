@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Effects } from './effects'
 import { which } from './exec'
-import { API_UNIT, CADDY_USER, CHAT_UNIT, LAYOUT, PROXY_UNIT, SERVICE_USER } from './layout'
+import { API_UNIT, CADDY_USER, CHAT_UNIT, CHAT_USER, LAYOUT, PROXY_UNIT, SERVICE_USER } from './layout'
 
 /** What should run after this install: the units to (re)start and the units to stop for good. */
 export interface ServicePlan {
@@ -64,13 +64,13 @@ export async function applyServices(fx: Effects, plan: ServicePlan, ctx: Service
 
 /** Commands that start the services by hand where systemd does not run (a container). */
 function startCommands(plan: ServicePlan, ctx: ServiceContext): string[] {
-  const asSvc = (envFile: string, sub: string) =>
-    `runuser -u ${SERVICE_USER} -- sh -c 'set -a; . ${envFile}; exec ${ctx.node} ${ctx.cli} ${sub}' &`
+  const asUser = (user: string, envFile: string, sub: string) =>
+    `runuser -u ${user} -- sh -c 'set -a; . ${envFile}; exec ${ctx.node} ${ctx.cli} ${sub}' &`
   const out: string[] = []
   if (plan.stop.includes(PROXY_UNIT)) out.push('# stop the caddy process you started for svc, if any')
   for (const unit of plan.start) {
-    if (unit === API_UNIT) out.push(asSvc(LAYOUT.apiEnv, 'serve'))
-    if (unit === CHAT_UNIT) out.push(asSvc(LAYOUT.chatEnv, 'chat'))
+    if (unit === API_UNIT) out.push(asUser(SERVICE_USER, LAYOUT.apiEnv, 'serve'))
+    if (unit === CHAT_UNIT) out.push(asUser(CHAT_USER, LAYOUT.chatEnv, 'chat'))
     if (unit === PROXY_UNIT) {
       const run = `${ctx.caddy ?? 'caddy'} run --config ${LAYOUT.caddyfile} --adapter caddyfile`
       // as the caddy user (its CA and certificates stay in its home), with the one capability it needs
