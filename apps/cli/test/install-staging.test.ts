@@ -315,7 +315,7 @@ describe.skipIf(skip)('svc install into a staging root', () => {
       [{ ...basicEnv, SVC_HOSTNAME: 'svc.local }' }, 'is not a host name'],
       [{ ...basicEnv, SVC_ADMIN_USER: 'ad min' }, 'is not a valid user name'],
       [{ ...basicEnv, SVC_ADMIN_PASSWORD: 'short' }, 'at least 8 characters'],
-      [{ SVC_HOSTNAME: 'svc.local' }, 'set SVC_ADMIN_PASSWORD or run on a terminal'],
+      [{ SVC_HOSTNAME: 'svc.local' }, 'use --admin-password-file PATH or --admin-password-stdin'],
     ]
     for (const [env, message] of cases) {
       const r = await svc(['install', '--auth=basic', '--root', root.dir], env)
