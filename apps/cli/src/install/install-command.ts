@@ -5,6 +5,7 @@ import { caRootPath, type InstalledCaddy } from './caddy'
 import { moveChatState } from './chat-state'
 import { rotateChatToken } from './chat-token'
 import { Effects } from './effects'
+import { installEngines } from './engines'
 import { mergeEnvFile, parseEnvFile } from './env-file'
 import { type InstallArgs, parseInstallArgs } from './install-args'
 import { type InstallState, readInstallState, writeInstallState } from './install-state'
@@ -166,6 +167,10 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   await fx.write(`${LAYOUT.unitDir}/${API_UNIT}`, renderApiUnit({ ...unit, containers }), root644)
   await fx.write(`${LAYOUT.unitDir}/${CHAT_UNIT}`, renderChatUnit(unit), root644)
 
+  const previousApiEnv = parseEnvFile(fx.read(LAYOUT.apiEnv) ?? '')
+  const engines = await installEngines(fx, env, previousApiEnv)
+  hints.push(...engines.hints)
+
   const proxySecret = rendered?.proxySecret ?? kept?.proxySecret
   const chatProxySecret = rendered?.chatProxySecret ?? kept?.chatProxySecret
   if (kept && kept.chatProxySecret === kept.proxySecret)
@@ -175,6 +180,7 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   const envInput = {
     auth,
     ports,
+    engines: engines.env,
     ...(proxySecret ? { proxySecret } : {}),
     ...(chatProxySecret ? { chatProxySecret } : {}),
     ...(chatToken ? { chatToken } : {}),

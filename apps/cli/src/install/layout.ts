@@ -10,6 +10,8 @@ export const LAYOUT = {
   chatStateDir: '/var/lib/svc-chat',
   /** Engine builds of the service user (its HOME is the state dir; `~/.cache` would be there too). */
   cacheDir: '/var/lib/svc/cache',
+  /** Engine builds copied out of the installing user's home, where svc-api.service can run them. */
+  engineDir: '/usr/local/lib/svc/engines',
   apiEnv: '/etc/svc/api.env',
   chatEnv: '/etc/svc/chat.env',
   caddyfile: '/etc/svc/Caddyfile',

@@ -15,6 +15,8 @@ export interface ServiceEnvInput {
   chatProxySecret?: string
   /** The chat app's `v1-only` token (auth basic only). */
   chatToken?: string
+  /** `SVC_LLAMA_SERVER` / `SVC_WHISPER_SERVER`: the engines the API runs (see engines.ts). */
+  engines?: ManagedEnv
 }
 
 export const API_ENV_HEADER = `# svc API (svc-api.service). \`svc install\` manages the SVC_* keys it wrote below and keeps
@@ -42,6 +44,7 @@ export function apiEnv(input: ServiceEnvInput): ManagedEnv {
     SVC_HOST: on ? '127.0.0.1' : undefined,
     SVC_AUTH_ENABLED: on ? '1' : '0',
     SVC_PROXY_SECRET: on ? required(input.proxySecret, 'proxy secret') : undefined,
+    ...input.engines,
   }
 }
 
