@@ -102,7 +102,7 @@ describe.skipIf(skip)('svc install: the admin password is in no process list', (
           ? await install([...args, '--admin-password-file', file], env)
           : await install([...args, '--admin-password-stdin'], env, `${PASSWORD}\n`)
       expect(r.code, r.out).toBe(0)
-      const hash = /admin (\$2b\$\S+)/.exec(await root.read('/etc/svc/Caddyfile'))?.[1] ?? ''
+      const hash = /^admin:(\$2b\$\S+)$/m.exec(await root.read('/etc/svc/admin.htpasswd'))?.[1] ?? ''
       expect(await bcrypt.compare(PASSWORD, hash)).toBe(true) // the final newline is not part of it
 
       const calls = await readFile(sh.log, 'utf8')

@@ -142,6 +142,48 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
         '?y=1',
       ])
     })
+
+    it('a signed-in POST reaches the API with its body (the gate’s check does not take it)', async () => {
+      const body = JSON.stringify({ model: 'x', pad: 'y'.repeat(100_000) })
+      const r = await get('/api/slots/x/load', { method: 'POST', headers: SIGNED_IN, body })
+      expect(r.status).toBe(200)
+      expect([api.last().method, api.last().body.length]).toEqual(['POST', body.length])
+    })
+
+    it('throttles wrong passwords per client address: 429 with Retry-After; another client still signs in; one more try after the window', async () => {
+      const from = (localAddress: string, password: string) =>
+        get('/', { headers: { authorization: basic('admin', password) }, localAddress })
+      const [guesser, other] = ['127.0.0.7', '127.0.0.8']
+      // 10 at once, and one more for every 6 s the guessing took (bcrypt is slow on a busy machine)
+      const started = Date.now()
+      let throttled = await from(guesser, 'guess number 0')
+      let tries = 1
+      while (throttled.status === 401 && tries < 30)
+        throttled = await from(guesser, `guess number ${tries++}`)
+      expect(throttled.status).toBe(429)
+      expect(tries - 1).toBeGreaterThanOrEqual(10)
+      expect(tries - 1).toBeLessThanOrEqual(10 + Math.floor((Date.now() - started) / 6000) + 1)
+      const retryAfter = Number(throttled.headers['retry-after'])
+      expect(retryAfter).toBeGreaterThanOrEqual(1)
+      expect(JSON.parse(throttled.body).error.code).toBe('auth.throttled')
+      expect((await from(guesser, 'one more guess')).status).toBe(429)
+      // another client is not held up by the guesser
+      expect(
+        (await get('/', { headers: { authorization: basic('admin', PASSWORD) }, localAddress: other }))
+          .status,
+      ).toBe(200)
+      const seen = api.seen.length
+      // after the window one more guess is let through, and the next is refused again
+      await new Promise((r) => setTimeout(r, retryAfter * 1000 + 200))
+      expect((await from(guesser, 'after the window')).status).toBe(401)
+      expect((await from(guesser, 'and again')).status).toBe(429)
+      expect(api.seen.length).toBe(seen) // nothing of the guesser reached the API
+      // only the proxy may ask the gate: straight to its port, without the secret, it answers nothing
+      const direct = await http(ports.gate, '/check', {
+        headers: { authorization: basic('admin', PASSWORD), 'x-forwarded-for': '10.9.8.7' },
+      })
+      expect(direct.status).toBe(403)
+    }, 60_000)
   })
 
   describe('in front of the real API and chat app, started with the env files the installer rendered', () => {

@@ -150,7 +150,9 @@ describe.skipIf(skip)('svc install into a staging root', () => {
         (r) => ({ code: 0, stderr: r.stderr }),
         (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
       )
-    const ours = await verify([join(units, 'svc-api.service'), join(units, 'svc-chat.service')])
+    const ours = await verify(
+      ['svc-api.service', 'svc-chat.service', 'svc-auth.service'].map((u) => join(units, u)),
+    )
     expect(ours).toEqual({ code: 0, stderr: '' })
 
     // the drop-in, applied to the distribution's caddy.service as systemd would
@@ -189,9 +191,16 @@ describe.skipIf(skip)('svc install into a staging root', () => {
     expect(caddyfile).toMatch(/^svc-stage\.local \{\n\ttls internal\n/m)
     expect(caddyfile).toContain('\tskip_install_trust\n')
 
-    const hash = /basicauth bcrypt svc \{\n\s+admin (\S+)\n/.exec(caddyfile)?.[1]
+    // the password is checked by the auth gate (svc user), not by Caddy: only the gate's file has its hash
+    expect(await owner(root, '/etc/svc/admin.htpasswd')).toEqual({
+      mode: '640',
+      uid: 0,
+      gid: (await idsOf(root, 'svc')).gid,
+    })
+    const hash = /^admin:(\S+)\n$/.exec(await root.read('/etc/svc/admin.htpasswd'))?.[1]
     expect(hash).toMatch(/^\$2[aby]\$12\$/)
     expect(await bcrypt.compare(PASSWORD, hash!)).toBe(true)
+    expect(caddyfile).not.toContain(hash)
 
     const api = await root.env('/etc/svc/api.env')
     const chat = await root.env('/etc/svc/chat.env')
@@ -205,7 +214,8 @@ describe.skipIf(skip)('svc install into a staging root', () => {
     // the chat app has a secret of its own: the API's would make it any signed-in user to the API
     expect(chat.SVC_PROXY_SECRET).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(chat.SVC_PROXY_SECRET).not.toBe(api.SVC_PROXY_SECRET)
-    expect(caddyfile.match(new RegExp(`X-Svc-Proxy-Secret "${api.SVC_PROXY_SECRET}"`, 'g'))).toHaveLength(3)
+    // three routes to the API and three questions to the auth gate
+    expect(caddyfile.match(new RegExp(`X-Svc-Proxy-Secret "${api.SVC_PROXY_SECRET}"`, 'g'))).toHaveLength(6)
     expect(caddyfile.match(new RegExp(`X-Svc-Proxy-Secret "${chat.SVC_PROXY_SECRET}"`, 'g'))).toHaveLength(1)
     const tokenId = /^svc_([A-Za-z0-9]{12})\./.exec(chat.SVC_CHAT_API_TOKEN ?? '')?.[1]
     expect(tokenId).toBeDefined()
@@ -367,7 +377,7 @@ describe.skipIf(skip)('svc install into a staging root', () => {
     const rendered = await root.read('/etc/svc/Caddyfile')
     expect(rendered).toContain(second.api.SVC_PROXY_SECRET)
     expect(rendered).not.toContain(first.api.SVC_PROXY_SECRET)
-    const hash = /basicauth bcrypt svc \{\n\s+admin (\S+)\n/.exec(rendered)?.[1] ?? ''
+    const hash = /^admin:(\S+)$/m.exec(await root.read('/etc/svc/admin.htpasswd'))?.[1] ?? ''
     expect(await bcrypt.compare('another password', hash)).toBe(true)
     const tokens = await root.read('/etc/svc/tokens.toml')
     expect(tokens.split(CHAT_TOKEN_LABEL)).toHaveLength(2) // exactly one chat token

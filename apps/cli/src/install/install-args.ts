@@ -7,7 +7,7 @@ export interface InstallArgs {
   auth?: 'basic' | 'off'
   root: string
   dryRun: boolean
-  ports: { api?: number; chat?: number; http?: number; https?: number }
+  ports: { api?: number; chat?: number; gate?: number; http?: number; https?: number }
   containers?: boolean
   /** Where the admin password comes from, other than SVC_ADMIN_PASSWORD or the terminal prompt. */
   passwordFrom?: { stdin: true } | { file: string }
@@ -36,6 +36,7 @@ export function parseInstallArgs(args: string[]): InstallArgs {
     ports: {
       api: port('--api-port', values['api-port']),
       chat: port('--chat-port', values['chat-port']),
+      gate: port('--gate-port', values['gate-port']),
       http: port('--http-port', values['http-port']),
       https: port('--https-port', values['https-port']),
     },
@@ -59,6 +60,7 @@ function parse(args: string[]) {
       'dry-run': { type: 'boolean' },
       'api-port': { type: 'string' },
       'chat-port': { type: 'string' },
+      'gate-port': { type: 'string' },
       'http-port': { type: 'string' },
       'https-port': { type: 'string' },
       containers: { type: 'boolean' },

@@ -15,6 +15,7 @@ import {
   CHAT_UNIT,
   CHAT_USER,
   DEFAULT_PORTS,
+  GATE_UNIT,
   LAYOUT,
   PROXY_UNIT,
   SERVICE_USER,
@@ -25,7 +26,7 @@ import { readableByOthers } from './readable'
 import { API_ENV_HEADER, apiEnv, CHAT_ENV_HEADER, chatEnv } from './service-env'
 import { applyServices, type ServicePlan } from './services'
 import { ensureServiceUsers } from './system-user'
-import { protectHomeFor, renderApiUnit, renderCaddyDropIn, renderChatUnit } from './units'
+import { protectHomeFor, renderApiUnit, renderCaddyDropIn, renderChatUnit, renderGateUnit } from './units'
 import { readUserDb } from './user-db'
 
 const CHECKOUT = fileURLToPath(new URL('../../../../', import.meta.url))
@@ -41,9 +42,10 @@ checkout with ${process.execPath}, and their environment files ${LAYOUT.apiEnv} 
 ${LAYOUT.chatEnv}. Safe to run again; lines you add to the env files are kept.
 
   --auth=basic   Caddy in front, with basic auth and HTTPS: installs Caddy with the package manager
-                 (apt, dnf, pacman, zypper, apk) when missing, renders ${LAYOUT.caddyfile}, sets a
-                 new proxy secret and a new token for the chat app, starts caddy.service on ports
-                 80 and 443 and restarts svc. Running it again rotates the password and the secret.
+                 (apt, dnf, pacman, zypper, apk) when missing, renders ${LAYOUT.caddyfile}, sets
+                 new proxy secrets and a new token for the chat app, starts ${GATE_UNIT} (checks
+                 the password for Caddy, 10 failures per client, then one every 6 s) and
+                 caddy.service on ports 80 and 443 and restarts svc. Running it again rotates the password and the secret.
                  Inputs: SVC_ADMIN_USER (default admin), the password (below, else asked twice on
                  a terminal), SVC_HOSTNAME (default <hostname>.local), SVC_TLS_EMAIL (public names).
   --admin-password-file PATH   the admin password is the content of PATH (one final newline dropped)
@@ -57,6 +59,7 @@ ${LAYOUT.chatEnv}. Safe to run again; lines you add to the env files are kept.
                  enables the units there, starts nothing and installs no packages.
   --dry-run      Prints what would change and changes nothing.
   --api-port N, --chat-port N      where the API (8080) and the chat app (3001) listen (loopback)
+  --gate-port N                    where the auth gate (svc-auth.service, 3002) listens (loopback)
   --http-port N, --https-port N    Caddy's ports (80, 443)
   --containers, --no-containers    let the API use Docker (adds the docker group to ${API_UNIT};
                                    that group is root-equivalent); default off, remembered
@@ -91,6 +94,7 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   const ports = {
     api: args.ports.api ?? previous?.ports.api ?? DEFAULT_PORTS.api,
     chat: args.ports.chat ?? previous?.ports.chat ?? DEFAULT_PORTS.chat,
+    gate: args.ports.gate ?? previous?.ports.gate ?? DEFAULT_PORTS.gate,
     http: args.ports.http ?? previous?.ports.http ?? DEFAULT_PORTS.http,
     https: args.ports.https ?? previous?.ports.https ?? DEFAULT_PORTS.https,
   }
@@ -116,7 +120,10 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   } else {
     if (auth === 'basic') {
       // the proxy config names the ports; it is only rendered (with the password) by --auth=basic
-      if (previous && JSON.stringify(ports) !== JSON.stringify(previous.ports))
+      if (
+        previous &&
+        !samePorts(ports, { ...previous.ports, gate: previous.ports.gate ?? DEFAULT_PORTS.gate })
+      )
         throw new CliError(
           'auth is basic: change ports together with --auth=basic (the proxy config names them)',
           2,
@@ -151,6 +158,12 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   const hints: string[] = []
   if (rendered && inputs) {
     await fx.write(LAYOUT.caddyfile, rendered.caddyfile, { mode: 0o640, user: 'root', group: CADDY_USER })
+    // the auth gate (svc user) reads it; root's, so the svc user cannot change the password
+    await fx.write(LAYOUT.gateUsers, `${inputs.user}:${rendered.passwordHash}\n`, {
+      mode: 0o640,
+      user: 'root',
+      group: SERVICE_USER,
+    })
     await fx.write(LAYOUT.caddyDropIn, renderCaddyDropIn(caddy?.path ?? '/usr/bin/caddy'), root644)
     if (inputs.tls === 'internal') hints.push(...(await publishName(fx, inputs.hostname, ports.https)))
   } else if (auth === 'off') {
@@ -166,6 +179,7 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   }
   await fx.write(`${LAYOUT.unitDir}/${API_UNIT}`, renderApiUnit({ ...unit, containers }), root644)
   await fx.write(`${LAYOUT.unitDir}/${CHAT_UNIT}`, renderChatUnit(unit), root644)
+  await fx.write(`${LAYOUT.unitDir}/${GATE_UNIT}`, renderGateUnit(unit), root644)
 
   const previousApiEnv = parseEnvFile(fx.read(LAYOUT.apiEnv) ?? '')
   const engines = await installEngines(fx, env, previousApiEnv)
@@ -214,8 +228,8 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
 
   const plan: ServicePlan =
     auth === 'basic'
-      ? { start: [API_UNIT, CHAT_UNIT, PROXY_UNIT], stop: [] }
-      : { start: [API_UNIT, CHAT_UNIT], stop: previous?.auth === 'basic' ? [PROXY_UNIT] : [] }
+      ? { start: [API_UNIT, CHAT_UNIT, GATE_UNIT, PROXY_UNIT], stop: [] }
+      : { start: [API_UNIT, CHAT_UNIT], stop: previous?.auth === 'basic' ? [PROXY_UNIT, GATE_UNIT] : [] }
   const caddyHome = readUserDb(fx.root).home(CADDY_USER) ?? '/var/lib/caddy'
   const commands = await applyServices(fx, plan, {
     env,
@@ -276,6 +290,10 @@ const root755 = { mode: 0o755, user: 'root', group: 'root' }
  * here can be listed by them.
  */
 export const CONFIG_DIR_OWNER = { mode: 0o1771, user: 'root', group: SERVICE_USER }
+
+function samePorts(a: Record<string, number>, b: Record<string, number>): boolean {
+  return Object.keys({ ...a, ...b }).every((k) => a[k] === b[k])
+}
 
 function hostPort(host: string, https: number): string {
   return https === 443 ? host : `${host}:${https}`

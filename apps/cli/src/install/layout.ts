@@ -15,6 +15,8 @@ export const LAYOUT = {
   apiEnv: '/etc/svc/api.env',
   chatEnv: '/etc/svc/chat.env',
   caddyfile: '/etc/svc/Caddyfile',
+  /** The admin user and the bcrypt hash of its password (`user:hash`), read by the auth gate. */
+  gateUsers: '/etc/svc/admin.htpasswd',
   /** Extra site directives a user keeps across re-runs (imported into the site block). */
   caddyIncludes: '/etc/svc/caddy.d',
   /** What the last run decided (auth mode, name, ports): no secrets. */
@@ -29,6 +31,8 @@ export const LAYOUT = {
 
 export const API_UNIT = 'svc-api.service'
 export const CHAT_UNIT = 'svc-chat.service'
+/** `svc auth-gate`: checks the admin password for Caddy, with a rate limit (auth basic only). */
+export const GATE_UNIT = 'svc-auth.service'
 /** The proxy runs as the distribution's own Caddy service, pointed at svc's Caddyfile by a drop-in. */
 export const PROXY_UNIT = 'caddy.service'
 
@@ -43,7 +47,7 @@ export const CHAT_USER = 'svc-chat'
 /** The user Caddy's packages run it as (Debian, Fedora, Arch and Alpine all call it `caddy`). */
 export const CADDY_USER = 'caddy'
 
-export const DEFAULT_PORTS = { api: 8080, chat: 3001, http: 80, https: 443 } as const
+export const DEFAULT_PORTS = { api: 8080, chat: 3001, gate: 3002, http: 80, https: 443 } as const
 
 /** Caddy's install page: where to go when no package manager here can install it. */
 export const CADDY_INSTALL_DOCS = 'https://caddyserver.com/docs/install'

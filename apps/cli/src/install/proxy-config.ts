@@ -95,6 +95,8 @@ export async function ensureCaddy(fx: Effects, env: Env): Promise<InstalledCaddy
 /** A rendered Caddyfile with the secrets it carries. */
 export interface RenderedProxy {
   caddyfile: string
+  /** bcrypt of the admin password, for the auth gate's users file. */
+  passwordHash: string
   proxySecret: string
   chatProxySecret: string
 }
@@ -115,8 +117,6 @@ export async function renderProxy(
     tls: inputs.tls === 'acme' ? { mode: 'acme', email: inputs.email ?? '' } : { mode: 'internal' },
     // A dry run without Caddy renders for the version a package manager installs today.
     caddyVersion: options.caddy?.version ?? { major: 2, minor: 6, patch: 2 },
-    user: inputs.user,
-    passwordHash,
     proxySecret,
     chatProxySecret,
     ports: options.ports,
@@ -124,7 +124,7 @@ export async function renderProxy(
   if (options.caddy) {
     const check = await validateCaddyfile(options.caddy, caddyfile, {
       env: options.env,
-      secrets: [proxySecret, chatProxySecret, passwordHash],
+      secrets: [proxySecret, chatProxySecret],
     })
     if (!check.ok) {
       throw new CliError(
@@ -132,5 +132,5 @@ export async function renderProxy(
       )
     }
   }
-  return { caddyfile, proxySecret, chatProxySecret }
+  return { caddyfile, passwordHash, proxySecret, chatProxySecret }
 }

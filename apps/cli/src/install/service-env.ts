@@ -5,7 +5,7 @@ import { LAYOUT } from './layout'
 /** What the installer decided, as the two services need it. */
 export interface ServiceEnvInput {
   auth: 'basic' | 'off'
-  ports: { api: number; chat: number }
+  ports: { api: number; chat: number; gate: number }
   /** The proxy's secret for the API (auth basic only). */
   proxySecret?: string
   /**
@@ -44,6 +44,9 @@ export function apiEnv(input: ServiceEnvInput): ManagedEnv {
     SVC_HOST: on ? '127.0.0.1' : undefined,
     SVC_AUTH_ENABLED: on ? '1' : '0',
     SVC_PROXY_SECRET: on ? required(input.proxySecret, 'proxy secret') : undefined,
+    // read by svc-auth.service (svc auth-gate), which shares this file: it is the svc user's too
+    SVC_AUTH_GATE_PORT: on ? String(input.ports.gate) : undefined,
+    SVC_AUTH_GATE_USERS: on ? LAYOUT.gateUsers : undefined,
     ...input.engines,
   }
 }

@@ -21,7 +21,7 @@ export function protectHomeFor(paths: string[]): UnitInput['protectHome'] {
 
 interface ServiceSpec extends UnitInput {
   description: string
-  subcommand: 'serve' | 'chat'
+  subcommand: 'serve' | 'chat' | 'auth-gate'
   user: string
   envFile: string
   workingDirectory: string
@@ -106,23 +106,47 @@ export function renderChatUnit(input: UnitInput): string {
     sandbox: [
       `ReadWritePaths=${LAYOUT.chatStateDir}`,
       `InaccessiblePaths=${LAYOUT.configDir} ${LAYOUT.stateDir}`,
-      'CapabilityBoundingSet=',
-      'AmbientCapabilities=',
-      'PrivateDevices=yes',
-      'ProtectProc=invisible',
-      'ProtectKernelLogs=yes',
-      'ProtectClock=yes',
-      'ProtectHostname=yes',
-      'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX',
-      'RestrictNamespaces=yes',
-      'RestrictRealtime=yes',
-      'SystemCallArchitectures=native',
-      'SystemCallFilter=@system-service',
-      'SystemCallFilter=~@privileged',
-      'UMask=0077',
+      ...NARROW,
     ],
   })
 }
+
+/**
+ * `svc-auth.service`: `svc auth-gate`, which Caddy asks to check the admin password (a rate limit
+ * Caddy's own basic auth lacks). As svc (it reads the users file and the proxy secret, both the
+ * API's), with api.env; it writes nothing and sees no state, and is sandboxed like the chat app.
+ */
+export function renderGateUnit(input: UnitInput): string {
+  return renderService({
+    ...input,
+    description: 'svc auth gate (checks the admin password for the reverse proxy)',
+    subcommand: 'auth-gate',
+    user: SERVICE_USER,
+    envFile: LAYOUT.apiEnv,
+    workingDirectory: '/',
+    after: [],
+    extra: [],
+    sandbox: [`InaccessiblePaths=${LAYOUT.stateDir} ${LAYOUT.chatStateDir}`, ...NARROW],
+  })
+}
+
+/** The narrow sandbox of the chat app and the auth gate (beyond the common hardening). */
+const NARROW = [
+  'CapabilityBoundingSet=',
+  'AmbientCapabilities=',
+  'PrivateDevices=yes',
+  'ProtectProc=invisible',
+  'ProtectKernelLogs=yes',
+  'ProtectClock=yes',
+  'ProtectHostname=yes',
+  'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX',
+  'RestrictNamespaces=yes',
+  'RestrictRealtime=yes',
+  'SystemCallArchitectures=native',
+  'SystemCallFilter=@system-service',
+  'SystemCallFilter=~@privileged',
+  'UMask=0077',
+]
 
 /**
  * The drop-in that points the distribution's caddy.service at svc's Caddyfile. Without Debian's
