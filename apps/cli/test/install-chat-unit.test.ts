@@ -68,6 +68,30 @@ describe.skipIf(skip)('svc install: the chat app’s own user and narrow unit', 
     expect(chat.SVC_PROXY_SECRET).toBeTruthy()
   })
 
+  it('auth basic enables the auth gate: as svc, writing nothing; auth off disables it', async () => {
+    await using root = await stagingRoot()
+    expect((await svc(['install', '--auth=basic', '--root', root.dir], basicEnv)).code).toBe(0)
+    const wants = () => readdir(root.path('/etc/systemd/system/multi-user.target.wants'))
+    expect(await wants()).toContain('svc-auth.service')
+    const unit = await root.read('/etc/systemd/system/svc-auth.service')
+    for (const line of [
+      'User=svc',
+      'EnvironmentFile=/etc/svc/api.env',
+      'CapabilityBoundingSet=',
+      'ProtectSystem=strict',
+    ])
+      expect(unit.split('\n')).toContain(line)
+    expect(unit).not.toMatch(/^ReadWritePaths=/m)
+    expect(unit).toMatch(/^ExecStart=\S+ \S+\/apps\/cli\/dist\/svc\.js auth-gate$/m)
+    expect(await root.env('/etc/svc/api.env')).toMatchObject({
+      SVC_AUTH_GATE_PORT: '3002',
+      SVC_AUTH_GATE_USERS: '/etc/svc/admin.htpasswd',
+    })
+    expect((await svc(['install', '--auth=off', '--root', root.dir])).code).toBe(0)
+    expect(await wants()).not.toContain('svc-auth.service')
+    expect(await root.env('/etc/svc/api.env')).not.toHaveProperty('SVC_AUTH_GATE_USERS')
+  })
+
   it('the svc-chat user cannot read api.env or tokens.toml, write /etc/svc or enter the API’s state (real permissions)', async () => {
     await using root = await stagingRoot()
     await chmod(root.dir, 0o755) // mkdtemp's 0700 would keep every other user out of the whole tree
