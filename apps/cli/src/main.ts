@@ -1,3 +1,4 @@
+import { authGateCommand } from './commands/auth-gate'
 import { chatCommand } from './commands/chat'
 import { enginesCommand } from './commands/engines'
 import { manifestCommand } from './commands/manifest'
@@ -21,6 +22,7 @@ export const COMMANDS: Command[] = [
   tokenCommand,
   chatCommand,
   serveCommand,
+  authGateCommand,
   startCommand,
   stopCommand,
   installCommand,

@@ -57,7 +57,7 @@ describe.skipIf(skip)('the password prompt', () => {
     expect(r.screen).toContain('Again: ')
     expect(r.screen).not.toContain(typed)
     expect(r.code).toBe(0)
-    const hash = /admin (\$2b\$\S+)/.exec(await root.read('/etc/svc/Caddyfile'))?.[1] ?? ''
+    const hash = /^admin:(\$2b\$\S+)$/m.exec(await root.read('/etc/svc/admin.htpasswd'))?.[1] ?? ''
     expect(await bcrypt.compare(typed, hash)).toBe(true)
     for (const f of await readdir(root.path('/etc/svc'), { recursive: true, withFileTypes: true })) {
       if (f.isFile()) expect(await readFile(join(f.parentPath, f.name), 'utf8')).not.toContain(typed)

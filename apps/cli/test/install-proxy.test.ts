@@ -32,12 +32,13 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
   let setup: ProxiedInstall
   let ports: ProxiedInstall['ports']
   let secret: string
+  let chatSecret: string
   let chatToken: string
   const get = (path: string, options: RequestOptions = {}) => setup.get(path, options)
 
   beforeAll(async () => {
     setup = await installBehindCaddy()
-    ;({ ports, secret, chatToken } = setup)
+    ;({ ports, secret, chatSecret, chatToken } = setup)
   }, 120_000)
 
   afterAll(async () => {
@@ -74,13 +75,13 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
      * Sends `path` signed in, with spoofed identity headers, and checks what `upstream` received: the
      * request at `reached`, as the signed-in user, with the proxy's secret, without Basic or spoofs.
      */
-    async function expectSignedInAt(upstream: Recorder, path: string, reached: string) {
+    async function expectSignedInAt(upstream: Recorder, path: string, reached: string, proxySecret = secret) {
       const r = await get(path, { headers: { ...SIGNED_IN, ...SPOOFED } })
       expect(r.status).toBe(200)
       const { url, headers } = upstream.last()
       expect(url).toBe(reached)
       expect(headers['x-forwarded-email']).toBe('admin')
-      expect(headers['x-svc-proxy-secret']).toBe(secret)
+      expect(headers['x-svc-proxy-secret']).toBe(proxySecret)
       expect(headers).not.toHaveProperty('authorization')
       expect(headers).not.toHaveProperty('x_forwarded_email')
       return headers
@@ -127,7 +128,7 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
     })
 
     it('/chat/ reaches the chat app without the prefix, as the signed-in user, with the secret and without Basic', async () => {
-      await expectSignedInAt(chatApp, '/chat/c/1?x=2', '/c/1?x=2')
+      await expectSignedInAt(chatApp, '/chat/c/1?x=2', '/c/1?x=2', chatSecret)
     })
 
     it('plain HTTP is redirected to HTTPS', async () => {
@@ -141,6 +142,48 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
         '?y=1',
       ])
     })
+
+    it('a signed-in POST reaches the API with its body (the gate’s check does not take it)', async () => {
+      const body = JSON.stringify({ model: 'x', pad: 'y'.repeat(100_000) })
+      const r = await get('/api/slots/x/load', { method: 'POST', headers: SIGNED_IN, body })
+      expect(r.status).toBe(200)
+      expect([api.last().method, api.last().body.length]).toEqual(['POST', body.length])
+    })
+
+    it('throttles wrong passwords per client address: 429 with Retry-After; another client still signs in; one more try after the window', async () => {
+      const from = (localAddress: string, password: string) =>
+        get('/', { headers: { authorization: basic('admin', password) }, localAddress })
+      const [guesser, other] = ['127.0.0.7', '127.0.0.8']
+      // 10 at once, and one more for every 6 s the guessing took (bcrypt is slow on a busy machine)
+      const started = Date.now()
+      let throttled = await from(guesser, 'guess number 0')
+      let tries = 1
+      while (throttled.status === 401 && tries < 30)
+        throttled = await from(guesser, `guess number ${tries++}`)
+      expect(throttled.status).toBe(429)
+      expect(tries - 1).toBeGreaterThanOrEqual(10)
+      expect(tries - 1).toBeLessThanOrEqual(10 + Math.floor((Date.now() - started) / 6000) + 1)
+      const retryAfter = Number(throttled.headers['retry-after'])
+      expect(retryAfter).toBeGreaterThanOrEqual(1)
+      expect(JSON.parse(throttled.body).error.code).toBe('auth.throttled')
+      expect((await from(guesser, 'one more guess')).status).toBe(429)
+      // another client is not held up by the guesser
+      expect(
+        (await get('/', { headers: { authorization: basic('admin', PASSWORD) }, localAddress: other }))
+          .status,
+      ).toBe(200)
+      const seen = api.seen.length
+      // after the window one more guess is let through, and the next is refused again
+      await new Promise((r) => setTimeout(r, retryAfter * 1000 + 200))
+      expect((await from(guesser, 'after the window')).status).toBe(401)
+      expect((await from(guesser, 'and again')).status).toBe(429)
+      expect(api.seen.length).toBe(seen) // nothing of the guesser reached the API
+      // only the proxy may ask the gate: straight to its port, without the secret, it answers nothing
+      const direct = await http(ports.gate, '/check', {
+        headers: { authorization: basic('admin', PASSWORD), 'x-forwarded-for': '10.9.8.7' },
+      })
+      expect(direct.status).toBe(403)
+    }, 60_000)
   })
 
   describe('in front of the real API and chat app, started with the env files the installer rendered', () => {
@@ -241,6 +284,11 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
         401,
       )
       expect((await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': secret })).status).toBe(200)
+      // what the chat app holds does not make it the admin of the API
+      expect(chatSecret).not.toBe(secret)
+      expect((await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': chatSecret })).status).toBe(
+        401,
+      )
     })
 
     it('/chat/ is the chat app, signed in as the basic-auth user whatever identity the client sends', async () => {
@@ -268,7 +316,7 @@ describe.skipIf(skip)('svc install --auth=basic, served by the real Caddy', () =
       expect((await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': 'forged' })).status).toBe(
         401,
       )
-      const withSecret = await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': secret })
+      const withSecret = await direct({ 'x-forwarded-email': 'admin', 'x-svc-proxy-secret': chatSecret })
       expect([withSecret.status, JSON.parse(withSecret.body).identity]).toEqual([200, 'admin'])
     })
   })

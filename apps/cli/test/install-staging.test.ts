@@ -80,24 +80,27 @@ describe.skipIf(skip)('svc install into a staging root', () => {
     expect(await owner(root, '/etc/svc/caddy.d')).toEqual({ mode: '755', uid: 0, gid: 0 })
     expect(await owner(root, '/var/lib/svc')).toEqual({ mode: '750', uid: svcUser.uid, gid: svcUser.gid })
     expect((await owner(root, '/var/lib')).mode).toBe('755')
-    for (const f of ['/etc/svc/api.env', '/etc/svc/chat.env'])
-      expect(await owner(root, f)).toEqual({ mode: '640', uid: 0, gid: svcUser.gid })
+    expect(await owner(root, '/etc/svc/api.env')).toEqual({ mode: '640', uid: 0, gid: svcUser.gid })
+    const chatUser = await idsOf(root, 'svc-chat')
+    expect(chatUser.line).toMatch(/^svc-chat:x:\d+:\d+:svc chat app:\/var\/lib\/svc-chat:/)
+    expect(await owner(root, '/etc/svc/chat.env')).toEqual({ mode: '640', uid: 0, gid: chatUser.gid })
+    expect(await owner(root, '/var/lib/svc-chat')).toEqual({
+      mode: '700',
+      uid: chatUser.uid,
+      gid: chatUser.gid,
+    })
 
     const api = await root.read('/etc/systemd/system/svc-api.service')
     const chat = await root.read('/etc/systemd/system/svc-chat.service')
     expect(api).toContain(`ExecStart=${process.execPath} ${join(REPO_ROOT, 'apps/cli/dist/svc.js')} serve`)
     expect(chat).toMatch(/ExecStart=\S+node \S+\/apps\/cli\/dist\/svc\.js chat\n/)
     for (const unit of [api, chat]) {
-      for (const line of [
-        'User=svc',
-        'NoNewPrivileges=yes',
-        'ProtectSystem=strict',
-        'ReadWritePaths=/etc/svc /var/lib/svc',
-        'ProtectHome=yes',
-        'PrivateTmp=yes',
-      ])
+      for (const line of ['NoNewPrivileges=yes', 'ProtectSystem=strict', 'ProtectHome=yes', 'PrivateTmp=yes'])
         expect(unit).toContain(`\n${line}\n`)
     }
+    expect(api).toContain('\nUser=svc\n')
+    expect(api).toContain('\nReadWritePaths=/etc/svc /var/lib/svc\n')
+    expect(chat).toContain('\nUser=svc-chat\n') // install-chat-unit.test.ts: its sandbox
     expect(api).not.toContain('docker')
     expect(api).toContain('EnvironmentFile=/etc/svc/api.env')
     expect(chat).toContain('EnvironmentFile=/etc/svc/chat.env')
@@ -111,7 +114,7 @@ describe.skipIf(skip)('svc install into a staging root', () => {
     })
     expect(await root.env('/etc/svc/api.env')).not.toHaveProperty('SVC_PROXY_SECRET')
     expect(await root.env('/etc/svc/chat.env')).toEqual({
-      SVC_STATE_DIR: '/var/lib/svc',
+      SVC_STATE_DIR: '/var/lib/svc-chat',
       SVC_CHAT_PORT: '3001',
       SVC_CHAT_API_URL: 'http://127.0.0.1:8080',
     })
@@ -147,7 +150,9 @@ describe.skipIf(skip)('svc install into a staging root', () => {
         (r) => ({ code: 0, stderr: r.stderr }),
         (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
       )
-    const ours = await verify([join(units, 'svc-api.service'), join(units, 'svc-chat.service')])
+    const ours = await verify(
+      ['svc-api.service', 'svc-chat.service', 'svc-auth.service'].map((u) => join(units, u)),
+    )
     expect(ours).toEqual({ code: 0, stderr: '' })
 
     // the drop-in, applied to the distribution's caddy.service as systemd would
@@ -186,9 +191,16 @@ describe.skipIf(skip)('svc install into a staging root', () => {
     expect(caddyfile).toMatch(/^svc-stage\.local \{\n\ttls internal\n/m)
     expect(caddyfile).toContain('\tskip_install_trust\n')
 
-    const hash = /basicauth bcrypt svc \{\n\s+admin (\S+)\n/.exec(caddyfile)?.[1]
+    // the password is checked by the auth gate (svc user), not by Caddy: only the gate's file has its hash
+    expect(await owner(root, '/etc/svc/admin.htpasswd')).toEqual({
+      mode: '640',
+      uid: 0,
+      gid: (await idsOf(root, 'svc')).gid,
+    })
+    const hash = /^admin:(\S+)\n$/.exec(await root.read('/etc/svc/admin.htpasswd'))?.[1]
     expect(hash).toMatch(/^\$2[aby]\$12\$/)
     expect(await bcrypt.compare(PASSWORD, hash!)).toBe(true)
+    expect(caddyfile).not.toContain(hash)
 
     const api = await root.env('/etc/svc/api.env')
     const chat = await root.env('/etc/svc/chat.env')
@@ -197,10 +209,14 @@ describe.skipIf(skip)('svc install into a staging root', () => {
     expect(chat).toMatchObject({
       SVC_CHAT_HOST: '127.0.0.1',
       SVC_CHAT_TRUSTED_HEADER: 'X-Forwarded-Email',
-      SVC_PROXY_SECRET: api.SVC_PROXY_SECRET,
       SVC_CHAT_API_URL: 'http://127.0.0.1:8080',
     })
-    expect(caddyfile.match(new RegExp(`X-Svc-Proxy-Secret "${api.SVC_PROXY_SECRET}"`, 'g'))).toHaveLength(4)
+    // the chat app has a secret of its own: the API's would make it any signed-in user to the API
+    expect(chat.SVC_PROXY_SECRET).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(chat.SVC_PROXY_SECRET).not.toBe(api.SVC_PROXY_SECRET)
+    // three routes to the API and three questions to the auth gate
+    expect(caddyfile.match(new RegExp(`X-Svc-Proxy-Secret "${api.SVC_PROXY_SECRET}"`, 'g'))).toHaveLength(6)
+    expect(caddyfile.match(new RegExp(`X-Svc-Proxy-Secret "${chat.SVC_PROXY_SECRET}"`, 'g'))).toHaveLength(1)
     const tokenId = /^svc_([A-Za-z0-9]{12})\./.exec(chat.SVC_CHAT_API_TOKEN ?? '')?.[1]
     expect(tokenId).toBeDefined()
     const tokens = await root.read('/etc/svc/tokens.toml')
@@ -309,7 +325,7 @@ describe.skipIf(skip)('svc install into a staging root', () => {
       [{ ...basicEnv, SVC_HOSTNAME: 'svc.local }' }, 'is not a host name'],
       [{ ...basicEnv, SVC_ADMIN_USER: 'ad min' }, 'is not a valid user name'],
       [{ ...basicEnv, SVC_ADMIN_PASSWORD: 'short' }, 'at least 8 characters'],
-      [{ SVC_HOSTNAME: 'svc.local' }, 'set SVC_ADMIN_PASSWORD or run on a terminal'],
+      [{ SVC_HOSTNAME: 'svc.local' }, 'use --admin-password-file PATH or --admin-password-stdin'],
     ]
     for (const [env, message] of cases) {
       const r = await svc(['install', '--auth=basic', '--root', root.dir], env)
@@ -354,12 +370,14 @@ describe.skipIf(skip)('svc install into a staging root', () => {
     expect(second.api).toMatchObject({ SVC_AUTH_ENABLED: '1', OPENAI_API_KEY: 'sk-mine' })
     expect(second.api.SVC_PROXY_SECRET).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(second.api.SVC_PROXY_SECRET).not.toBe(first.api.SVC_PROXY_SECRET)
-    expect(second.chat.SVC_PROXY_SECRET).toBe(second.api.SVC_PROXY_SECRET)
+    expect(second.chat.SVC_PROXY_SECRET).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(second.chat.SVC_PROXY_SECRET).not.toBe(second.api.SVC_PROXY_SECRET)
+    expect(second.chat.SVC_PROXY_SECRET).not.toBe(first.chat.SVC_PROXY_SECRET)
     expect(second.chat.SVC_CHAT_API_TOKEN).not.toBe(first.chat.SVC_CHAT_API_TOKEN)
     const rendered = await root.read('/etc/svc/Caddyfile')
     expect(rendered).toContain(second.api.SVC_PROXY_SECRET)
     expect(rendered).not.toContain(first.api.SVC_PROXY_SECRET)
-    const hash = /basicauth bcrypt svc \{\n\s+admin (\S+)\n/.exec(rendered)?.[1] ?? ''
+    const hash = /^admin:(\S+)$/m.exec(await root.read('/etc/svc/admin.htpasswd'))?.[1] ?? ''
     expect(await bcrypt.compare('another password', hash)).toBe(true)
     const tokens = await root.read('/etc/svc/tokens.toml')
     expect(tokens.split(CHAT_TOKEN_LABEL)).toHaveLength(2) // exactly one chat token

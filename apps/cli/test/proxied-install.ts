@@ -21,12 +21,15 @@ export const basicAuth = (user: string, password: string) =>
 export interface ProxiedInstall extends AsyncDisposable {
   root: StagingRoot
   caddy: CaddyProcess
-  ports: { api: number; chat: number; http: number; https: number }
-  /** The proxy secret and the chat app's token, as the installer wrote them. */
+  ports: { api: number; chat: number; gate: number; http: number; https: number }
+  /** The proxy's secret for the API, the chat app's own one and its token, as the installer wrote them. */
   secret: string
+  chatSecret: string
   chatToken: string
   /** HTTPS to Caddy for PROXY_HOST, trusting only Caddy's CA (curl --resolve … --cacert root.crt). */
   get(path: string, options?: RequestOptions): Promise<Reply>
+  /** The auth gate (`svc auth-gate`, as svc-auth.service runs it with api.env): Caddy asks it. */
+  gate: CliService
   /**
    * Starts the real API with the rendered api.env (target paths moved into the staging root);
    * `extra` adds settings a user would add to api.env (e.g. SVC_DASHBOARD_DIR).
@@ -43,8 +46,10 @@ export async function installBehindCaddy(): Promise<ProxiedInstall> {
   const root = await stagingRoot()
   const work = await mkdtemp(join(tmpdir(), 'svc-proxy-test-'))
   let caddy: CaddyProcess | undefined
+  let gate: CliService | undefined
   const dispose = async () => {
     await caddy?.[Symbol.asyncDispose]()
+    await gate?.[Symbol.asyncDispose]()
     await root[Symbol.asyncDispose]()
     await rm(work, { recursive: true, force: true })
   }
@@ -52,6 +57,7 @@ export async function installBehindCaddy(): Promise<ProxiedInstall> {
     const ports = {
       api: await freePort(),
       chat: await freePort(),
+      gate: await freePort(),
       http: await freePort(),
       https: await freePort(),
     }
@@ -68,6 +74,15 @@ export async function installBehindCaddy(): Promise<ProxiedInstall> {
     if (!caddyfile.includes(`https_port ${ports.https}`))
       throw new Error('the Caddyfile ignores --https-port')
     await writeFile(join(work, 'Caddyfile'), caddyfile, { mode: 0o600 })
+    const apiEnv = await root.env('/etc/svc/api.env')
+    gate = await startCliService({
+      subcommand: 'auth-gate',
+      env: {
+        ...apiEnv,
+        SVC_AUTH_GATE_USERS: root.path(apiEnv.SVC_AUTH_GATE_USERS ?? '/etc/svc/admin.htpasswd'),
+      },
+      ready: /"msg":"svc auth gate listening","url":"(http:[^"]+)"/,
+    })
     caddy = await startCaddy({
       config: join(work, 'Caddyfile'),
       dataDir: join(work, 'data'),
@@ -78,8 +93,10 @@ export async function installBehindCaddy(): Promise<ProxiedInstall> {
     return {
       root,
       caddy: started,
+      gate,
       ports,
       secret: (await root.env('/etc/svc/api.env')).SVC_PROXY_SECRET ?? '',
+      chatSecret: (await root.env('/etc/svc/chat.env')).SVC_PROXY_SECRET ?? '',
       chatToken: (await root.env('/etc/svc/chat.env')).SVC_CHAT_API_TOKEN ?? '',
       get: (path, options = {}) =>
         https({ hostname: PROXY_HOST, port: ports.https, ca: started.ca }, path, options),

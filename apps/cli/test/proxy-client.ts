@@ -29,6 +29,8 @@ export interface RequestOptions {
   body?: string
   /** Called with each chunk as it arrives (after the status line). */
   onChunk?: (chunk: string) => void
+  /** The local address to connect from (another 127.x address is another client to the proxy). */
+  localAddress?: string
 }
 
 /** One HTTPS request to 127.0.0.1:`port` for `hostname` (SNI and Host), the path sent as given. */
@@ -44,6 +46,7 @@ export function https(target: Target, path: string, options: RequestOptions = {}
           path,
           method: options.method ?? 'GET',
           headers: { host: `${target.hostname}:${target.port}`, ...options.headers },
+          ...(options.localAddress ? { localAddress: options.localAddress } : {}),
           agent: false,
         },
         cb,
@@ -98,6 +101,7 @@ export interface Seen {
   method: string
   url: string
   headers: IncomingHttpHeaders
+  body: string
 }
 
 export interface Recorder extends AsyncDisposable {
@@ -107,13 +111,17 @@ export interface Recorder extends AsyncDisposable {
   close(): Promise<void>
 }
 
-/** An HTTP server on 127.0.0.1:`port` that answers 200 and remembers every request's headers. */
+/** An HTTP server on 127.0.0.1:`port` that answers 200 and remembers every request's headers and body. */
 export async function startRecorder(port: number): Promise<Recorder> {
   const seen: Seen[] = []
   const server: Server = createServer((req, res) => {
-    seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers })
-    req.resume()
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{"recorded":true}')
+    const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: '' }
+    seen.push(entry)
+    req.setEncoding('utf8')
+    req.on('data', (chunk: string) => {
+      entry.body += chunk
+    })
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"recorded":true}'))
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

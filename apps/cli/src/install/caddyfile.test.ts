@@ -1,20 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import {
-  basicAuthDirective,
-  type CaddyfileInput,
-  parseCaddyVersion,
-  redactSecrets,
-  renderCaddyfile,
-} from './caddyfile'
+import { type CaddyfileInput, parseCaddyVersion, redactSecrets, renderCaddyfile } from './caddyfile'
 
 const input: CaddyfileInput = {
   hostname: 'llm.local',
   tls: { mode: 'internal' },
   caddyVersion: { major: 2, minor: 6, patch: 2 },
-  user: 'admin',
-  passwordHash: '$2b$12$abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234',
   proxySecret: 'S3cret-value_0123456789abcdefghijklmnopqrs',
-  ports: { api: 8080, chat: 3001, http: 80, https: 443 },
+  chatProxySecret: 'Chat-S3cret_0123456789abcdefghijklmnopqrs',
+  ports: { api: 8080, chat: 3001, gate: 3002, http: 80, https: 443 },
 }
 
 describe('parseCaddyVersion', () => {
@@ -28,33 +21,41 @@ describe('parseCaddyVersion', () => {
 })
 
 describe('renderCaddyfile', () => {
-  it('uses basicauth before Caddy 2.8 and basic_auth from 2.8 on', () => {
-    expect(basicAuthDirective({ major: 2, minor: 7, patch: 6 })).toBe('basicauth')
-    expect(basicAuthDirective({ major: 2, minor: 8, patch: 0 })).toBe('basic_auth')
-    expect(basicAuthDirective({ major: 3, minor: 0, patch: 0 })).toBe('basic_auth')
-    const newer = renderCaddyfile({ ...input, caddyVersion: { major: 2, minor: 8, patch: 4 } })
-    expect(newer.match(/^\s+basic_auth bcrypt svc \{$/gm)).toHaveLength(3)
-    expect(newer).not.toMatch(/basicauth/)
-    expect(renderCaddyfile(input).match(/^\s+basicauth bcrypt svc \{$/gm)).toHaveLength(3)
+  it('asks the auth gate (not Caddy’s basicauth, which has no rate limit) on every signed-in route', () => {
+    const text = renderCaddyfile(input)
+    expect(text).not.toMatch(/basic_?auth/)
+    expect(text.match(/^\s+forward_auth 127\.0\.0\.1:3002 \{$/gm)).toHaveLength(3)
+    expect(text.match(/^\s+copy_headers X-Forwarded-Email$/gm)).toHaveLength(3)
   })
 
-  it('sets the identity only in blocks behind basic auth, each of which drops the Basic header', () => {
+  it('takes the identity only from the gate, in blocks that drop the Basic header', () => {
     const text = renderCaddyfile(input)
     const blocks = text.split(/\n\s*(?=handle|handle_path)/)
-    for (const block of blocks.filter((b) => b.includes('X-Forwarded-Email {http.auth.user.id}'))) {
-      expect(block).toMatch(/basicauth bcrypt svc/)
+    for (const block of blocks.filter((b) => b.includes('reverse_proxy') && b.includes('forward_auth')))
       expect(block).toContain('header_up -Authorization')
-    }
-    expect(text.match(/header_up X-Forwarded-Email \{http\.auth\.user\.id\}/g)).toHaveLength(3)
-    expect(text.match(new RegExp(`header_up X-Svc-Proxy-Secret "${input.proxySecret}"`, 'g'))).toHaveLength(4)
+    expect(text).not.toMatch(/header_up X-Forwarded-Email/)
+    // three routes to the API and three gate checks carry the API's secret
+    expect(text.match(new RegExp(`header_up X-Svc-Proxy-Secret "${input.proxySecret}"`, 'g'))).toHaveLength(6)
+  })
+
+  it('gives the chat app its own secret, never the API’s', () => {
+    const text = renderCaddyfile(input)
+    const chat = text.slice(text.indexOf('reverse_proxy 127.0.0.1:3001'), text.indexOf('# Everything else'))
+    expect(chat).toContain(`header_up X-Svc-Proxy-Secret "${input.chatProxySecret}"`)
+    expect(chat).not.toContain(input.proxySecret)
+    expect(text.split(input.chatProxySecret)).toHaveLength(2)
   })
 
   it('moves the ports only when told, and gives a public name ACME with its e-mail instead of tls internal', () => {
     expect(renderCaddyfile(input)).not.toMatch(/https?_port/)
-    const high = renderCaddyfile({ ...input, ports: { api: 18081, chat: 18082, http: 18080, https: 18443 } })
+    const high = renderCaddyfile({
+      ...input,
+      ports: { api: 18081, chat: 18082, gate: 18083, http: 18080, https: 18443 },
+    })
     expect(high).toContain('\thttp_port 18080\n\thttps_port 18443\n')
     expect(high).toContain('reverse_proxy 127.0.0.1:18081 {')
     expect(high).toContain('reverse_proxy 127.0.0.1:18082 {')
+    expect(high).toContain('forward_auth 127.0.0.1:18083 {')
     const pub = renderCaddyfile({
       ...input,
       hostname: 'llm.example.com',

@@ -15,14 +15,6 @@ export function parseCaddyVersion(output: string): CaddyVersion | undefined {
   return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]) }
 }
 
-/**
- * The basic-auth directive of that Caddy: `basicauth` before 2.8 (the only spelling 2.6 and 2.7 know),
- * `basic_auth` from 2.8 on (where `basicauth` still works but logs a deprecation warning).
- */
-export function basicAuthDirective(v: CaddyVersion): 'basicauth' | 'basic_auth' {
-  return v.major > 2 || (v.major === 2 && v.minor >= 8) ? 'basic_auth' : 'basicauth'
-}
-
 /** Header names the proxy owns: never taken from a client, set only by the proxy. */
 export const IDENTITY_HEADER = 'X-Forwarded-Email'
 export const SECRET_HEADER = 'X-Svc-Proxy-Secret'
@@ -31,19 +23,20 @@ export interface CaddyfileInput {
   hostname: string
   tls: { mode: 'internal' } | { mode: Extract<TlsMode, 'acme'>; email: string }
   caddyVersion: CaddyVersion
-  /** The basic-auth user; checked by `checkAdminUser` (no spaces, quotes or braces). */
-  user: string
-  /** bcrypt, Modular Crypt Format (`$2a$`/`$2b$`/`$2y$`): Caddy takes it as it is. */
-  passwordHash: string
-  /** Sent upstream as `X-Svc-Proxy-Secret` on every route (base64url). */
+  /** Sent to the API and to the auth gate as `X-Svc-Proxy-Secret` on every route to it (base64url). */
   proxySecret: string
-  ports: { api: number; chat: number; http: number; https: number }
+  /** Sent to the chat app instead: it must never hold the API's. */
+  chatProxySecret: string
+  ports: { api: number; chat: number; gate: number; http: number; https: number }
 }
 
 /**
- * Renders svc's Caddyfile. Routes:
+ * Renders svc's Caddyfile. Basic auth is checked by svc's auth gate (`forward_auth` to
+ * svc-auth.service), not by Caddy's `basicauth`, which has no rate limit in any Caddy version a
+ * distribution ships (each wrong password a full bcrypt, guessing unbounded); the gate throttles
+ * failures per client and answers the identity, which `copy_headers` puts into the request. Routes:
  * - `/v1/*` → the API without basic auth (bearer tokens, checked by svc); a request that carries
- *   Basic credentials (a signed-in browser) is checked here and gets the identity like any page;
+ *   Basic credentials (a signed-in browser) is checked and gets the identity like any page;
  * - `/chat` → 308 `/chat/`; `/chat/*` → the chat app (prefix stripped) behind basic auth;
  * - everything else → the API behind basic auth.
  *
@@ -54,8 +47,7 @@ export interface CaddyfileInput {
  * `encode`: event streams pass uncompressed, and Caddy flushes `text/event-stream` as it comes.
  */
 export function renderCaddyfile(input: CaddyfileInput): string {
-  const { hostname, user, passwordHash, proxySecret, ports } = input
-  const auth = basicAuthDirective(input.caddyVersion)
+  const { hostname, proxySecret, chatProxySecret, ports } = input
   const v = input.caddyVersion
   const global = [
     ports.http !== 80 ? `\thttp_port ${ports.http}` : '',
@@ -65,22 +57,31 @@ export function renderCaddyfile(input: CaddyfileInput): string {
       : `\temail ${input.tls.email}`,
   ].filter(Boolean)
   const basic = (indent: string) =>
-    [`${auth} bcrypt svc {`, `\t${user} ${passwordHash}`, '}'].map((l) => indent + l).join('\n')
-  const proxy = (indent: string, port: number, extra: string[]) =>
     [
-      `reverse_proxy 127.0.0.1:${port} {`,
-      ...extra.map((l) => `\t${l}`),
+      `forward_auth 127.0.0.1:${ports.gate} {`,
+      '\turi /check',
       `\theader_up ${SECRET_HEADER} "${proxySecret}"`,
+      `\tcopy_headers ${IDENTITY_HEADER}`,
       '}',
     ]
       .map((l) => indent + l)
       .join('\n')
-  const signedIn = [`header_up ${IDENTITY_HEADER} {http.auth.user.id}`, 'header_up -Authorization']
+  const proxy = (indent: string, port: number, extra: string[], secret = proxySecret) =>
+    [
+      `reverse_proxy 127.0.0.1:${port} {`,
+      ...extra.map((l) => `\t${l}`),
+      `\theader_up ${SECRET_HEADER} "${secret}"`,
+      '}',
+    ]
+      .map((l) => indent + l)
+      .join('\n')
+  // the identity is in the request already (copy_headers, only after the gate said yes)
+  const signedIn = ['header_up -Authorization']
 
   return `# svc's reverse proxy, written by \`svc install --auth=basic\` for Caddy ${v.major}.${v.minor}.${v.patch}.
 # Re-running the installer rewrites this file (and rotates the secret below); directives you want
 # to keep go into ${LAYOUT.caddyIncludes}/*.caddy, imported into the site below.
-# Mode 0640 root:caddy: it holds the bcrypt hash of the admin password and the proxy secret.
+# Mode 0640 root:caddy: it holds the proxy secrets. The password is checked by svc-auth.service.
 {
 ${global.join('\n')}
 }
@@ -112,7 +113,7 @@ ${proxy('\t\t\t', ports.api, [])}
 \tredir /chat /chat/ 308
 \thandle_path /chat/* {
 ${basic('\t\t')}
-${proxy('\t\t', ports.chat, signedIn)}
+${proxy('\t\t', ports.chat, signedIn, chatProxySecret)}
 \t}
 
 \t# Everything else: the dashboard and the management API, for the signed-in user.

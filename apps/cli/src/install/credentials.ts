@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import type { Readable, Writable } from 'node:stream'
 import bcrypt from 'bcryptjs'
 import { CliError } from '../context'
@@ -44,19 +45,35 @@ export interface PromptStreams {
   stderr: Writable
 }
 
+/** `--admin-password-stdin` or `--admin-password-file PATH`. */
+export type PasswordSource = { stdin: true } | { file: string }
+
+/** Longest password file or stdin read (a password, not a document). */
+const MAX_PASSWORD_INPUT = 4096
+
 /**
- * The admin password: `SVC_ADMIN_PASSWORD` when set, else asked on the terminal (hidden, twice).
- * Without either it is an error that says how to pass it.
+ * The admin password, from the first of: `--admin-password-file PATH` or `--admin-password-stdin`
+ * (the whole input; one final line break is not part of it), `SVC_ADMIN_PASSWORD`, the terminal
+ * (hidden, twice). The flags exist because `sudo SVC_ADMIN_PASSWORD=… svc install` puts the
+ * password into sudo's arguments, which every local user can read in `ps`. Without any of them it
+ * is an error that says how to pass it.
  */
 export async function readPassword(
   env: Record<string, string | undefined>,
   io: PromptStreams | undefined,
+  source?: PasswordSource,
 ): Promise<string> {
+  if (source && env.SVC_ADMIN_PASSWORD)
+    throw new CliError(
+      'give the admin password one way: SVC_ADMIN_PASSWORD or the --admin-password-* flag',
+      2,
+    )
+  if (source) return checkPassword(stripLineBreak(await readSource(source, io)))
   const fromEnv = env.SVC_ADMIN_PASSWORD
   if (fromEnv !== undefined && fromEnv !== '') return checkPassword(fromEnv)
   if (!io?.stdin.isTTY || !io.stdin.setRawMode) {
     throw new CliError(
-      '--auth=basic needs the admin password: set SVC_ADMIN_PASSWORD or run on a terminal to be asked',
+      '--auth=basic needs the admin password: use --admin-password-file PATH or --admin-password-stdin, set SVC_ADMIN_PASSWORD, or run on a terminal to be asked',
       2,
     )
   }
@@ -64,6 +81,34 @@ export async function readPassword(
   const second = await promptHidden(io, 'Again: ')
   if (first !== second) throw new CliError('the two passwords differ', 2)
   return first
+}
+
+async function readSource(source: PasswordSource, io: PromptStreams | undefined): Promise<string> {
+  if ('file' in source) {
+    const bytes = await readFile(source.file).catch((error: NodeJS.ErrnoException) => {
+      throw new CliError(
+        `cannot read the admin password from ${source.file}: ${error.code ?? error.message}`,
+        2,
+      )
+    })
+    if (bytes.length > MAX_PASSWORD_INPUT)
+      throw new CliError(`${source.file} is not a password file (over ${MAX_PASSWORD_INPUT} bytes)`, 2)
+    return bytes.toString('utf8')
+  }
+  const stdin = io?.stdin
+  if (!stdin) throw new CliError('--admin-password-stdin: there is no standard input', 2)
+  let text = ''
+  for await (const chunk of stdin) {
+    text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+    if (text.length > MAX_PASSWORD_INPUT)
+      throw new CliError(`--admin-password-stdin: over ${MAX_PASSWORD_INPUT} bytes, not a password`, 2)
+  }
+  return text
+}
+
+/** One final `\n` or `\r\n` (what `echo` and editors add) is not part of the password. */
+function stripLineBreak(text: string): string {
+  return text.replace(/\r?\n$/, '')
 }
 
 /** Reads one line from a TTY without echoing it. Ctrl-C or Ctrl-D abort. */

@@ -7,8 +7,10 @@ export interface InstallArgs {
   auth?: 'basic' | 'off'
   root: string
   dryRun: boolean
-  ports: { api?: number; chat?: number; http?: number; https?: number }
+  ports: { api?: number; chat?: number; gate?: number; http?: number; https?: number }
   containers?: boolean
+  /** Where the admin password comes from, other than SVC_ADMIN_PASSWORD or the terminal prompt. */
+  passwordFrom?: { stdin: true } | { file: string }
 }
 
 /** Parses `svc install` flags; a wrong one is a usage error (exit 2). */
@@ -24,6 +26,8 @@ export function parseInstallArgs(args: string[]): InstallArgs {
     throw new CliError(`--auth must be basic or off, got "${auth}"`, 2)
   if (values.containers && values['no-containers'])
     throw new CliError('--containers and --no-containers exclude each other', 2)
+  if (values['admin-password-stdin'] && values['admin-password-file'] !== undefined)
+    throw new CliError('--admin-password-stdin and --admin-password-file exclude each other', 2)
   const root = values.root === undefined ? '/' : resolve(values.root)
   return {
     ...(auth ? { auth } : {}),
@@ -32,10 +36,16 @@ export function parseInstallArgs(args: string[]): InstallArgs {
     ports: {
       api: port('--api-port', values['api-port']),
       chat: port('--chat-port', values['chat-port']),
+      gate: port('--gate-port', values['gate-port']),
       http: port('--http-port', values['http-port']),
       https: port('--https-port', values['https-port']),
     },
     ...(values.containers ? { containers: true } : values['no-containers'] ? { containers: false } : {}),
+    ...(values['admin-password-stdin']
+      ? { passwordFrom: { stdin: true } }
+      : values['admin-password-file'] !== undefined
+        ? { passwordFrom: { file: resolve(values['admin-password-file']) } }
+        : {}),
   }
 }
 
@@ -50,10 +60,13 @@ function parse(args: string[]) {
       'dry-run': { type: 'boolean' },
       'api-port': { type: 'string' },
       'chat-port': { type: 'string' },
+      'gate-port': { type: 'string' },
       'http-port': { type: 'string' },
       'https-port': { type: 'string' },
       containers: { type: 'boolean' },
       'no-containers': { type: 'boolean' },
+      'admin-password-stdin': { type: 'boolean' },
+      'admin-password-file': { type: 'string' },
     },
   })
 }

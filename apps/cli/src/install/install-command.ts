@@ -2,19 +2,31 @@ import { fileURLToPath } from 'node:url'
 import { type CliContext, CliError, type Command } from '../context'
 import { BUILT_CLI, missingBuild } from '../server-entries'
 import { caRootPath, type InstalledCaddy } from './caddy'
+import { moveChatState } from './chat-state'
 import { rotateChatToken } from './chat-token'
 import { Effects } from './effects'
+import { installEngines } from './engines'
 import { mergeEnvFile, parseEnvFile } from './env-file'
 import { type InstallArgs, parseInstallArgs } from './install-args'
 import { type InstallState, readInstallState, writeInstallState } from './install-state'
-import { API_UNIT, CADDY_USER, CHAT_UNIT, DEFAULT_PORTS, LAYOUT, PROXY_UNIT, SERVICE_USER } from './layout'
+import {
+  API_UNIT,
+  CADDY_USER,
+  CHAT_UNIT,
+  CHAT_USER,
+  DEFAULT_PORTS,
+  GATE_UNIT,
+  LAYOUT,
+  PROXY_UNIT,
+  SERVICE_USER,
+} from './layout'
 import { publishName, unpublishName } from './mdns'
 import { type AuthInputs, ensureCaddy, readAuthInputs, renderProxy } from './proxy-config'
 import { readableByOthers } from './readable'
 import { API_ENV_HEADER, apiEnv, CHAT_ENV_HEADER, chatEnv } from './service-env'
 import { applyServices, type ServicePlan } from './services'
-import { ensureServiceUser } from './system-user'
-import { protectHomeFor, renderApiUnit, renderCaddyDropIn, renderChatUnit } from './units'
+import { ensureServiceUsers } from './system-user'
+import { protectHomeFor, renderApiUnit, renderCaddyDropIn, renderChatUnit, renderGateUnit } from './units'
 import { readUserDb } from './user-db'
 
 const CHECKOUT = fileURLToPath(new URL('../../../../', import.meta.url))
@@ -30,11 +42,16 @@ checkout with ${process.execPath}, and their environment files ${LAYOUT.apiEnv} 
 ${LAYOUT.chatEnv}. Safe to run again; lines you add to the env files are kept.
 
   --auth=basic   Caddy in front, with basic auth and HTTPS: installs Caddy with the package manager
-                 (apt, dnf, pacman, zypper, apk) when missing, renders ${LAYOUT.caddyfile}, sets a
-                 new proxy secret and a new token for the chat app, starts caddy.service on ports
-                 80 and 443 and restarts svc. Running it again rotates the password and the secret.
-                 Inputs: SVC_ADMIN_USER (default admin), SVC_ADMIN_PASSWORD (else asked twice on a
-                 terminal), SVC_HOSTNAME (default <hostname>.local), SVC_TLS_EMAIL (public names).
+                 (apt, dnf, pacman, zypper, apk) when missing, renders ${LAYOUT.caddyfile}, sets
+                 new proxy secrets and a new token for the chat app, starts ${GATE_UNIT} (checks
+                 the password for Caddy, 10 failures per client, then one every 6 s) and
+                 caddy.service on ports 80 and 443 and restarts svc. Running it again rotates the password and the secret.
+                 Inputs: SVC_ADMIN_USER (default admin), the password (below, else asked twice on
+                 a terminal), SVC_HOSTNAME (default <hostname>.local), SVC_TLS_EMAIL (public names).
+  --admin-password-file PATH   the admin password is the content of PATH (one final newline dropped)
+  --admin-password-stdin       the admin password is standard input, e.g. from a password manager
+                 (SVC_ADMIN_PASSWORD works too, but \`sudo SVC_ADMIN_PASSWORD=… svc install\` shows
+                 it to every local user in \`ps\`: sudo's arguments are public)
   --auth=off     Back to no auth: stops and disables the proxy, the API listens on all addresses
                  again. The Caddyfile and Caddy's certificates stay on disk.
   (no --auth)    Keeps the auth mode of the last run.
@@ -42,6 +59,7 @@ ${LAYOUT.chatEnv}. Safe to run again; lines you add to the env files are kept.
                  enables the units there, starts nothing and installs no packages.
   --dry-run      Prints what would change and changes nothing.
   --api-port N, --chat-port N      where the API (8080) and the chat app (3001) listen (loopback)
+  --gate-port N                    where the auth gate (svc-auth.service, 3002) listens (loopback)
   --http-port N, --https-port N    Caddy's ports (80, 443)
   --containers, --no-containers    let the API use Docker (adds the docker group to ${API_UNIT};
                                    that group is root-equivalent); default off, remembered
@@ -57,7 +75,8 @@ export const installCommand: Command = {
 }
 
 async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
-  const { env } = ctx
+  // The password is read from ctx.env once; no program the installer runs gets it in its environment.
+  const { SVC_ADMIN_PASSWORD: _password, ...env } = ctx.env
   if (args.root === '/' && !args.dryRun && process.getuid?.() !== 0) {
     throw new CliError('svc install changes the system: run it as root, or see --dry-run and --root DIR')
   }
@@ -75,6 +94,7 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   const ports = {
     api: args.ports.api ?? previous?.ports.api ?? DEFAULT_PORTS.api,
     chat: args.ports.chat ?? previous?.ports.chat ?? DEFAULT_PORTS.chat,
+    gate: args.ports.gate ?? previous?.ports.gate ?? DEFAULT_PORTS.gate,
     http: args.ports.http ?? previous?.ports.http ?? DEFAULT_PORTS.http,
     https: args.ports.https ?? previous?.ports.https ?? DEFAULT_PORTS.https,
   }
@@ -85,10 +105,11 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   // Everything that can fail for a reason the user can fix is checked before the first change.
   let inputs: AuthInputs | undefined
   let caddy: InstalledCaddy | undefined
-  let kept: { proxySecret: string; chatToken: string } | undefined
+  let kept: KeptSecrets | undefined
   if (rotate) {
-    inputs = await readAuthInputs(env, {
+    inputs = await readAuthInputs(ctx.env, {
       ...(previous ? { previous } : {}),
+      ...(args.passwordFrom ? { passwordFrom: args.passwordFrom } : {}),
       io: ioOf(ctx),
       dryRun: args.dryRun,
     })
@@ -99,7 +120,10 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   } else {
     if (auth === 'basic') {
       // the proxy config names the ports; it is only rendered (with the password) by --auth=basic
-      if (previous && JSON.stringify(ports) !== JSON.stringify(previous.ports))
+      if (
+        previous &&
+        !samePorts(ports, { ...previous.ports, gate: previous.ports.gate ?? DEFAULT_PORTS.gate })
+      )
         throw new CliError(
           'auth is basic: change ports together with --auth=basic (the proxy config names them)',
           2,
@@ -118,9 +142,11 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   if (unbuilt.length > 0)
     warnings.push(`svc is not built: the services need ${unbuilt.join(', ')} (pnpm build)`)
 
-  await ensureServiceUser(fx, env)
+  await ensureServiceUsers(fx, env)
   await fx.mkdir(LAYOUT.configDir, CONFIG_DIR_OWNER)
   await fx.mkdir(LAYOUT.stateDir, { mode: 0o750, user: SERVICE_USER, group: SERVICE_USER })
+  await fx.mkdir(LAYOUT.chatStateDir, { mode: 0o700, user: CHAT_USER, group: CHAT_USER })
+  await moveChatState(fx)
   // Made on every run, before the services ever start, so the svc user can never make it first.
   await fx.mkdir(LAYOUT.caddyIncludes, root755, { foreign: 'refuse' })
 
@@ -132,6 +158,12 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   const hints: string[] = []
   if (rendered && inputs) {
     await fx.write(LAYOUT.caddyfile, rendered.caddyfile, { mode: 0o640, user: 'root', group: CADDY_USER })
+    // the auth gate (svc user) reads it; root's, so the svc user cannot change the password
+    await fx.write(LAYOUT.gateUsers, `${inputs.user}:${rendered.passwordHash}\n`, {
+      mode: 0o640,
+      user: 'root',
+      group: SERVICE_USER,
+    })
     await fx.write(LAYOUT.caddyDropIn, renderCaddyDropIn(caddy?.path ?? '/usr/bin/caddy'), root644)
     if (inputs.tls === 'internal') hints.push(...(await publishName(fx, inputs.hostname, ports.https)))
   } else if (auth === 'off') {
@@ -147,25 +179,38 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
   }
   await fx.write(`${LAYOUT.unitDir}/${API_UNIT}`, renderApiUnit({ ...unit, containers }), root644)
   await fx.write(`${LAYOUT.unitDir}/${CHAT_UNIT}`, renderChatUnit(unit), root644)
+  await fx.write(`${LAYOUT.unitDir}/${GATE_UNIT}`, renderGateUnit(unit), root644)
+
+  const previousApiEnv = parseEnvFile(fx.read(LAYOUT.apiEnv) ?? '')
+  const engines = await installEngines(fx, env, previousApiEnv)
+  hints.push(...engines.hints)
 
   const proxySecret = rendered?.proxySecret ?? kept?.proxySecret
+  const chatProxySecret = rendered?.chatProxySecret ?? kept?.chatProxySecret
+  if (kept && kept.chatProxySecret === kept.proxySecret)
+    warnings.push(
+      'warning: the chat app still shares the API’s proxy secret (an install by an older svc): run svc install --auth=basic to give it its own',
+    )
   const envInput = {
     auth,
     ports,
+    engines: engines.env,
     ...(proxySecret ? { proxySecret } : {}),
+    ...(chatProxySecret ? { chatProxySecret } : {}),
     ...(chatToken ? { chatToken } : {}),
   }
-  const envOwn = { mode: 0o640, user: 'root', group: SERVICE_USER }
-  await fx.write(
-    LAYOUT.apiEnv,
-    mergeEnvFile(fx.read(LAYOUT.apiEnv), apiEnv(envInput), API_ENV_HEADER),
-    envOwn,
-  )
-  await fx.write(
-    LAYOUT.chatEnv,
-    mergeEnvFile(fx.read(LAYOUT.chatEnv), chatEnv(envInput), CHAT_ENV_HEADER),
-    envOwn,
-  )
+  // Each env file is readable by its own service's group only (the fallback start commands source
+  // it as that user): the chat app's user can read neither api.env nor the API's secret.
+  await fx.write(LAYOUT.apiEnv, mergeEnvFile(fx.read(LAYOUT.apiEnv), apiEnv(envInput), API_ENV_HEADER), {
+    mode: 0o640,
+    user: 'root',
+    group: SERVICE_USER,
+  })
+  await fx.write(LAYOUT.chatEnv, mergeEnvFile(fx.read(LAYOUT.chatEnv), chatEnv(envInput), CHAT_ENV_HEADER), {
+    mode: 0o640,
+    user: 'root',
+    group: CHAT_USER,
+  })
 
   const state: InstallState = {
     auth,
@@ -183,8 +228,8 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
 
   const plan: ServicePlan =
     auth === 'basic'
-      ? { start: [API_UNIT, CHAT_UNIT, PROXY_UNIT], stop: [] }
-      : { start: [API_UNIT, CHAT_UNIT], stop: previous?.auth === 'basic' ? [PROXY_UNIT] : [] }
+      ? { start: [API_UNIT, CHAT_UNIT, GATE_UNIT, PROXY_UNIT], stop: [] }
+      : { start: [API_UNIT, CHAT_UNIT], stop: previous?.auth === 'basic' ? [PROXY_UNIT, GATE_UNIT] : [] }
   const caddyHome = readUserDb(fx.root).home(CADDY_USER) ?? '/var/lib/caddy'
   const commands = await applyServices(fx, plan, {
     env,
@@ -246,6 +291,10 @@ const root755 = { mode: 0o755, user: 'root', group: 'root' }
  */
 export const CONFIG_DIR_OWNER = { mode: 0o1771, user: 'root', group: SERVICE_USER }
 
+function samePorts(a: Record<string, number>, b: Record<string, number>): boolean {
+  return Object.keys({ ...a, ...b }).every((k) => a[k] === b[k])
+}
+
 function hostPort(host: string, https: number): string {
   return https === 443 ? host : `${host}:${https}`
 }
@@ -264,17 +313,24 @@ function pick(previous: InstallState | undefined): Partial<InstallState> {
   }
 }
 
+interface KeptSecrets {
+  proxySecret: string
+  chatProxySecret: string
+  chatToken: string
+}
+
 /** The secrets of a basic-auth install that is kept as it is (a re-run without --auth). */
-function keptSecrets(fx: Effects): { proxySecret: string; chatToken: string } {
+function keptSecrets(fx: Effects): KeptSecrets {
   const proxySecret = parseEnvFile(fx.read(LAYOUT.apiEnv) ?? '').SVC_PROXY_SECRET
-  const chatToken = parseEnvFile(fx.read(LAYOUT.chatEnv) ?? '').SVC_CHAT_API_TOKEN
-  if (!proxySecret || !chatToken) {
-    const [file, key] = proxySecret
-      ? [LAYOUT.chatEnv, 'SVC_CHAT_API_TOKEN']
-      : [LAYOUT.apiEnv, 'SVC_PROXY_SECRET']
+  const chat = parseEnvFile(fx.read(LAYOUT.chatEnv) ?? '')
+  const [chatProxySecret, chatToken] = [chat.SVC_PROXY_SECRET, chat.SVC_CHAT_API_TOKEN]
+  if (!proxySecret || !chatProxySecret || !chatToken) {
+    const [file, key] = !proxySecret
+      ? [LAYOUT.apiEnv, 'SVC_PROXY_SECRET']
+      : [LAYOUT.chatEnv, chatToken ? 'SVC_PROXY_SECRET' : 'SVC_CHAT_API_TOKEN']
     throw new CliError(`${file} has no ${key}: run svc install --auth=basic again`)
   }
-  return { proxySecret, chatToken }
+  return { proxySecret, chatProxySecret, chatToken }
 }
 
 /** Warnings for paths the svc user could not read (a checkout or node under a private home). */

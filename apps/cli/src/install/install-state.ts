@@ -11,7 +11,8 @@ export const InstallStateSchema = v.object({
   adminUser: v.optional(v.string()),
   tlsEmail: v.optional(v.string()),
   containers: v.boolean(),
-  ports: v.object({ api: Port, chat: Port, http: Port, https: Port }),
+  // gate: absent in the state of installs before the auth gate (then the default)
+  ports: v.object({ api: Port, chat: Port, gate: v.optional(Port), http: Port, https: Port }),
 })
 export type InstallState = v.InferOutput<typeof InstallStateSchema>
 

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { CliError } from '../context'
 import { findCaddy, type InstalledCaddy, validateCaddyfile } from './caddy'
 import { type CaddyfileInput, renderCaddyfile } from './caddyfile'
-import { checkAdminUser, hashPassword, type PromptStreams, readPassword } from './credentials'
+import {
+  checkAdminUser,
+  hashPassword,
+  type PasswordSource,
+  type PromptStreams,
+  readPassword,
+} from './credentials'
 import type { Effects } from './effects'
 import { shellQuote } from './exec'
 import { checkHostname, defaultHostname, type TlsMode, tlsModeFor } from './host-name'
@@ -24,13 +30,12 @@ export interface AuthInputs {
 const EMAIL = /^[^\s@{}"#]+@[^\s@{}"#]+\.[^\s@{}"#]+$/
 
 /**
- * Reads `SVC_ADMIN_USER` (default `admin`), the password (`SVC_ADMIN_PASSWORD` or asked twice on a
- * TTY), `SVC_HOSTNAME` (default `<host>.local`) and `SVC_TLS_EMAIL` (required for a public name).
+ * Reads `SVC_ADMIN_USER` (default `admin`), the password (see `readPassword`), `SVC_HOSTNAME` (default `<host>.local`) and `SVC_TLS_EMAIL` (required for a public name).
  * A dry run does not ask for the password.
  */
 export async function readAuthInputs(
   env: Env,
-  options: { previous?: InstallState; io?: PromptStreams; dryRun: boolean },
+  options: { previous?: InstallState; io?: PromptStreams; dryRun: boolean; passwordFrom?: PasswordSource },
 ): Promise<AuthInputs> {
   const user = checkAdminUser(env.SVC_ADMIN_USER || options.previous?.adminUser || 'admin')
   const host = checkHostname(env.SVC_HOSTNAME || options.previous?.hostname || defaultHostname())
@@ -48,9 +53,9 @@ export async function readAuthInputs(
     if (!EMAIL.test(email)) throw new CliError(`SVC_TLS_EMAIL "${email}" is not an e-mail address`, 2)
   }
   const password =
-    options.dryRun && !env.SVC_ADMIN_PASSWORD
+    options.dryRun && !env.SVC_ADMIN_PASSWORD && !options.passwordFrom
       ? randomBytes(12).toString('base64url')
-      : await readPassword(env, options.io)
+      : await readPassword(env, options.io, options.passwordFrom)
   return { user, password, hostname: host.name, tls, ...(email ? { email } : {}) }
 }
 
@@ -90,7 +95,10 @@ export async function ensureCaddy(fx: Effects, env: Env): Promise<InstalledCaddy
 /** A rendered Caddyfile with the secrets it carries. */
 export interface RenderedProxy {
   caddyfile: string
+  /** bcrypt of the admin password, for the auth gate's users file. */
+  passwordHash: string
   proxySecret: string
+  chatProxySecret: string
 }
 
 /**
@@ -102,21 +110,21 @@ export async function renderProxy(
   options: { caddy: InstalledCaddy | undefined; ports: CaddyfileInput['ports']; env: Env },
 ): Promise<RenderedProxy> {
   const proxySecret = randomBytes(32).toString('base64url')
+  const chatProxySecret = randomBytes(32).toString('base64url')
   const passwordHash = await hashPassword(inputs.password)
   const caddyfile = renderCaddyfile({
     hostname: inputs.hostname,
     tls: inputs.tls === 'acme' ? { mode: 'acme', email: inputs.email ?? '' } : { mode: 'internal' },
     // A dry run without Caddy renders for the version a package manager installs today.
     caddyVersion: options.caddy?.version ?? { major: 2, minor: 6, patch: 2 },
-    user: inputs.user,
-    passwordHash,
     proxySecret,
+    chatProxySecret,
     ports: options.ports,
   })
   if (options.caddy) {
     const check = await validateCaddyfile(options.caddy, caddyfile, {
       env: options.env,
-      secrets: [proxySecret, passwordHash],
+      secrets: [proxySecret, chatProxySecret],
     })
     if (!check.ok) {
       throw new CliError(
@@ -124,5 +132,5 @@ export async function renderProxy(
       )
     }
   }
-  return { caddyfile, proxySecret }
+  return { caddyfile, passwordHash, proxySecret, chatProxySecret }
 }

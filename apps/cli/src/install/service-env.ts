@@ -5,11 +5,18 @@ import { LAYOUT } from './layout'
 /** What the installer decided, as the two services need it. */
 export interface ServiceEnvInput {
   auth: 'basic' | 'off'
-  ports: { api: number; chat: number }
-  /** Shared by the proxy, the API and the chat app (auth basic only). */
+  ports: { api: number; chat: number; gate: number }
+  /** The proxy's secret for the API (auth basic only). */
   proxySecret?: string
+  /**
+   * The proxy's secret for the chat app, another one: the chat app holds it, and with the API's it
+   * could speak as any signed-in user (the admin) to the API.
+   */
+  chatProxySecret?: string
   /** The chat app's `v1-only` token (auth basic only). */
   chatToken?: string
+  /** `SVC_LLAMA_SERVER` / `SVC_WHISPER_SERVER`: the engines the API runs (see engines.ts). */
+  engines?: ManagedEnv
 }
 
 export const API_ENV_HEADER = `# svc API (svc-api.service). \`svc install\` manages the SVC_* keys it wrote below and keeps
@@ -18,7 +25,8 @@ export const API_ENV_HEADER = `# svc API (svc-api.service). \`svc install\` mana
 `
 
 export const CHAT_ENV_HEADER = `# svc chat app (svc-chat.service). \`svc install\` manages the SVC_* keys it wrote below and
-# keeps every other line. Mode 0640 root:svc: it holds the chat app's API token.
+# keeps every other line. Mode 0640 root:svc-chat: it holds the chat app's API token and its own
+# proxy secret (not the API's).
 `
 
 /**
@@ -36,23 +44,27 @@ export function apiEnv(input: ServiceEnvInput): ManagedEnv {
     SVC_HOST: on ? '127.0.0.1' : undefined,
     SVC_AUTH_ENABLED: on ? '1' : '0',
     SVC_PROXY_SECRET: on ? required(input.proxySecret, 'proxy secret') : undefined,
+    // read by svc-auth.service (svc auth-gate), which shares this file: it is the svc user's too
+    SVC_AUTH_GATE_PORT: on ? String(input.ports.gate) : undefined,
+    SVC_AUTH_GATE_USERS: on ? LAYOUT.gateUsers : undefined,
+    ...input.engines,
   }
 }
 
 /**
- * The keys of `chat.env` (the chat app's environment contract): with auth on it listens on loopback,
- * believes `X-Forwarded-Email` only with the proxy secret, and calls the API with its own `v1-only`
- * token; with auth off it is one local user on every address.
+ * The keys of `chat.env` (the chat app's environment contract): its own state dir; with auth on it
+ * listens on loopback, believes `X-Forwarded-Email` only with its own proxy secret, and calls the
+ * API with its own `v1-only` token; with auth off it is one local user on every address.
  */
 export function chatEnv(input: ServiceEnvInput): ManagedEnv {
   const on = input.auth === 'basic'
   return {
-    SVC_STATE_DIR: LAYOUT.stateDir,
+    SVC_STATE_DIR: LAYOUT.chatStateDir,
     SVC_CHAT_PORT: String(input.ports.chat),
     SVC_CHAT_HOST: on ? '127.0.0.1' : undefined,
     SVC_CHAT_API_URL: `http://127.0.0.1:${input.ports.api}`,
     SVC_CHAT_TRUSTED_HEADER: on ? IDENTITY_HEADER : undefined,
-    SVC_PROXY_SECRET: on ? required(input.proxySecret, 'proxy secret') : undefined,
+    SVC_PROXY_SECRET: on ? required(input.chatProxySecret, 'chat proxy secret') : undefined,
     SVC_CHAT_API_TOKEN: on ? required(input.chatToken, 'chat token') : undefined,
   }
 }

@@ -2,7 +2,16 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Effects } from './effects'
 import { which } from './exec'
-import { API_UNIT, CADDY_USER, CHAT_UNIT, LAYOUT, PROXY_UNIT, SERVICE_USER } from './layout'
+import {
+  API_UNIT,
+  CADDY_USER,
+  CHAT_UNIT,
+  CHAT_USER,
+  GATE_UNIT,
+  LAYOUT,
+  PROXY_UNIT,
+  SERVICE_USER,
+} from './layout'
 
 /** What should run after this install: the units to (re)start and the units to stop for good. */
 export interface ServicePlan {
@@ -44,7 +53,7 @@ export async function applyServices(fx: Effects, plan: ServicePlan, ctx: Service
   }
   if (systemctl) {
     // svc's own units are there (or would be, in a dry run); the proxy's comes with Caddy's package
-    const known = (unit: string) => unit === API_UNIT || unit === CHAT_UNIT || unitExists(fx, unit)
+    const known = (unit: string) => [API_UNIT, CHAT_UNIT, GATE_UNIT].includes(unit) || unitExists(fx, unit)
     const stop = plan.stop.filter(known)
     const start = plan.start.filter(known)
     if (stop.length) await fx.run([systemctl, `--root=${fx.root}`, 'disable', ...stop], 'off at boot')
@@ -64,13 +73,15 @@ export async function applyServices(fx: Effects, plan: ServicePlan, ctx: Service
 
 /** Commands that start the services by hand where systemd does not run (a container). */
 function startCommands(plan: ServicePlan, ctx: ServiceContext): string[] {
-  const asSvc = (envFile: string, sub: string) =>
-    `runuser -u ${SERVICE_USER} -- sh -c 'set -a; . ${envFile}; exec ${ctx.node} ${ctx.cli} ${sub}' &`
+  const asUser = (user: string, envFile: string, sub: string) =>
+    `runuser -u ${user} -- sh -c 'set -a; . ${envFile}; exec ${ctx.node} ${ctx.cli} ${sub}' &`
   const out: string[] = []
-  if (plan.stop.includes(PROXY_UNIT)) out.push('# stop the caddy process you started for svc, if any')
+  if (plan.stop.includes(PROXY_UNIT))
+    out.push('# stop the caddy and svc auth-gate processes you started for svc, if any')
   for (const unit of plan.start) {
-    if (unit === API_UNIT) out.push(asSvc(LAYOUT.apiEnv, 'serve'))
-    if (unit === CHAT_UNIT) out.push(asSvc(LAYOUT.chatEnv, 'chat'))
+    if (unit === API_UNIT) out.push(asUser(SERVICE_USER, LAYOUT.apiEnv, 'serve'))
+    if (unit === CHAT_UNIT) out.push(asUser(CHAT_USER, LAYOUT.chatEnv, 'chat'))
+    if (unit === GATE_UNIT) out.push(asUser(SERVICE_USER, LAYOUT.apiEnv, 'auth-gate'))
     if (unit === PROXY_UNIT) {
       const run = `${ctx.caddy ?? 'caddy'} run --config ${LAYOUT.caddyfile} --adapter caddyfile`
       // as the caddy user (its CA and certificates stay in its home), with the one capability it needs

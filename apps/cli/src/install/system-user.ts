@@ -1,41 +1,54 @@
 import { CliError } from '../context'
 import type { Effects } from './effects'
 import { which } from './exec'
-import { LAYOUT, SERVICE_USER } from './layout'
+import { CHAT_USER, LAYOUT, SERVICE_USER } from './layout'
 import { readUserDb } from './user-db'
 
-const COMMENT = 'svc model server'
+/** The system users svc's services run as: name, comment (GECOS) and home. */
+export const SYSTEM_USERS = [
+  { name: SERVICE_USER, comment: 'svc model server', home: LAYOUT.stateDir },
+  { name: CHAT_USER, comment: 'svc chat app', home: LAYOUT.chatStateDir },
+] as const
+
+type SystemUser = (typeof SYSTEM_USERS)[number]
 
 /**
- * Creates the `svc` system user and group (home `/var/lib/svc`, no login) in the target root unless
- * it exists. With systemd's `systemd-sysusers` (which also works on a staging root) the account is
- * declared in `/etc/sysusers.d/svc.conf`; otherwise `useradd` (with `--prefix` for a staging root),
- * or BusyBox's `adduser` on the running system. Idempotent.
+ * Creates the `svc` and `svc-chat` system users and groups (homes `/var/lib/svc` and
+ * `/var/lib/svc-chat`, no login) in the target root unless they exist. With systemd's
+ * `systemd-sysusers` (which also works on a staging root) the accounts are declared in
+ * `/etc/sysusers.d/svc.conf`; otherwise `useradd` (with `--prefix` for a staging root), or BusyBox's
+ * `adduser` on the running system. Idempotent.
  */
-export async function ensureServiceUser(fx: Effects, env: Record<string, string | undefined>): Promise<void> {
+export async function ensureServiceUsers(
+  fx: Effects,
+  env: Record<string, string | undefined>,
+): Promise<void> {
   const db = readUserDb(fx.root)
-  if (db.uid(SERVICE_USER) !== undefined && db.gid(SERVICE_USER) !== undefined) {
-    fx.note(`user ${SERVICE_USER} exists`)
-    return
-  }
+  const missing = SYSTEM_USERS.filter((u) => db.uid(u.name) === undefined || db.gid(u.name) === undefined)
+  for (const u of SYSTEM_USERS) if (!missing.includes(u)) fx.note(`user ${u.name} exists`)
+  if (missing.length === 0) return
   const sysusers = which('systemd-sysusers', env.PATH)
   if (sysusers) {
     await fx.write(
       LAYOUT.sysusers,
-      `# svc's system user (svc install)\nu ${SERVICE_USER} - "${COMMENT}" ${LAYOUT.stateDir}\n`,
-      {
-        mode: 0o644,
-        user: 'root',
-        group: 'root',
-      },
+      `# svc's system users (svc install)\n${SYSTEM_USERS.map((u) => `u ${u.name} - "${u.comment}" ${u.home}\n`).join('')}`,
+      { mode: 0o644, user: 'root', group: 'root' },
     )
     const argv =
       fx.root === '/'
         ? [sysusers, LAYOUT.sysusers]
         : [sysusers, `--root=${fx.root}`, fx.local(LAYOUT.sysusers)]
-    await fx.run(argv, `create the ${SERVICE_USER} user`)
+    await fx.run(argv, `create the ${missing.map((u) => u.name).join(' and ')} user`)
     return
   }
+  for (const u of missing) await createUser(fx, env, u)
+}
+
+async function createUser(
+  fx: Effects,
+  env: Record<string, string | undefined>,
+  u: SystemUser,
+): Promise<void> {
   const useradd = which('useradd', env.PATH)
   if (useradd) {
     const prefix = fx.root === '/' ? [] : ['--prefix', fx.root]
@@ -46,44 +59,30 @@ export async function ensureServiceUser(fx: Effects, env: Record<string, string 
         '--system',
         '--user-group',
         '--home-dir',
-        LAYOUT.stateDir,
+        u.home,
         '--no-create-home',
         '--shell',
         nologin(env),
         '--comment',
-        COMMENT,
-        SERVICE_USER,
+        u.comment,
+        u.name,
       ],
-      `create the ${SERVICE_USER} user`,
+      `create the ${u.name} user`,
     )
     return
   }
   const adduser = which('adduser', env.PATH)
   const addgroup = which('addgroup', env.PATH)
   if (adduser && addgroup && fx.root === '/') {
-    await fx.run([addgroup, '-S', SERVICE_USER], `create the ${SERVICE_USER} group`)
+    await fx.run([addgroup, '-S', u.name], `create the ${u.name} group`)
     await fx.run(
-      [
-        adduser,
-        '-S',
-        '-D',
-        '-H',
-        '-h',
-        LAYOUT.stateDir,
-        '-s',
-        nologin(env),
-        '-G',
-        SERVICE_USER,
-        '-g',
-        COMMENT,
-        SERVICE_USER,
-      ],
-      `create the ${SERVICE_USER} user`,
+      [adduser, '-S', '-D', '-H', '-h', u.home, '-s', nologin(env), '-G', u.name, '-g', u.comment, u.name],
+      `create the ${u.name} user`,
     )
     return
   }
   throw new CliError(
-    `cannot create the ${SERVICE_USER} user: none of systemd-sysusers, useradd or adduser is on PATH${fx.root === '/' ? '' : ' (with --root: systemd-sysusers or useradd)'}`,
+    `cannot create the ${u.name} user: none of systemd-sysusers, useradd or adduser is on PATH${fx.root === '/' ? '' : ' (with --root: systemd-sysusers or useradd)'}`,
   )
 }
 

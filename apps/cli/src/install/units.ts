@@ -1,4 +1,4 @@
-import { LAYOUT, SERVICE_USER } from './layout'
+import { CHAT_USER, LAYOUT, SERVICE_USER } from './layout'
 
 export interface UnitInput {
   /** Absolute path of the node binary the services run with. */
@@ -21,10 +21,14 @@ export function protectHomeFor(paths: string[]): UnitInput['protectHome'] {
 
 interface ServiceSpec extends UnitInput {
   description: string
-  subcommand: 'serve' | 'chat'
+  subcommand: 'serve' | 'chat' | 'auth-gate'
+  user: string
   envFile: string
+  workingDirectory: string
   after: string[]
   extra: string[]
+  /** The sandbox: what it may write and see beyond the common hardening. */
+  sandbox: string[]
 }
 
 function renderService(spec: ServiceSpec): string {
@@ -37,21 +41,20 @@ Wants=network-online.target
 
 [Service]
 Type=simple
-User=${SERVICE_USER}
-Group=${SERVICE_USER}
+User=${spec.user}
+Group=${spec.user}
 ${spec.extra.map((l) => `${l}\n`).join('')}EnvironmentFile=${spec.envFile}
 ExecStart=${spec.node} ${spec.cli} ${spec.subcommand}
-WorkingDirectory=${LAYOUT.stateDir}
+WorkingDirectory=${spec.workingDirectory}
 Restart=on-failure
 RestartSec=2
 # SIGTERM drains requests (SVC_DRAIN_SECONDS) and stops the upstreams svc started.
 TimeoutStopSec=45
 
-# Hardening: nothing but the config and state dirs is writable, no privilege gain.
+# Hardening: nothing but its own directories is writable, no privilege gain.
 NoNewPrivileges=yes
 ProtectSystem=strict
-ReadWritePaths=${LAYOUT.configDir} ${LAYOUT.stateDir}
-ProtectHome=${spec.protectHome}
+${spec.sandbox.map((l) => `${l}\n`).join('')}ProtectHome=${spec.protectHome}
 PrivateTmp=yes
 ProtectKernelTunables=yes
 ProtectKernelModules=yes
@@ -74,23 +77,76 @@ export function renderApiUnit(input: UnitInput & { containers: boolean }): strin
     ...input,
     description: 'svc model server (API)',
     subcommand: 'serve',
+    user: SERVICE_USER,
     envFile: LAYOUT.apiEnv,
+    workingDirectory: LAYOUT.stateDir,
     after: input.containers ? ['docker.service'] : [],
     extra: input.containers ? ['SupplementaryGroups=docker'] : [],
+    sandbox: [`ReadWritePaths=${LAYOUT.configDir} ${LAYOUT.stateDir}`],
   })
 }
 
-/** `svc-chat.service`: `svc chat` as the svc user, after the API. */
+/**
+ * `svc-chat.service`: `svc chat` as its own user (svc-chat), after the API. It is the part of svc
+ * that renders what users and models send, so it gets the narrowest sandbox: it writes only its
+ * state dir, sees nothing of /etc/svc (systemd reads its env file before the sandbox is set up) or
+ * of the API's state, holds no capability, sees no devices and no other user's processes, and may
+ * open only IP and unix sockets. Not `MemoryDenyWriteExecute`: Node's JIT needs W+X pages.
+ */
 export function renderChatUnit(input: UnitInput): string {
   return renderService({
     ...input,
     description: 'svc chat app',
     subcommand: 'chat',
+    user: CHAT_USER,
     envFile: LAYOUT.chatEnv,
+    workingDirectory: LAYOUT.chatStateDir,
     after: ['svc-api.service'],
     extra: [],
+    sandbox: [
+      `ReadWritePaths=${LAYOUT.chatStateDir}`,
+      `InaccessiblePaths=${LAYOUT.configDir} ${LAYOUT.stateDir}`,
+      ...NARROW,
+    ],
   })
 }
+
+/**
+ * `svc-auth.service`: `svc auth-gate`, which Caddy asks to check the admin password (a rate limit
+ * Caddy's own basic auth lacks). As svc (it reads the users file and the proxy secret, both the
+ * API's), with api.env; it writes nothing and sees no state, and is sandboxed like the chat app.
+ */
+export function renderGateUnit(input: UnitInput): string {
+  return renderService({
+    ...input,
+    description: 'svc auth gate (checks the admin password for the reverse proxy)',
+    subcommand: 'auth-gate',
+    user: SERVICE_USER,
+    envFile: LAYOUT.apiEnv,
+    workingDirectory: '/',
+    after: [],
+    extra: [],
+    sandbox: [`InaccessiblePaths=${LAYOUT.stateDir} ${LAYOUT.chatStateDir}`, ...NARROW],
+  })
+}
+
+/** The narrow sandbox of the chat app and the auth gate (beyond the common hardening). */
+const NARROW = [
+  'CapabilityBoundingSet=',
+  'AmbientCapabilities=',
+  'PrivateDevices=yes',
+  'ProtectProc=invisible',
+  'ProtectKernelLogs=yes',
+  'ProtectClock=yes',
+  'ProtectHostname=yes',
+  'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX',
+  'RestrictNamespaces=yes',
+  'RestrictRealtime=yes',
+  'SystemCallArchitectures=native',
+  'SystemCallFilter=@system-service',
+  'SystemCallFilter=~@privileged',
+  'UMask=0077',
+]
 
 /**
  * The drop-in that points the distribution's caddy.service at svc's Caddyfile. Without Debian's
