@@ -116,6 +116,7 @@ describe.skipIf(skip)('svc install into a staging root', () => {
     expect(await root.env('/etc/svc/chat.env')).toEqual({
       SVC_STATE_DIR: '/var/lib/svc-chat',
       SVC_CHAT_PORT: '3001',
+      SVC_CHAT_HOST: '0.0.0.0',
       SVC_CHAT_API_URL: 'http://127.0.0.1:8080',
     })
     // no systemd runs here: the commands that start the services are printed
@@ -355,8 +356,9 @@ describe.skipIf(skip)('svc install into a staging root', () => {
     expect(api).not.toHaveProperty('SVC_PROXY_SECRET')
     expect(api).not.toHaveProperty('SVC_HOST')
     const chat = await root.env('/etc/svc/chat.env')
-    for (const key of ['SVC_CHAT_API_TOKEN', 'SVC_PROXY_SECRET', 'SVC_CHAT_TRUSTED_HEADER', 'SVC_CHAT_HOST'])
+    for (const key of ['SVC_CHAT_API_TOKEN', 'SVC_PROXY_SECRET', 'SVC_CHAT_TRUSTED_HEADER'])
       expect(chat).not.toHaveProperty(key)
+    expect(chat.SVC_CHAT_HOST).toBe('0.0.0.0') // auth off: the LAN is trusted, as for the API
     await expect(stat(root.path('/etc/systemd/system/caddy.service.d/svc.conf'))).rejects.toThrow()
     expect(await root.read('/etc/svc/Caddyfile')).toBe(caddyfile) // stays on disk
     expect(await root.read('/etc/svc/tokens.toml')).not.toContain(CHAT_TOKEN_LABEL)

@@ -61,7 +61,9 @@ export function chatEnv(input: ServiceEnvInput): ManagedEnv {
   return {
     SVC_STATE_DIR: LAYOUT.chatStateDir,
     SVC_CHAT_PORT: String(input.ports.chat),
-    SVC_CHAT_HOST: on ? '127.0.0.1' : undefined,
+    // The chat server listens on loopback unless told otherwise; an auth-off install tells it to serve
+    // the LAN, as the API does with auth off (one local user, the LAN trusted: docs/configuration.md).
+    SVC_CHAT_HOST: on ? '127.0.0.1' : '0.0.0.0',
     SVC_CHAT_API_URL: `http://127.0.0.1:${input.ports.api}`,
     SVC_CHAT_TRUSTED_HEADER: on ? IDENTITY_HEADER : undefined,
     SVC_PROXY_SECRET: on ? required(input.chatProxySecret, 'chat proxy secret') : undefined,
