@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { SvcError } from '../errors'
 
 export interface AtomicWriteOptions {
   /** File mode of the new file (e.g. 0o600 for tokens.toml). Default 0o644. */
@@ -45,7 +46,9 @@ export async function writeFileAtomic(
         const now = await fh.stat()
         if (now.uid !== owner.uid || now.gid !== owner.gid)
           await fh.chown(owner.uid, owner.gid).catch((error: NodeJS.ErrnoException) => {
-            throw new Error(
+            // config.invalid (409): the file is there and fine, this process may not replace it as it is
+            throw new SvcError(
+              'config.invalid',
               `cannot keep the owner of ${path} (uid ${owner.uid}, gid ${owner.gid}): ${error.code ?? error.message}; run as root or as its owner`,
             )
           })
