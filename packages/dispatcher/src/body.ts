@@ -53,7 +53,7 @@ export function parseJsonBody<S extends v.GenericSchema>(
   contentType: string | undefined,
   schema: S,
 ): v.InferOutput<S> {
-  return parseJsonRequest(raw.toString('utf8'), contentType, schema, { abortEarly: false })
+  return parseJsonRequest(raw.toString('utf8'), contentType, schema)
 }
 
 /**

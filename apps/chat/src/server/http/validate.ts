@@ -22,5 +22,5 @@ export function queryOf<S extends v.GenericSchema>(schema: S) {
 
 /** Validates a value (core's `validateWith`); the first issue becomes a 400 naming its field. */
 export function parseWith<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
-  return validateWith(schema, data, false)
+  return validateWith(schema, data)
 }
