@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http'
 import { checkTokensFile } from '@svc/auth'
-import type { Logger } from '@svc/core/node'
+import { guardServer, type Logger } from '@svc/core/node'
 import { createApp } from './app'
 import { answerClientError } from './client-error'
 import { createCors } from './cors'
@@ -43,12 +43,15 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     paths: env.paths,
     metrics,
     logger,
+    maxStreams: env.maxStreams,
     ...wiring.deps,
   })
   // The raw inference path gets the same check as the app (same verifier, cache and throttle).
   const guard = env.authEnabled ? { guard: authGuard(createAuthenticator(wiring.deps.auth)) } : {}
   const cors = createCors(env.corsOrigins)
-  const server = createServer(createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, ...guard }))
+  const server = createServer()
+  const handler = createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, ...guard })
+  server.on('request', guardServer(server, handler, { maxConnections: env.maxConnections }))
   server.on('clientError', answerClientError)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

@@ -1,5 +1,5 @@
 import { type AddressMatcher, parseAddressList } from '@svc/auth'
-import { envLogLevel, envPort, type LogLevel, resolvePaths } from '@svc/core/node'
+import { envCount, envLogLevel, envPort, type LogLevel, resolvePaths } from '@svc/core/node'
 
 /** The environment the chat server reads, parsed once at startup (README "Chat"). */
 export interface ChatEnv {
@@ -21,6 +21,8 @@ export interface ChatEnv {
   logLevel: LogLevel
   /** `SVC_CHAT_STATIC_DIR`: the front-end build to serve; default `apps/chat/dist`. */
   staticDir: string | undefined
+  /** `SVC_CHAT_MAX_CONNECTIONS`: open connections served at once (503 `server.busy` past it). Default 512. */
+  maxConnections: number
 }
 
 type Env = Record<string, string | undefined>
@@ -53,5 +55,6 @@ export function readChatEnv(env: Env): ChatEnv {
     apiToken: env.SVC_CHAT_API_TOKEN?.trim() || undefined,
     logLevel,
     staticDir: env.SVC_CHAT_STATIC_DIR || undefined,
+    maxConnections: envCount('SVC_CHAT_MAX_CONNECTIONS', env.SVC_CHAT_MAX_CONNECTIONS, 512),
   }
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { getRequestListener } from '@hono/node-server'
 import { createProxyTrust } from '@svc/auth'
-import type { Logger } from '@svc/core/node'
+import { guardServer, type Logger } from '@svc/core/node'
 import { createChatApp } from './app'
 import { createGenerations } from './chat/generations'
 import type { ChatEnv } from './env'
@@ -59,7 +59,11 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
     logger,
     version: VERSION,
   })
-  const server = createServer(getRequestListener(app.fetch))
+  const server = createServer()
+  server.on(
+    'request',
+    guardServer(server, getRequestListener(app.fetch), { maxConnections: env.maxConnections }),
+  )
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(env.port, env.host, () => {
