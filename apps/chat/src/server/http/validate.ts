@@ -12,7 +12,10 @@ import type * as v from 'valibot'
 export function jsonBody<S extends v.GenericSchema>(
   schema: S,
 ): MiddlewareHandler<Env, string, { in: { json: v.InferInput<S> }; out: { json: v.InferOutput<S> } }> {
-  const validate = validator('json', (value): v.InferOutput<S> => parseWith(schema, value)) as MiddlewareHandler
+  const validate = validator(
+    'json',
+    (value): v.InferOutput<S> => parseWith(schema, value),
+  ) as MiddlewareHandler
   // Core's guard before JSON.parse first (depth, number of objects and arrays), as on the API.
   const guarded: MiddlewareHandler = async (c, next) => {
     if (/\bjson\b/i.test(c.req.header('content-type') ?? '')) assertJsonDepth(await c.req.text())
