@@ -26,6 +26,8 @@ export interface StartChatOptions {
 
 export interface ChatServer {
   url: string
+  /** The app's route table (method, path pattern), for tests that attack every route. */
+  routes: readonly { method: string; path: string }[]
   /** Stops taking connections, ends running answers (marked interrupted), closes the database. */
   stop(): Promise<void>
 }
@@ -87,6 +89,7 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
   let stopping: Promise<void> | undefined
   return {
     url,
+    routes: app.routes,
     stop() {
       stopping ??= (async () => {
         clearInterval(sweeper)
