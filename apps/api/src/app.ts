@@ -5,6 +5,7 @@ import { methodNotAllowed } from 'hono/method-not-allowed'
 import { requestId } from 'hono/request-id'
 import type { AppDeps } from './deps'
 import { errorResponse } from './errors'
+import { createStreamLimit } from './events/stream-limit'
 import { authMiddleware, createAuthenticator } from './middleware/auth'
 import { httpMetrics } from './middleware/http-metrics'
 import { audioVoicesRoutes } from './routes/audio-voices'
@@ -29,6 +30,7 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024
  * call `app.request()` directly or serve it on port 0.
  */
 export function createApp(deps: AppDeps) {
+  const streams = createStreamLimit(deps.maxStreams)
   const app = new Hono()
   app.use(requestId({ headerName: 'X-Request-Id' }))
   app.use(httpMetrics(deps.metrics))
@@ -53,11 +55,11 @@ export function createApp(deps: AppDeps) {
         ...(deps.pulls ? { pulls: deps.pulls } : {}),
       }),
     )
-    .route('/api/slots', slotLogRoutes({ manager: deps.slots.manager }))
+    .route('/api/slots', slotLogRoutes({ manager: deps.slots.manager, streams }))
     .route('/api/models', modelsApiRoutes(deps))
     .route('/v1/audio/voices', audioVoicesRoutes({ manager: deps.slots.manager, voices: deps.slots.voices }))
     .route('/v1/audio/voices', voiceUploadRoutes({ voices: deps.slots.voices }))
-    .route('/api/events', eventRoutes(deps))
+    .route('/api/events', eventRoutes({ ...deps, streams }))
     .route('/api/hardware', hardwareRoutes(deps))
     .route('/api/images/cache', imageCacheRoutes(deps.slots))
 

@@ -35,6 +35,8 @@ export interface AppDeps {
   upstreamRefs?: () => { id: string; owned_by: string }[]
   /** Largest JSON body accepted on `/api/*` (bytes). Default 1 MiB. */
   bodyLimitBytes?: number
+  /** Live streams (`/api/events` and `logs?follow=1` together) served at once. Default 64. */
+  maxStreams?: number
   /** Called before `/api/metrics` renders, to refresh gauges that are sampled, not pushed. */
   beforeMetrics?: () => Promise<void> | void
   /** Prometheus text appended to `/api/metrics` (upstreams' own metrics, labelled by slot). */

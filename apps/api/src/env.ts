@@ -1,7 +1,19 @@
 import { type AddressMatcher, type AllowedHosts, allowedHostsFrom, parseAddressList } from '@svc/auth'
-import { envFlag, envLogLevel, envPort, type LogLevel, resolvePaths, type SvcPaths } from '@svc/core/node'
+import {
+  envCount,
+  envFlag,
+  envLogLevel,
+  envPort,
+  type LogLevel,
+  resolvePaths,
+  type SvcPaths,
+} from '@svc/core/node'
 import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers/memory'
 import { type CorsOrigins, parseCorsOrigins } from './cors'
+import { DEFAULT_MAX_STREAMS } from './events/stream-limit'
+
+/** Open connections served at once; each dashboard tab holds one or two, a client a few. */
+const DEFAULT_MAX_CONNECTIONS = 512
 
 /** The environment svc reads, parsed once at startup (docs/configuration.md). */
 export interface ServeEnv {
@@ -28,6 +40,10 @@ export interface ServeEnv {
   corsOrigins: CorsOrigins
   /** SVC_MEMORY_RESERVE_GB and SVC_MEMORY_BUDGET_GB: the memory budget per device. */
   memory: MemoryDeviceOptions
+  /** `SVC_MAX_CONNECTIONS`: open connections served at once (503 `server.busy` past it). Default 512. */
+  maxConnections: number
+  /** `SVC_MAX_STREAMS`: `/api/events` subscribers and log followers at once. Default 64. */
+  maxStreams: number
 }
 
 type Env = Record<string, string | undefined>
@@ -64,6 +80,8 @@ export function readServeEnv(env: Env): ServeEnv {
       reserveGb: parseDeviceGb('SVC_MEMORY_RESERVE_GB', env.SVC_MEMORY_RESERVE_GB),
       budgetGb: parseDeviceGb('SVC_MEMORY_BUDGET_GB', env.SVC_MEMORY_BUDGET_GB),
     },
+    maxConnections: envCount('SVC_MAX_CONNECTIONS', env.SVC_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS),
+    maxStreams: envCount('SVC_MAX_STREAMS', env.SVC_MAX_STREAMS, DEFAULT_MAX_STREAMS),
   }
 }
 

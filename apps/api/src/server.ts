@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http'
 import { checkTokensFile, createHostRule, createProxyTrust, thisMachineHostnames } from '@svc/auth'
-import type { Logger } from '@svc/core/node'
+import { guardServer, type Logger } from '@svc/core/node'
 import { type AppType, createApp } from './app'
 import { answerClientError } from './client-error'
 import { createCors } from './cors'
@@ -46,6 +46,7 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     paths: env.paths,
     metrics,
     logger,
+    maxStreams: env.maxStreams,
     ...wiring.deps,
   })
   // The raw inference path gets the same check as the app (same verifier, cache and throttle).
@@ -56,8 +57,9 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     trusts: createProxyTrust({ trustedProxies: env.trustedProxies, proxySecret: env.proxySecret }),
     secretSet: env.proxySecret !== undefined,
   })
+  const server = createServer()
   const handler = createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, refuse, ...guard })
-  const server = createServer(handler)
+  server.on('request', guardServer(server, handler, { maxConnections: env.maxConnections }))
   server.on('clientError', answerClientError)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   /** A load that does not fit in its device's memory budget; the message names what holds it. */
   'memory.insufficient': { status: 409, type: 'invalid_request_error' },
   'slot.unavailable': { status: 503, type: 'server_error' },
+  /** A server's cap on connections or live streams is reached (with `Retry-After`). */
+  'server.busy': { status: 503, type: 'server_error' },
   'request.invalid': { status: 400, type: 'invalid_request_error' },
   'request.too_large': { status: 413, type: 'invalid_request_error' },
   'upstream.unavailable': { status: 502, type: 'server_error' },
@@ -102,12 +104,16 @@ export interface RenderedError {
  * The one error renderer: an `SvcError` answers with its status, headers and body; anything else is
  * 500 `internal.error` whose body reveals nothing. Pure: writing the answer is the caller's.
  */
+const CLOSE = { connection: 'close' }
+
 export function renderError(error: unknown): RenderedError {
   const unexpected = !isSvcError(error)
   const err = unexpected ? new SvcError('internal.error', 'internal error') : error
   return {
     status: err.status,
-    headers: { 'content-type': 'application/json', ...err.headers },
+    // After a 413 the rest of the body is not read: the connection closes with the answer, so a
+    // client that keeps sending cannot make the server take (and pay for) what it refused.
+    headers: { 'content-type': 'application/json', ...(err.status === 413 ? CLOSE : {}), ...err.headers },
     body: JSON.stringify(err.toBody()),
     unexpected,
   }

@@ -22,7 +22,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       size += chunk.length
       if (size > limit) {
         cleanup()
-        req.resume() // drain what is left so the 413 can be written on a sane socket
+        // Read no further: the 413 goes out with `Connection: close` and the socket closes after it.
+        req.pause()
         reject(tooLarge(limit))
         return
       }
@@ -53,21 +54,17 @@ export function parseJsonBody<S extends v.GenericSchema>(
   contentType: string | undefined,
   schema: S,
 ): v.InferOutput<S> {
-  return parseJsonRequest(raw.toString('utf8'), contentType, schema, { abortEarly: false })
+  return parseJsonRequest(raw.toString('utf8'), contentType, schema)
 }
 
 /**
- * 413 for an upload cut short. What the client still sends is read and dropped for a short while,
- * then the connection is cut: closing at once (or answering `Connection: close`, which makes Node
- * close right after the response) would reset a socket with unread bytes, and the client could lose
- * the 413 before it reads it.
+ * 413 for an upload cut short. Nothing more of it is read: the answer carries `Connection: close`
+ * (core's `renderError`) and the socket closes once it is written. A client that reads while it
+ * sends (every HTTP library; curl) sees the 413; one that only reads after sending everything sees
+ * a reset, which beats the server reading an endless upload for it.
  */
 export function uploadTooLarge(req: IncomingMessage, limit: number): SvcError {
-  req.resume()
-  const timer = setTimeout(() => req.socket?.destroy(), 2_000)
-  timer.unref()
-  req.socket?.once('close', () => clearTimeout(timer))
-  req.once('end', () => clearTimeout(timer))
+  req.pause()
   return tooLarge(limit)
 }
 

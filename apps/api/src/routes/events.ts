@@ -2,6 +2,7 @@ import { FORWARDED_EVENTS, type SvcEvents } from '@svc/core'
 import { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import { createEventQueue } from '../events/event-queue'
+import { createStreamLimit, type StreamLimit } from '../events/stream-limit'
 import type { SlotSystem } from '../slots/slot-system'
 import { type EventPayload, eventFor } from '../views/event-view'
 import { isAdmin } from '../views/redact'
@@ -16,6 +17,8 @@ export interface EventRoutesDeps {
   heartbeatMs?: number
   /** Per-client queue bound (events). Default {@link EVENT_QUEUE_MAX}. */
   eventQueueMax?: number
+  /** The cap on live streams, shared with log followers (503 `server.busy` past it). */
+  streams?: StreamLimit
 }
 
 /**
@@ -29,13 +32,16 @@ export interface EventRoutesDeps {
  *    `eventQueueMax` events behind: what was queued is dropped and the client replaces its state;
  * 4. a `: ping` comment every `heartbeatMs` so proxies keep the stream open.
  *
- * One heartbeat timer per connection, cleared when it ends. Callers that are not admin get the
+ * Past the live-stream cap (`streams`, SVC_MAX_STREAMS) a subscriber is refused 503 `server.busy` with
+ * `Retry-After`, before the stream starts. One heartbeat timer per connection, cleared when it ends. Callers that are not admin get the
  * redacted view (no upstream addresses, URLs and paths reduced in messages).
  */
 export function eventRoutes(deps: EventRoutesDeps) {
   const heartbeatMs = deps.heartbeatMs ?? 15_000
   const max = deps.eventQueueMax ?? EVENT_QUEUE_MAX
+  const streams = deps.streams ?? createStreamLimit()
   return new Hono().get('/', (c) => {
+    const release = streams.acquire()
     const admin = isAdmin(c.get('principal'))
     c.header('X-Accel-Buffering', 'no')
     c.header('Cache-Control', 'no-cache')
@@ -81,6 +87,7 @@ export function eventRoutes(deps: EventRoutesDeps) {
           }
         }
       } finally {
+        release()
         clearInterval(heartbeat)
         for (const off of offs) off()
       }

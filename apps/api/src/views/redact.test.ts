@@ -33,6 +33,24 @@ describe('redactText', () => {
   })
 })
 
+describe('redactText on long lines', () => {
+  it.each([
+    ['a word start at every other character', 'a-'.repeat(50_000)],
+    ['dots between letters', 'a.'.repeat(50_000)],
+    ['a URL ending in a long run of punctuation', `see http://h:1/${'.'.repeat(100_000)}x`],
+  ])('takes linear time on %s', (_name, line) => {
+    // Quadratic, this took seconds per 100 KB line; linear, it takes a few ms.
+    const t0 = performance.now()
+    redactText(line)
+    expect(performance.now() - t0).toBeLessThan(200)
+  })
+
+  it('still redacts a URL at the end of a long run of scheme characters', () => {
+    expect(redactText(`${'a-'.repeat(50)}http://user:pw@h:8080/x`)).toContain('http://h/…')
+    expect(redactText(`http://h:1/${'.'.repeat(1000)}x.`)).toBe('http://h/….')
+  })
+})
+
 describe('isAdmin', () => {
   it('is true for admin tokens, the forwarded identity and auth off; false for other scopes', () => {
     expect(isAdmin({ kind: 'auth-off', scope: 'admin' })).toBe(true)

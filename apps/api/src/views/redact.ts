@@ -10,7 +10,9 @@ export function isAdmin(principal: Principal | undefined): boolean {
   return principal === undefined || principal.scope === 'admin'
 }
 
-const URL_PATTERN = /\b([a-z][a-z0-9+.-]*):\/\/([^\s"'<>(){}]+)/gi
+// Linear in the text: the scheme is at most 32 characters, so a long run of `a-a-a-…` (a word start
+// at every letter) costs 32 steps per start, not the rest of the line.
+const URL_PATTERN = /\b([a-z][a-z0-9+.-]{0,31}):\/\/([^\s"'<>(){}]+)/gi
 // An absolute path of at least two segments, not part of a word or a URL (those went first).
 const PATH_PATTERN = /(^|[\s"'(=:])\/(?:[^\s"'/()<>]+\/)+([^\s"'/()<>]+)/g
 
@@ -23,8 +25,8 @@ export function redactText(text: string): string {
     .replace(URL_PATTERN, (_m, scheme: string, matched: string) => {
       // Punctuation that ends a sentence is not part of the URL (`http://h:8080: refused` keeps its
       // colon, and the port before it is still dropped).
-      const trail = /[.,;:!?]+$/.exec(matched)?.[0] ?? ''
-      const rest = matched.slice(0, matched.length - trail.length)
+      const rest = withoutTrail(matched)
+      const trail = matched.slice(rest.length)
       const authority = rest.split(/[/?#]/, 1)[0] ?? ''
       const host = hostOf(authority)
       return `${scheme}://${host}${rest.length > authority.length ? '/…' : ''}${trail}`
@@ -79,4 +81,11 @@ export function redactArgs(args: readonly string[]): string[] {
     }
   }
   return out
+}
+
+/** `text` without its trailing sentence punctuation; a loop, since `/[.,;:!?]+$/` is quadratic on `....x`. */
+function withoutTrail(text: string): string {
+  let end = text.length
+  while (end > 0 && '.,;:!?'.includes(text[end - 1]!)) end--
+  return text.slice(0, end)
 }

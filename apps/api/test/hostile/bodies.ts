@@ -132,14 +132,53 @@ const heavy = fc.oneof(
     ),
 )
 
+/** The array fields of svc's bodies (inference, management and the chat server's). */
+export const ARRAY_FIELDS = [
+  'messages',
+  'prompt',
+  'input',
+  'documents',
+  'tools',
+  'stop',
+  'attachments',
+  'args',
+]
+
+/**
+ * A string model (so validation gets past it) and an array field of up to `maxBytes` of wrong
+ * elements: a validator that collects an issue per element spends seconds and hundreds of MB here.
+ * Invalid everywhere: the elements fit no schema, `nope` is no model, `title` is no number.
+ */
+export function hugeArray(maxBytes: number): fc.Arbitrary<Body> {
+  return fc
+    .record({
+      field: fc.constantFrom(...ARRAY_FIELDS),
+      element: fc.constantFrom('0', '{}', 'null', '[]', '[0]', 'true'),
+      bytes: fc.integer({ min: 100_000, max: maxBytes }),
+    })
+    .map(({ field, element, bytes }) => {
+      const n = Math.floor(bytes / (element.length + 1))
+      return body(
+        `"${field}": ${n} × ${element}`,
+        `{"model":"nope","title":5,"content":"x","${field}":[${`${element},`.repeat(n)}${element}]}`,
+      )
+    })
+}
+
+/** Every JSON body family; huge arrays up to `maxArrayBytes` (default 1 MB, the /api and chat caps). */
+export function badJsonBodies(maxArrayBytes = 1_000_000): fc.Arbitrary<Body> {
+  return fc.oneof(
+    { arbitrary: notJson, weight: 3 },
+    { arbitrary: notObject, weight: 2 },
+    { arbitrary: strangers, weight: 3 },
+    { arbitrary: wrongTypes, weight: 2 },
+    { arbitrary: heavy, weight: 1 },
+    { arbitrary: hugeArray(maxArrayBytes), weight: 1 },
+  )
+}
+
 /** Every JSON body family. */
-export const badJsonBody: fc.Arbitrary<Body> = fc.oneof(
-  { arbitrary: notJson, weight: 3 },
-  { arbitrary: notObject, weight: 2 },
-  { arbitrary: strangers, weight: 3 },
-  { arbitrary: wrongTypes, weight: 2 },
-  { arbitrary: heavy, weight: 1 },
-)
+export const badJsonBody: fc.Arbitrary<Body> = badJsonBodies()
 
 /** Content types a client may send with a JSON body (wrong ones included). */
 export const jsonContentType = fc.oneof(

@@ -57,6 +57,9 @@ export function sendHttp(
       clearTimeout(timer)
       reject(error)
     })
+    // After a 413 svc closes while the upload is still being written: the write's EPIPE comes after
+    // the answer, on a socket the request has already let go of.
+    req.on('socket', (socket) => socket.on('error', () => {}))
     req.end(options.body)
   })
 }

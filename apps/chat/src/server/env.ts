@@ -1,5 +1,5 @@
 import { type AddressMatcher, type AllowedHosts, allowedHostsFrom, parseAddressList } from '@svc/auth'
-import { envLogLevel, envPort, type LogLevel, resolvePaths } from '@svc/core/node'
+import { envCount, envLogLevel, envPort, type LogLevel, resolvePaths } from '@svc/core/node'
 
 /** The environment the chat server reads, parsed once at startup (README "Chat"). */
 export interface ChatEnv {
@@ -30,6 +30,8 @@ export interface ChatEnv {
   quotaBytes: number
   /** `SVC_CHAT_STATIC_DIR`: the front-end build to serve; default `apps/chat/dist`. */
   staticDir: string | undefined
+  /** `SVC_CHAT_MAX_CONNECTIONS`: open connections served at once (503 `server.busy` past it). Default 512. */
+  maxConnections: number
 }
 
 type Env = Record<string, string | undefined>
@@ -65,6 +67,7 @@ export function readChatEnv(env: Env): ChatEnv {
     logLevel,
     quotaBytes: megabytes('SVC_CHAT_QUOTA_MB', env.SVC_CHAT_QUOTA_MB, DEFAULT_QUOTA_MB) * 1024 * 1024,
     staticDir: env.SVC_CHAT_STATIC_DIR || undefined,
+    maxConnections: envCount('SVC_CHAT_MAX_CONNECTIONS', env.SVC_CHAT_MAX_CONNECTIONS, 512),
   }
 }
 

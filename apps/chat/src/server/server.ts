@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { getRequestListener } from '@hono/node-server'
 import { createHostRule, createProxyTrust, thisMachineHostnames } from '@svc/auth'
-import type { Logger } from '@svc/core/node'
+import { guardServer, type Logger } from '@svc/core/node'
 import { createChatApp } from './app'
 import { createGenerations } from './chat/generations'
 import type { ChatEnv } from './env'
@@ -27,6 +27,8 @@ export interface StartChatOptions {
 
 export interface ChatServer {
   url: string
+  /** The app's route table (method, path pattern), for tests that attack every route. */
+  routes: readonly { method: string; path: string }[]
   /** Stops taking connections, ends running answers (marked interrupted), closes the database. */
   stop(): Promise<void>
 }
@@ -67,7 +69,11 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
     logger,
     version: VERSION,
   })
-  const server = createServer(getRequestListener(app.fetch))
+  const server = createServer()
+  server.on(
+    'request',
+    guardServer(server, getRequestListener(app.fetch), { maxConnections: env.maxConnections }),
+  )
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(env.port, env.host, () => {
@@ -94,6 +100,7 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
   let stopping: Promise<void> | undefined
   return {
     url,
+    routes: app.routes,
     stop() {
       stopping ??= (async () => {
         clearInterval(sweeper)

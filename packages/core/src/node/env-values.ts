@@ -32,3 +32,11 @@ export function envLogLevel(value: string | undefined): LogLevel {
   }
   return level as LogLevel
 }
+
+/** Parses a count (an integer >= 1); empty or unset → fallback. */
+export function envCount(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number >= 1, got "${value}"`)
+  return n
+}

@@ -163,7 +163,7 @@ export function parseImageRequest(body: unknown): ImageJob {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new SvcError('request.invalid', 'the request body must be a JSON object')
   }
-  const r = v.safeParse(ImageGenerationSchema, body)
+  const r = v.safeParse(ImageGenerationSchema, body, { abortEarly: true })
   if (!r.success) {
     const issue = r.issues[0]
     throw new SvcError('request.invalid', issue.message, { param: v.getDotPath(issue) })

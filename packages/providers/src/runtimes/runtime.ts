@@ -40,23 +40,39 @@ export interface Runtime {
   ): Promise<{ modelId: string; handle: UpstreamHandle } | undefined>
 }
 
-/** A bounded buffer of the last log lines of an upstream. */
+/** Longest log line kept (characters); the rest of a longer line is dropped and marked `…`. */
+export const LOG_LINE_MAX = 2000
+
+/**
+ * A bounded buffer of the last log lines of an upstream. Bounded in lines and in line length, the
+ * line still being written (no newline yet) included: an upstream that writes without newlines
+ * cannot grow it, and each chunk costs its own length, not the line's so far.
+ */
 export class LogRing {
   private readonly lines: string[] = []
   private partial = ''
   constructor(private readonly max = 500) {}
 
   push(chunk: string): void {
-    const parts = (this.partial + chunk).split('\n')
-    this.partial = parts.pop() ?? ''
-    for (const line of parts) {
-      this.lines.push(line.length > 2000 ? `${line.slice(0, 2000)}…` : line)
+    let start = 0
+    for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
+      this.append(chunk.slice(start, nl))
+      this.lines.push(capped(this.partial))
+      this.partial = ''
       if (this.lines.length > this.max) this.lines.shift()
+      start = nl + 1
     }
+    this.append(chunk.slice(start))
+  }
+
+  /** Keeps one character past the cap, so `capped` knows the line was longer. */
+  private append(text: string): void {
+    const room = LOG_LINE_MAX + 1 - this.partial.length
+    if (room > 0) this.partial += text.length > room ? text.slice(0, room) : text
   }
 
   snapshot(): string[] {
-    return this.partial ? [...this.lines, this.partial] : [...this.lines]
+    return this.partial ? [...this.lines, capped(this.partial)] : [...this.lines]
   }
 
   /** The last non-empty line, for error messages. */
@@ -65,4 +81,8 @@ export class LogRing {
     for (let i = all.length - 1; i >= 0; i--) if (all[i]?.trim()) return all[i]?.trim()
     return undefined
   }
+}
+
+function capped(line: string): string {
+  return line.length > LOG_LINE_MAX ? `${line.slice(0, LOG_LINE_MAX)}…` : line
 }
