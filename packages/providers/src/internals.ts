@@ -4,4 +4,5 @@
  */
 export * from './runtimes/container-instance'
 export * from './runtimes/free-port'
+export * from './runtimes/live-runs'
 export * from './runtimes/remote-models'

@@ -15,6 +15,8 @@ import type Docker from 'dockerode'
 export const LABELS = {
   managed: 'svc.managed',
   instance: 'svc.instance',
+  /** `<hostname>:<state dir>` of the svc that made it (`instanceHome`). */
+  home: 'svc.home',
   slot: 'svc.slot',
   model: 'svc.model',
   image: 'svc.image',
@@ -27,6 +29,7 @@ export const LABELS = {
 export function upstreamLabels(u: {
   scope: Readonly<Record<string, string>>
   instance: string
+  home?: string
   slot: string
   model: string
   image: { name: string; reference: string }
@@ -36,6 +39,7 @@ export function upstreamLabels(u: {
   return {
     ...u.scope,
     [LABELS.instance]: u.instance,
+    ...(u.home ? { [LABELS.home]: u.home } : {}),
     [LABELS.slot]: u.slot,
     [LABELS.model]: u.model,
     [LABELS.image]: u.image.name,

@@ -38,6 +38,11 @@ export interface ProcessRuntimeOptions {
   adoptedPollMs?: number
   /** Picks the port for the next launch. Default: a free port on 127.0.0.1. */
   pickPort?: () => Promise<number>
+  /**
+   * Pids of other svc processes on this state dir (`registerLiveRun`): while any runs, `recover`
+   * neither adopts nor kills what a pid file names, since it may be that svc's upstream.
+   */
+  othersLive?: () => Promise<readonly number[]>
 }
 
 const MIN_ALIVE_MS = 300
@@ -123,6 +128,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
     },
 
     async recover(slot, isHealthy) {
+      if ((await options.othersLive?.())?.length) return undefined
       const record = await readPidFile(options.stateDir, slot)
       if (!record) return undefined
       if (!isSameProcess(record)) {

@@ -8,7 +8,8 @@
  * `warming` → `ready`. A task that fails or is rejected before any runs fails the load with the
  * swarm's reason; so does a service no node can take (constraints) after `schedulingTimeoutMs`.
  * Unload removes the service. `recover` adopts the healthy service this svc instance made for the
- * slot (same image reference as the manifest has now) and removes the others it owns.
+ * slot (same image reference as the manifest has now) and removes the others it owns, and those an
+ * older instance id of the same state dir made (`svc.home`); another instance's are never touched.
  *
  * The model file is bind-mounted from the path svc knows it by: on a multi-node swarm that path must
  * exist on every node that may run the slot (shared storage), see docs/scale-out.md.
@@ -22,6 +23,7 @@ import {
   engineMessage,
   type ImageRuntimeOptions,
   imageUpstreamInput,
+  ownerOf,
   resolveImage,
 } from './image-upstream'
 import type { Runtime, RuntimeStartRequest } from './runtime'
@@ -151,12 +153,10 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
     },
 
     async recover(slot, isHealthy) {
+      // Another svc on this state dir (same instance id) may be using what is found: leave it all.
+      if ((await options.othersLive?.())?.length) return undefined
       const filters = {
-        label: [
-          ...Object.entries(scope).map(([k, v]) => `${k}=${v}`),
-          `${LABELS.slot}=${slot}`,
-          `${LABELS.instance}=${options.instance}`,
-        ],
+        label: [...Object.entries(scope).map(([k, v]) => `${k}=${v}`), `${LABELS.slot}=${slot}`],
       }
       const services = (await docker.listServices({ filters }).catch((error: unknown) => {
         throw new SvcError(
@@ -174,10 +174,12 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
       let adopted: { modelId: string; handle: UpstreamHandle } | undefined
       for (const s of services) {
         const labels = s.Spec?.Labels ?? {}
+        const owner = ownerOf(labels, options)
+        if (owner === 'foreign') continue // another instance's: `svc doctor` names a dead one's
         const name = s.Spec?.Name ?? s.ID
         const port = Number(labels[LABELS.port])
         const current = currentReference(options.manifest, labels[LABELS.image]) === labels[LABELS.imageRef]
-        if (!adopted && current) {
+        if (!adopted && current && owner === 'mine') {
           const [first] = await runningMembers(docker, name, port).catch(() => [])
           if (first) {
             const replicas = s.Spec?.Mode?.Replicated?.Replicas ?? 1
