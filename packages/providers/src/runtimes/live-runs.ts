@@ -56,10 +56,10 @@ export async function registerLiveRun(stateDir: string, pid = process.pid): Prom
 
 /**
  * Pids of the svc processes recorded as running on `stateDir` whose process is still the one that
- * recorded itself. Stale records are removed on the way. Never throws: an unreadable directory
- * answers [] (nothing can be known to run there).
+ * recorded itself. Stale records are removed on the way unless `prune` is false (a look from outside,
+ * `svc doctor`). Never throws: an unreadable directory answers [] (nothing can be known to run there).
  */
-export async function liveRuns(stateDir: string): Promise<number[]> {
+export async function liveRuns(stateDir: string, options: { prune?: boolean } = {}): Promise<number[]> {
   const dir = liveDir(stateDir)
   const names = await readdir(dir).catch(() => [] as string[])
   const alive: number[] = []
@@ -73,7 +73,7 @@ export async function liveRuns(stateDir: string): Promise<number[]> {
     // Records always carry the identity on Linux; without /proc nothing can be told: count it live.
     const same = record.startTicks === undefined ? true : isSameProcess(asPid)
     if (same) alive.push(record.pid)
-    else await rm(join(dir, name), { force: true }).catch(() => undefined)
+    else if (options.prune !== false) await rm(join(dir, name), { force: true }).catch(() => undefined)
   }
   return alive
 }
