@@ -17,6 +17,8 @@ export const LABELS = {
   instance: 'svc.instance',
   /** `<hostname>:<state dir>` of the svc that made it (`instanceHome`). */
   home: 'svc.home',
+  /** The env variable that holds the upstream's key (its value is not a label: labels are listed everywhere). */
+  keyEnv: 'svc.key-env',
   slot: 'svc.slot',
   model: 'svc.model',
   image: 'svc.image',
@@ -70,6 +72,8 @@ export interface ContainerSpecInput {
   labels: Readonly<Record<string, string>>
   /** Supplementary groups (numeric host GIDs, or `keep-groups` for rootless podman). */
   groups: readonly string[]
+  /** Not part of the spec: the key `env` holds for the upstream, when its provider took one. */
+  apiKey?: string
 }
 
 interface DeviceSet {

@@ -30,6 +30,7 @@ import {
   resolveImage,
 } from './image-upstream'
 import { LogRing, type Runtime, type RuntimeStartRequest } from './runtime'
+import { envValue } from './upstream-key'
 import { volumeHostDir } from './volumes'
 
 export interface ContainerRuntimeOptions extends ImageRuntimeOptions {
@@ -117,7 +118,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
         const base = new URL(`http://127.0.0.1:${port_}`)
         return containerHandle(
           docker,
-          { id: container.id, name, base, image: reference, program },
+          { id: container.id, name, base, image: reference, program, ...keyOf(input) },
           output,
           ring,
         )
@@ -193,11 +194,14 @@ async function adopt(
       base: new URL(`http://127.0.0.1:${host}`),
       image: summary.Labels?.[LABELS.imageRef] ?? summary.Image,
       program: Array.isArray(program) ? (program[0] ?? 'upstream') : (program ?? 'upstream'),
+      ...keyOf({ apiKey: envValue(inspect.Config?.Env, summary.Labels?.[LABELS.keyEnv]) }),
     },
     output,
     ring,
   )
 }
+
+const keyOf = (o: { apiKey?: string | undefined }) => (o.apiKey ? { apiKey: o.apiKey } : {})
 
 function localImageMissing(name: string, entry: ImageEntry): SvcError {
   return new SvcError(

@@ -19,6 +19,7 @@ import {
 } from './container-spec'
 import { imageSlotContext, upstreamName } from './model-mounts'
 import type { RuntimeStartRequest } from './runtime'
+import { keyEnvName, newUpstreamKey } from './upstream-key'
 
 /** The options the container and the swarm runtimes both take. */
 export interface ImageRuntimeOptions {
@@ -93,13 +94,17 @@ export function imageUpstreamInput(input: {
 }): ContainerSpecInput {
   const { req, image, options } = input
   const port = image.entry.port ?? options.containerPort ?? 8080
-  const { ctx, mounts } = imageSlotContext(req, input.runtime, port)
-  return {
+  const key = newUpstreamKey()
+  const { ctx, mounts } = imageSlotContext(req, input.runtime, port, key)
+  const providerEnv = req.provider.buildEnv(ctx)
+  const keyEnv = keyEnvName(providerEnv, key)
+  const result: ContainerSpecInput = {
     name: upstreamName(req.slot, options.instance),
     image: image.reference,
     argv: req.provider.startCommand(ctx),
     ...(image.entry.program ? { program: image.entry.program } : {}),
-    env: { ...image.entry.env, ...req.provider.buildEnv(ctx) },
+    env: { ...image.entry.env, ...providerEnv },
+    ...(keyEnv ? { apiKey: key } : {}),
     backend: req.backend,
     port,
     mounts: [...mounts, ...(input.volumes ?? [])],
@@ -115,6 +120,8 @@ export function imageUpstreamInput(input: {
       port,
     }),
   }
+  if (keyEnv) result.labels = { ...result.labels, [LABELS.keyEnv]: keyEnv }
+  return result
 }
 
 /**

@@ -30,6 +30,7 @@ import type { Runtime, RuntimeStartRequest } from './runtime'
 import { removeService, type SwarmServiceInfo, serviceContainersGone, swarmHandle } from './swarm-handle'
 import { swarmServiceSpec } from './swarm-spec'
 import { runningMembers, servicePhase, serviceTasks } from './swarm-tasks'
+import { envValue } from './upstream-key'
 
 export interface SwarmRuntimeOptions extends ImageRuntimeOptions {
   /** Between looks at the tasks (ms). Default 250. */
@@ -90,7 +91,8 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
         `cannot create the swarm service of ${req.slot} from ${reference}: ${engineMessage(error)}`,
       )
     })
-    return { id: service.id, name, base: new URL('http://0.0.0.0'), port, image: reference, replicas }
+    const key = input.apiKey ? { apiKey: input.apiKey } : {}
+    return { id: service.id, name, base: new URL('http://0.0.0.0'), port, image: reference, replicas, ...key }
   }
 
   /** Waits until the service's tasks reach `until`; removes the service and throws when they cannot. */
@@ -169,6 +171,7 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
           Name?: string
           Labels?: Record<string, string>
           Mode?: { Replicated?: { Replicas?: number } }
+          TaskTemplate?: { ContainerSpec?: { Env?: string[] } }
         }
       }[]
       let adopted: { modelId: string; handle: UpstreamHandle } | undefined
@@ -184,7 +187,17 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
           if (first) {
             const replicas = s.Spec?.Mode?.Replicated?.Replicas ?? 1
             const image = labels[LABELS.imageRef] ?? ''
-            const handle = swarmHandle(docker, { id: s.ID, name, base: first.base, port, image, replicas })
+            const apiKey = envValue(s.Spec?.TaskTemplate?.ContainerSpec?.Env, labels[LABELS.keyEnv])
+            const info = {
+              id: s.ID,
+              name,
+              base: first.base,
+              port,
+              image,
+              replicas,
+              ...(apiKey ? { apiKey } : {}),
+            }
+            const handle = swarmHandle(docker, info)
             if (await isHealthy(handle)) {
               adopted = { modelId: labels[LABELS.model] ?? '', handle }
               continue
