@@ -90,11 +90,15 @@ describe.skipIf('skip' in fixture)('the container runtime against a real Docker 
       expect.arrayContaining(['-m', '/models/tiny-chat.gguf', '--host', '0.0.0.0']),
     )
 
-    const res = await postJson(new URL('/v1/chat/completions', handle.base), {
-      model: 'tiny-chat',
-      messages: [{ role: 'user', content: 'hi' }],
-      max_tokens: 4,
-    })
+    const chat = { model: 'tiny-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }
+    const url = new URL('/v1/chat/completions', handle.base)
+    // The upstream's own key, in its env (never argv), required of every client but svc.
+    expect(handle.apiKey).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(info.Config.Env).toContain(`LLAMA_API_KEY=${handle.apiKey}`)
+    expect(info.Config.Labels['svc.key-env']).toBe('LLAMA_API_KEY')
+    expect(JSON.stringify([info.Config.Cmd, info.Config.Entrypoint])).not.toContain(handle.apiKey)
+    expect((await postJson(url, chat)).status).toBe(401)
+    const res = await postJson(url, chat, { headers: { authorization: `Bearer ${handle.apiKey}` } })
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ object: 'chat.completion', model: 'tiny-chat' })
     expect(handle.logs().join('\n')).toMatch(/listening on http:\/\/0\.0\.0\.0:8080/)
@@ -150,6 +154,7 @@ describe.skipIf('skip' in fixture)('the container runtime against a real Docker 
     expect(adopted?.modelId).toBe('tiny-chat')
     expect(adopted?.handle.base.href).toBe(mine.base.href)
     expect(adopted?.handle.describe().container).toBe(ids[0])
+    expect(adopted?.handle.apiKey).toBe(mine.apiKey) // read back from the container's env
     // The other install's upstream still runs and serves.
     expect((await docker.getContainer(ids[1] ?? '').inspect()).State.Running).toBe(true)
     expect(await provider.healthProbe(foreign.base, AbortSignal.timeout(2000))).toBe(true)
