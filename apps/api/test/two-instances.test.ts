@@ -45,9 +45,9 @@ afterAll(async () => {
   await setup?.cleanup()
 })
 
-/** The containers of this test's image, with the instance that labelled each. */
+/** The containers of this test's image (short ids, as the slot shows them), with the instance that labelled each. */
 async function upstreams(s: LlamaImageSetup): Promise<{ id: string; instance: string; running: boolean }[]> {
-  const ids = (await docker(['ps', '-aq', '--no-trunc', '--filter', `ancestor=${s.repository}:v1`]))
+  const ids = (await docker(['ps', '-aq', '--no-trunc', '--filter', 'label=svc.slot=primary']))
     .split('\n')
     .filter(Boolean)
   const out = []
@@ -55,11 +55,11 @@ async function upstreams(s: LlamaImageSetup): Promise<{ id: string; instance: st
     const [info] = JSON.parse(await docker(['inspect', id])) as {
       Id: string
       State: { Running: boolean }
-      Config: { Labels: Record<string, string> }
+      Config: { Image: string; Labels: Record<string, string> }
     }[]
-    if (info)
+    if (info?.Config.Image.startsWith(s.repository))
       out.push({
-        id: info.Id,
+        id: info.Id.slice(0, 12),
         instance: info.Config.Labels['svc.instance'] ?? '',
         running: info.State.Running,
       })
