@@ -52,3 +52,4 @@ export * from './caddy'
 
 // Requests as tests send them.
 export * from './post-json'
+export * from './process-env'
