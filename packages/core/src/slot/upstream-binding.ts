@@ -66,7 +66,8 @@ export class UpstreamBinding {
   /** A lease on the upstream, or on the healthy replica with the fewest in flight. */
   take(model: ModelEntry): Lease {
     const key = this.handle.apiKey !== undefined ? { apiKey: this.handle.apiKey } : {}
-    if (!this.replicas) return { base: this.handle.base, model, ...key, release: this.o.ledger.take(this.handle) }
+    if (!this.replicas)
+      return { base: this.handle.base, model, ...key, release: this.o.ledger.take(this.handle) }
     const replicas = this.replicas
     const replica = replicas.pick()
     if (!replica) {
