@@ -29,4 +29,12 @@ describe('the svc processes running on a state dir', () => {
     await me.release()
     expect(await readdir(join(dir, 'live'))).toEqual([])
   })
+  it('does not keep svc from starting when it cannot record itself, and says why', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-live-'))
+    dirs.push(dir)
+    await writeFile(join(dir, 'live'), 'not a directory')
+    const run = await registerLiveRun(dir)
+    expect(run.problem).toMatch(/cannot record this svc in .*live/)
+    expect(await run.others()).toEqual([])
+  })
 })

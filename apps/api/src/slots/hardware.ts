@@ -38,6 +38,10 @@ export async function wireHardware(options: {
   // Recorded before any recovery: two svc processes starting together on one state dir both see the
   // other, and neither removes what the other is loading.
   const live = await registerLiveRun(options.stateDir)
+  if (live.problem)
+    options.logger.warn('another svc on this state dir may recover what this one runs', {
+      error: live.problem,
+    })
   const owner = { instance, home: instanceHome(options.stateDir), othersLive: live.others }
   return {
     live,

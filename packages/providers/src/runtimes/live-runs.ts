@@ -26,6 +26,8 @@ export interface LiveRun {
   others(): Promise<number[]>
   /** Removes this process's record (on shutdown). Idempotent. */
   release(): Promise<void>
+  /** Why this process could not record itself (another user's `live/` directory), if it could not. */
+  problem?: string
 }
 
 function liveDir(stateDir: string): string {
@@ -41,16 +43,25 @@ export function instanceHome(stateDir: string): string {
   return `${hostname()}:${resolve(stateDir)}`
 }
 
-/** Records this process as running on `stateDir`. */
+/**
+ * Records this process as running on `stateDir`. Never throws: a record it cannot write (a `live/`
+ * directory another user made) costs the other svc its protection, not this one its start, so it is
+ * reported in `problem` for the log.
+ */
 export async function registerLiveRun(stateDir: string, pid = process.pid): Promise<LiveRun> {
   const dir = liveDir(stateDir)
-  await mkdir(dir, { recursive: true })
   const record: LiveRecord = { pid, ...processIdentity(pid), startedAt: new Date().toISOString() }
   const file = join(dir, `${pid}.json`)
-  await writeFileAtomic(file, `${JSON.stringify(record)}\n`)
+  const problem = await mkdir(dir, { recursive: true })
+    .then(() => writeFileAtomic(file, `${JSON.stringify(record)}\n`))
+    .then(
+      () => undefined,
+      (error: Error) => `cannot record this svc in ${dir}: ${error.message}`,
+    )
   return {
     others: async () => (await liveRuns(stateDir)).filter((p) => p !== pid),
     release: () => rm(file, { force: true }),
+    ...(problem ? { problem } : {}),
   }
 }
 
