@@ -34,7 +34,7 @@ export async function engineSection(log: (line: string) => void): Promise<Sectio
     const upstream = await svc.upstream()
     const argv = await commandLineOf(upstream.pid)
     const targets: Record<Path, StreamTarget> = {
-      direct: { url: upstream.base, model: 'primary' },
+      direct: { url: upstream.base, model: 'primary', headers: upstream.headers },
       svc: { url: svc.api.url, model: 'primary', headers: svc.headers },
     }
     log('engine: warming up')

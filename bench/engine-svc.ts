@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenStore } from '@svc/auth'
-import { type ApiProcess, startApi, writeTinyGguf } from '@svc/testing'
+import { type ApiProcess, llamaKeyHeaders, startApi, writeTinyGguf } from '@svc/testing'
 
 /** What the slot passes llama-server (and what the by-hand runs reuse, read from the process). */
 export const ENGINE_ARGS = ['-c', '2048', '-np', '4', '--threads', '1']
@@ -21,7 +21,7 @@ export interface EngineSvc {
   load(model: string): Promise<number>
   unload(): Promise<void>
   /** The running upstream: its base URL and pid. */
-  upstream(): Promise<{ base: string; pid: number }>
+  upstream(): Promise<{ base: string; pid: number; headers: Record<string, string> }>
   stop(): Promise<void>
 }
 
@@ -71,7 +71,8 @@ export async function startEngineSvc(): Promise<EngineSvc> {
     async upstream() {
       const slot = (await call('/api/slots/primary')) as { upstream: { base: string; pid: number } | null }
       if (!slot.upstream) throw new Error('primary has no upstream')
-      return slot.upstream
+      // svc gives the upstream a key of its own; the direct path must send it as svc does.
+      return { ...slot.upstream, headers: await llamaKeyHeaders(slot.upstream.pid) }
     },
     async stop() {
       await api.stop()

@@ -55,6 +55,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     hardware,
     ...(hardware.container ? { container: hardware.container } : {}),
     ...(hardware.swarm ? { swarm: hardware.swarm } : {}),
+    othersLive: hardware.live.others,
     configDir: env.paths.configDir,
     stateDir: env.paths.stateDir,
     providers,
@@ -171,6 +172,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       pulls.stop()
       await slots.manager.stopAll()
       await tokens.close() // writes the last `last_used_at` batch
+      await hardware.live.release()
       dispatcher.close()
       upstreams = []
     },

@@ -5,7 +5,13 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ApiProcess, startApiWithConfig, type TinyGguf, writeTinyGguf } from '@svc/testing'
+import {
+  type ApiProcess,
+  llamaKeyHeaders,
+  startApiWithConfig,
+  type TinyGguf,
+  writeTinyGguf,
+} from '@svc/testing'
 import type OpenAI from 'openai'
 import { NotFoundError } from 'openai'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
@@ -175,9 +181,11 @@ describe.skipIf(!available)('the OpenAI SDK against svc and llama-server', () =>
     expect(Date.now() - t0).toBeLessThan(1_000)
     expect(idle.inflight).toBe(0)
     // llama-server itself stopped: none of its slots is still processing.
-    const slots = (await (
-      await fetch(`${(await call<SlotBody>(api, '/api/slots/slow')).body.upstream?.base}/slots`)
-    ).json()) as { is_processing: boolean }[]
+    const upstream = (await call<SlotBody>(api, '/api/slots/slow')).body.upstream
+    const headers = await llamaKeyHeaders(Number(upstream?.pid)) // the upstream's own key
+    const slots = (await (await fetch(`${upstream?.base}/slots`, { headers })).json()) as {
+      is_processing: boolean
+    }[]
     expect(slots.every((s) => !s.is_processing)).toBe(true)
     // …and it stopped early: far fewer than the 2000 tokens asked for were generated.
     await new Promise((r) => setTimeout(r, 300))

@@ -8,6 +8,7 @@
  * left only when this test made it; everything removed here carries this test's labels or names.
  */
 import { mkdir, readFile } from 'node:fs/promises'
+import { hostname } from 'node:os'
 import { dirname, join } from 'node:path'
 import {
   type ApiProcess,
@@ -15,6 +16,7 @@ import {
   encodePng,
   missingPart,
   renderImage,
+  runSvc,
   writeTinyGguf,
   writeTinyMmproj,
 } from '@svc/testing'
@@ -190,6 +192,69 @@ describe('a slot with runtime = "swarm"', () => {
     expect(await servicesOf(s)).toEqual([])
     expect(await docker(['service', 'inspect', service!.id]).catch(() => 'gone')).toBe('gone')
     expect(await docker(['ps', '-aq', '--filter', `label=svc.swarm-service=${name}`])).toBe('')
+  }, 120_000)
+
+  it("at its next start removes the services an older instance id of its state dir left, and names another instance's in svc doctor", async (ctx) => {
+    if (!s || !api) return ctx.skip(MISSING)
+    const image = (await readFile(s.manifest, 'utf8')).match(/digest = "(sha256:[0-9a-f]{64})"/)?.[1]
+    // Services as svc labels them, with no task (replicas 0): one this state dir made under an
+    // instance id it no longer has, one an install whose state dir is gone made.
+    const service = async (name: string, instance: string, home: string) =>
+      (
+        await docker([
+          'service',
+          'create',
+          '--detach',
+          '--no-resolve-image',
+          '--replicas',
+          '0',
+          '--name',
+          name,
+          '--label',
+          'svc.managed=true',
+          '--label',
+          'svc.runtime=swarm',
+          '--label',
+          'svc.slot=primary',
+          '--label',
+          `svc.instance=${instance}`,
+          '--label',
+          `svc.home=${home}`,
+          `${s!.repository}@${image}`,
+          'llama-server',
+          '--version',
+        ])
+      ).trim()
+    const tag = Math.random().toString(36).slice(2, 8)
+    const oldId = await service(`svc-old-${tag}`, '0123456789abcdef', `${hostname()}:${s.stateDir}`)
+    const foreign = await service(
+      `svc-gone-${tag}`,
+      'fedcba9876543210',
+      `${hostname()}:${join(s.dir, 'gone')}`,
+    )
+    try {
+      await api.stop('SIGKILL')
+      api = await s.startApi()
+      await waitForSlot(api, 'primary', (x) => x.state === 'offline', 30_000)
+      const deadline = Date.now() + 30_000
+      while (
+        Date.now() < deadline &&
+        (await docker(['service', 'ls', '-q', '--filter', `id=${oldId}`])).trim()
+      )
+        await new Promise((r) => setTimeout(r, 250))
+      expect((await docker(['service', 'ls', '-q', '--filter', `id=${oldId}`])).trim()).toBe('')
+      expect((await docker(['service', 'ls', '-q', '--filter', `id=${foreign}`])).trim()).not.toBe('')
+
+      const env = { ...process.env, SVC_STATE_DIR: s.stateDir, SVC_CONFIG_DIR: s.configDir }
+      const listed = await runSvc(['doctor'], env)
+      expect(listed.stdout).toMatch(
+        new RegExp(`service\\s+svc-gone-${tag}\\s.*orphan\\s+its state dir .* is gone`),
+      )
+      await runSvc(['doctor', '--remove-orphans'], env)
+      expect((await docker(['service', 'ls', '-q', '--filter', `id=${foreign}`])).trim()).toBe('')
+    } finally {
+      await docker(['service', 'rm', oldId, foreign]).catch(() => '')
+    }
   }, 120_000)
 
   it('runs a vision model with its projector (kept apart from the model) in every replica', async (ctx) => {

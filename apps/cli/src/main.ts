@@ -1,5 +1,6 @@
 import { authGateCommand } from './commands/auth-gate'
 import { chatCommand } from './commands/chat'
+import { doctorCommand } from './commands/doctor'
 import { enginesCommand } from './commands/engines'
 import { manifestCommand } from './commands/manifest'
 import { modelsCommand } from './commands/models'
@@ -26,6 +27,7 @@ export const COMMANDS: Command[] = [
   startCommand,
   stopCommand,
   installCommand,
+  doctorCommand,
 ]
 
 /** Runs the CLI with `argv` (without node and script); resolves with the exit code. */

@@ -8,6 +8,7 @@ import { mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
+import { llamaKeyHeaders } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { card, PAGES } from './browser'
 import { useDashboard } from './dashboard-session'
@@ -131,7 +132,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     const deadline = Date.now() + 5_000
     let slot = (await (await session.fx.call('/api/slots/primary')).json()) as {
       state: string
-      upstream: { base: string }
+      upstream: { base: string; pid: number }
     }
     while (slot.state !== 'idle' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100))
@@ -139,7 +140,10 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     }
     expect(slot.state).toBe('idle')
     const upstreamSlots = (await (
-      await fetch(`${slot.upstream.base}/slots`, { signal: AbortSignal.timeout(10_000) })
+      await fetch(`${slot.upstream.base}/slots`, {
+        headers: await llamaKeyHeaders(Number(slot.upstream.pid)), // the upstream's own key
+        signal: AbortSignal.timeout(10_000),
+      })
     ).json()) as {
       is_processing: boolean
     }[]

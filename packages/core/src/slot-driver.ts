@@ -39,6 +39,11 @@ export interface UpstreamMember {
 export interface UpstreamHandle {
   /** Where the dispatcher sends requests (scheme, host and port; no path). */
   readonly base: URL
+  /**
+   * The key svc made for this upstream, which it requires of every client (`Authorization: Bearer`);
+   * absent when the upstream takes none. Secret: never in a status, a log or an error.
+   */
+  readonly apiKey?: string
   /** Settles once when the upstream exits for any reason (also after `stop`). Never rejects. */
   readonly exited: Promise<UpstreamExit>
   /** Stops it: polite signal, then forceful after `graceMs`. Idempotent; resolves once it is gone. */

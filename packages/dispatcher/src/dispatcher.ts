@@ -169,6 +169,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           const result = await send(x, {
             target,
             url: upstreamUrl(lease.base, route.requestPath(spec.endpoint)),
+            // The upstream's own key, never the client's credentials (upstreamHeaders drops those).
+            ...(lease.apiKey ? { auth: lease.apiKey } : {}),
             body: out,
             timeoutMs: upstreamTimeoutMs,
             retryUnreachable: lease.fail !== undefined && attempt < MAX_REPLICA_TRIES,

@@ -38,6 +38,12 @@ export interface SlotContext {
   ctxSize?: number
   /** Extra arguments from the slot config, appended last. */
   args: readonly string[]
+  /**
+   * A key svc made for this upstream (process and container runtimes). A provider whose engine can
+   * require one passes it in `buildEnv` (never argv: `ps` shows argv to every user); the dispatcher
+   * then sends it as `Authorization: Bearer`. Ignored, the upstream has no key.
+   */
+  apiKey?: string
 }
 
 /** A provider: what the dispatcher needs to send it requests (`ProviderRoute`), and how to run it. */

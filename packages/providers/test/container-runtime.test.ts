@@ -28,13 +28,18 @@ describe.skipIf('skip' in fixture)('the container runtime against a real Docker 
     signal: AbortSignal.timeout(60_000),
     ...extra,
   })
-  const runtime = (instance: string): Runtime =>
+  const runtime = (
+    instance: string,
+    extra: { home?: string; othersLive?: () => Promise<number[]> } = {},
+  ): Runtime =>
     createContainerRuntime({
       manifest,
       instance,
+      home: `test-host:${join(dir, 'state')}`,
       stateDir: join(dir, 'state'),
       labels: { 'svc.test': run },
       docker,
+      ...extra,
     })
   const healthy = async (handle: UpstreamHandle, timeoutMs = 30_000) => {
     const deadline = Date.now() + timeoutMs
@@ -85,11 +90,15 @@ describe.skipIf('skip' in fixture)('the container runtime against a real Docker 
       expect.arrayContaining(['-m', '/models/tiny-chat.gguf', '--host', '0.0.0.0']),
     )
 
-    const res = await postJson(new URL('/v1/chat/completions', handle.base), {
-      model: 'tiny-chat',
-      messages: [{ role: 'user', content: 'hi' }],
-      max_tokens: 4,
-    })
+    const chat = { model: 'tiny-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }
+    const url = new URL('/v1/chat/completions', handle.base)
+    // The upstream's own key, in its env (never argv), required of every client but svc.
+    expect(handle.apiKey).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(info.Config.Env).toContain(`LLAMA_API_KEY=${handle.apiKey}`)
+    expect(info.Config.Labels['svc.key-env']).toBe('LLAMA_API_KEY')
+    expect(JSON.stringify([info.Config.Cmd, info.Config.Entrypoint])).not.toContain(handle.apiKey)
+    expect((await postJson(url, chat)).status).toBe(401)
+    const res = await postJson(url, chat, { headers: { authorization: `Bearer ${handle.apiKey}` } })
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ object: 'chat.completion', model: 'tiny-chat' })
     expect(handle.logs().join('\n')).toMatch(/listening on http:\/\/0\.0\.0\.0:8080/)
@@ -125,31 +134,52 @@ describe.skipIf('skip' in fixture)('the container runtime against a real Docker 
     await expect(docker.getContainer(id).inspect()).rejects.toMatchObject({ statusCode: 404 })
   })
 
-  it('recover adopts the healthy container of this instance and removes foreign and unhealthy ones', async () => {
+  it("recover adopts the healthy container of this instance, removes its unhealthy ones and an older id of its state dir, and never touches another instance's", async () => {
     const mine = await runtime('aaaaaaaaaaaaaaaa').start(request('primary'))
-    const foreign = await runtime('bbbbbbbbbbbbbbbb').start(request('primary'))
+    // Another install on the same engine (its own state dir), serving the same slot name right now.
+    const foreign = await runtime('bbbbbbbbbbbbbbbb', { home: 'other-host:/var/lib/svc' }).start(
+      request('primary'),
+    )
+    // What this state dir's svc made under an instance id it no longer has (instance-id removed).
+    const oldId = await runtime('cccccccccccccccc').start(request('primary'))
     const other = await runtime('aaaaaaaaaaaaaaaa').start(request('embed'))
     expect(await healthy(mine)).toBe(true)
-    const ids = [mine, foreign, other].map((h) => String(h.describe().container))
+    expect(await healthy(foreign)).toBe(true)
+    const ids = [mine, foreign, oldId, other].map((h) => String(h.describe().container))
 
-    // A restarted svc (same instance id): the primary slot's container comes back, nothing else stays.
+    // A restarted svc (same instance id): the primary slot's container comes back.
     const restarted = runtime('aaaaaaaaaaaaaaaa')
     const signal = AbortSignal.timeout(30_000)
     const adopted = await restarted.recover?.('primary', (h) => provider.healthProbe(h.base, signal), signal)
     expect(adopted?.modelId).toBe('tiny-chat')
     expect(adopted?.handle.base.href).toBe(mine.base.href)
     expect(adopted?.handle.describe().container).toBe(ids[0])
-    await expect(docker.getContainer(ids[1] ?? '').inspect()).rejects.toMatchObject({ statusCode: 404 })
-    expect(await foreign.exited).toMatchObject({ code: expect.any(Number) })
+    expect(adopted?.handle.apiKey).toBe(mine.apiKey) // read back from the container's env
+    // The other install's upstream still runs and serves.
+    expect((await docker.getContainer(ids[1] ?? '').inspect()).State.Running).toBe(true)
+    expect(await provider.healthProbe(foreign.base, AbortSignal.timeout(2000))).toBe(true)
+    await expect(docker.getContainer(ids[2] ?? '').inspect()).rejects.toMatchObject({ statusCode: 404 })
 
     const unhealthy = await restarted.recover?.('embed', async () => false, signal)
     expect(unhealthy).toBeUndefined()
-    await expect(docker.getContainer(ids[2] ?? '').inspect()).rejects.toMatchObject({ statusCode: 404 })
+    await expect(docker.getContainer(ids[3] ?? '').inspect()).rejects.toMatchObject({ statusCode: 404 })
 
     // The adopted handle is a full handle: logs follow, stop removes.
     expect(adopted?.handle.logs().join('\n')).toContain('listening on')
     await adopted?.handle.stop(5_000)
     await expect(docker.getContainer(ids[0] ?? '').inspect()).rejects.toMatchObject({ statusCode: 404 })
+    await foreign.stop(5_000)
+  })
+
+  it('recover touches nothing while another svc runs on the same state dir', async () => {
+    const theirs = await runtime('aaaaaaaaaaaaaaaa').start(request('primary'))
+    const id = String(theirs.describe().container)
+    const second = runtime('aaaaaaaaaaaaaaaa', { othersLive: async () => [4242] })
+    const signal = AbortSignal.timeout(30_000)
+    // Not yet healthy (still loading, as far as the second svc can tell): it is not the second's to remove.
+    expect(await second.recover?.('primary', async () => false, signal)).toBeUndefined()
+    expect((await docker.getContainer(id).inspect()).State.Running).toBe(true)
+    await theirs.stop(5_000)
   })
 
   it('refuses an image without a digest, naming the entry and svc manifest pin', async () => {

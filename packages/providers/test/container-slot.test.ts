@@ -73,11 +73,13 @@ describe.skipIf('skip' in fixture)('a slot with runtime = "container"', () => {
     expect(first.progress.at(-1)?.done).toBe(first.progress.at(-1)?.total)
 
     const lease = await first.slot.acquire({ timeoutMs: 5_000 })
-    const res = await postJson(new URL('/v1/chat/completions', lease.base), {
-      model: 'tiny-chat',
-      messages: [{ role: 'user', content: 'hi' }],
-      max_tokens: 3,
-    })
+    // The lease carries the upstream's own key, which the dispatcher sends as a bearer.
+    expect(lease.apiKey).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    const res = await postJson(
+      new URL('/v1/chat/completions', lease.base),
+      { model: 'tiny-chat', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 },
+      { headers: { authorization: `Bearer ${lease.apiKey}` } },
+    )
     expect(res.status).toBe(200)
     lease.release()
     const container = String(ready.upstream?.container)

@@ -53,3 +53,4 @@ export * from './caddy'
 // Requests as tests send them.
 export * from './post-json'
 export * from './oversized-upload'
+export * from './process-env'

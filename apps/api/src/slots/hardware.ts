@@ -6,7 +6,7 @@ import {
   type HardwareFacts,
   type Runtime,
 } from '@svc/providers'
-import { loadInstanceId } from '@svc/providers/internals'
+import { instanceHome, type LiveRun, loadInstanceId, registerLiveRun } from '@svc/providers/internals'
 import { defaultImagesManifestPath, type ImageManifest, loadImageManifest } from '@svc/providers/manifest'
 
 export interface HardwareWiring {
@@ -15,6 +15,8 @@ export interface HardwareWiring {
   container?: Runtime
   /** Docker Swarm services through the same engine; the picker offers it only on a swarm manager. */
   swarm?: Runtime
+  /** This process's record on the state dir (other svc processes there are left alone); released on stop. */
+  live: LiveRun
 }
 
 /**
@@ -33,12 +35,21 @@ export async function wireHardware(options: {
     return undefined
   })
   const instance = await loadInstanceId(options.stateDir)
+  // Recorded before any recovery: two svc processes starting together on one state dir both see the
+  // other, and neither removes what the other is loading.
+  const live = await registerLiveRun(options.stateDir)
+  if (live.problem)
+    options.logger.warn('another svc on this state dir may recover what this one runs', {
+      error: live.problem,
+    })
+  const owner = { instance, home: instanceHome(options.stateDir), othersLive: live.others }
   return {
+    live,
     ...(manifest
       ? {
           manifest,
-          container: createContainerRuntime({ manifest, instance, stateDir: options.stateDir }),
-          swarm: createSwarmRuntime({ manifest, instance }),
+          container: createContainerRuntime({ manifest, ...owner, stateDir: options.stateDir }),
+          swarm: createSwarmRuntime({ manifest, ...owner }),
         }
       : {}),
     detect: () => detectHardware({ env: options.env, ...(manifest ? { manifest } : {}) }),

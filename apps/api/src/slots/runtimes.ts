@@ -21,12 +21,15 @@ export interface RuntimesOptions {
   container?: Runtime
   /** The swarm runtime, when this server has an image manifest. */
   swarm?: Runtime
+  /** Other svc processes on this state dir (`registerLiveRun`): the process runtime's recover waits them out. */
+  othersLive?: () => Promise<readonly number[]>
 }
 
 export function createRuntimes(options: RuntimesOptions) {
   const process = createProcessRuntime({
     stateDir: options.stateDir,
     ...(options.env ? { env: options.env } : {}),
+    ...(options.othersLive ? { othersLive: options.othersLive } : {}),
   })
   const npuShared = createSharedUpstreams<RuntimeStartRequest>()
   const npu = new Map<Runtime, Runtime>()

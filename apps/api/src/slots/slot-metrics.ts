@@ -63,10 +63,17 @@ export function registerSlotMetrics(
     async scrapeUpstreams() {
       const parts = await Promise.all(
         slots.manager.list().map(async (s) => {
-          const base = s.upstream?.base
-          if (!base || s.provider !== 'llm' || !['ready', 'serving', 'idle'].includes(s.state)) return ''
+          const access = slots.manager.has(s.name) ? slots.manager.get(s.name).upstreamAccess() : undefined
+          if (!access || s.provider !== 'llm' || !['ready', 'serving', 'idle'].includes(s.state)) return ''
           try {
-            const res = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(1_000) })
+            // The upstream's own key: llama-server asks for it on /metrics too.
+            const headers: Record<string, string> = access.apiKey
+              ? { authorization: `Bearer ${access.apiKey}` }
+              : {}
+            const res = await fetch(new URL('/metrics', access.base), {
+              headers,
+              signal: AbortSignal.timeout(1_000),
+            })
             return res.ok ? withSlotLabel(await res.text(), s.name) : ''
           } catch {
             return ''

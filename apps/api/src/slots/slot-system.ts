@@ -83,6 +83,8 @@ export interface SlotSystemOptions {
   container?: Runtime
   /** The swarm runtime (same engine, as a swarm manager). */
   swarm?: Runtime
+  /** Other svc processes running on this state dir now; while any does, recovery touches nothing. */
+  othersLive?: () => Promise<readonly number[]>
   /** SVC_MEMORY_RESERVE_GB / SVC_MEMORY_BUDGET_GB, parsed. */
   memory?: MemoryDeviceOptions
   logger?: Logger
@@ -170,6 +172,7 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     ...(options.env ? { env: options.env } : {}),
     ...(options.container ? { container: options.container } : {}),
     ...(options.swarm ? { swarm: options.swarm } : {}),
+    ...(options.othersLive ? { othersLive: options.othersLive } : {}),
   })
 
   const providerFor = (config: SlotConfig): Provider => {

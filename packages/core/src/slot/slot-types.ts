@@ -29,6 +29,8 @@ export interface Lease {
   /** Where to send the request. */
   readonly base: URL
   readonly model: ModelEntry
+  /** The upstream's own key (`UpstreamHandle.apiKey`), to send as `Authorization: Bearer`. */
+  readonly apiKey?: string
   /** Idempotent. */
   release(): void
   /**

@@ -1,12 +1,11 @@
 /**
  * One slot: the single owner of every change to it (docs/architecture.md, "The slot lifecycle").
  *
- * Callers ask for outcomes (`load`, `unload`, `acquire`) and never check state first. The parts, each
- * readable alone: the state and its table (`slot-state-cell.ts`), the load/unload queue that runs one
- * change at a time and cancels a superseded load (`load-queue.ts`), lease accounting per upstream
- * instance (`lease-ledger.ts`, through `upstream-binding.ts`), and the restart policy
- * (`restart-backoff.ts`). This file is the sequence that ties them: load (pull, start, warm), unload
- * (drain, stop), and a crash observed on the upstream's `exited` promise.
+ * Callers ask for outcomes (`load`, `unload`, `acquire`) and never check state first. The parts, each readable
+ * alone: the state and its table (`slot-state-cell.ts`), the load/unload queue that runs one change at a time
+ * and cancels a superseded load (`load-queue.ts`), lease accounting per upstream instance (`lease-ledger.ts`,
+ * through `upstream-binding.ts`), and the restart policy (`restart-backoff.ts`). This file is the sequence
+ * that ties them: load (pull, start, warm), unload (drain, stop), and a crash seen on the upstream's `exited`.
  */
 import { SvcError } from '../errors'
 import type { ModelEntry } from '../models'
@@ -122,9 +121,10 @@ export class Slot {
     return this.queue.loadingModel !== null || this.restarts.pending || this.cell.in(PENDING_STATES)
   }
 
-  logs(): string[] {
-    return this.upstream?.handle.logs() ?? []
-  }
+  logs = (): string[] => this.upstream?.handle.logs() ?? []
+
+  /** The running upstream's address and key, for svc's own requests to it (metrics); never shown. */
+  upstreamAccess = (): { base: URL; apiKey?: string } | undefined => this.upstream?.handle
 
   /** New config (and driver) for the next load; the running upstream is left alone. */
   reconfigure(config: SlotConfig, driver: SlotDriver): void {

@@ -65,7 +65,9 @@ export class UpstreamBinding {
 
   /** A lease on the upstream, or on the healthy replica with the fewest in flight. */
   take(model: ModelEntry): Lease {
-    if (!this.replicas) return { base: this.handle.base, model, release: this.o.ledger.take(this.handle) }
+    const key = this.handle.apiKey !== undefined ? { apiKey: this.handle.apiKey } : {}
+    if (!this.replicas)
+      return { base: this.handle.base, model, ...key, release: this.o.ledger.take(this.handle) }
     const replicas = this.replicas
     const replica = replicas.pick()
     if (!replica) {
@@ -74,6 +76,7 @@ export class UpstreamBinding {
     return {
       base: replica.member.base,
       model,
+      ...key,
       release: this.o.ledger.take(replica),
       fail: (reason) => replicas.markFailed(replica, reason),
     }

@@ -65,7 +65,8 @@ export function createLlmProvider(options: LlmProviderOptions = {}): Provider {
     backends: ['vulkan', 'rocm', 'cuda', 'cpu'],
     endpoints: Object.keys(PATHS) as Endpoint[],
     warmupTimeoutMs: options.warmupTimeoutMs ?? 600_000,
-    buildEnv: () => ({}),
+    // llama-server requires the key on every route but /health (and its UI); it reads LLAMA_API_KEY.
+    buildEnv: (ctx): Record<string, string> => (ctx.apiKey ? { LLAMA_API_KEY: ctx.apiKey } : {}),
     startCommand: (ctx) => ['llama-server', ...llamaServerArgs(ctx)],
     // 503 while loading, 200 once ready; connection refused before the port opens.
     healthProbe: (base, signal) => httpOk(base, '/health', signal),

@@ -17,6 +17,8 @@ export interface ContainerInfo {
   image: string
   /** The program, for messages ("llama-server in container svc-primary-… exited …"). */
   program: string
+  /** The upstream's own key (`UpstreamHandle.apiKey`). */
+  apiKey?: string
 }
 
 const SIGNALS = Object.fromEntries(Object.entries(constants.signals).map(([name, n]) => [128 + n, name]))
@@ -76,6 +78,7 @@ export function containerHandle(
   let stopping: Promise<void> | undefined
   return {
     base: info.base,
+    ...(info.apiKey ? { apiKey: info.apiKey } : {}),
     exited,
     describe: () => ({ container: short, name: info.name, image: info.image }),
     logs: () => ring.snapshot(),

@@ -15,6 +15,10 @@ import type Docker from 'dockerode'
 export const LABELS = {
   managed: 'svc.managed',
   instance: 'svc.instance',
+  /** `<hostname>:<state dir>` of the svc that made it (`instanceHome`). */
+  home: 'svc.home',
+  /** The env variable that holds the upstream's key (its value is not a label: labels are listed everywhere). */
+  keyEnv: 'svc.key-env',
   slot: 'svc.slot',
   model: 'svc.model',
   image: 'svc.image',
@@ -27,6 +31,7 @@ export const LABELS = {
 export function upstreamLabels(u: {
   scope: Readonly<Record<string, string>>
   instance: string
+  home?: string
   slot: string
   model: string
   image: { name: string; reference: string }
@@ -36,6 +41,7 @@ export function upstreamLabels(u: {
   return {
     ...u.scope,
     [LABELS.instance]: u.instance,
+    ...(u.home ? { [LABELS.home]: u.home } : {}),
     [LABELS.slot]: u.slot,
     [LABELS.model]: u.model,
     [LABELS.image]: u.image.name,
@@ -66,6 +72,8 @@ export interface ContainerSpecInput {
   labels: Readonly<Record<string, string>>
   /** Supplementary groups (numeric host GIDs, or `keep-groups` for rootless podman). */
   groups: readonly string[]
+  /** Not part of the spec: the key `env` holds for the upstream, when its provider took one. */
+  apiKey?: string
 }
 
 interface DeviceSet {

@@ -9,8 +9,10 @@
  *   model's directory mounted read-only at `/models`, the port published on 127.0.0.1, and labels
  *   naming svc's instance, the slot, the model and the image; attaches its output to a log ring.
  * - `recover`: adopts the healthy container this instance labelled for the slot (same image
- *   reference as the manifest has now) and removes every other container labelled for that slot —
- *   unhealthy, exited, outdated, or another instance's. Never an orphan.
+ *   reference as the manifest has now) and removes this instance's others for that slot (unhealthy,
+ *   exited, outdated) and those of an older instance id of the same state dir. Another instance's
+ *   containers are never touched (two installs on one engine), and nothing at all while another svc
+ *   runs on the same state dir (`othersLive`): `svc doctor` names what a dead instance left.
  */
 import { mkdir } from 'node:fs/promises'
 import { SvcError, type UpstreamHandle } from '@svc/core'
@@ -24,9 +26,11 @@ import {
   engineMessage,
   type ImageRuntimeOptions,
   imageUpstreamInput,
+  ownerOf,
   resolveImage,
 } from './image-upstream'
 import { LogRing, type Runtime, type RuntimeStartRequest } from './runtime'
+import { envValue } from './upstream-key'
 import { volumeHostDir } from './volumes'
 
 export interface ContainerRuntimeOptions extends ImageRuntimeOptions {
@@ -114,7 +118,7 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
         const base = new URL(`http://127.0.0.1:${port_}`)
         return containerHandle(
           docker,
-          { id: container.id, name, base, image: reference, program },
+          { id: container.id, name, base, image: reference, program, ...keyOf(input) },
           output,
           ring,
         )
@@ -128,6 +132,8 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
     },
 
     async recover(slot, isHealthy) {
+      // Another svc on this state dir (same instance id) may be using what is found: leave it all.
+      if ((await options.othersLive?.())?.length) return undefined
       const filters = {
         label: [...Object.entries(scope).map(([k, v]) => `${k}=${v}`), `${LABELS.slot}=${slot}`],
       }
@@ -137,10 +143,14 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
       let adopted: { modelId: string; handle: UpstreamHandle } | undefined
       for (const summary of found) {
         const labels = summary.Labels ?? {}
+        const owner = ownerOf(labels, options)
+        // Another instance's containers are never touched: that svc may be running (`svc doctor`
+        // names the leftovers of one that is gone).
+        if (owner === 'foreign') continue
         const candidate =
           !adopted &&
+          owner === 'mine' &&
           summary.State === 'running' &&
-          labels[LABELS.instance] === options.instance &&
           currentReference(options.manifest, labels[LABELS.image]) === labels[LABELS.imageRef]
         if (candidate) {
           const handle = await adopt(docker, summary, options.logLines)
@@ -184,11 +194,14 @@ async function adopt(
       base: new URL(`http://127.0.0.1:${host}`),
       image: summary.Labels?.[LABELS.imageRef] ?? summary.Image,
       program: Array.isArray(program) ? (program[0] ?? 'upstream') : (program ?? 'upstream'),
+      ...keyOf({ apiKey: envValue(inspect.Config?.Env, summary.Labels?.[LABELS.keyEnv]) }),
     },
     output,
     ring,
   )
 }
+
+const keyOf = (o: { apiKey?: string | undefined }) => (o.apiKey ? { apiKey: o.apiKey } : {})
 
 function localImageMissing(name: string, entry: ImageEntry): SvcError {
   return new SvcError(

@@ -13,17 +13,26 @@ import {
   backendGroups,
   type ContainerSpecInput,
   groupIds,
+  LABELS,
   type Mount,
   upstreamLabels,
 } from './container-spec'
 import { imageSlotContext, upstreamName } from './model-mounts'
 import type { RuntimeStartRequest } from './runtime'
+import { keyEnvName, newUpstreamKey } from './upstream-key'
 
 /** The options the container and the swarm runtimes both take. */
 export interface ImageRuntimeOptions {
   manifest: ImageManifest
   /** This svc's id (`loadInstanceId(stateDir)`), labelled on every upstream (what `recover` goes by). */
   instance: string
+  /** `instanceHome(stateDir)`, labelled too: upstreams of an older instance id of the same home are this svc's. */
+  home?: string
+  /**
+   * Pids of other svc processes running on this state directory now (`registerLiveRun`): while any
+   * does, `recover` touches nothing, since what it finds may be theirs.
+   */
+  othersLive?: () => Promise<readonly number[]>
   /** Default: a client for `DOCKER_HOST` (or the local socket). */
   docker?: Docker
   /** Extra labels on every upstream; `recover` only considers upstreams carrying all of them. */
@@ -85,13 +94,17 @@ export function imageUpstreamInput(input: {
 }): ContainerSpecInput {
   const { req, image, options } = input
   const port = image.entry.port ?? options.containerPort ?? 8080
-  const { ctx, mounts } = imageSlotContext(req, input.runtime, port)
-  return {
+  const key = newUpstreamKey()
+  const { ctx, mounts } = imageSlotContext(req, input.runtime, port, key)
+  const providerEnv = req.provider.buildEnv(ctx)
+  const keyEnv = keyEnvName(providerEnv, key)
+  const result: ContainerSpecInput = {
     name: upstreamName(req.slot, options.instance),
     image: image.reference,
     argv: req.provider.startCommand(ctx),
     ...(image.entry.program ? { program: image.entry.program } : {}),
-    env: { ...image.entry.env, ...req.provider.buildEnv(ctx) },
+    env: { ...image.entry.env, ...providerEnv },
+    ...(keyEnv ? { apiKey: key } : {}),
     backend: req.backend,
     port,
     mounts: [...mounts, ...(input.volumes ?? [])],
@@ -99,6 +112,7 @@ export function imageUpstreamInput(input: {
     labels: upstreamLabels({
       scope: input.scope,
       instance: options.instance,
+      ...(options.home ? { home: options.home } : {}),
       slot: req.slot,
       model: req.model.id,
       image: { name: image.name, reference: image.reference },
@@ -106,6 +120,23 @@ export function imageUpstreamInput(input: {
       port,
     }),
   }
+  if (keyEnv) result.labels = { ...result.labels, [LABELS.keyEnv]: keyEnv }
+  return result
+}
+
+/**
+ * Whose an upstream `recover` found for its slot is: `mine` (this instance's: adopt or remove),
+ * `old-id` (an older instance id of this very state dir: nothing else will ever recover it, so it is
+ * removed), or `foreign` (another instance's, or made before svc labelled homes: never touched;
+ * `svc doctor` names it).
+ */
+export function ownerOf(
+  labels: Readonly<Record<string, string>>,
+  options: Pick<ImageRuntimeOptions, 'instance' | 'home'>,
+): 'mine' | 'old-id' | 'foreign' {
+  if (labels[LABELS.instance] === options.instance) return 'mine'
+  if (options.home && labels[LABELS.home] === options.home) return 'old-id'
+  return 'foreign'
 }
 
 /** The host's numeric GIDs of the groups that may open `backend`'s devices (none without /etc/group). */

@@ -46,6 +46,7 @@ export function imageSlotContext(
   req: RuntimeStartRequest,
   runtime: 'container' | 'swarm',
   port: number,
+  apiKey?: string,
 ): { ctx: SlotContext; mounts: Mount[] } {
   const { mounts, modelPath, mmprojPath } = modelMounts(req.model)
   const ctx: SlotContext = {
@@ -60,6 +61,7 @@ export function imageSlotContext(
     args: req.args,
     ...(req.role ? { role: req.role } : {}),
     ...(req.ctxSize !== undefined ? { ctxSize: req.ctxSize } : {}),
+    ...(apiKey ? { apiKey } : {}),
   }
   return { ctx, mounts }
 }

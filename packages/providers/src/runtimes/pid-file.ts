@@ -20,6 +20,8 @@ export interface PidRecord {
    */
   startTicks?: number
   bootId?: string
+  /** The upstream's own key (`UpstreamHandle.apiKey`): why the file is 0600. */
+  apiKey?: string
 }
 
 /** The identity `/proc` gives a running process, or undefined when it is gone (or not Linux). */
@@ -41,7 +43,9 @@ export function pidFilePath(stateDir: string, slot: string): string {
 }
 
 export async function writePidFile(stateDir: string, record: PidRecord): Promise<void> {
-  await writeFileAtomic(pidFilePath(stateDir, record.slot), `${JSON.stringify(record, null, 2)}\n`)
+  await writeFileAtomic(pidFilePath(stateDir, record.slot), `${JSON.stringify(record, null, 2)}\n`, {
+    mode: 0o600,
+  })
 }
 
 export async function readPidFile(stateDir: string, slot: string): Promise<PidRecord | undefined> {

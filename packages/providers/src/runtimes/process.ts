@@ -26,6 +26,7 @@ import { processMemoryUse } from './process-memory'
 import { resolveProgram } from './program'
 import type { Runtime, RuntimeStartRequest } from './runtime'
 import { upstreamEnv } from './upstream-env'
+import { keyEnvName, newUpstreamKey } from './upstream-key'
 
 export interface ProcessRuntimeOptions {
   stateDir: string
@@ -38,6 +39,11 @@ export interface ProcessRuntimeOptions {
   adoptedPollMs?: number
   /** Picks the port for the next launch. Default: a free port on 127.0.0.1. */
   pickPort?: () => Promise<number>
+  /**
+   * Pids of other svc processes on this state dir (`registerLiveRun`): while any runs, `recover`
+   * neither adopts nor kills what a pid file names, since it may be that svc's upstream.
+   */
+  othersLive?: () => Promise<readonly number[]>
 }
 
 const MIN_ALIVE_MS = 300
@@ -49,6 +55,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
 
   async function launch(req: RuntimeStartRequest, port: number): Promise<UpstreamHandle> {
     const host = '127.0.0.1'
+    const key = newUpstreamKey()
     const ctx: SlotContext = {
       slot: req.slot,
       model: req.model,
@@ -61,14 +68,16 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
       args: req.args,
       ...(req.role ? { role: req.role } : {}),
       ...(req.ctxSize !== undefined ? { ctxSize: req.ctxSize } : {}),
+      apiKey: key,
     }
+    const providerEnv = req.provider.buildEnv(ctx)
     const [program, ...rest] = req.provider.startCommand(ctx)
     if (!program) throw new Error(`provider ${req.provider.kind} returned an empty start command`)
     const path = resolveProgram(program, env)
     req.signal.throwIfAborted()
     const { log, fd } = await LogFile.create(logPath(req.slot))
     const child = spawn(path, rest, {
-      env: upstreamEnv(env, req.provider.buildEnv(ctx)),
+      env: upstreamEnv(env, providerEnv),
       detached: true, // own process group: stop signals reach whatever the upstream forks
       stdio: ['ignore', fd, fd],
     })
@@ -93,6 +102,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
       startedAt: new Date().toISOString(),
       // Read right after spawn: the identity is the process's, whatever it execs into later.
       ...processIdentity(pid),
+      ...(keyEnvName(providerEnv, key) ? { apiKey: key } : {}),
     }
     await writePidFile(options.stateDir, record)
     const exited = new Promise<UpstreamExit>((resolve) => {
@@ -123,6 +133,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
     },
 
     async recover(slot, isHealthy) {
+      if ((await options.othersLive?.())?.length) return undefined
       const record = await readPidFile(options.stateDir, slot)
       if (!record) return undefined
       if (!isSameProcess(record)) {
@@ -148,6 +159,7 @@ function processHandle(record: PidRecord, exited: Promise<UpstreamExit>, log: Lo
   })
   return {
     base: new URL(`http://${record.host}:${record.port}`),
+    ...(record.apiKey ? { apiKey: record.apiKey } : {}),
     exited,
     describe: () => ({ pid: record.pid, log: record.logFile }),
     // Read up to now first: the tailer polls every 250 ms, and a slot can be ready sooner than that,

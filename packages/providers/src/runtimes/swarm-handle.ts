@@ -19,6 +19,8 @@ export interface SwarmServiceInfo {
   port: number
   image: string
   replicas: number
+  /** The upstream's own key (`UpstreamHandle.apiKey`), the same in every replica. */
+  apiKey?: string
 }
 
 export interface SwarmHandleOptions {
@@ -88,6 +90,7 @@ export function swarmHandle(
   let stopping: Promise<void> | undefined
   return {
     base: info.base,
+    ...(info.apiKey ? { apiKey: info.apiKey } : {}),
     exited,
     describe: () => ({ service: info.name, replicas: info.replicas, image: info.image }),
     logs: () => ring.snapshot(),

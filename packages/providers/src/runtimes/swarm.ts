@@ -8,7 +8,8 @@
  * `warming` → `ready`. A task that fails or is rejected before any runs fails the load with the
  * swarm's reason; so does a service no node can take (constraints) after `schedulingTimeoutMs`.
  * Unload removes the service. `recover` adopts the healthy service this svc instance made for the
- * slot (same image reference as the manifest has now) and removes the others it owns.
+ * slot (same image reference as the manifest has now) and removes the others it owns, and those an
+ * older instance id of the same state dir made (`svc.home`); another instance's are never touched.
  *
  * The model file is bind-mounted from the path svc knows it by: on a multi-node swarm that path must
  * exist on every node that may run the slot (shared storage), see docs/scale-out.md.
@@ -22,12 +23,14 @@ import {
   engineMessage,
   type ImageRuntimeOptions,
   imageUpstreamInput,
+  ownerOf,
   resolveImage,
 } from './image-upstream'
 import type { Runtime, RuntimeStartRequest } from './runtime'
 import { removeService, type SwarmServiceInfo, serviceContainersGone, swarmHandle } from './swarm-handle'
 import { swarmServiceSpec } from './swarm-spec'
 import { runningMembers, servicePhase, serviceTasks } from './swarm-tasks'
+import { envValue } from './upstream-key'
 
 export interface SwarmRuntimeOptions extends ImageRuntimeOptions {
   /** Between looks at the tasks (ms). Default 250. */
@@ -88,7 +91,8 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
         `cannot create the swarm service of ${req.slot} from ${reference}: ${engineMessage(error)}`,
       )
     })
-    return { id: service.id, name, base: new URL('http://0.0.0.0'), port, image: reference, replicas }
+    const key = input.apiKey ? { apiKey: input.apiKey } : {}
+    return { id: service.id, name, base: new URL('http://0.0.0.0'), port, image: reference, replicas, ...key }
   }
 
   /** Waits until the service's tasks reach `until`; removes the service and throws when they cannot. */
@@ -151,12 +155,10 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
     },
 
     async recover(slot, isHealthy) {
+      // Another svc on this state dir (same instance id) may be using what is found: leave it all.
+      if ((await options.othersLive?.())?.length) return undefined
       const filters = {
-        label: [
-          ...Object.entries(scope).map(([k, v]) => `${k}=${v}`),
-          `${LABELS.slot}=${slot}`,
-          `${LABELS.instance}=${options.instance}`,
-        ],
+        label: [...Object.entries(scope).map(([k, v]) => `${k}=${v}`), `${LABELS.slot}=${slot}`],
       }
       const services = (await docker.listServices({ filters }).catch((error: unknown) => {
         throw new SvcError(
@@ -169,20 +171,33 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
           Name?: string
           Labels?: Record<string, string>
           Mode?: { Replicated?: { Replicas?: number } }
+          TaskTemplate?: { ContainerSpec?: { Env?: string[] } }
         }
       }[]
       let adopted: { modelId: string; handle: UpstreamHandle } | undefined
       for (const s of services) {
         const labels = s.Spec?.Labels ?? {}
+        const owner = ownerOf(labels, options)
+        if (owner === 'foreign') continue // another instance's: `svc doctor` names a dead one's
         const name = s.Spec?.Name ?? s.ID
         const port = Number(labels[LABELS.port])
         const current = currentReference(options.manifest, labels[LABELS.image]) === labels[LABELS.imageRef]
-        if (!adopted && current) {
+        if (!adopted && current && owner === 'mine') {
           const [first] = await runningMembers(docker, name, port).catch(() => [])
           if (first) {
             const replicas = s.Spec?.Mode?.Replicated?.Replicas ?? 1
             const image = labels[LABELS.imageRef] ?? ''
-            const handle = swarmHandle(docker, { id: s.ID, name, base: first.base, port, image, replicas })
+            const apiKey = envValue(s.Spec?.TaskTemplate?.ContainerSpec?.Env, labels[LABELS.keyEnv])
+            const info = {
+              id: s.ID,
+              name,
+              base: first.base,
+              port,
+              image,
+              replicas,
+              ...(apiKey ? { apiKey } : {}),
+            }
+            const handle = swarmHandle(docker, info)
             if (await isHealthy(handle)) {
               adopted = { modelId: labels[LABELS.model] ?? '', handle }
               continue
