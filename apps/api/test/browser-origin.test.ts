@@ -137,7 +137,9 @@ function probe(
         res.on('end', () => {
           let code: string | undefined
           try {
-            code = (JSON.parse(text) as { error?: { code?: string } }).error?.code
+            // svc's error body, or Anthropic's (under /v1/messages) with svc's code as svc_code
+            const error = (JSON.parse(text) as { error?: { code?: string; svc_code?: string } }).error
+            code = error?.code ?? error?.svc_code
           } catch {}
           resolve({ status: res.statusCode ?? 0, code })
         })

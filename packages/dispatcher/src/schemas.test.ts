@@ -20,10 +20,11 @@ function best(fn: () => void, runs = 3): number {
 }
 
 describe('inference body validation', () => {
+  // Elements that are not objects: a body of more than 100 000 objects is refused before validation (json-depth).
   it.each([
     ['messages', '0', ChatCompletionSchema],
-    ['prompt', '{}', CompletionSchema],
-    ['input', '{}', EmbeddingSchema],
+    ['prompt', 'true', CompletionSchema],
+    ['input', 'true', EmbeddingSchema],
     ['documents', '0', RerankSchema],
   ] as const)(
     'refuses 1 MB of bad %s elements (%s) at the cost of parsing them, not one issue per element',
