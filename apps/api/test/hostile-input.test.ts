@@ -40,14 +40,19 @@ const BODYLESS = new Set([
   'POST /api/slots/:slot/unload',
 ])
 
-/** svc's error body (README "HTTP API"), or a description of what is wrong with the reply. */
-function errorBodyProblem(reply: Reply): string | undefined {
+/**
+ * svc's error body (docs/api.md), or a description of what is wrong with the reply. Under
+ * `/v1/messages` the body is Anthropic's shape with svc's code as `svc_code`.
+ */
+function errorBodyProblem(reply: Reply, path = ''): string | undefined {
   if (reply.status < 400 || reply.status > 499) return `status ${reply.status}`
   try {
-    const { error } = JSON.parse(reply.text) as { error?: Record<string, unknown> }
+    const body = JSON.parse(reply.text) as { type?: unknown; error?: Record<string, unknown> }
+    const error = body.error
+    const code = path.startsWith('/v1/messages') && body.type === 'error' ? error?.svc_code : error?.code
     if (
-      typeof error?.code !== 'string' ||
-      typeof error.message !== 'string' ||
+      typeof code !== 'string' ||
+      typeof error?.message !== 'string' ||
       typeof error.type !== 'string' ||
       !(error.param === null || typeof error.param === 'string')
     ) {
@@ -131,10 +136,10 @@ describe('hostile input', () => {
     )
     const auth = { authorization: `Bearer ${token}` }
     const seen = { requests: 0, slowestMs: 0, slowest: '' }
-    const check = (reply: Reply, what: string) => {
+    const check = (reply: Reply, what: string, path?: string) => {
       seen.requests++
       if (reply.ms > seen.slowestMs) Object.assign(seen, { slowestMs: reply.ms, slowest: what })
-      const problem = errorBodyProblem(reply)
+      const problem = errorBodyProblem(reply, path)
       if (problem) throw new Error(`${what}: ${problem}`)
     }
     // A round of big bodies first: the baseline is a server that has parsed some before, so what
@@ -161,7 +166,7 @@ describe('hostile input', () => {
             body: body.bytes,
             timeoutMs: TIMEOUT_MS,
           })
-          check(reply, `${target.method} ${target.path} with ${body.kind} (${type})`)
+          check(reply, `${target.method} ${target.path} with ${body.kind} (${type})`, target.path)
         }),
         { numRuns: RUNS },
       ),
@@ -198,7 +203,11 @@ describe('hostile input', () => {
             body: Buffer.from('{"model":"x"}'),
             timeoutMs: TIMEOUT_MS,
           })
-          check(reply, `${target.path} with Authorization ${JSON.stringify(authorization.slice(0, 60))}`)
+          check(
+            reply,
+            `${target.path} with Authorization ${JSON.stringify(authorization.slice(0, 60))}`,
+            target.path,
+          )
         },
       ),
       { numRuns: RUNS },
@@ -311,7 +320,10 @@ describe('hostile input', () => {
             throw new Error(`${reply.status} for ${JSON.stringify(head.slice(0, 200))}`)
           if (
             reply.status >= 400 &&
-            errorBodyProblem({ status: reply.status, headers: {}, text: reply.body, ms: 0 })
+            errorBodyProblem(
+              { status: reply.status, headers: {}, text: reply.body, ms: 0 },
+              first.split(' ')[1],
+            )
           ) {
             throw new Error(
               `no error body for ${JSON.stringify(head.slice(0, 200))}: ${reply.head} ${reply.body.slice(0, 100)}`,
