@@ -11,6 +11,7 @@ import { getRequestListener } from '@hono/node-server'
 import type { Dispatcher } from '@svc/dispatcher'
 import type { AppType } from './app'
 import type { Cors } from './cors'
+import { isOllamaPath, type OllamaHandler } from './ollama/ollama-handler'
 
 const REQUEST_ID = /^[\w\-=]{1,255}$/
 
@@ -24,6 +25,8 @@ export interface HttpHandlerOptions {
   guard?: (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean> | boolean
   /** CORS for `/v1/*` (preflights answered here, before auth; headers on every answer). Absent: none. */
   cors?: Cors
+  /** The Ollama API's paths (`ollama/ollama-handler.ts`): answered, auth included, in Ollama's shape. */
+  ollama?: OllamaHandler
 }
 
 export function createHttpHandler(options: HttpHandlerOptions): RequestListener {
@@ -35,16 +38,26 @@ export function createHttpHandler(options: HttpHandlerOptions): RequestListener 
       if (cors.preflight(req, res)) return
       cors.decorate(req, res)
     }
-    if (!options.dispatcher.handles(path)) {
+    const ollama = options.ollama && isOllamaPath(path) ? options.ollama : undefined
+    if (!ollama && !options.dispatcher.handles(path)) {
       void hono(req, res)
       return
     }
-    const inbound = req.headers['x-request-id']
-    const requestId = typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : randomUUID()
+    const requestId = requestIdOf(req)
+    if (ollama) {
+      void ollama(req, res, requestId)
+      return
+    }
     const run = async () => {
       if (options.guard && !(await options.guard(req, res, requestId))) return
       await options.dispatcher.handle(req, res, requestId)
     }
     void run()
   }
+}
+
+/** The client's `X-Request-Id` when well formed, else a new one. */
+export function requestIdOf(req: IncomingMessage): string {
+  const inbound = req.headers['x-request-id']
+  return typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : randomUUID()
 }

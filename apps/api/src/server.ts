@@ -12,6 +12,8 @@ import type { ServeEnv } from './env'
 import { createHttpHandler } from './http-handler'
 import { createMetrics } from './metrics'
 import { authGuard, createAuthenticator } from './middleware/auth'
+import { createOllamaHandler } from './ollama/ollama-handler'
+import { createOllamaListener } from './ollama/ollama-listener'
 import { VERSION } from './version'
 import { createWiring, type Wiring } from './wiring'
 
@@ -46,21 +48,26 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     ...wiring.deps,
   })
   // The raw inference path gets the same check as the app (same verifier, cache and throttle).
-  const guard = env.authEnabled ? { guard: authGuard(createAuthenticator(wiring.deps.auth)) } : {}
+  const authenticate = createAuthenticator(wiring.deps.auth)
+  const guard = env.authEnabled ? { guard: authGuard(authenticate) } : {}
   const cors = createCors(env.corsOrigins)
-  const server = createServer(createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, ...guard }))
-  server.on('clientError', answerClientError)
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(env.port, env.host, () => {
-      server.off('error', reject)
-      resolve()
-    })
+  const ollama = createOllamaHandler({
+    call: wiring.dispatcher.call,
+    authenticate,
+    slots: wiring.deps.slots,
+    startedAt: Date.now(),
+    ...(wiring.deps.pulls ? { pulls: wiring.deps.pulls } : {}),
+    ...(wiring.deps.upstreamRefs ? { upstreamRefs: wiring.deps.upstreamRefs } : {}),
   })
-  const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : env.port
-  const host = env.host.includes(':') ? `[${env.host}]` : env.host
-  const url = `http://${host}:${port}`
+  const server = createServer(
+    createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, ollama, ...guard }),
+  )
+  const url = await listen(server, env.port, env.host)
+  const ollamaServer = env.ollamaPort === undefined ? undefined : createServer(createOllamaListener(ollama))
+  if (ollamaServer) {
+    const ollamaUrl = await listen(ollamaServer, env.ollamaPort!, env.host)
+    logger.info('svc ollama API listening', { url: ollamaUrl })
+  }
   logger.info('svc listening', {
     url,
     version: VERSION,
@@ -78,6 +85,8 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     wiring,
     stop() {
       stopping ??= (async () => {
+        ollamaServer?.close()
+        ollamaServer?.closeAllConnections()
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))
         server.closeIdleConnections()
         const timer = setTimeout(() => server.closeAllConnections(), env.drainMs)
@@ -88,4 +97,19 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
       return stopping
     },
   }
+}
+
+/** Listens on `port` (0: any) and `host`; answers the URL it listens on. */
+async function listen(server: Server, port: number, host: string): Promise<string> {
+  server.on('clientError', answerClientError)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address()
+  const bound = typeof address === 'object' && address ? address.port : port
+  return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`
 }

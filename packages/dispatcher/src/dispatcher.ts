@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type Lease, type ProviderRoute, type SlotManager, SvcError } from '@svc/core'
 import { AgentPool } from './agents'
 import { parseJsonBody, readBody } from './body'
+import { type Caller, createCaller } from './call'
 import { ClientWatch } from './client-watch'
 import { type EndpointSpec, endpointFor } from './endpoints'
 import { scanMultipartModel } from './multipart-model'
@@ -89,6 +90,8 @@ export interface Dispatcher {
   /** Whether `path` is an inference endpoint this dispatcher answers. */
   handles(path: string): boolean
   handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>
+  /** The same path for a request made inside svc (a translating surface such as the Ollama API). */
+  call: Caller
   close(): void
 }
 
@@ -275,6 +278,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   return {
     handles: (path) => endpointFor(path) !== undefined,
     handle,
+    call: createCaller({ ...options, queueTimeoutMs, upstreamTimeoutMs }),
     close: () => agents.destroy(),
   }
 }
