@@ -70,7 +70,9 @@ export function send(baseUrl: string, options: SendOptions): Promise<Reply> {
         res.on('end', () => {
           let code: string | undefined
           try {
-            code = (JSON.parse(text) as { error?: { code?: string } }).error?.code
+            // svc's body has error.code; the Ollama API's `{"error": "…", "code": …}` has it beside.
+            const body = JSON.parse(text) as { error?: { code?: string } | string; code?: string }
+            code = typeof body.error === 'string' ? body.code : body.error?.code
           } catch {
             // not JSON
           }
