@@ -12,6 +12,7 @@ export const ENDPOINTS = [
   'embeddings',
   'rerank',
   'transcriptions',
+  'translations',
   'speech',
   'images',
 ] as const
@@ -62,6 +63,12 @@ export interface ProviderRoute {
   /** The upstream path the dispatcher proxies `endpoint` to. */
   requestPath(endpoint: Endpoint): string
   translate?: Translator
+  /**
+   * Form fields to add in front of a multipart upload for `endpoint`, when the upstream tells two
+   * OpenAI endpoints apart by a field (whisper-server translates with `translate=true`). They come
+   * first, so they win over a client's field of the same name.
+   */
+  multipartFields?(endpoint: Endpoint): Readonly<Record<string, string>> | undefined
   /** The `model` field to send upstream, when the upstream cares (FLM switches models on it). */
   upstreamModel?(ctx: { model: ModelEntry }): string | undefined
   /**

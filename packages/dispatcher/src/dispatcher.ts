@@ -14,6 +14,7 @@ import { parseJsonBody, readBody } from './body'
 import { type Caller, createCaller } from './call'
 import { ClientWatch } from './client-watch'
 import { type EndpointSpec, endpointFor } from './endpoints'
+import { prependFields } from './multipart-fields'
 import { scanMultipartModel } from './multipart-model'
 import { rewriteModel, upstreamHeaders, upstreamUrl, writeResponse } from './outbound'
 import { type ForwardBody, type ForwardResult, forward, type NormaliseBody } from './proxy'
@@ -160,7 +161,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           return
         }
         const upstreamModel = route.upstreamModel?.({ model: lease.model })
-        const out = rewriteModel(body, json, upstreamModel)
+        const fields = route.multipartFields?.(spec.endpoint)
+        const out = fields
+          ? prependFields(body, fields, req.headers['content-type'])
+          : rewriteModel(body, json, upstreamModel)
         // A replica that cannot be reached leaves the rotation and the request goes to another one.
         for (let attempt = 1; ; attempt++) {
           const result = await send(x, {
