@@ -170,7 +170,7 @@ describe.skipIf(!speechParts || !whisper)('speech through svc with the OpenAI SD
       response_format: 'verbose_json',
     })
     expect(verbose).toMatchObject({ task: 'translate', text: expect.any(String) })
-    expect(verbose.duration).toBeGreaterThan(0.5)
+    expect((verbose as { duration?: number }).duration).toBeGreaterThan(0.5)
   })
 
   it('turns whisper-server’s plain-text 400 into svc’s error body', async () => {
