@@ -19,6 +19,8 @@ const DEFAULT_MAX_CONNECTIONS = 512
 export interface ServeEnv {
   host: string
   port: number
+  /** `SVC_OLLAMA_PORT`: a second listener serving only the Ollama API (docs/ollama.md); unset: none. */
+  ollamaPort: number | undefined
   paths: SvcPaths
   authEnabled: boolean
   /** `SVC_TRUSTED_PROXIES` (IPs/CIDRs; default 127.0.0.1 and ::1): whose `X-Forwarded-Email` counts. */
@@ -65,6 +67,10 @@ export function readServeEnv(env: Env): ServeEnv {
     // With auth on, forwarded identities are only safe when nobody but the proxy can reach svc.
     host: env.SVC_HOST || (authEnabled ? '127.0.0.1' : '0.0.0.0'),
     port,
+    ollamaPort:
+      env.SVC_OLLAMA_PORT === undefined || env.SVC_OLLAMA_PORT === ''
+        ? undefined
+        : envPort('SVC_OLLAMA_PORT', env.SVC_OLLAMA_PORT, 11434),
     paths: resolvePaths(env),
     authEnabled,
     trustedProxies: trusted.matcher,

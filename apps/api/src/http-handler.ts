@@ -12,6 +12,7 @@ import type { SvcError } from '@svc/core'
 import { type Dispatcher, writeError } from '@svc/dispatcher'
 import type { AppType } from './app'
 import type { Cors } from './cors'
+import { isOllamaPath, type OllamaHandler } from './ollama/ollama-handler'
 
 const REQUEST_ID = /^[\w\-=]{1,255}$/
 
@@ -30,6 +31,8 @@ export interface HttpHandlerOptions {
   refuse?: (req: IncomingMessage) => SvcError | undefined
   /** CORS for `/v1/*` (preflights answered here, before auth; headers on every answer). Absent: none. */
   cors?: Cors
+  /** The Ollama API's paths (`ollama/ollama-handler.ts`): answered, auth included, in Ollama's shape. */
+  ollama?: OllamaHandler
 }
 
 export function createHttpHandler(options: HttpHandlerOptions): RequestListener {
@@ -46,11 +49,16 @@ export function createHttpHandler(options: HttpHandlerOptions): RequestListener 
       if (cors.preflight(req, res)) return
       cors.decorate(req, res)
     }
-    if (!options.dispatcher.handles(path)) {
+    const ollama = options.ollama && isOllamaPath(path) ? options.ollama : undefined
+    if (!ollama && !options.dispatcher.handles(path)) {
       void hono(req, res)
       return
     }
     const requestId = requestIdOf(req)
+    if (ollama) {
+      void ollama(req, res, requestId)
+      return
+    }
     const run = async () => {
       if (options.guard && !(await options.guard(req, res, requestId))) return
       await options.dispatcher.handle(req, res, requestId)
@@ -59,8 +67,8 @@ export function createHttpHandler(options: HttpHandlerOptions): RequestListener 
   }
 }
 
-/** The client's `X-Request-Id` when it is a sane one, else a new id. */
-function requestIdOf(req: IncomingMessage): string {
+/** The client's `X-Request-Id` when well formed, else a new one. */
+export function requestIdOf(req: IncomingMessage): string {
   const inbound = req.headers['x-request-id']
   return typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : randomUUID()
 }

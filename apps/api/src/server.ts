@@ -13,6 +13,8 @@ import { createHttpHandler } from './http-handler'
 import { createMetrics } from './metrics'
 import { authGuard, createAuthenticator } from './middleware/auth'
 import { hostGuard } from './middleware/host'
+import { createOllamaHandler } from './ollama/ollama-handler'
+import { createOllamaListener } from './ollama/ollama-listener'
 import { VERSION } from './version'
 import { createWiring, type Wiring } from './wiring'
 
@@ -50,28 +52,36 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     ...wiring.deps,
   })
   // The raw inference path gets the same check as the app (same verifier, cache and throttle).
-  const guard = env.authEnabled ? { guard: authGuard(createAuthenticator(wiring.deps.auth)) } : {}
+  const authenticate = createAuthenticator(wiring.deps.auth)
+  const guard = env.authEnabled ? { guard: authGuard(authenticate) } : {}
   const cors = createCors(env.corsOrigins)
   // Before everything, every route: a Host svc does not answer to is DNS rebinding or a mistake.
   const refuse = hostGuard(createHostRule({ allowed: env.allowedHosts, machine: thisMachineHostnames }), {
     trusts: createProxyTrust({ trustedProxies: env.trustedProxies, proxySecret: env.proxySecret }),
     secretSet: env.proxySecret !== undefined,
   })
-  const server = createServer()
-  const handler = createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, refuse, ...guard })
-  server.on('request', guardServer(server, handler, { maxConnections: env.maxConnections }))
-  server.on('clientError', answerClientError)
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(env.port, env.host, () => {
-      server.off('error', reject)
-      resolve()
-    })
+  const ollama = createOllamaHandler({
+    call: wiring.dispatcher.call,
+    authenticate,
+    slots: wiring.deps.slots,
+    startedAt: Date.now(),
+    ...(wiring.deps.pulls ? { pulls: wiring.deps.pulls } : {}),
+    ...(wiring.deps.upstreamRefs ? { upstreamRefs: wiring.deps.upstreamRefs } : {}),
   })
-  const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : env.port
-  const host = env.host.includes(':') ? `[${env.host}]` : env.host
-  const url = `http://${host}:${port}`
+  const server = createServer()
+  const handler = createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, refuse, ollama, ...guard })
+  server.on('request', guardServer(server, handler, { maxConnections: env.maxConnections }))
+  const url = await listen(server, env.port, env.host)
+  const ollamaServer = env.ollamaPort === undefined ? undefined : createServer()
+  if (ollamaServer) {
+    const ollamaHandler = createOllamaListener(ollama, refuse)
+    ollamaServer.on(
+      'request',
+      guardServer(ollamaServer, ollamaHandler, { maxConnections: env.maxConnections }),
+    )
+    const ollamaUrl = await listen(ollamaServer, env.ollamaPort!, env.host)
+    logger.info('svc ollama API listening', { url: ollamaUrl })
+  }
   logger.info('svc listening', {
     url,
     version: VERSION,
@@ -90,6 +100,8 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     app,
     stop() {
       stopping ??= (async () => {
+        ollamaServer?.close()
+        ollamaServer?.closeAllConnections()
         const closed = new Promise<void>((resolve) => server.close(() => resolve()))
         server.closeIdleConnections()
         const timer = setTimeout(() => server.closeAllConnections(), env.drainMs)
@@ -100,4 +112,19 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
       return stopping
     },
   }
+}
+
+/** Listens on `port` (0: any) and `host`; answers the URL it listens on. */
+async function listen(server: Server, port: number, host: string): Promise<string> {
+  server.on('clientError', answerClientError)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address()
+  const bound = typeof address === 'object' && address ? address.port : port
+  return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`
 }

@@ -56,9 +56,20 @@ describe.skipIf(!speechParts || !whisper)('speech through svc with the OpenAI SD
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-audio-'))
     const tiny = await writeTinyWhisper(join(dir, 'tiny-whisper.bin'))
+    // whisper-server translates only with a multilingual model (an English-only one ignores it).
+    const polyglot = await writeTinyWhisper(join(dir, 'tiny-whisper-multi.bin'), { multilingual: true })
     // One thread: two cores are shared with the API and the test.
-    api = await startApiWithConfig({ slots: { stt: 'args = ["-t", "1"]\n' } })
-    await Promise.all([loadOk(api, 'tts', 'espeak-ng'), loadOk(api, 'stt', tiny.path)])
+    api = await startApiWithConfig({
+      slots: {
+        stt: 'args = ["-t", "1"]\n',
+        translate: 'provider = "stt"\nargs = ["-t", "1"]\n',
+      },
+    })
+    await Promise.all([
+      loadOk(api, 'tts', 'espeak-ng'),
+      loadOk(api, 'stt', tiny.path),
+      loadOk(api, 'translate', polyglot.path),
+    ])
     client = openaiClient(api)
   }, 120_000)
 
@@ -138,6 +149,28 @@ describe.skipIf(!speechParts || !whisper)('speech through svc with the OpenAI SD
     expect(verbose).toMatchObject({ task: 'transcribe', language: 'english', text: expect.any(String) })
     expect(verbose.duration).toBeGreaterThan(0.5)
     expect(Array.isArray(verbose.segments)).toBe(true)
+  })
+
+  it('translates speech to English text on an stt slot, in the formats of transcriptions', async () => {
+    const r = await client.audio.translations.create({
+      model: 'translate',
+      file: await toFile(hello, 'hello.wav'),
+    })
+    expect(typeof r.text).toBe('string')
+    const text = await client.audio.translations.create({
+      model: 'translate',
+      file: await toFile(hello, 'hello.wav'),
+      response_format: 'text',
+    })
+    expect(typeof text).toBe('string')
+    // whisper-server names the task it ran: svc asked it to translate.
+    const verbose = await client.audio.translations.create({
+      model: 'translate',
+      file: await toFile(hello, 'hello.wav'),
+      response_format: 'verbose_json',
+    })
+    expect(verbose).toMatchObject({ task: 'translate', text: expect.any(String) })
+    expect((verbose as { duration?: number }).duration).toBeGreaterThan(0.5)
   })
 
   it('turns whisper-server’s plain-text 400 into svc’s error body', async () => {

@@ -70,9 +70,13 @@ export function send(baseUrl: string, options: SendOptions): Promise<Reply> {
         res.on('end', () => {
           let code: string | undefined
           try {
-            // svc's error body, or Anthropic's (under /v1/messages) with svc's code as svc_code.
-            const error = (JSON.parse(text) as { error?: { code?: string; svc_code?: string } }).error
-            code = error?.code ?? error?.svc_code
+            // svc's error body; Anthropic's (under /v1/messages) with svc's code as svc_code; the
+            // Ollama API's `{"error": "…", "code": …}` with it beside.
+            const body = JSON.parse(text) as {
+              error?: { code?: string; svc_code?: string } | string
+              code?: string
+            }
+            code = typeof body.error === 'string' ? body.code : (body.error?.code ?? body.error?.svc_code)
           } catch {
             // not JSON
           }

@@ -8,8 +8,43 @@ import { passedAuth, type Reply, type SendOptions, send, useAuthServer } from '.
 type Scope = 'admin' | 'all' | 'v1-only' | 'read-only'
 type Outcome = 'pass' | 'auth.required' | 'auth.invalid' | 'auth.forbidden'
 
+/**
+ * The Ollama API (docs/ollama.md): its lists are as open as `/v1/models`, its inference is `/v1`
+ * inference, `pull` and the routes answered 501 are admin mutations. Refusals are in Ollama's shape.
+ */
+const OLLAMA_ROUTES: Record<string, SendOptions & { open?: boolean; ollama: true }> = {
+  'ollama tags': { path: '/api/tags', open: true, ollama: true },
+  'ollama ps': { path: '/api/ps', open: true, ollama: true },
+  'ollama version': { path: '/api/version', open: true, ollama: true },
+  'ollama show': { method: 'POST', path: '/api/show', body: '{"model":"nope"}', open: true, ollama: true },
+  'ollama chat': {
+    method: 'POST',
+    path: '/api/chat',
+    body: JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] }),
+    ollama: true,
+  },
+  'ollama generate': {
+    method: 'POST',
+    path: '/api/generate',
+    body: '{"model":"nope","prompt":"x"}',
+    ollama: true,
+  },
+  'ollama embed': { method: 'POST', path: '/api/embed', body: '{"model":"nope","input":"x"}', ollama: true },
+  'ollama embeddings': {
+    method: 'POST',
+    path: '/api/embeddings',
+    body: '{"model":"nope","prompt":"x"}',
+    ollama: true,
+  },
+  'ollama pull': { method: 'POST', path: '/api/pull', body: '{"model":"nope"}', ollama: true },
+  'ollama create (501)': { method: 'POST', path: '/api/create', body: '{}', ollama: true },
+  // No body: Node's client sends a DELETE body without a length, which no server can frame.
+  'ollama delete (501)': { method: 'DELETE', path: '/api/delete', ollama: true },
+}
+const OLLAMA_INFERENCE = ['ollama chat', 'ollama generate', 'ollama embed', 'ollama embeddings']
+
 /** One request per route class. Routes of later issues may not exist yet: only auth's verdict counts. */
-const ROUTES: Record<string, SendOptions & { open?: boolean }> = {
+const ROUTES: Record<string, SendOptions & { open?: boolean; ollama?: true }> = {
   'open endpoint': { path: '/api/status', open: true },
   'open endpoint (metrics)': { path: '/api/metrics', open: true },
   '/v1/models': { path: '/v1/models', open: true },
@@ -66,6 +101,7 @@ const ROUTES: Record<string, SendOptions & { open?: boolean }> = {
   // Open: the page must load before it can ask for a token; it holds no data.
   dashboard: { path: '/index.html', open: true },
   'dashboard client route': { path: '/settings', open: true },
+  ...OLLAMA_ROUTES,
 }
 
 /** The inference routes: every surface on the dispatcher is `/v1` inference. */
@@ -81,8 +117,9 @@ const ALLOWED: Record<Scope, string[]> = {
     '/api read (models)',
     'slot logs (follow)',
     'image cache',
+    ...OLLAMA_INFERENCE,
   ],
-  'v1-only': [...INFERENCE, 'tts voices (v1)', 'image cache'],
+  'v1-only': [...INFERENCE, 'tts voices (v1)', 'image cache', ...OLLAMA_INFERENCE],
   'read-only': ['/api read (slots)', '/api read (models)', 'slot logs (follow)', 'image cache'],
 }
 
@@ -240,6 +277,10 @@ function matrix(name: string, env: Record<string, string>, callers: Record<strin
       }
       if (want === 'auth.invalid') expect(reply.status).toBe(401)
       if (want === 'auth.forbidden') expect(reply.status).toBe(403)
+      if (ROUTES[route]!.ollama && want !== 'pass') {
+        // Ollama's error shape: a string, which Ollama's clients raise as the message.
+        expect(typeof (JSON.parse(reply.text) as { error: unknown }).error).toBe('string')
+      }
     })
   })
 }

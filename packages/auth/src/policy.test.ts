@@ -110,3 +110,29 @@ describe('allows', () => {
     expect(ROUTE_CLASSES.filter((c) => POLICY[c].open)).toEqual(['open', 'v1-models', 'dashboard'])
   })
 })
+
+describe('classify: the Ollama API', () => {
+  const cases: [string, string, RouteClass][] = [
+    ['POST', '/api/chat', 'v1-inference'],
+    ['POST', '/api/generate', 'v1-inference'],
+    ['POST', '/api/embed', 'v1-inference'],
+    ['POST', '/api/embeddings', 'v1-inference'],
+    ['GET', '/api/chat', 'v1-inference'],
+    ['GET', '/api/tags', 'v1-models'],
+    ['HEAD', '/api/ps', 'v1-models'],
+    ['GET', '/api/version', 'v1-models'],
+    ['POST', '/api/show', 'v1-models'],
+    ['GET', '/api/show', 'api-mutation'],
+    ['POST', '/api/tags', 'api-mutation'],
+    ['POST', '/api/pull', 'api-mutation'],
+    ['POST', '/api/create', 'api-mutation'],
+    ['DELETE', '/api/delete', 'api-mutation'],
+    ['HEAD', '/api/blobs/sha256:abc', 'api-read'],
+    ['POST', '/api/blobs/sha256:abc', 'api-mutation'],
+    ['GET', '/api/chats', 'api-read'],
+    ['GET', '/api/tags/', 'v1-models'],
+  ]
+  it.each(cases)('%s %s is %s', (method, path, expected) => {
+    expect(classify(method, path)).toBe(expected)
+  })
+})

@@ -29,7 +29,9 @@
  *   One trailing slash is ignored.
  * - Another spelling of `/v1` or `/api` (`/V1/models`, `/API/slots`) is not a dashboard file either:
  *   svc routes none of them, and a proxy in front that folds case must not turn them into open reads.
+ * - The Ollama API's paths under `/api/*` have their own classes (`ollama-routes.ts`).
  */
+import { classifyOllama } from './ollama-routes'
 
 export const SCOPES = ['admin', 'all', 'v1-only', 'read-only'] as const
 export type Scope = (typeof SCOPES)[number]
@@ -113,6 +115,8 @@ export function classify(method: string, rawPath: string): RouteClass {
     return 'v1-inference'
   }
   if (path === '/api' || path.startsWith('/api/')) {
+    const ollama = classifyOllama(m, path)
+    if (ollama) return ollama
     if (under(path, '/api/auth/tokens')) return 'token-management'
     if (under(path, '/api/images/cache')) return read ? 'image-cache' : 'api-mutation'
     if (read) return 'api-read'

@@ -32,6 +32,8 @@ export const ERROR_CODES = {
   // So that every response, even for a wrong URL, has the same body.
   'route.not_found': { status: 404, type: 'invalid_request_error' },
   'method.not_allowed': { status: 405, type: 'invalid_request_error' },
+  /** A route of another API svc speaks (Ollama's `create`, `push`…) that svc does not implement. */
+  'route.not_implemented': { status: 501, type: 'invalid_request_error' },
   /** An upstream answered with an error of its own; the status is the upstream's. */
   'upstream.error': { status: 502, type: 'server_error' },
   'internal.error': { status: 500, type: 'server_error' },

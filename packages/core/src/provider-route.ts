@@ -15,6 +15,7 @@ export const ENDPOINTS = [
   'embeddings',
   'rerank',
   'transcriptions',
+  'translations',
   'speech',
   'images',
   'responses',
@@ -77,6 +78,12 @@ export interface ProviderRoute {
    * body it cannot carry.
    */
   prepareBody?(endpoint: Endpoint, body: Record<string, unknown>): Record<string, unknown> | undefined
+  /**
+   * Form fields to add in front of a multipart upload for `endpoint`, when the upstream tells two
+   * OpenAI endpoints apart by a field (whisper-server translates with `translate=true`). They come
+   * first, so they win over a client's field of the same name.
+   */
+  multipartFields?(endpoint: Endpoint): Readonly<Record<string, string>> | undefined
   /** The `model` field to send upstream, when the upstream cares (FLM switches models on it). */
   upstreamModel?(ctx: { model: ModelEntry }): string | undefined
   /**

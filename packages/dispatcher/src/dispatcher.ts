@@ -11,8 +11,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type Lease, type ProviderRoute, type SlotManager, SvcError } from '@svc/core'
 import { AgentPool } from './agents'
 import { parseJsonBody, readBody } from './body'
+import { type Caller, createCaller } from './call'
 import { ClientWatch } from './client-watch'
 import { type EndpointSpec, endpointFor } from './endpoints'
+import { prependFields } from './multipart-fields'
 import { scanMultipartModel } from './multipart-model'
 import { rewriteModel, upstreamHeaders, upstreamUrl, writeResponse } from './outbound'
 import { type ForwardBody, type ForwardResult, forward, type NormaliseBody } from './proxy'
@@ -94,6 +96,8 @@ export interface Dispatcher {
   /** Whether `path` is an inference endpoint this dispatcher answers. */
   handles(path: string): boolean
   handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>
+  /** The same path for a request made inside svc (a translating surface such as the Ollama API). */
+  call: Caller
   close(): void
 }
 
@@ -163,7 +167,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           return
         }
         const upstreamModel = route.upstreamModel?.({ model: lease.model })
-        const out = rewriteModel(body, carried ?? json, upstreamModel, carried !== undefined)
+        const fields = route.multipartFields?.(spec.endpoint)
+        const out = fields
+          ? prependFields(body, fields, req.headers['content-type'])
+          : rewriteModel(body, carried ?? json, upstreamModel, carried !== undefined)
         // A replica that cannot be reached leaves the rotation and the request goes to another one.
         for (let attempt = 1; ; attempt++) {
           const result = await send(x, {
@@ -293,6 +300,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   return {
     handles: (path) => endpointFor(path) !== undefined,
     handle,
+    call: createCaller({ ...options, queueTimeoutMs, upstreamTimeoutMs }),
     close: () => agents.destroy(),
   }
 }

@@ -92,6 +92,12 @@ export const INFERENCE_ROUTES: Record<string, EndpointSpec> = {
     body: 'multipart',
     hostedPath: '/audio/transcriptions',
   },
+  // Speech in any language to English text; the same formats as transcriptions.
+  '/v1/audio/translations': {
+    endpoint: 'translations',
+    body: 'multipart',
+    hostedPath: '/audio/translations',
+  },
   '/v1/audio/speech': { endpoint: 'speech', body: 'json', schema: SpeechSchema, hostedPath: '/audio/speech' },
   '/v1/images/generations': {
     endpoint: 'images',

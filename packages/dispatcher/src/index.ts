@@ -6,6 +6,7 @@
 
 // The dispatcher, and the paths it answers.
 export * from './dispatcher'
+export * from './call'
 export * from './endpoints'
 
 // Reading a request: bodies, the schemas they must match, `model` in a multipart upload, images.

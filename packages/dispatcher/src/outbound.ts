@@ -51,7 +51,8 @@ export function upstreamHeaders(
     'x-request-id': requestId,
   }
   if (body.kind === 'buffer') headers['content-length'] = body.data.length
-  else if (req.headers['content-length']) headers['content-length'] = req.headers['content-length']
+  else if (req.headers['content-length'])
+    headers['content-length'] = Number(req.headers['content-length']) + (body.added ?? 0)
   else headers['transfer-encoding'] = 'chunked'
   if (apiKey) headers.authorization = `Bearer ${apiKey}`
   // Anthropic's API version and betas travel on (llama-server accepts and ignores them today).

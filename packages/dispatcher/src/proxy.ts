@@ -33,6 +33,8 @@ export type ForwardBody =
       maxRestBytes: number
       /** The whole body's limit, for the error message. */
       limit: number
+      /** Bytes svc put in front of the client's body (its Content-Length grows by them). */
+      added?: number
     }
 
 export interface ForwardRequest {

@@ -52,12 +52,15 @@ describe('whisper-server argv', () => {
 describe('the stt provider', () => {
   const stt = createSttProvider()
 
-  it('runs whisper-server for transcriptions, and only for them', () => {
+  it('runs whisper-server for transcriptions and translations, and only for them', () => {
     expect(stt.kind).toBe('stt')
-    expect(stt.endpoints).toEqual(['transcriptions'])
+    expect(stt.endpoints).toEqual(['transcriptions', 'translations'])
     expect(stt.startCommand(base)[0]).toBe('whisper-server')
     expect(stt.buildEnv(base)).toEqual({})
     expect(stt.requestPath('transcriptions')).toBe(WHISPER_INFERENCE_PATH)
+    expect(stt.requestPath('translations')).toBe(WHISPER_INFERENCE_PATH)
+    expect(stt.multipartFields?.('translations')).toEqual({ translate: 'true' })
+    expect(stt.multipartFields?.('transcriptions')).toBeUndefined()
     expect(() => stt.requestPath('chat')).toThrow(/does not serve chat/)
   })
 

@@ -55,15 +55,18 @@ export function createSttProvider(options: SttProviderOptions = {}): Provider {
   return {
     kind: 'stt',
     backends: ['cpu'],
-    endpoints: ['transcriptions'],
+    endpoints: ['transcriptions', 'translations'],
     warmupTimeoutMs: options.warmupTimeoutMs ?? 300_000,
     buildEnv: () => ({}),
     startCommand: (ctx) => ['whisper-server', ...whisperServerArgs(ctx, options)],
     healthProbe: (base, signal) => httpOk(base, '/health', signal),
     requestPath(endpoint: Endpoint) {
-      if (endpoint !== 'transcriptions') throw new Error(`whisper-server does not serve ${endpoint}`)
+      if (endpoint !== 'transcriptions' && endpoint !== 'translations')
+        throw new Error(`whisper-server does not serve ${endpoint}`)
       return WHISPER_INFERENCE_PATH
     },
+    // One inference path serves both: whisper-server translates to English when `translate` is set.
+    multipartFields: (endpoint) => (endpoint === 'translations' ? { translate: 'true' } : undefined),
     refuseModel: (model) =>
       isWhisperModel(model)
         ? undefined
