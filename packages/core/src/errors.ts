@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   /** A load that does not fit in its device's memory budget; the message names what holds it. */
   'memory.insufficient': { status: 409, type: 'invalid_request_error' },
   'slot.unavailable': { status: 503, type: 'server_error' },
+  /** The slot's request queue is full (`max_queue`); with `Retry-After`. */
+  'slot.busy': { status: 429, type: 'rate_limit_error' },
   'request.invalid': { status: 400, type: 'invalid_request_error' },
   'request.too_large': { status: 413, type: 'invalid_request_error' },
   'upstream.unavailable': { status: 502, type: 'server_error' },
