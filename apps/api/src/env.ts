@@ -1,4 +1,5 @@
 import { type AddressMatcher, parseAddressList } from '@svc/auth'
+import { parseDurationMs } from '@svc/core'
 import { envFlag, envLogLevel, envPort, type LogLevel, resolvePaths, type SvcPaths } from '@svc/core/node'
 import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers/memory'
 import { type CorsOrigins, parseCorsOrigins } from './cors'
@@ -26,6 +27,11 @@ export interface ServeEnv {
   corsOrigins: CorsOrigins
   /** SVC_MEMORY_RESERVE_GB and SVC_MEMORY_BUDGET_GB: the memory budget per device. */
   memory: MemoryDeviceOptions
+  /**
+   * `SVC_LOAD_ON_REQUEST` and `SVC_UNLOAD_AFTER` (a duration, `0` never): the defaults for slots
+   * whose file does not set `load_on_request` / `unload_after`.
+   */
+  demand: { loadOnRequest: boolean; unloadAfterMs: number }
 }
 
 type Env = Record<string, string | undefined>
@@ -41,6 +47,11 @@ export function readServeEnv(env: Env): ServeEnv {
   const queueS = seconds('SVC_QUEUE_TIMEOUT', env.SVC_QUEUE_TIMEOUT, 120)
   const upstreamS = seconds('SVC_UPSTREAM_TIMEOUT', env.SVC_UPSTREAM_TIMEOUT, 600)
   const graceS = seconds('SVC_UNLOAD_GRACE', env.SVC_UNLOAD_GRACE, 30)
+  const unloadAfterMs = parseDurationMs(env.SVC_UNLOAD_AFTER || '0')
+  if (unloadAfterMs === undefined)
+    throw new Error(
+      `SVC_UNLOAD_AFTER must be a duration like "15m", "90s" or 0, got "${env.SVC_UNLOAD_AFTER}"`,
+    )
   return {
     // With auth on, forwarded identities are only safe when nobody but the proxy can reach svc.
     host: env.SVC_HOST || (authEnabled ? '127.0.0.1' : '0.0.0.0'),
@@ -59,6 +70,7 @@ export function readServeEnv(env: Env): ServeEnv {
       reserveGb: parseDeviceGb('SVC_MEMORY_RESERVE_GB', env.SVC_MEMORY_RESERVE_GB),
       budgetGb: parseDeviceGb('SVC_MEMORY_BUDGET_GB', env.SVC_MEMORY_BUDGET_GB),
     },
+    demand: { loadOnRequest: envFlag('SVC_LOAD_ON_REQUEST', env.SVC_LOAD_ON_REQUEST, false), unloadAfterMs },
   }
 }
 

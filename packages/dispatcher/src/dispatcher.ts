@@ -13,6 +13,7 @@ import { AgentPool } from './agents'
 import { parseJsonBody, readBody } from './body'
 import { ClientWatch } from './client-watch'
 import { type EndpointSpec, endpointFor } from './endpoints'
+import { loadingWriter } from './loading-notice'
 import { scanMultipartModel } from './multipart-model'
 import { rewriteModel, upstreamHeaders, upstreamUrl, writeResponse } from './outbound'
 import { type ForwardBody, type ForwardResult, forward, type NormaliseBody } from './proxy'
@@ -132,12 +133,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         const planned = target.slot.currentModel()
         if (seeing && planned) refuseImagesWithoutVision(seeing, planned, target.slot.name)
         // The signal is a getter: acquire reads it only when it has to wait for a loading slot.
-        lease = await target.slot.acquire({
-          get signal() {
-            return client.signal
-          },
-          timeoutMs: queueTimeoutMs,
-        })
+        const notice = loadingWriter(res, json, requestId)
+        lease = await options.slots
+          .acquire(target.slot.name, {
+            ...(target.ref ? { ref: target.ref } : {}),
+            get signal() {
+              return client.signal
+            },
+            timeoutMs: queueTimeoutMs,
+            ...(notice ? { onLoading: notice.update } : {}),
+          })
+          .finally(() => notice?.stop())
         if (seeing) refuseImagesWithoutVision(seeing, lease.model, target.slot.name)
         if (
           json &&
@@ -172,7 +178,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           lease.fail?.(`unreachable (${result.cause})`)
           lease.release()
           lease = undefined
-          lease = await target.slot.acquire({ signal: client.signal, timeoutMs: queueTimeoutMs })
+          lease = await options.slots.acquire(target.slot.name, {
+            signal: client.signal,
+            timeoutMs: queueTimeoutMs,
+          })
         }
       } else {
         await sendHosted(x, target, { spec, body, json })

@@ -9,7 +9,11 @@ import { renderError, type SvcError } from '@svc/core'
 export function writeError(res: ServerResponse, error: unknown, requestId: string): number {
   const rendered = renderError(error)
   if (res.headersSent) {
-    res.destroy()
+    // A stream svc opened early (a request waiting for a load, see loading-notice.ts): the error
+    // goes out as its last event. Any other answer under way is cut, so the client sees a failure.
+    if (/text\/event-stream/.test(String(res.getHeader('content-type') ?? '')) && !res.writableEnded) {
+      res.end(`event: error\n${sseErrorEvent(rendered.body)}`)
+    } else res.destroy()
     return rendered.status
   }
   if (res.destroyed) return rendered.status
@@ -23,6 +27,6 @@ export function writeError(res: ServerResponse, error: unknown, requestId: strin
 }
 
 /** The SSE error event that ends a stream whose upstream died mid-way (what OpenAI's SDKs read). */
-export function sseErrorEvent(error: SvcError): string {
-  return `data: ${JSON.stringify(error.toBody())}\n\n`
+export function sseErrorEvent(error: SvcError | string): string {
+  return `data: ${typeof error === 'string' ? error : JSON.stringify(error.toBody())}\n\n`
 }
