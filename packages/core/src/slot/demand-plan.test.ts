@@ -79,4 +79,17 @@ describe('planDemand', () => {
     const step = planDemand(state({ now: 50_000, waiters: [w(1, 'c', 10), w(2, 'b', 20), w(3, 'c', 30)] }))
     expect(step.swapTo).toBe('c')
   })
+
+  it('serves the requests that waited for a load before swapping again, even with max_swap_wait 0', () => {
+    const step = planDemand(
+      state({
+        now: 5_000,
+        held: 'b',
+        readySince: 5_000,
+        maxSwapWaitMs: 0,
+        waiters: [w(1, 'a', 100), w(2, 'b', 200)],
+      }),
+    )
+    expect(step).toEqual({ grant: [2], swapTo: null, wakeAt: null })
+  })
 })

@@ -7,7 +7,8 @@
  * Not thrashing: while the loaded model has requests waiting, they keep being served; a request
  * for another model makes the slot swap once the loaded model has had `maxSwapWaitMs` since it was
  * ready or since that request arrived (whichever is later). A slot with nobody waiting for its
- * model and nothing in flight swaps at once (that costs nobody a wait). Other models get their turn
+ * model and nothing in flight swaps at once (that costs nobody a wait); requests that waited for
+ * the model now loaded are always served before it swaps again. Other models get their turn
  * in the order their oldest request arrived, so no request starves: each waits at most one window,
  * a drain and a load per model ahead of it.
  */
@@ -60,6 +61,10 @@ export function planDemand(s: DemandState): DemandStep {
   if (!s.ready) return NOTHING // a load or unload is under way; its transitions ask again
   const mine = s.waiters.filter(matches)
   if (firstOther) {
+    // Requests that waited for this very load are served before it goes again, whatever the
+    // window: swapping away from them would load a model for nobody (a livelock at max_swap_wait 0).
+    const loadedFor = mine.filter((w) => w.since < s.readySince)
+    if (loadedFor.length > 0) return { grant: grantable(loadedFor, s), swapTo: null, wakeAt: null }
     const dueAt = Math.max(s.readySince, firstOther.since) + s.maxSwapWaitMs
     const idle = mine.length === 0 && s.inflight === 0
     if (idle || s.now >= dueAt) return { grant: [], swapTo: firstOther.ref, wakeAt: null }
