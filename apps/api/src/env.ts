@@ -1,4 +1,5 @@
 import { type AddressMatcher, type AllowedHosts, allowedHostsFrom, parseAddressList } from '@svc/auth'
+import { parseDurationMs } from '@svc/core'
 import {
   envCount,
   envFlag,
@@ -46,6 +47,11 @@ export interface ServeEnv {
   maxConnections: number
   /** `SVC_MAX_STREAMS`: `/api/events` subscribers and log followers at once. Default 64. */
   maxStreams: number
+  /**
+   * `SVC_LOAD_ON_REQUEST` and `SVC_UNLOAD_AFTER` (a duration, `0` never): the defaults for slots
+   * whose file does not set `load_on_request` / `unload_after`.
+   */
+  demand: { loadOnRequest: boolean; unloadAfterMs: number }
 }
 
 type Env = Record<string, string | undefined>
@@ -63,6 +69,11 @@ export function readServeEnv(env: Env): ServeEnv {
   const queueS = seconds('SVC_QUEUE_TIMEOUT', env.SVC_QUEUE_TIMEOUT, 120)
   const upstreamS = seconds('SVC_UPSTREAM_TIMEOUT', env.SVC_UPSTREAM_TIMEOUT, 600)
   const graceS = seconds('SVC_UNLOAD_GRACE', env.SVC_UNLOAD_GRACE, 30)
+  const unloadAfterMs = parseDurationMs(env.SVC_UNLOAD_AFTER || '0')
+  if (unloadAfterMs === undefined)
+    throw new Error(
+      `SVC_UNLOAD_AFTER must be a duration like "15m", "90s" or 0, got "${env.SVC_UNLOAD_AFTER}"`,
+    )
   return {
     // With auth on, forwarded identities are only safe when nobody but the proxy can reach svc.
     host: env.SVC_HOST || (authEnabled ? '127.0.0.1' : '0.0.0.0'),
@@ -88,6 +99,7 @@ export function readServeEnv(env: Env): ServeEnv {
     },
     maxConnections: envCount('SVC_MAX_CONNECTIONS', env.SVC_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS),
     maxStreams: envCount('SVC_MAX_STREAMS', env.SVC_MAX_STREAMS, DEFAULT_MAX_STREAMS),
+    demand: { loadOnRequest: envFlag('SVC_LOAD_ON_REQUEST', env.SVC_LOAD_ON_REQUEST, false), unloadAfterMs },
   }
 }
 

@@ -62,6 +62,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     env: input.rawEnv,
     slotOptions: { drainMs: env.unloadGraceMs },
     memory: env.memory,
+    demand: env.demand,
     logger,
     ...(input.rawEnv.SVC_MODELS_MANIFEST ? { catalogueFile: input.rawEnv.SVC_MODELS_MANIFEST } : {}),
   })
@@ -92,6 +93,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     else logger.info('slot', fields)
   })
   slots.bus.on('slot.restart', (e) => logger.warn('slot restart scheduled', { ...e }))
+  slots.bus.on('slot.auto', (e) => logger.info(`slot ${e.action}ed on its own`, { ...e }))
   let upstreams = await loadHostedUpstreams(env.paths.configDir, input.rawEnv).catch((error: Error) => {
     logger.error('upstreams.toml ignored', { error: error.message })
     return []

@@ -53,6 +53,8 @@ export const FORWARDED_EVENTS = [
   'slot.replicas',
   'slot.metrics',
   'model.pull',
+  'slot.auto',
+  'slot.queue',
 ] as const
 
 /** Every event of `GET /api/events`, by name: the two whole-state events, and the forwarded bus events. */

@@ -14,6 +14,7 @@ describe('SvcError', () => {
       'token.not_found': 404,
       'backend.unavailable': 409,
       'slot.unavailable': 503,
+      'slot.busy': 429,
       'request.invalid': 400,
       'request.too_large': 413,
       'upstream.unavailable': 502,

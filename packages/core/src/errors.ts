@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   'slot.unavailable': { status: 503, type: 'server_error' },
   /** A server's cap on connections or live streams is reached (with `Retry-After`). */
   'server.busy': { status: 503, type: 'server_error' },
+  /** The slot's request queue is full (`max_queue`); with `Retry-After`. */
+  'slot.busy': { status: 429, type: 'rate_limit_error' },
   'request.invalid': { status: 400, type: 'invalid_request_error' },
   'request.too_large': { status: 413, type: 'invalid_request_error' },
   'upstream.unavailable': { status: 502, type: 'server_error' },

@@ -43,6 +43,33 @@ export interface SlotReplicasEvent {
   replicas: { id: string; node: string | null; healthy: boolean; error: string | null }[]
 }
 
+/** Why svc loaded or unloaded a slot on its own (`slot.auto`). */
+export const AUTO_REASONS = ['request', 'idle', 'memory'] as const
+export type AutoReason = (typeof AUTO_REASONS)[number]
+
+/**
+ * svc loaded, unloaded or evicted a slot on its own: a request named a model no slot held
+ * (`request`), nobody used it for `unload_after` (`idle`), another slot's load needed its memory
+ * (`memory`, with `for`: the slot that loads).
+ */
+export interface SlotAutoEvent {
+  slot: string
+  action: 'load' | 'unload'
+  reason: AutoReason
+  model: string | null
+  /** `memory` only: the slot whose load needed the room. */
+  for?: string
+  at: number
+}
+
+/** A slot's request queue changed: how many wait, and since when the oldest does (clock ms). */
+export interface SlotQueueEvent {
+  slot: string
+  depth: number
+  oldestSince: number | null
+  at: number
+}
+
 export interface SvcEvents {
   'slot.transition': SlotTransitionEvent
   'slot.progress': SlotProgressEvent
@@ -51,6 +78,8 @@ export interface SvcEvents {
   'slot.replicas': SlotReplicasEvent
   'slot.metrics': SlotMetricsEvent
   'model.pull': ModelPullEvent
+  'slot.auto': SlotAutoEvent
+  'slot.queue': SlotQueueEvent
   [type: string]: unknown
 }
 

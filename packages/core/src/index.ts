@@ -8,6 +8,7 @@
 export * from './slot-states'
 export * from './slot'
 export * from './slot-config'
+export * from './slot-config-demand'
 export * from './slot-status'
 export * from './slot-driver'
 export * from './memory/budget-plan'

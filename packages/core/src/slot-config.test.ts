@@ -163,3 +163,49 @@ describe('slot config', () => {
     expect(short.ok || short.error.field).toBe('model.sha256')
   })
 })
+
+describe('slot files that manage themselves', () => {
+  it('reads load_on_request, accepts, unload_after, pinned and the queue keys, and writes them back', () => {
+    const text = [
+      'load_on_request = true',
+      'pull_on_request = true',
+      'accepts = ["qwen3-0.6b-q8_0", "smollm2"]',
+      'unload_after = "15m"',
+      'pinned = true',
+      'max_concurrent = 2',
+      'max_queue = 8',
+      'max_swap_wait = "30s"',
+    ].join('\n')
+    const result = parseSlotConfig('primary', text)
+    expect(result.ok && result.config.demand).toEqual({
+      loadOnRequest: true,
+      pullOnRequest: true,
+      accepts: ['qwen3-0.6b-q8_0', 'smollm2'],
+      unloadAfterMs: 900_000,
+      pinned: true,
+      maxConcurrent: 2,
+      maxQueue: 8,
+      maxSwapWaitMs: 30_000,
+    })
+    if (!result.ok) return
+    const again = parseSlotConfig('primary', stringifySlotConfig(result.config))
+    expect(again.ok && again.config.demand).toEqual(result.config.demand)
+  })
+
+  it('leaves everything off by default', () => {
+    const result = parseSlotConfig('primary', '')
+    expect(result.ok && result.config.demand).toEqual({
+      pullOnRequest: false,
+      pinned: false,
+      maxConcurrent: 0,
+      maxQueue: 0,
+      maxSwapWaitMs: 10_000,
+    })
+  })
+
+  it('refuses a duration it cannot read, naming the field', () => {
+    const result = parseSlotConfig('primary', 'unload_after = "soon"')
+    expect(result.ok).toBe(false)
+    if (!result.ok) expect(result.error.field).toBe('unload_after')
+  })
+})

@@ -8,6 +8,12 @@
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml'
 import * as v from 'valibot'
 import { deepestIssue, runtimeFieldsRefusal } from './slot-config-checks'
+import {
+  DEMAND_FILE_ENTRIES,
+  resolveDemand,
+  type SlotDemandConfig,
+  stringifyDemand,
+} from './slot-config-demand'
 
 export const BACKENDS = ['vulkan', 'rocm', 'cuda', 'cpu', 'npu'] as const
 export type Backend = (typeof BACKENDS)[number]
@@ -88,6 +94,7 @@ export const SlotConfigFileSchema = v.strictObject({
       }),
     ]),
   ),
+  ...DEMAND_FILE_ENTRIES,
 })
 export type SlotConfigFile = v.InferOutput<typeof SlotConfigFileSchema>
 
@@ -119,6 +126,8 @@ export interface SlotConfig {
    * vision projector loaded with it.
    */
   model: { default?: string; sha256?: string; mmproj?: string }
+  /** Load on request, idle unload and the request queue (`slot-config-demand.ts`). */
+  demand: SlotDemandConfig
 }
 
 export interface SlotConfigError {
@@ -190,6 +199,7 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
     restart: raw.restart ?? 'on-failure',
     maxRestarts: raw.max_restarts ?? DEFAULT_MAX_RESTARTS,
     args: raw.args ?? [],
+    demand: resolveDemand(raw),
     model: {
       ...(modelDefault ? { default: modelDefault } : {}),
       ...(modelSha256 ? { sha256: modelSha256.toLowerCase() } : {}),
@@ -264,6 +274,7 @@ export function stringifySlotConfig(config: SlotConfig): string {
   if (config.role) out.role = config.role
   if (config.ctxSize !== undefined) out.ctx_size = config.ctxSize
   if (config.args.length > 0) out.args = config.args
+  Object.assign(out, stringifyDemand(config.demand))
   if (config.model.default) {
     out.model = {
       default: config.model.default,

@@ -17,6 +17,8 @@ export interface SlotConfigProblem {
 /** A slot as the API reports it: the core snapshot plus the last refused config edit. */
 export interface SlotStatus extends SlotSnapshot {
   configError: SlotConfigProblem | null
+  /** The slot's request queue: how many wait, since when the oldest does (epoch ms; null: none). */
+  queue: { depth: number; oldestSince: number | null }
 }
 
 /** `slot.config`: a slot config file changed while svc runs; applied (`ok`) or refused. */

@@ -11,6 +11,7 @@ import { SvcError } from '@svc/core'
 import { parseJsonBody } from './body'
 import type { DispatcherOptions, DispatchRecord } from './dispatcher'
 import { endpointFor } from './endpoints'
+import { hostedUrl } from './hosted'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
 import { resolveTarget } from './resolve'
 import { translates } from './translates'
@@ -92,19 +93,8 @@ export function createCaller(
       } else {
         const { upstream } = target
         record.slot = `upstream:${upstream.name}`
-        if (upstream.apiKeyEnv && !upstream.apiKey)
-          throw new SvcError(
-            'upstream.unavailable',
-            `upstream ${upstream.name} has no API key: set ${upstream.apiKeyEnv} in svc's environment`,
-          )
         model = target.model
-        if (!spec.hostedPath)
-          throw new SvcError(
-            'request.invalid',
-            `upstream ${upstream.name} speaks the OpenAI API, which has no ${record.route}`,
-            { param: 'model' },
-          )
-        const url = new URL(spec.hostedPath.replace(/^\//, ''), upstream.baseUrl)
+        const url = hostedUrl(upstream, spec, record.route)
         response = await post(
           url,
           { ...body, model },

@@ -14,6 +14,8 @@ import { parseJsonBody, readBody } from './body'
 import { type Caller, createCaller } from './call'
 import { ClientWatch } from './client-watch'
 import { type EndpointSpec, endpointFor } from './endpoints'
+import { hostedUrl } from './hosted'
+import { loadingWriter } from './loading-notice'
 import { prependFields } from './multipart-fields'
 import { scanMultipartModel } from './multipart-model'
 import { rewriteModel, upstreamHeaders, upstreamUrl, writeResponse } from './outbound'
@@ -142,12 +144,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         const planned = target.slot.currentModel()
         if (seeing && planned) refuseImagesWithoutVision(seeing, planned, target.slot.name)
         // The signal is a getter: acquire reads it only when it has to wait for a loading slot.
-        lease = await target.slot.acquire({
-          get signal() {
-            return client.signal
-          },
-          timeoutMs: queueTimeoutMs,
-        })
+        const notice = loadingWriter(res, json, requestId)
+        lease = await options.slots
+          .acquire(target.slot.name, {
+            ...(target.ref ? { ref: target.ref } : {}),
+            get signal() {
+              return client.signal
+            },
+            timeoutMs: queueTimeoutMs,
+            ...(notice ? { onLoading: notice.update } : {}),
+          })
+          .finally(() => notice?.stop())
         if (seeing) refuseImagesWithoutVision(seeing, lease.model, target.slot.name)
         if (
           json &&
@@ -187,10 +194,22 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           lease.fail?.(`unreachable (${result.cause})`)
           lease.release()
           lease = undefined
-          lease = await target.slot.acquire({ signal: client.signal, timeoutMs: queueTimeoutMs })
+          lease = await options.slots.acquire(target.slot.name, {
+            signal: client.signal,
+            timeoutMs: queueTimeoutMs,
+          })
         }
       } else {
-        await sendHosted(x, target, { spec, body, json })
+        // With auth off, no page of another site spends a hosted upstream's key (the app's rule).
+        const refused = options.refuseHosted?.(req)
+        if (refused) throw refused
+        await send(x, {
+          target,
+          url: hostedUrl(target.upstream, spec, path),
+          body: rewriteModel(body, json, target.model),
+          timeoutMs: target.upstream.timeoutMs,
+          ...(target.upstream.apiKey ? { auth: target.upstream.apiKey } : {}),
+        })
       }
     } catch (error) {
       // A client that went away aborts what was running for it: expected, not a bug.
@@ -264,37 +283,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     record.outcome = result.outcome
     if (result.usage) record.usage = result.usage
     return result
-  }
-
-  async function sendHosted(
-    x: Exchange,
-    target: Extract<Target, { kind: 'hosted' }>,
-    request: { spec: EndpointSpec; body: ForwardBody; json: Record<string, unknown> | undefined },
-  ): Promise<void> {
-    const { upstream, model } = target
-    const refused = options.refuseHosted?.(x.req)
-    if (refused) throw refused
-    const hostedPath = request.spec.hostedPath
-    if (!hostedPath) {
-      throw new SvcError(
-        'request.invalid',
-        `upstream ${upstream.name} speaks the OpenAI API, which has no ${x.record.route}; use /v1/chat/completions or /v1/responses for ${upstream.name}/… models`,
-        { param: 'model' },
-      )
-    }
-    if (upstream.apiKeyEnv && !upstream.apiKey) {
-      throw new SvcError(
-        'upstream.unavailable',
-        `upstream ${upstream.name} has no API key: set ${upstream.apiKeyEnv} in svc's environment`,
-      )
-    }
-    await send(x, {
-      target,
-      url: upstreamUrl(upstream.baseUrl, hostedPath.replace(/^\//, '')),
-      body: rewriteModel(request.body, request.json, model),
-      timeoutMs: upstream.timeoutMs,
-      ...(upstream.apiKey ? { auth: upstream.apiKey } : {}),
-    })
   }
 
   return {

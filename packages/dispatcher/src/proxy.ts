@@ -202,7 +202,8 @@ function relay(up: IncomingMessage, status: number, f: ForwardRequest, settle: S
       headers['x-accel-buffering'] = 'no'
       delete headers['content-length']
     }
-    f.res.writeHead(status, headers)
+    // Headers already out: a stream svc opened while the request waited for a load.
+    if (!f.res.headersSent) f.res.writeHead(status, headers)
   }
   let first = true
   let corked = false

@@ -8,8 +8,8 @@ import type { EndpointSpec } from './endpoints'
 import { type HostedUpstream, matchUpstream } from './upstreams'
 
 export type Target =
-  | { kind: 'slot'; slot: Slot }
-  | { kind: 'hosted'; upstream: HostedUpstream; model: string }
+  /** `ref`: the model asked for (undefined when the request named the slot). */
+  { kind: 'slot'; slot: Slot; ref?: string } | { kind: 'hosted'; upstream: HostedUpstream; model: string }
 
 export interface ResolveDeps {
   slots: SlotManager
@@ -27,9 +27,12 @@ export async function resolveTarget(
   if (!model) throw new SvcError('request.invalid', 'model is required', { param: 'model' })
   if (deps.slots.has(model)) return { kind: 'slot', slot: deps.slots.get(model) }
   const owner = deps.slots.findByModel(model)
-  if (owner) return { kind: 'slot', slot: owner }
+  if (owner) return { kind: 'slot', slot: owner, ref: model }
   const hosted = matchUpstream(model, deps.upstreams())
   if (hosted) return { kind: 'hosted', ...hosted }
+  // A slot that loads on request takes a known ref no slot holds (undefined: none does).
+  const home = await deps.slots.routeRef(model)
+  if (home) return { kind: 'slot', slot: home, ref: model }
   if (await deps.isKnownModel(model)) {
     throw new SvcError(
       'model.not_loaded',
@@ -49,7 +52,9 @@ async function resolvePinned(
 ): Promise<Target> {
   if (!deps.slots.has(slotName)) throw new SvcError('slot.not_found', `no slot named "${slotName}"`)
   const slot = deps.slots.get(slotName)
-  if (!model || model === slotName || slot.currentModel()?.id === model) return { kind: 'slot', slot }
+  if (!model || model === slotName) return { kind: 'slot', slot }
+  if (slot.currentModel()?.id === model || (await deps.slots.routeRef(model)) === slot)
+    return { kind: 'slot', slot, ref: model }
   if (await deps.isKnownModel(model)) {
     throw new SvcError(
       'model.not_loaded',

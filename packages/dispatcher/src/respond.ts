@@ -10,7 +10,11 @@ import { renderErrorFor, type SvcError, sseErrorEventFor } from '@svc/core'
 export function writeError(res: ServerResponse, error: unknown, requestId: string): number {
   const rendered = renderErrorFor(pathOf(res), error)
   if (res.headersSent) {
-    res.destroy()
+    // A stream svc opened early (a request waiting for a load, see loading-notice.ts): the error
+    // goes out as its last event. Any other answer under way is cut, so the client sees a failure.
+    if (/text\/event-stream/.test(String(res.getHeader('content-type') ?? '')) && !res.writableEnded) {
+      res.end(`event: error\ndata: ${rendered.body}\n\n`)
+    } else res.destroy()
     return rendered.status
   }
   if (res.destroyed) return rendered.status

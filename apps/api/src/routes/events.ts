@@ -27,7 +27,7 @@ export interface EventRoutesDeps {
  * 1. a `: connected` comment, then `snapshot` — `{slots: SlotStatus[]}`;
  * 2. every bus event of `FORWARDED_EVENTS` (core `api-events.ts`, the one definition the dashboard
  *    reads too: `slot.transition`, `slot.progress`, `slot.restart`, `slot.config`, `slot.metrics`,
- *    `model.pull`) as it happens (event name = type, data = JSON);
+ *    `model.pull`, `slot.auto`, `slot.queue`) as it happens (event name = type, data = JSON);
  * 3. `resync` — `{slots: SlotStatus[]}`, the same as `snapshot` — when this client fell more than
  *    `eventQueueMax` events behind: what was queued is dropped and the client replaces its state;
  * 4. a `: ping` comment every `heartbeatMs` so proxies keep the stream open.

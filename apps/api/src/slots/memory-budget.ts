@@ -3,7 +3,8 @@
  * admitted here first: its estimate must fit in what its device's budget has left after the other
  * slots' charges (the larger of their estimate and their measured use). When it does not fit, the
  * load is refused with 409 `memory.insufficient` naming the holders — or, with `evict = "idle"` in
- * the loading slot's config, the least recently used idle slots on that device are unloaded first.
+ * the loading slot's config (or `load_on_request`), the least recently used idle slots on that
+ * device are unloaded first; a `pinned` slot never is.
  * A slot with a request in flight is never unloaded: `Slot.evictIfIdle` decides that synchronously.
  *
  * Admissions run one at a time, and each starts its load synchronously after its last check, so two
@@ -125,7 +126,11 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
           chargedBytes: chargedBytes(est.bytes, used),
           lastUsedAt: lastUsed.get(slot.name) ?? null,
           inflight: snapshot.inflight,
-          evictable: (snapshot.state === 'ready' || snapshot.state === 'idle') && snapshot.inflight === 0,
+          // A pinned slot is never evicted for another's load.
+          evictable:
+            (snapshot.state === 'ready' || snapshot.state === 'idle') &&
+            snapshot.inflight === 0 &&
+            !config.demand.pinned,
         }
       }),
     )
@@ -142,7 +147,8 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
       if (!device || device.budgetBytes === null) return start()
       const need = await estimate(model, config)
       const holders = (await holdersOn(device, devices)).filter((h) => h.slot !== name)
-      const mayEvict = config.evict === 'idle'
+      // A slot that loads on request makes room the way its peers do: idle slots go, LRU first.
+      const mayEvict = config.evict === 'idle' || options.manager().loadsOnRequest(config)
       const plan = planFit({ budgetBytes: device.budgetBytes, holders, needBytes: need.bytes, mayEvict })
       if (plan.fits && plan.evict.length === 0) return start() // no await since the check
       if (!plan.fits || round === ROUNDS) {
@@ -172,6 +178,15 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
           for: name,
           model: model.id,
           device: device.id,
+        })
+        const gone = holders.find((h) => h.slot === victim)?.model ?? null
+        options.bus.emit('slot.auto', {
+          slot: victim,
+          action: 'unload',
+          reason: 'memory',
+          model: gone,
+          for: name,
+          at: Date.now(),
         })
         await unloading.catch(() => undefined)
       }

@@ -1,12 +1,14 @@
 import { SLOT_STATES } from '@svc/core'
-import { Gauge, Histogram } from 'prom-client'
+import { Counter, Gauge, Histogram } from 'prom-client'
 import type { ApiMetrics } from '../metrics'
 import type { SlotSystem } from './slot-system'
 
 /**
  * Slot metrics, fed by the same bus events as the dashboard:
  * `svc_slot_state{slot,state}` (1 for the current state), `svc_slot_transitions_total{slot,from,to}`,
- * `svc_slot_load_seconds{slot}` (leaving offline → ready), `svc_slot_inflight{slot}`.
+ * `svc_slot_load_seconds{slot}` (leaving offline → ready), `svc_slot_inflight{slot}`,
+ * `svc_slot_queue_depth{slot}`, `svc_slot_queue_oldest_wait_seconds{slot}` and
+ * `svc_slot_auto_total{slot,action,reason}` (loads and unloads svc did on its own).
  * `scrapeUpstreams` re-exposes each running llama-server's own `/metrics` with a `slot` label.
  */
 export function registerSlotMetrics(
@@ -35,6 +37,37 @@ export function registerSlotMetrics(
     },
   })
   void inflight
+  const queueDepth = new Gauge({
+    name: 'svc_slot_queue_depth',
+    help: 'Requests waiting in each slot queue (max_concurrent reached, a load or a swap under way).',
+    labelNames: ['slot'] as const,
+    registers,
+    collect() {
+      for (const name of slots.manager.names()) this.set({ slot: name }, slots.manager.queue(name).depth)
+    },
+  })
+  void queueDepth
+  const oldestWait = new Gauge({
+    name: 'svc_slot_queue_oldest_wait_seconds',
+    help: 'How long the oldest request in each slot queue has waited (0: none waits).',
+    labelNames: ['slot'] as const,
+    registers,
+    collect() {
+      const now = Date.now()
+      for (const name of slots.manager.names()) {
+        const since = slots.manager.queue(name).oldestSince
+        this.set({ slot: name }, since === null ? 0 : Math.max(0, now - since) / 1000)
+      }
+    },
+  })
+  void oldestWait
+  const auto = new Counter({
+    name: 'svc_slot_auto_total',
+    help: 'Loads and unloads svc did on its own, by reason (request, idle, memory).',
+    labelNames: ['slot', 'action', 'reason'] as const,
+    registers,
+  })
+  slots.bus.on('slot.auto', (e) => auto.inc({ slot: e.slot, action: e.action, reason: e.reason }))
   // serving ⇄ idle happen per request: counted as a hot metric (see hot-metrics.ts)
   const transitions = metrics.hot.counter('svc_slot_transitions_total', 'Slot state transitions.', [
     'slot',

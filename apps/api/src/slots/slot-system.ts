@@ -87,6 +87,8 @@ export interface SlotSystemOptions {
   othersLive?: () => Promise<readonly number[]>
   /** SVC_MEMORY_RESERVE_GB / SVC_MEMORY_BUDGET_GB, parsed. */
   memory?: MemoryDeviceOptions
+  /** SVC_LOAD_ON_REQUEST / SVC_UNLOAD_AFTER: defaults for slot files that leave them unset. */
+  demand?: { loadOnRequest?: boolean; unloadAfterMs?: number }
   logger?: Logger
 }
 
@@ -239,11 +241,14 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     createDriver,
     resolveModel,
     admission: memory,
+    describeModel: (ref) => store.get(ref),
+    ...(options.demand ? { demandDefaults: options.demand } : {}),
     ...(options.slotOptions ? { slotOptions: options.slotOptions } : {}),
   })
   const configProblems = new Map<string, SlotConfigProblem>()
   const status = (name: string): SlotStatus => ({
     ...manager.get(name).snapshot(),
+    queue: manager.queue(name),
     configError: configProblems.get(name) ?? null,
   })
   return {

@@ -17,6 +17,7 @@ const primary: SlotStatus = {
   upstream: null,
   configError: null,
   replicas: null,
+  queue: { depth: 0, oldestSince: null },
 }
 const start: LiveState = applyEvent(INITIAL, 'snapshot', { slots: [primary] })
 
@@ -73,5 +74,11 @@ describe('applyEvent', () => {
     s = applyEvent(s, 'model.pull', { model: 'x', status: 'pulling', done: 1, total: 2, at: 1 })
     expect(s.metrics.primary).toEqual(m)
     expect(s.pulls.x?.status).toBe('pulling')
+  })
+
+  it('keeps each slot queue from the snapshot and its slot.queue events', () => {
+    expect(start.queues.primary).toEqual({ depth: 0, oldestSince: null })
+    const s = applyEvent(start, 'slot.queue', { slot: 'primary', depth: 3, oldestSince: 500, at: 600 })
+    expect(s.queues.primary).toEqual({ depth: 3, oldestSince: 500 })
   })
 })

@@ -5,6 +5,11 @@
  */
 import type { ApiEventName, ApiEvents, ModelPullEvent, SlotLiveMetrics, SlotSnapshot } from '@svc/core'
 
+export interface SlotQueue {
+  depth: number
+  oldestSince: number | null
+}
+
 export type Connection = 'connecting' | 'open' | 'reconnecting' | 'unauthorized'
 
 export interface LiveState {
@@ -13,6 +18,8 @@ export interface LiveState {
   slots: SlotSnapshot[]
   metrics: Record<string, SlotLiveMetrics>
   pulls: Record<string, ModelPullEvent>
+  /** Each slot's request queue: how many wait, since when the oldest does (epoch ms). */
+  queues: Record<string, SlotQueue>
   /** Bumped on every snapshot (reconnects included): views that fetched extra data refetch it. */
   generation: number
 }
@@ -22,6 +29,7 @@ export const INITIAL: LiveState = {
   slots: [],
   metrics: {},
   pulls: {},
+  queues: {},
   generation: 0,
 }
 
@@ -33,6 +41,7 @@ const NAMES = new Set<string>([
   'slot.restart',
   'slot.metrics',
   'model.pull',
+  'slot.queue',
 ] satisfies ApiEventName[])
 
 export function isApiEvent(name: string): name is ApiEventName {
@@ -49,7 +58,10 @@ export function applyEvent<K extends ApiEventName>(state: LiveState, name: K, da
     case 'snapshot':
     case 'resync': {
       const d = data as ApiEvents['snapshot']
-      return { ...state, slots: d.slots, generation: state.generation + 1 }
+      const queues = Object.fromEntries(
+        d.slots.map((s) => [s.name, s.queue ?? { depth: 0, oldestSince: null }]),
+      )
+      return { ...state, slots: d.slots, queues, generation: state.generation + 1 }
     }
     case 'slot.transition': {
       const e = data as ApiEvents['slot.transition']
@@ -78,6 +90,13 @@ export function applyEvent<K extends ApiEventName>(state: LiveState, name: K, da
     }
     case 'slot.metrics':
       return { ...state, metrics: (data as ApiEvents['slot.metrics']).slots }
+    case 'slot.queue': {
+      const e = data as ApiEvents['slot.queue']
+      return {
+        ...state,
+        queues: { ...state.queues, [e.slot]: { depth: e.depth, oldestSince: e.oldestSince } },
+      }
+    }
     case 'model.pull': {
       const e = data as ApiEvents['model.pull']
       return { ...state, pulls: { ...state.pulls, [e.model]: e } }

@@ -1,5 +1,8 @@
+export { type DemandState, type DemandStep, type DemandWaiter, planDemand } from './demand-plan'
+export { roleSlot, routeRef } from './demand-route'
 export { type Replica, ReplicaSet, type ReplicaStatus } from './replica-set'
 export { type Lease, Slot, type SlotOptions, type SlotSnapshot } from './slot'
+export { type DemandAcquireOptions, type LoadingNotice, SlotDemand } from './slot-demand'
 export {
   type AdmissionRequest,
   type DefaultLoadResult,

@@ -8,8 +8,11 @@ import type { Clock, SvcEvents } from '../events'
 import type { ModelEntry } from '../models'
 import type { SlotConfig } from '../slot-config'
 import type { SlotDriver } from '../slot-driver'
+import { routeRef } from './demand-route'
+import { watchIdle } from './idle-unload'
 import { loadKey } from './load-key'
-import { Slot, type SlotOptions, type SlotSnapshot } from './slot'
+import { type Lease, Slot, type SlotOptions, type SlotSnapshot } from './slot'
+import { type DemandAcquireOptions, SlotDemand } from './slot-demand'
 
 /** A load asking to be let in (see `LoadAdmission`). */
 export interface AdmissionRequest {
@@ -43,6 +46,10 @@ export interface SlotManagerOptions {
   slotOptions?: Partial<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>>
   /** Lets each load in, or refuses it; without one every load starts at once. */
   admission?: LoadAdmission
+  /** For slots whose file leaves them unset (SVC_LOAD_ON_REQUEST, SVC_UNLOAD_AFTER). Default: off. */
+  demandDefaults?: { loadOnRequest?: boolean; unloadAfterMs?: number }
+  /** The entry of a ref svc knows (catalogue, pulled, registered), to route a load on request. */
+  describeModel?(ref: string): Promise<ModelEntry | undefined>
 }
 
 export interface LoadOptions {
@@ -61,6 +68,7 @@ export interface DefaultLoadResult {
 export class SlotManager {
   private readonly slots = new Map<string, Slot>()
   private readonly configsByName = new Map<string, SlotConfig>()
+  private readonly demands = new Map<string, SlotDemand>()
 
   constructor(private readonly options: SlotManagerOptions) {
     for (const config of options.configs) this.add(config)
@@ -130,6 +138,43 @@ export class SlotManager {
     return this.get(name).unload()
   }
 
+  /**
+   * A request lease on slot `name` (for `options.ref`, or whatever it holds). A slot that manages
+   * itself (load on request, `max_concurrent`, `max_queue`) queues it (`SlotDemand`: loads, swaps,
+   * 429 when full); any other slot answers as `Slot.acquire` always has.
+   */
+  acquire(name: string, options: DemandAcquireOptions): Promise<Lease> {
+    const config = this.config(name)
+    const { maxConcurrent, maxQueue } = config.demand
+    if (!this.loadsOnRequest(config) && maxConcurrent === 0 && maxQueue === 0) {
+      return this.get(name).acquire(options)
+    }
+    return this.demands.get(name)!.acquire(options)
+  }
+
+  /** Requests waiting in slot `name`'s queue, and since when the oldest waits (clock ms). */
+  queue(name: string): { depth: number; oldestSince: number | null } {
+    this.get(name)
+    return this.demands.get(name)!.queue()
+  }
+
+  /**
+   * The slot that would load `ref` on request (see `routeRef`), or undefined: then a request for
+   * it is answered `model.not_loaded`, as without load on request.
+   */
+  async routeRef(ref: string): Promise<Slot | undefined> {
+    const configs = [...this.configsByName.values()]
+    if (!configs.some((c) => this.loadsOnRequest(c))) return undefined
+    const entry = await this.options.describeModel?.(ref)
+    const name = routeRef(ref, entry, configs, (c) => this.loadsOnRequest(c))
+    return name === undefined ? undefined : this.get(name)
+  }
+
+  /** Whether slot `config` loads on request (its file's `load_on_request`, else the global default). */
+  loadsOnRequest(config: SlotConfig): boolean {
+    return config.demand.loadOnRequest ?? this.options.demandDefaults?.loadOnRequest ?? false
+  }
+
   /** The slot that holds (or is about to hold) the model ref `id`, if any. */
   findByModel(id: string): Slot | undefined {
     for (const slot of this.slots.values()) if (slot.currentModel()?.id === id) return slot
@@ -190,5 +235,27 @@ export class SlotManager {
     })
     this.slots.set(config.name, slot)
     this.configsByName.set(config.name, config)
+    const { bus, clock } = this.options
+    const current = () => this.configsByName.get(config.name)!
+    this.demands.set(
+      config.name,
+      new SlotDemand({
+        slot,
+        bus,
+        clock,
+        config: current,
+        loadOnRequest: () => this.loadsOnRequest(current()),
+        load: (ref) => this.start(config.name, ref),
+      }),
+    )
+    watchIdle({
+      slot,
+      bus,
+      clock,
+      policy: () => ({
+        unloadAfterMs: current().demand.unloadAfterMs ?? this.options.demandDefaults?.unloadAfterMs ?? 0,
+        pinned: current().demand.pinned,
+      }),
+    })
   }
 }

@@ -8,6 +8,7 @@ import { GuardedButton } from '../../components/guarded-button'
 import { useNow } from '../../hooks/use-now'
 import { Link } from '../../router'
 import { useSession } from '../../session-context'
+import type { SlotQueue } from '../../store/live-state'
 import { figure } from './figure'
 import { LoadPicker } from './load-picker'
 import { SlotConfigForm } from './slot-config-form'
@@ -24,6 +25,8 @@ export interface SlotCardProps {
   /** Config and role from `GET /api/slots` (may lag the live state by a moment). */
   view: SlotView | undefined
   metrics: SlotLiveMetrics | undefined
+  /** Requests waiting for this slot (max_concurrent reached, a load or a swap under way). */
+  queue?: SlotQueue | undefined
   actions: SlotActions
 }
 
@@ -31,13 +34,14 @@ const LOADING = ['pulling', 'starting', 'warming'] as const
 const RUNNING = ['ready', 'serving', 'idle'] as const
 
 /** One slot: state, model, where it runs, live figures, last error, progress, and its controls. */
-export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
+export function SlotCard({ slot, view, metrics, queue, actions }: SlotCardProps) {
   const session = useSession()
   const headingId = useId()
   const [dialog, setDialog] = useState<'load' | 'unload' | 'settings' | null>(null)
   const busyState = (LOADING as readonly string[]).includes(slot.state)
   const running = (RUNNING as readonly string[]).includes(slot.state)
-  const now = useNow(1000, busyState || running)
+  const waiting = queue?.depth ?? 0
+  const now = useNow(1000, busyState || running || waiting > 0)
   const denied = whyNot(session, 'mutate')
   const inflight = slot.inflight > 0 || slot.state === 'serving'
   const uptime = metrics?.readyAt != null && running ? formatDuration((now - metrics.readyAt) / 1000) : '—'
@@ -73,6 +77,11 @@ export function SlotCard({ slot, view, metrics, actions }: SlotCardProps) {
         <Fact term="Tokens/s">{figure(metrics?.tokensPerS)}</Fact>
         <Fact term="Uptime">{uptime}</Fact>
         <Fact term="Restarts">{slot.restarts}</Fact>
+        <Fact term="Queued">
+          {waiting > 0 && queue?.oldestSince != null
+            ? `${waiting} · oldest ${formatDuration(Math.max(0, now - queue.oldestSince) / 1000)}`
+            : waiting}
+        </Fact>
       </dl>
       {slot.state === 'pulling' && slot.progress ? (
         <ProgressBar

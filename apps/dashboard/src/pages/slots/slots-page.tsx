@@ -18,6 +18,7 @@ export function SlotsPage() {
   const toasts = useToasts()
   const slots = useLive((s) => s.slots)
   const metrics = useLive((s) => s.metrics)
+  const queues = useLive((s) => s.queues)
   const generation = useLive((s) => s.generation)
   const connection = useLive((s) => s.connection)
   const [creating, setCreating] = useState(false)
@@ -82,6 +83,7 @@ export function SlotsPage() {
               slot={slot}
               view={viewOf(slot.name)}
               metrics={metrics[slot.name] ?? viewOf(slot.name)?.metrics ?? undefined}
+              queue={queues[slot.name]}
               actions={actions}
             />
           ),

@@ -1,0 +1,57 @@
+/**
+ * What a streamed request sees while its model loads: svc answers 200 with the event-stream headers
+ * at once, then SSE comment lines (`: loading qwen3… 40%`) until the lease comes — ignored by every
+ * conforming client (the SSE spec drops lines that start with a colon), readable with curl. The
+ * stream then continues with the upstream's events. Once these headers are out, a failure (the load
+ * failed, memory refused it, the wait timed out) can no longer change the status: it is sent as one
+ * `event: error` whose data is the error body (what OpenAI's SDKs raise), and the stream ends.
+ */
+import type { ServerResponse } from 'node:http'
+import type { LoadingNotice } from '@svc/core'
+
+/** Between comment lines while nothing changes, so proxies and people see it is alive. */
+const HEARTBEAT_MS = 2_000
+
+export interface LoadingWriter {
+  update(notice: LoadingNotice): void
+  /** Stops the heartbeat (the lease came or the request ended); idempotent. */
+  stop(): void
+}
+
+/** A writer for a request that asked for a stream; undefined for any other (it just waits). */
+export function loadingWriter(
+  res: ServerResponse,
+  json: Record<string, unknown> | undefined,
+  requestId: string,
+): LoadingWriter | undefined {
+  if (json?.stream !== true) return undefined
+  let timer: NodeJS.Timeout | undefined
+  let last: LoadingNotice | undefined
+  const write = () => {
+    if (!last || res.writableEnded || res.destroyed) return
+    const percent = last.percent === null ? '' : ` ${last.percent}%`
+    res.write(`: loading ${last.model}…${percent} (${last.state})\n\n`)
+  }
+  const stop = () => {
+    clearInterval(timer)
+    timer = undefined
+  }
+  return {
+    update(notice) {
+      last = notice
+      if (!res.headersSent) {
+        res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          'x-accel-buffering': 'no',
+          'x-request-id': requestId,
+        })
+        timer = setInterval(write, HEARTBEAT_MS)
+        timer.unref()
+        res.once('close', stop)
+      }
+      write()
+    },
+    stop,
+  }
+}
