@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   type ApiProcess,
+  llamaKeyHeaders,
   programAvailable,
   requireLlamaServer,
   startApi,
@@ -111,8 +112,12 @@ export async function tokensPredicted(api: ApiProcess, slot: string): Promise<nu
 /** Whether the slot's llama-server is generating right now (its own `/slots`). */
 export async function upstreamBusy(api: ApiProcess, slot: string): Promise<boolean> {
   const info = (await (await fetch(`${api.url}/api/slots/${slot}`)).json()) as {
-    upstream?: { base?: string }
+    upstream?: { base?: string; pid?: number }
   }
-  const slots = (await (await fetch(`${info.upstream?.base}/slots`)).json()) as { is_processing: boolean }[]
+  const slots = (await (
+    await fetch(`${info.upstream?.base}/slots`, {
+      headers: await llamaKeyHeaders(Number(info.upstream?.pid)), // the upstream's own key
+    })
+  ).json()) as { is_processing: boolean }[]
   return slots.some((s) => s.is_processing)
 }

@@ -88,7 +88,7 @@ export function createCaller(
           const upstreamModel = route.upstreamModel?.({ model: lease.model })
           const out = upstreamModel === undefined ? body : { ...body, model: upstreamModel }
           const url = new URL(route.requestPath(spec.endpoint), lease.base)
-          response = await post(url, out, call, options.upstreamTimeoutMs, `slot ${slot.name}`)
+          response = await post(url, out, call, options.upstreamTimeoutMs, `slot ${slot.name}`, lease.apiKey)
         }
       } else {
         const { upstream } = target

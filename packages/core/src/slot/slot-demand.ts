@@ -191,6 +191,7 @@ export class SlotDemand {
         waiter.resolve({
           base: lease.base,
           model: lease.model,
+          ...(lease.apiKey !== undefined ? { apiKey: lease.apiKey } : {}),
           ...(lease.fail ? { fail: (reason: string) => lease.fail?.(reason) } : {}),
           release: () => {
             if (released) return
