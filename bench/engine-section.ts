@@ -1,31 +1,55 @@
 /**
  * The real-engine section of `pnpm bench`: llama-server with the tiny GGUF (`--parallel 4`) reached
- * directly and through svc (the build, auth on, bearer token), streaming chat at c=1 and c=4 —
- * tokens/s, time to first token and the gaps between tokens — and how long a slot load and a swap
+ * directly and through svc (the build, auth on, bearer token), streaming at c=1 and c=4 on each API
+ * the engine serves — chat completions, Responses, Anthropic Messages — tokens/s, time to first token
+ * and the gaps between tokens, judged by the same goals on each; and how long a slot load and a swap
  * take next to the same engine started by hand.
  *
  * The tiny model makes ~3,000 tokens/s on one thread, far more than a real model on this machine, so
  * svc's per-event cost shows as clearly as it ever can. Env: BENCH_ENGINE_REQUESTS (streams per
- * path, concurrency and round; default 24), BENCH_ENGINE_TOKENS (max_tokens, default 128),
- * BENCH_ROUNDS, BENCH_LOAD_ROUNDS (default 5).
+ * API, path, concurrency and round; default 24), BENCH_ENGINE_TOKENS (max_tokens, default 128),
+ * BENCH_ENGINE_APIS (default chat,responses,messages), BENCH_ROUNDS, BENCH_LOAD_ROUNDS (default 5).
  */
 import { commandLineOf, startByHand } from './engine-alone'
 import { startEngineSvc } from './engine-svc'
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { cpuMs } from './rss'
 import { fmt, median, quantile, ratio } from './stats'
-import { runStreams, type StreamRun, type StreamTarget } from './stream-client'
+import {
+  API_SHAPES,
+  runStreams,
+  STREAM_APIS,
+  type StreamApi,
+  type StreamRun,
+  type StreamTarget,
+} from './stream-client'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const REQUESTS = Number(process.env.BENCH_ENGINE_REQUESTS ?? 24)
 const TOKENS = Number(process.env.BENCH_ENGINE_TOKENS ?? 128)
 const LOAD_ROUNDS = Number(process.env.BENCH_LOAD_ROUNDS ?? 5)
 const CONCURRENCY = [1, 4] as const
+const APIS = chosenApis(process.env.BENCH_ENGINE_APIS)
 
 type Path = 'direct' | 'svc'
-type Samples = Record<Path, Record<(typeof CONCURRENCY)[number], StreamRun[]>>
-/** svc's CPU time while it relayed, and the tokens it relayed, per concurrency. */
-type SvcCpu = Record<(typeof CONCURRENCY)[number], { ms: number; tokens: number }>
+type Concurrency = (typeof CONCURRENCY)[number]
+type ApiSamples = Record<Path, Record<Concurrency, StreamRun[]>>
+type Samples = Partial<Record<StreamApi, ApiSamples>>
+/** svc's CPU time while it relayed, and the tokens it relayed, per API and concurrency. */
+type SvcCpu = Partial<Record<StreamApi, Record<Concurrency, { ms: number; tokens: number }>>>
+
+function chosenApis(list: string | undefined): StreamApi[] {
+  const names = (list ?? STREAM_APIS.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  const unknown = names.filter((n) => !(STREAM_APIS as readonly string[]).includes(n))
+  if (unknown.length || names.length === 0)
+    throw new Error(
+      `BENCH_ENGINE_APIS: ${unknown.length ? `unknown ${unknown.join(', ')}` : 'names no API'} (known: ${STREAM_APIS.join(', ')})`,
+    )
+  return names as StreamApi[]
+}
 
 export async function engineSection(log: (line: string) => void): Promise<SectionResult> {
   const svc = await startEngineSvc()
@@ -38,31 +62,40 @@ export async function engineSection(log: (line: string) => void): Promise<Sectio
       svc: { url: svc.api.url, model: 'primary', headers: svc.headers },
     }
     log('engine: warming up')
-    for (const path of ['direct', 'svc'] as const) {
-      await runStreams(targets[path], { concurrency: 4, requests: 16, maxTokens: TOKENS })
+    for (const api of APIS) {
+      for (const path of ['direct', 'svc'] as const) {
+        await runStreams(targets[path], { concurrency: 4, requests: 16, maxTokens: TOKENS, api })
+      }
     }
-    const samples: Samples = { direct: { 1: [], 4: [] }, svc: { 1: [], 4: [] } }
-    const cpu: SvcCpu = { 1: { ms: 0, tokens: 0 }, 4: { ms: 0, tokens: 0 } }
+    const samples: Samples = {}
+    const cpu: SvcCpu = {}
+    for (const api of APIS) {
+      samples[api] = { direct: { 1: [], 4: [] }, svc: { 1: [], 4: [] } }
+      cpu[api] = { 1: { ms: 0, tokens: 0 }, 4: { ms: 0, tokens: 0 } }
+    }
     const svcPid = svc.api.child.pid!
     for (let round = 1; round <= ROUNDS; round++) {
       for (const c of CONCURRENCY) {
-        // Alternate which path goes first, so neither always runs on a warmer or colder machine.
-        const order: Path[] = round % 2 ? ['direct', 'svc'] : ['svc', 'direct']
-        for (const path of order) {
-          const cpuBefore = cpuMs(svcPid)
-          const run = await runStreams(targets[path], {
-            concurrency: c,
-            requests: REQUESTS,
-            maxTokens: TOKENS,
-          })
-          samples[path][c].push(run)
-          if (path === 'svc') {
-            cpu[c].ms += cpuMs(svcPid) - cpuBefore
-            cpu[c].tokens += run.tokens
+        for (const api of APIS) {
+          // Alternate which path goes first, so neither always runs on a warmer or colder machine.
+          const order: Path[] = round % 2 ? ['direct', 'svc'] : ['svc', 'direct']
+          for (const path of order) {
+            const cpuBefore = cpuMs(svcPid)
+            const run = await runStreams(targets[path], {
+              concurrency: c,
+              requests: REQUESTS,
+              maxTokens: TOKENS,
+              api,
+            })
+            samples[api]![path][c].push(run)
+            if (path === 'svc') {
+              cpu[api]![c].ms += cpuMs(svcPid) - cpuBefore
+              cpu[api]![c].tokens += run.tokens
+            }
+            log(
+              `engine round ${round}/${ROUNDS} c=${c} ${api} ${path}: ${fmt(run.tokensPerSecond)} tokens/s, TTFT p50 ${fmt(quantile(run.ttftMs, 0.5), 2)} ms${run.errors ? `, ${run.errors} errors (${run.errorReasons.join('; ')})` : ''}`,
+            )
           }
-          log(
-            `engine round ${round}/${ROUNDS} c=${c} ${path}: ${fmt(run.tokensPerSecond)} tokens/s, TTFT p50 ${fmt(quantile(run.ttftMs, 0.5), 2)} ms${run.errors ? `, ${run.errors} errors (${run.errorReasons.join('; ')})` : ''}`,
-          )
         }
       }
     }
@@ -116,42 +149,66 @@ function pooled(runs: StreamRun[], key: 'ttftMs' | 'gapMs'): number[] {
   return runs.flatMap((r) => r[key])
 }
 
+/**
+ * The goals of one API at one concurrency, judged the same on every API: tokens/s through svc vs
+ * direct, the time to first token svc adds, and the inter-token gap it adds.
+ */
+function streamGoals(api: StreamApi, c: Concurrency, samples: ApiSamples): Goal[] {
+  const tps = (p: Path) => median(samples[p][c].map((r) => r.tokensPerSecond))
+  const ttft = (p: Path, q: number) => quantile(pooled(samples[p][c], 'ttftMs'), q)
+  const gap = (p: Path, q: number) => quantile(pooled(samples[p][c], 'gapMs'), q)
+  const where = `${API_SHAPES[api].path} c=${c}`
+  return [
+    {
+      measure: `tokens/s through svc vs direct, ${where}`,
+      value: ratio(tps('svc'), tps('direct')),
+      goal: '≥ 0.97×',
+      met: tps('svc') / tps('direct') >= 0.97,
+    },
+    {
+      measure: `time to first token added, p50 (p99), ${where}`,
+      value: `${fmt(ttft('svc', 0.5) - ttft('direct', 0.5), 2)} ms (${fmt(ttft('svc', 0.99) - ttft('direct', 0.99), 2)} ms)`,
+      goal: '≤ 1 ms (p50)',
+      met: ttft('svc', 0.5) - ttft('direct', 0.5) <= 1,
+    },
+    {
+      measure: `inter-token gap added, p99 (p50), ${where}`,
+      value: `${fmt(gap('svc', 0.99) - gap('direct', 0.99), 3)} ms (${fmt(gap('svc', 0.5) - gap('direct', 0.5), 3)} ms)`,
+      goal: '≤ 0.5 ms (p99)',
+      met: gap('svc', 0.99) - gap('direct', 0.99) <= 0.5,
+    },
+  ]
+}
+
+/** A row of the streaming table: one API, path and concurrency. */
+function streamRow(api: StreamApi, p: Path, c: Concurrency, runs: StreamRun[]): string {
+  const tps = median(runs.map((r) => r.tokensPerSecond))
+  const ttft = (q: number) => quantile(pooled(runs, 'ttftMs'), q)
+  const gap = (q: number) => quantile(pooled(runs, 'gapMs'), q)
+  const errors = runs.reduce((n, r) => n + r.errors, 0)
+  const who = p === 'direct' ? 'llama-server direct' : 'through svc (auth on)'
+  return `| ${API_SHAPES[api].path} | ${who} | ${c} | ${fmt(tps)} | ${fmt(ttft(0.5), 2)} | ${fmt(ttft(0.99), 2)} | ${fmt(gap(0.5), 3)} | ${fmt(gap(0.99), 3)} | ${errors} |`
+}
+
 function report(samples: Samples, loads: Loads, cpu: SvcCpu): SectionResult {
   const rows: string[] = []
   const goals: Goal[] = []
-  for (const c of CONCURRENCY) {
-    const tps = (p: Path) => median(samples[p][c].map((r) => r.tokensPerSecond))
-    const ttft = (p: Path, q: number) => quantile(pooled(samples[p][c], 'ttftMs'), q)
-    const gap = (p: Path, q: number) => quantile(pooled(samples[p][c], 'gapMs'), q)
-    for (const p of ['direct', 'svc'] as const) {
-      const errors = samples[p][c].reduce((n, r) => n + r.errors, 0)
-      rows.push(
-        `| ${p === 'direct' ? 'llama-server direct' : 'through svc (auth on)'} | ${c} | ${fmt(tps(p))} | ${fmt(ttft(p, 0.5), 2)} | ${fmt(ttft(p, 0.99), 2)} | ${fmt(gap(p, 0.5), 3)} | ${fmt(gap(p, 0.99), 3)} | ${errors} |`,
-      )
+  const perRound: string[] = []
+  for (const api of APIS) {
+    const of = samples[api]!
+    for (const c of CONCURRENCY) {
+      for (const p of ['direct', 'svc'] as const) rows.push(streamRow(api, p, c, of[p][c]))
+      goals.push(...streamGoals(api, c, of))
     }
-    const tpsRatio = tps('svc') / tps('direct')
-    goals.push(
-      {
-        measure: `tokens/s through svc vs direct, c=${c}`,
-        value: ratio(tps('svc'), tps('direct')),
-        goal: '≥ 0.97×',
-        met: tpsRatio >= 0.97,
-      },
-      {
-        measure: `time to first token added, p50 (p99), c=${c}`,
-        value: `${fmt(ttft('svc', 0.5) - ttft('direct', 0.5), 2)} ms (${fmt(ttft('svc', 0.99) - ttft('direct', 0.99), 2)} ms)`,
-        goal: '≤ 1 ms (p50)',
-        met: ttft('svc', 0.5) - ttft('direct', 0.5) <= 1,
-      },
-      {
-        measure: `inter-token gap added, p99 (p50), c=${c}`,
-        value: `${fmt(gap('svc', 0.99) - gap('direct', 0.99), 3)} ms (${fmt(gap('svc', 0.5) - gap('direct', 0.5), 3)} ms)`,
-        goal: '≤ 0.5 ms (p99)',
-        met: gap('svc', 0.99) - gap('direct', 0.99) <= 0.5,
-      },
-    )
+    for (const p of ['direct', 'svc'] as const) {
+      const round = (c: Concurrency) => of[p][c].map((r) => fmt(r.tokensPerSecond)).join(', ')
+      perRound.push(`| ${API_SHAPES[api].path} | ${p} | ${round(1)} | ${round(4)} |`)
+    }
   }
-  const perToken = CONCURRENCY.map((c) => `c=${c} ${fmt((cpu[c].ms * 1000) / cpu[c].tokens)} µs`).join(', ')
+  const perToken = APIS.map(
+    (api) =>
+      `${API_SHAPES[api].path} ${CONCURRENCY.map((c) => `c=${c} ${fmt((cpu[api]![c].ms * 1000) / cpu[api]![c].tokens)} µs`).join(', ')}`,
+  ).join('; ')
   goals.push({ measure: "svc's CPU time per token relayed", value: perToken, goal: '—', met: undefined })
   const addedLoad = median(loads.svcLoad) - median(loads.handLoad)
   goals.push(
@@ -168,14 +225,13 @@ function report(samples: Samples, loads: Loads, cpu: SvcCpu): SectionResult {
       met: undefined,
     },
   )
-  const perRound = (p: Path, c: 1 | 4) => samples[p][c].map((r) => fmt(r.tokensPerSecond)).join(', ')
   const markdown = [
     '## Real engine: llama-server (tiny GGUF, --parallel 4) direct vs through svc',
     '',
-    `Streaming chat, ${REQUESTS} requests of max_tokens ${TOKENS} per path, concurrency and round; median round for tokens/s, percentiles over all rounds' requests and token gaps. Loads: median of ${LOAD_ROUNDS} interleaved rounds.`,
+    `Streaming, ${REQUESTS} requests of max_tokens ${TOKENS} per API, path, concurrency and round (a token is a content delta event: a chat chunk, a Responses \`response.output_text.delta\`, a Messages \`content_block_delta\`); median round for tokens/s, percentiles over all rounds' requests and token gaps. Direct is the same request to llama-server's own endpoint. Loads: median of ${LOAD_ROUNDS} interleaved rounds.`,
     '',
-    '| path | c | tokens/s | TTFT p50 ms | TTFT p99 ms | gap p50 ms | gap p99 ms | errors |',
-    '|---|---|---|---|---|---|---|---|',
+    '| API | path | c | tokens/s | TTFT p50 ms | TTFT p99 ms | gap p50 ms | gap p99 ms | errors |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     '| load | median ms | every round ms |',
@@ -189,10 +245,9 @@ function report(samples: Samples, loads: Loads, cpu: SvcCpu): SectionResult {
     '',
     'tokens/s per round:',
     '',
-    '| path | c=1 | c=4 |',
-    '|---|---|---|',
-    `| direct | ${perRound('direct', 1)} | ${perRound('direct', 4)} |`,
-    `| svc | ${perRound('svc', 1)} | ${perRound('svc', 4)} |`,
+    '| API | path | c=1 | c=4 |',
+    '|---|---|---|---|',
+    ...perRound,
     '',
     ...goalTable(goals),
     '',

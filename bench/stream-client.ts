@@ -1,8 +1,46 @@
 /**
- * Streaming chat completions at a fixed concurrency, timed on arrival of every SSE event: what a
- * user feels of an LLM (time to first token, the gaps between tokens, tokens per second).
+ * Streamed generations at a fixed concurrency, timed on arrival of every SSE event: what a user feels
+ * of an LLM (time to first token, the gaps between tokens, tokens per second). Three APIs, each the
+ * same prompt and token budget: OpenAI chat completions, OpenAI Responses and Anthropic Messages.
  */
 import { request } from 'node:http'
+
+export const STREAM_APIS = ['chat', 'responses', 'messages'] as const
+/** Which API a stream speaks: `/v1/chat/completions`, `/v1/responses` or `/v1/messages`. */
+export type StreamApi = (typeof STREAM_APIS)[number]
+
+interface ApiShape {
+  path: string
+  body(model: string, maxTokens: number): Record<string, unknown>
+  /** Whether one SSE event (its lines, without the blank line after it) carries a content token. */
+  isToken(event: string): boolean
+}
+
+const PROMPT = { role: 'user', content: 'Tell me a story.' }
+// A token per content delta event, as the engine sends one per token. Reasoning deltas are not
+// counted on any API (chat's `reasoning_content`, Responses' `response.reasoning_text.delta`,
+// Messages' `thinking_delta`), nor tool-call deltas.
+const CHAT_CONTENT = /"delta":\{[^}]*"content":"/
+const RESPONSES_TEXT = /^event: response\.output_text\.delta$/m
+const MESSAGES_DELTA = /^event: content_block_delta$/m
+
+export const API_SHAPES: Record<StreamApi, ApiShape> = {
+  chat: {
+    path: '/v1/chat/completions',
+    body: (model, maxTokens) => ({ model, stream: true, max_tokens: maxTokens, messages: [PROMPT] }),
+    isToken: (event) => CHAT_CONTENT.test(event),
+  },
+  responses: {
+    path: '/v1/responses',
+    body: (model, maxTokens) => ({ model, stream: true, max_output_tokens: maxTokens, input: [PROMPT] }),
+    isToken: (event) => RESPONSES_TEXT.test(event),
+  },
+  messages: {
+    path: '/v1/messages',
+    body: (model, maxTokens) => ({ model, stream: true, max_tokens: maxTokens, messages: [PROMPT] }),
+    isToken: (event) => MESSAGES_DELTA.test(event) && event.includes('"text_delta"'),
+  },
+}
 
 export interface StreamTarget {
   url: string
@@ -29,6 +67,8 @@ export interface StreamLoad {
   /** Requests in all (spread over the connections). */
   requests: number
   maxTokens: number
+  /** Default `chat`. */
+  api?: StreamApi
 }
 
 /**
@@ -52,7 +92,7 @@ export async function runStreams(target: StreamTarget, load: StreamLoad): Promis
   const worker = async () => {
     while (next < load.requests) {
       next++
-      await oneStream(target, load.maxTokens, run).catch((error: Error) => {
+      await oneStream(target, API_SHAPES[load.api ?? 'chat'], load.maxTokens, run).catch((error: Error) => {
         run.errors++
         const reason = error.message
         if (run.errorReasons.length < 5 && !run.errorReasons.includes(reason)) run.errorReasons.push(reason)
@@ -65,21 +105,14 @@ export async function runStreams(target: StreamTarget, load: StreamLoad): Promis
   return run
 }
 
-const CONTENT = /"delta":\{[^}]*"content":"/
-
-function oneStream(target: StreamTarget, maxTokens: number, run: StreamRun): Promise<void> {
-  const body = JSON.stringify({
-    model: target.model,
-    stream: true,
-    max_tokens: maxTokens,
-    messages: [{ role: 'user', content: 'Tell me a story.' }],
-  })
+function oneStream(target: StreamTarget, api: ApiShape, maxTokens: number, run: StreamRun): Promise<void> {
+  const body = JSON.stringify(api.body(target.model, maxTokens))
   return new Promise((resolve, reject) => {
     const sent = performance.now()
     let last = 0
     let carry = ''
     const req = request(
-      `${target.url}/v1/chat/completions`,
+      `${target.url}${api.path}`,
       {
         method: 'POST',
         agent: false,
@@ -101,7 +134,7 @@ function oneStream(target: StreamTarget, maxTokens: number, run: StreamRun): Pro
           const events = (carry + chunk).split('\n\n')
           carry = events.pop() ?? ''
           for (const event of events) {
-            if (!CONTENT.test(event)) continue
+            if (!api.isToken(event)) continue
             run.tokens++
             if (last === 0) run.ttftMs.push(now - sent)
             else run.gapMs.push(now - last)

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { parseDurationMs } from '@svc/core'
 import { CliError } from '../context'
 
 export interface InstallArgs {
@@ -11,6 +12,10 @@ export interface InstallArgs {
   containers?: boolean
   /** Where the admin password comes from, other than SVC_ADMIN_PASSWORD or the terminal prompt. */
   passwordFrom?: { stdin: true } | { file: string }
+  /** `--load-on-request` / `--no-load-on-request`; undefined: keep what api.env says. */
+  loadOnRequest?: boolean
+  /** `--unload-after` as given (trimmed), a valid duration; undefined: keep what api.env says. */
+  unloadAfter?: string
 }
 
 /** Parses `svc install` flags; a wrong one is a usage error (exit 2). */
@@ -28,6 +33,14 @@ export function parseInstallArgs(args: string[]): InstallArgs {
     throw new CliError('--containers and --no-containers exclude each other', 2)
   if (values['admin-password-stdin'] && values['admin-password-file'] !== undefined)
     throw new CliError('--admin-password-stdin and --admin-password-file exclude each other', 2)
+  if (values['load-on-request'] && values['no-load-on-request'])
+    throw new CliError('--load-on-request and --no-load-on-request exclude each other', 2)
+  const unloadAfter = values['unload-after']?.trim()
+  if (unloadAfter !== undefined && parseDurationMs(unloadAfter) === undefined)
+    throw new CliError(
+      `--unload-after must be a duration like "15m", "90s", "2h" or 0, got "${values['unload-after']}"`,
+      2,
+    )
   const root = values.root === undefined ? '/' : resolve(values.root)
   return {
     ...(auth ? { auth } : {}),
@@ -46,6 +59,12 @@ export function parseInstallArgs(args: string[]): InstallArgs {
       : values['admin-password-file'] !== undefined
         ? { passwordFrom: { file: resolve(values['admin-password-file']) } }
         : {}),
+    ...(values['load-on-request']
+      ? { loadOnRequest: true }
+      : values['no-load-on-request']
+        ? { loadOnRequest: false }
+        : {}),
+    ...(unloadAfter !== undefined ? { unloadAfter } : {}),
   }
 }
 
@@ -67,6 +86,9 @@ function parse(args: string[]) {
       'no-containers': { type: 'boolean' },
       'admin-password-stdin': { type: 'boolean' },
       'admin-password-file': { type: 'string' },
+      'load-on-request': { type: 'boolean' },
+      'no-load-on-request': { type: 'boolean' },
+      'unload-after': { type: 'string' },
     },
   })
 }

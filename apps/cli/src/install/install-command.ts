@@ -23,7 +23,7 @@ import {
 import { publishName, unpublishName } from './mdns'
 import { type AuthInputs, ensureCaddy, readAuthInputs, renderProxy } from './proxy-config'
 import { readableByOthers } from './readable'
-import { API_ENV_HEADER, apiEnv, CHAT_ENV_HEADER, chatEnv } from './service-env'
+import { API_ENV_HEADER, apiEnv, CHAT_ENV_HEADER, chatEnv, selfManagingEnv } from './service-env'
 import { applyServices, type ServicePlan } from './services'
 import { ensureServiceUsers } from './system-user'
 import { protectHomeFor, renderApiUnit, renderCaddyDropIn, renderChatUnit, renderGateUnit } from './units'
@@ -63,6 +63,12 @@ ${LAYOUT.chatEnv}. Safe to run again; lines you add to the env files are kept.
   --http-port N, --https-port N    Caddy's ports (80, 443)
   --containers, --no-containers    let the API use Docker (adds the docker group to ${API_UNIT};
                                    that group is root-equivalent); default off, remembered
+  --load-on-request, --no-load-on-request   a request for a model no slot holds loads it into the
+                 slot of its role, for every slot whose file does not say otherwise
+                 (SVC_LOAD_ON_REQUEST=1 in ${LAYOUT.apiEnv}); default off, remembered
+  --unload-after DURATION   unload a slot after this long without a request ("15m", "90s", "2h";
+                 0: never, the default); SVC_UNLOAD_AFTER in ${LAYOUT.apiEnv}, remembered.
+                 See docs/self-managing-slots.md.
 
 Where systemd does not run (a container), it does all the rest and prints the commands that start
 the services. See the README, "Turning auth on".`
@@ -195,6 +201,7 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
     auth,
     ports,
     engines: engines.env,
+    selfManaging: selfManagingEnv(args),
     ...(proxySecret ? { proxySecret } : {}),
     ...(chatProxySecret ? { chatProxySecret } : {}),
     ...(chatToken ? { chatToken } : {}),

@@ -1,5 +1,7 @@
+import { parseDurationMs } from '@svc/core'
 import { IDENTITY_HEADER } from './caddyfile'
 import type { ManagedEnv } from './env-file'
+import type { InstallArgs } from './install-args'
 import { LAYOUT } from './layout'
 
 /** What the installer decided, as the two services need it. */
@@ -17,6 +19,8 @@ export interface ServiceEnvInput {
   chatToken?: string
   /** `SVC_LLAMA_SERVER` / `SVC_WHISPER_SERVER`: the engines the API runs (see engines.ts). */
   engines?: ManagedEnv
+  /** `SVC_LOAD_ON_REQUEST` / `SVC_UNLOAD_AFTER`, as far as flags set them (see `selfManagingEnv`). */
+  selfManaging?: ManagedEnv
 }
 
 export const API_ENV_HEADER = `# svc API (svc-api.service). \`svc install\` manages the SVC_* keys it wrote below and keeps
@@ -48,7 +52,23 @@ export function apiEnv(input: ServiceEnvInput): ManagedEnv {
     SVC_AUTH_GATE_PORT: on ? String(input.ports.gate) : undefined,
     SVC_AUTH_GATE_USERS: on ? LAYOUT.gateUsers : undefined,
     ...input.engines,
+    ...input.selfManaging,
   }
+}
+
+/**
+ * The defaults for slots that manage themselves (docs/self-managing-slots.md), from `--load-on-request`
+ * / `--no-load-on-request` and `--unload-after`. A key is managed only when its flag is given: a run
+ * without them leaves the line as it is (set by an earlier run or by hand), as `--containers` is
+ * remembered. Off is written as no line, since absent means off (`--no-load-on-request`) and never
+ * (`--unload-after 0`) to the API: api.env then shows only what was turned on.
+ */
+export function selfManagingEnv(args: Pick<InstallArgs, 'loadOnRequest' | 'unloadAfter'>): ManagedEnv {
+  const env: ManagedEnv = {}
+  if (args.loadOnRequest !== undefined) env.SVC_LOAD_ON_REQUEST = args.loadOnRequest ? '1' : undefined
+  if (args.unloadAfter !== undefined)
+    env.SVC_UNLOAD_AFTER = parseDurationMs(args.unloadAfter) ? args.unloadAfter : undefined
+  return env
 }
 
 /**
