@@ -56,7 +56,7 @@ describe('svc token', () => {
     expect(created).toMatchObject({ label: 'x', scope: 'v1-only', warning: expect.any(String) })
     const listed = JSON.parse((await svc(['token', 'ls', '--json'], env)).stdout)
     expect(listed.tokens).toEqual([
-      { id: created.id, label: 'x', scope: 'v1-only', created_at: created.created_at, last_used_at: null },
+      { id: created.id, label: 'x', scope: 'v1-only', created_at: created.created_at, last_used_at: null, limits: null },
     ])
     const revoked = await svc(['token', 'revoke', created.token], env)
     expect(revoked.code).toBe(0)

@@ -19,6 +19,7 @@ import { type ForwardBody, type ForwardResult, forward, type NormaliseBody } fro
 import { resolveTarget, type Target } from './resolve'
 import { writeError } from './respond'
 import { translates } from './translates'
+import { type RequestUnits, requestUnits } from './units'
 import type { HostedUpstream } from './upstreams'
 import type { Usage } from './usage'
 import { refuseImagesWithoutVision } from './vision'
@@ -38,6 +39,10 @@ export interface DispatchRecord {
   /** svc's own time before the upstream request went out: body, validation, resolution, lease (s). */
   overheadSeconds?: number
   usage?: Usage
+  /** The model that answered (the lease's, or a hosted upstream's ref); absent before resolution. */
+  model?: string
+  /** What the request asked for beyond tokens (speech characters, images): see `requestUnits`. */
+  units?: RequestUnits
 }
 
 /** One client request as the dispatcher carries it: both ends, its id, and what it records. */
@@ -77,7 +82,8 @@ export interface DispatcherOptions {
   upstreamTimeoutMs?: number
   maxJsonBytes?: number
   maxUploadBytes?: number
-  observe?: (record: DispatchRecord) => void
+  /** Called once per request when it is done; `req` lets the app find what it attached (who asked). */
+  observe?: (record: DispatchRecord, req: IncomingMessage) => void
   /**
    * Asked once `model` resolved to a hosted upstream, before its key is used: a refusal answers the
    * request (the app's browser rule: with auth off, no page of another site spends a hosted key).
@@ -118,6 +124,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         throw new SvcError('method.not_allowed', `use POST for ${path}`)
       }
       const { model, body, json, raw } = await readRequest(req, spec)
+      if (json) {
+        const units = requestUnits(spec.endpoint, json)
+        if (units) record.units = units
+      }
       const target = await resolveTarget(model, spec, options)
       record.slot = target.kind === 'slot' ? target.slot.name : `upstream:${target.upstream.name}`
       if (target.kind === 'slot') {
@@ -143,6 +153,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           },
           timeoutMs: queueTimeoutMs,
         })
+        record.model = lease.model.id
         if (seeing) refuseImagesWithoutVision(seeing, lease.model, target.slot.name)
         if (
           json &&
@@ -197,7 +208,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     } finally {
       lease?.release()
       record.seconds = (performance.now() - started) / 1000
-      options.observe?.(record)
+      options.observe?.(record, req)
     }
   }
 
@@ -262,6 +273,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     request: { spec: EndpointSpec; body: ForwardBody; json: Record<string, unknown> | undefined },
   ): Promise<void> {
     const { upstream, model } = target
+    x.record.model = `${upstream.name}/${model}`
     const refused = options.refuseHosted?.(x.req)
     if (refused) throw refused
     if (upstream.apiKeyEnv && !upstream.apiKey) {
