@@ -2,6 +2,7 @@ import { type AddressMatcher, type AllowedHosts, allowedHostsFrom, parseAddressL
 import { envFlag, envLogLevel, envPort, type LogLevel, resolvePaths, type SvcPaths } from '@svc/core/node'
 import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers/memory'
 import { type CorsOrigins, parseCorsOrigins } from './cors'
+import { readUsageEnv, type UsageEnv } from './usage/usage-env'
 
 /** The environment svc reads, parsed once at startup (docs/configuration.md). */
 export interface ServeEnv {
@@ -28,6 +29,8 @@ export interface ServeEnv {
   corsOrigins: CorsOrigins
   /** SVC_MEMORY_RESERVE_GB and SVC_MEMORY_BUDGET_GB: the memory budget per device. */
   memory: MemoryDeviceOptions
+  /** The usage ledger and quotas (SVC_USAGE_*, SVC_IDENTITY_QUOTA). */
+  usage: UsageEnv
 }
 
 type Env = Record<string, string | undefined>
@@ -64,6 +67,7 @@ export function readServeEnv(env: Env): ServeEnv {
       reserveGb: parseDeviceGb('SVC_MEMORY_RESERVE_GB', env.SVC_MEMORY_RESERVE_GB),
       budgetGb: parseDeviceGb('SVC_MEMORY_BUDGET_GB', env.SVC_MEMORY_BUDGET_GB),
     },
+    usage: readUsageEnv(env),
   }
 }
 

@@ -49,7 +49,11 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     ...wiring.deps,
   })
   // The raw inference path gets the same check as the app (same verifier, cache and throttle).
-  const guard = env.authEnabled ? { guard: authGuard(createAuthenticator(wiring.deps.auth)) } : {}
+  // Then the quota check (memory only), which also notes who the request counts for.
+  const admit = wiring.usage?.gate.admit
+  const guard = env.authEnabled
+    ? { guard: authGuard(createAuthenticator(wiring.deps.auth), admit ? { admit } : {}) }
+    : {}
   const cors = createCors(env.corsOrigins)
   // Before everything, every route: a Host svc does not answer to is DNS rebinding or a mistake.
   const refuse = hostGuard(createHostRule({ allowed: env.allowedHosts, machine: thisMachineHostnames }), {

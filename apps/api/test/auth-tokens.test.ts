@@ -80,6 +80,7 @@ describe('token endpoints', () => {
       scope: 'read-only',
       created_at: made.created_at,
       last_used_at: expect.any(String),
+      limits: null,
     })
     expect(res.text).not.toContain('argon2')
     expect(res.text).not.toContain(made.token.split('.')[1])
