@@ -1,13 +1,14 @@
 /**
  * `pnpm bench`: what svc costs where users feel it, as ratios measured in one run on this machine.
  *
- * Sections (all by default; BENCH_SECTIONS=proxy,engine,memory,start picks some):
+ * Sections (all by default; BENCH_SECTIONS=proxy,engine,memory,start,usage picks some):
  * - proxy: the hop through svc against a static fake upstream, next to direct and Caddy, with the
  *   cost of two `/api/events` subscribers and a multi-process experiment (bench/proxy-section.ts);
  * - engine: real llama-server with the tiny GGUF, direct vs through svc; loads and swaps
  *   (bench/engine-section.ts);
  * - memory: RSS per open stream with 500 slow streams held through svc (bench/stream-memory.ts);
- * - start: `pnpm start` to listening and the idle RSS of what it leaves running (bench/start-section.ts).
+ * - start: `pnpm start` to listening and the idle RSS of what it leaves running (bench/start-section.ts);
+ * - usage: the hop with the usage ledger and a quota check on vs off (bench/usage-section.ts).
  *
  * svc always runs from the build (`pnpm build`; rebuilt here when stale), as users run it. Prints
  * markdown and writes it to bench/results/<timestamp>.md and latest.md. Env of each section: see its
@@ -22,12 +23,14 @@ import { goalTable, type SectionResult } from './goals'
 import { proxySection } from './proxy-section'
 import { startSection } from './start-section'
 import { streamMemorySection } from './stream-memory'
+import { usageSection } from './usage-section'
 
 const SECTIONS: Record<string, (log: (line: string) => void) => Promise<SectionResult>> = {
   proxy: proxySection,
   engine: engineSection,
   memory: streamMemorySection,
   start: startSection,
+  usage: usageSection,
 }
 
 async function main(): Promise<void> {

@@ -70,10 +70,10 @@ describe('quota text', () => {
     expect(resetText(12_000)).toBe('12s')
     expect(resetText(90_000)).toBe('1m30s')
     expect(resetText(3_600_000 * 3 + 120_000)).toBe('3h2m0s')
-    expect(rateLimitHeaders({ requests: { limit: 5, remaining: -1, resetMs: 1500 } })).toEqual([
-      ['x-ratelimit-limit-requests', '5'],
-      ['x-ratelimit-remaining-requests', '0'],
-      ['x-ratelimit-reset-requests', '2s'],
-    ])
+    expect(rateLimitHeaders({ requests: { limit: 5, remaining: -1, resetMs: 1500 } })).toEqual({
+      'x-ratelimit-limit-requests': '5',
+      'x-ratelimit-remaining-requests': '0',
+      'x-ratelimit-reset-requests': '2s',
+    })
   })
 })

@@ -98,16 +98,23 @@ export function resetText(ms: number): string {
  * (per minute) and, for a per-day token limit, the same trio ending in `-tokens-day` (svc's own: OpenAI
  * has no per-day header). A limit that is not set has no headers.
  */
-export function rateLimitHeaders(state: QuotaState): [string, string][] {
-  const out: [string, string][] = []
-  const add = (suffix: string, s: LimitState | undefined) => {
-    if (!s) return
-    out.push([`x-ratelimit-limit-${suffix}`, String(s.limit)])
-    out.push([`x-ratelimit-remaining-${suffix}`, String(Math.max(0, s.remaining))])
-    out.push([`x-ratelimit-reset-${suffix}`, resetText(s.resetMs)])
+export function rateLimitHeaders(state: QuotaState): Record<string, string> {
+  const out: Record<string, string> = {}
+  const { requests: r, tokens: t, tokensDay: d } = state
+  if (r) {
+    out['x-ratelimit-limit-requests'] = String(r.limit)
+    out['x-ratelimit-remaining-requests'] = String(Math.max(0, r.remaining))
+    out['x-ratelimit-reset-requests'] = resetText(r.resetMs)
   }
-  add('requests', state.requests)
-  add('tokens', state.tokens)
-  add('tokens-day', state.tokensDay)
+  if (t) {
+    out['x-ratelimit-limit-tokens'] = String(t.limit)
+    out['x-ratelimit-remaining-tokens'] = String(Math.max(0, t.remaining))
+    out['x-ratelimit-reset-tokens'] = resetText(t.resetMs)
+  }
+  if (d) {
+    out['x-ratelimit-limit-tokens-day'] = String(d.limit)
+    out['x-ratelimit-remaining-tokens-day'] = String(Math.max(0, d.remaining))
+    out['x-ratelimit-reset-tokens-day'] = resetText(d.resetMs)
+  }
   return out
 }

@@ -21,5 +21,6 @@ export * from './upstreams'
 // What comes back: upstream errors normalised, svc's errors written, token usage (and other units) read.
 export * from './normalise'
 export * from './respond'
+export * from './response-headers'
 export * from './usage'
 export * from './units'

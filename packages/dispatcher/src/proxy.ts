@@ -20,6 +20,7 @@ import { relayNormalised } from './relay-normalised'
 import { relayed } from './relayed-headers'
 import { readSome, tailOf } from './reply-text'
 import { sseErrorEvent, writeError } from './respond'
+import { withAddedHeaders } from './response-headers'
 import { type Usage, usageFromTail } from './usage'
 
 export type ForwardBody =
@@ -200,7 +201,7 @@ function relay(up: IncomingMessage, status: number, f: ForwardRequest, settle: S
       headers['x-accel-buffering'] = 'no'
       delete headers['content-length']
     }
-    f.res.writeHead(status, headers)
+    f.res.writeHead(status, withAddedHeaders(f.res, headers))
   }
   let first = true
   let corked = false
