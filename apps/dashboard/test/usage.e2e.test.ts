@@ -3,6 +3,8 @@
  * llama-server: the chart is drawn from the numbers `GET /api/usage` gives, the tables match it,
  * and limits set in Settings are what the API then enforces.
  */
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useDashboard } from './dashboard-session'
 import { partsPresent } from './fixture'
@@ -94,6 +96,9 @@ describe.skipIf(!partsPresent())('the Usage page in a real browser', () => {
       Number(primary.prompt_tokens).toLocaleString('en'),
       Number(primary.completion_tokens).toLocaleString('en'),
     ])
+    const shot = join(tmpdir(), 'svc-dashboard-usage-1280.png')
+    await page.screenshot({ path: shot, fullPage: true })
+    console.log(`[usage e2e] screenshot: ${shot}`)
     expect(errors).toEqual([])
   }, 60_000)
 

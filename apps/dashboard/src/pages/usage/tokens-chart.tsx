@@ -1,8 +1,8 @@
 import type { DayBar } from './usage-data'
 
-const WIDTH = 720
+const WIDTH = 960
 const HEIGHT = 200
-const AXIS = 28
+const AXIS = 48
 
 /**
  * Tokens per day as stacked bars (prompt below, completion above), drawn to scale from the numbers
@@ -10,7 +10,11 @@ const AXIS = 28
  * picture's name says the total, and the text under it the totals per kind.
  */
 export function TokensChart({ bars }: { bars: readonly DayBar[] }) {
-  const max = Math.max(1, ...bars.map((b) => b.prompt + b.completion))
+  const top = Math.max(...bars.map((b) => b.prompt + b.completion), 0)
+  const max = Math.max(1, top)
+  // A date under every `step`-th bar and under the last, never two that would overlap.
+  const step = Math.ceil(bars.length / 8)
+  const dated = (i: number) => i === bars.length - 1 || (i % step === 0 && bars.length - 1 - i >= step / 2)
   const slot = (WIDTH - AXIS) / Math.max(1, bars.length)
   const scale = (n: number) => (n / max) * (HEIGHT - 20)
   const total = bars.reduce((sum, b) => sum + b.prompt + b.completion, 0)
@@ -22,7 +26,7 @@ export function TokensChart({ bars }: { bars: readonly DayBar[] }) {
         aria-label={`Tokens per day: ${total.toLocaleString('en')} in ${bars.length} days`}
       >
         <text x={0} y={12} class="usage-axis">
-          {max.toLocaleString('en')}
+          {top.toLocaleString('en')}
         </text>
         <line x1={AXIS} x2={WIDTH} y1={HEIGHT} y2={HEIGHT} class="usage-baseline" />
         {bars.map((b, i) => {
@@ -36,7 +40,7 @@ export function TokensChart({ bars }: { bars: readonly DayBar[] }) {
               <title>{label}</title>
               <rect x={x} y={HEIGHT - hp} width={w} height={hp} class="usage-prompt" />
               <rect x={x} y={HEIGHT - hp - hc} width={w} height={hc} class="usage-completion" />
-              {bars.length <= 31 && (i % Math.ceil(bars.length / 8) === 0 || i === bars.length - 1) ? (
+              {dated(i) ? (
                 <text x={x + w / 2} y={HEIGHT + 15} text-anchor="middle" class="usage-axis">
                   {b.day.slice(5)}
                 </text>
