@@ -202,6 +202,38 @@ describe.skipIf(!available)('usage and quotas through the API and llama-server',
     expect((await rowOf(t.id))?.requests).toBe(rpm)
   }, 120_000)
 
+  it('lets tokens per minute pass the limit by at most what the requests in flight use (tokens are known at the end)', async () => {
+    // Each request costs the same (same prompt, max_tokens 1, and the tiny model always uses it).
+    const probe = await mint('probe')
+    const one = (await chat(probe.token, 1)).usage!.total_tokens
+    const tpm = one * 3
+    const t = await mint('tpm', { tokens_per_minute: tpm })
+    const c = client(t.token)
+    let inFlight = 0
+    let peakAdmitted = 0
+    const statuses = await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        inFlight++
+        peakAdmitted = Math.max(peakAdmitted, inFlight)
+        const status = await c.chat.completions
+          .create({ model: 'primary', messages: [{ role: 'user', content: 'Hello there' }], max_tokens: 1 })
+          .then(
+            () => 200,
+            (e: { status?: number }) => e.status ?? 0,
+          )
+        inFlight--
+        return status
+      }),
+    )
+    const used = (await rowOf(t.id))!.prompt_tokens + (await rowOf(t.id))!.completion_tokens
+    // The documented bound: the limit plus what the requests admitted before it was reached used.
+    expect(used).toBeLessThanOrEqual(tpm + peakAdmitted * one)
+    expect(used).toBe(statuses.filter((s) => s === 200).length * one)
+    // Once the tokens are in, the next request is refused until the window resets.
+    const after = await chat(t.token, 1).catch((e: unknown) => e)
+    expect((after as RateLimitError).param).toBe('tokens_per_minute')
+  }, 120_000)
+
   it('holds a per-day limit across a restart of the API', async () => {
     const t = await mint('daily', { tokens_per_day: 20 })
     for (let i = 0; i < 10; i++) {
