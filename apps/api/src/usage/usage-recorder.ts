@@ -9,7 +9,7 @@
 import type { QuotaMeter } from '@svc/auth'
 import type { DispatchRecord } from '@svc/dispatcher'
 import type { LedgerDelta, UsageLedger } from './ledger'
-import { addCounters, type Counters } from './usage-types'
+import { addCounters } from './usage-types'
 
 /** Who a request is counted for: a token id and/or a forwarded identity ('' when none). */
 export interface UsageSubject {
@@ -30,8 +30,8 @@ export interface UsageRecorderOptions {
   clock?: () => number
   flushMs?: number
   retention?: Retention
-  /** Called with each request's counters for a token (the per-token Prometheus counters). */
-  onTokenUse?: (tokenId: string, counters: Counters) => void
+  /** Called with each request's tokens for a token (the per-token Prometheus counters). */
+  onTokenUse?: (tokenId: string, promptTokens: number, completionTokens: number) => void
   onProblem?: (message: string) => void
 }
 
@@ -62,6 +62,9 @@ export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorde
   let pending = new Map<string, LedgerDelta>()
   let closed = false
   let lastPrune = 0
+  // The row the previous request went to: steady traffic of one caller on one model reuses it
+  // without building the row's key (the strings compare by identity first).
+  let last: LedgerDelta | undefined
 
   // Today's tokens per caller from the ledger: a restart does not hand out a fresh day.
   const today = Math.floor(clock() / DAY_MS) * (DAY_MS / 1000)
@@ -88,6 +91,7 @@ export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorde
     if (pending.size > 0 && !closed) {
       const batch = pending
       pending = new Map()
+      last = undefined
       try {
         ledger.add([...batch.values()])
       } catch (error) {
@@ -111,8 +115,16 @@ export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorde
       const completion = r.usage?.completionTokens ?? 0
       const hour = Math.floor(clock() / 3_600_000) * HOUR_S
       const model = r.model ?? '-'
-      const key = `${hour}\u0000${subject.token}\u0000${subject.identity}\u0000${r.slot}\u0000${model}`
-      let d = pending.get(key)
+      let d = last
+      if (
+        !d ||
+        d.hour !== hour ||
+        d.token !== subject.token ||
+        d.identity !== subject.identity ||
+        d.slot !== r.slot ||
+        d.model !== model
+      )
+        d = pending.get(`${hour}\u0000${subject.token}\u0000${subject.identity}\u0000${r.slot}\u0000${model}`)
       if (!d) {
         d = {
           hour,
@@ -127,8 +139,9 @@ export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorde
           characters: 0,
           images: 0,
         }
-        pending.set(key, d)
+        pending.set(`${hour}\u0000${subject.token}\u0000${subject.identity}\u0000${r.slot}\u0000${model}`, d)
       }
+      last = d
       d.requests++
       d.prompt_tokens += prompt
       d.completion_tokens += completion
@@ -141,14 +154,7 @@ export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorde
       const tokens = prompt + completion
       if (subject.token) {
         meter.spend(tokenKey(subject.token), tokens)
-        options.onTokenUse?.(subject.token, {
-          requests: 1,
-          prompt_tokens: prompt,
-          completion_tokens: completion,
-          audio_seconds: audio,
-          characters,
-          images,
-        })
+        options.onTokenUse?.(subject.token, prompt, completion)
       }
       if (subject.identity) meter.spend(identityKey(subject.identity), tokens)
     },

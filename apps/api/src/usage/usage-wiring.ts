@@ -43,10 +43,10 @@ export function createUsage(options: {
     meter,
     flushMs: env.flushMs,
     retention: env.retention,
-    onTokenUse: (id, c) => {
+    onTokenUse: (id, prompt, completion) => {
       requests.add([id])
-      if (c.prompt_tokens) used.add([id, 'prompt'], c.prompt_tokens)
-      if (c.completion_tokens) used.add([id, 'completion'], c.completion_tokens)
+      if (prompt) used.add([id, 'prompt'], prompt)
+      if (completion) used.add([id, 'completion'], completion)
     },
     onProblem: (message) => logger.error('usage ledger problem', { error: message }),
   })
