@@ -17,7 +17,7 @@ import { loadProviderModules } from './slots/provider-modules'
 import { createSlotActivity } from './slots/slot-activity'
 import { registerSlotMetrics } from './slots/slot-metrics'
 import { createSlotSystem } from './slots/slot-system'
-import { createUsage, type Usage } from './usage/usage-wiring'
+import { createUsage, type UsageService } from './usage/usage-wiring'
 
 export interface WiringInput {
   env: ServeEnv
@@ -43,7 +43,7 @@ export interface Wiring {
   >
   dispatcher: Dispatcher
   /** The ledger, quotas and their gate (absent with SVC_USAGE_ENABLED=0). */
-  usage: Usage | undefined
+  usage: UsageService | undefined
   /** Starts background work once the server listens: adopt leftovers, load enabled slots. */
   start(): Promise<void>
   /** Stops everything `start` began; called once on shutdown. */

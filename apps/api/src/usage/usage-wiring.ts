@@ -15,7 +15,7 @@ import { createQuotaGate, type QuotaGate } from './quota-gate'
 import type { UsageEnv } from './usage-env'
 import { createUsageRecorder, type UsageRecorder } from './usage-recorder'
 
-export interface Usage {
+export interface UsageService {
   recorder: UsageRecorder
   gate: QuotaGate
   /** The dispatcher's observer for usage. */
@@ -29,7 +29,7 @@ export function createUsage(options: {
   tokens: TokenStore
   hot: HotMetrics
   logger: Logger
-}): Usage {
+}): UsageService {
   const { env, tokens, hot, logger } = options
   const meter = createQuotaMeter()
   const requests = hot.counter('svc_token_requests_total', 'Inference requests per token id.', ['token'])
