@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { createTokenStore } from '@svc/auth'
+import { createTokenStore, type QuotaLimits } from '@svc/auth'
 import { freePort } from '@svc/providers/internals'
 import { BUILT_ENTRIES, ensureBuilt, REPO_ROOT, startApi } from '@svc/testing'
 
@@ -46,7 +46,7 @@ export async function startFakeUpstream(args: string[] = []): Promise<Peer> {
  */
 export async function startSvc(
   upstream: string,
-  options: { auth?: boolean; env?: Record<string, string> } = {},
+  options: { auth?: boolean; env?: Record<string, string>; limits?: QuotaLimits } = {},
 ): Promise<Peer> {
   const { configDir, token } = await svcConfig(upstream, options)
   const auth = options.auth
@@ -81,7 +81,10 @@ export async function startSvc(
   }
 }
 
-async function svcConfig(upstream: string, options: { auth?: boolean; enabled?: string }) {
+async function svcConfig(
+  upstream: string,
+  options: { auth?: boolean; enabled?: string; limits?: QuotaLimits },
+) {
   const configDir = await mkdtemp(join(tmpdir(), 'svc-bench-config-'))
   await mkdir(join(configDir, 'slots'), { recursive: true })
   const load = options.enabled ? `enabled = true\n[model]\ndefault = "${options.enabled}"\n` : ''
@@ -92,7 +95,8 @@ async function svcConfig(upstream: string, options: { auth?: boolean; enabled?: 
   let token: string | undefined
   if (options.auth) {
     const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0 })
-    token = (await store.create({ label: 'bench', scope: 'v1-only' })).token
+    const limits = options.limits ? { limits: options.limits } : {}
+    token = (await store.create({ label: 'bench', scope: 'v1-only', ...limits })).token
     await store.close()
   }
   return { configDir, token }

@@ -1,7 +1,7 @@
 /**
  * `pnpm bench`: what svc costs where users feel it, as ratios measured in one run on this machine.
  *
- * Sections (all by default; BENCH_SECTIONS=proxy,engine,memory,start,swap picks some):
+ * Sections (all by default; BENCH_SECTIONS=proxy,engine,memory,start,swap,usage picks some):
  * - proxy: the hop through svc against a static fake upstream, next to direct and Caddy, with the
  *   cost of two `/api/events` subscribers and a multi-process experiment (bench/proxy-section.ts);
  * - engine: real llama-server with the tiny GGUF, direct vs through svc; loads and swaps
@@ -9,7 +9,8 @@
  * - memory: RSS per open stream with 500 slow streams held through svc (bench/stream-memory.ts);
  * - start: `pnpm start` to listening and the idle RSS of what it leaves running (bench/start-section.ts);
  * - swap: a mixed A/B load on one slot that loads on request, with and without the swap-aware
- *   ordering (bench/swap-section.ts).
+ *   ordering (bench/swap-section.ts);
+ * - usage: the hop with the usage ledger and a quota check on vs off (bench/usage-section.ts).
  *
  * svc always runs from the build (`pnpm build`; rebuilt here when stale), as users run it. Prints
  * markdown and writes it to bench/results/<timestamp>.md and latest.md. Env of each section: see its
@@ -25,6 +26,7 @@ import { proxySection } from './proxy-section'
 import { startSection } from './start-section'
 import { streamMemorySection } from './stream-memory'
 import { swapSection } from './swap-section'
+import { usageSection } from './usage-section'
 
 const SECTIONS: Record<string, (log: (line: string) => void) => Promise<SectionResult>> = {
   proxy: proxySection,
@@ -32,6 +34,7 @@ const SECTIONS: Record<string, (log: (line: string) => void) => Promise<SectionR
   memory: streamMemorySection,
   start: startSection,
   swap: swapSection,
+  usage: usageSection,
 }
 
 async function main(): Promise<void> {

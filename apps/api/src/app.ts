@@ -20,6 +20,7 @@ import { slotLogRoutes } from './routes/slot-logs'
 import { slotRoutes } from './routes/slots'
 import { systemRoutes } from './routes/system'
 import { tokenRoutes } from './routes/tokens'
+import { usageRoutes } from './routes/usage'
 import { v1ModelsRoutes } from './routes/v1-models'
 import { voiceUploadRoutes } from './routes/voice-uploads'
 
@@ -62,6 +63,7 @@ export function createApp(deps: AppDeps) {
     .route('/api/events', eventRoutes({ ...deps, streams }))
     .route('/api/hardware', hardwareRoutes(deps))
     .route('/api/images/cache', imageCacheRoutes(deps.slots))
+    .route('/api/usage', usageRoutes(deps))
 
   // Returned, not thrown: methodNotAllowed only turns a plain 404 into a 405. The dashboard's files
   // (and its client routes) are what no API route matched.

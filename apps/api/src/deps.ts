@@ -6,6 +6,7 @@ import type { AuthDeps } from './middleware/auth'
 import type { ModelPulls } from './slots/model-pulls'
 import type { SlotActivity } from './slots/slot-activity'
 import type { SlotSystem } from './slots/slot-system'
+import type { UsageRecorder } from './usage/usage-recorder'
 
 /** Feature flags reported by `GET /api/features` (what this build and config switch on). */
 export interface Features {
@@ -51,4 +52,6 @@ export interface AppDeps {
   activity?: SlotActivity
   /** Pulls started from the Models page (`POST /api/models/:id/pull`). */
   pulls?: ModelPulls
+  /** The usage ledger behind `GET /api/usage` (absent: usage is off, the route answers 404). */
+  usage?: UsageRecorder
 }

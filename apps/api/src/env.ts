@@ -12,6 +12,7 @@ import {
 import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers/memory'
 import { type CorsOrigins, parseCorsOrigins } from './cors'
 import { DEFAULT_MAX_STREAMS } from './events/stream-limit'
+import { readUsageEnv, type UsageEnv } from './usage/usage-env'
 
 /** Open connections served at once; each dashboard tab holds one or two, a client a few. */
 const DEFAULT_MAX_CONNECTIONS = 512
@@ -52,6 +53,8 @@ export interface ServeEnv {
    * whose file does not set `load_on_request` / `unload_after`.
    */
   demand: { loadOnRequest: boolean; unloadAfterMs: number }
+  /** The usage ledger and quotas (SVC_USAGE_*, SVC_IDENTITY_QUOTA). */
+  usage: UsageEnv
 }
 
 type Env = Record<string, string | undefined>
@@ -100,6 +103,7 @@ export function readServeEnv(env: Env): ServeEnv {
     maxConnections: envCount('SVC_MAX_CONNECTIONS', env.SVC_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS),
     maxStreams: envCount('SVC_MAX_STREAMS', env.SVC_MAX_STREAMS, DEFAULT_MAX_STREAMS),
     demand: { loadOnRequest: envFlag('SVC_LOAD_ON_REQUEST', env.SVC_LOAD_ON_REQUEST, false), unloadAfterMs },
+    usage: readUsageEnv(env),
   }
 }
 

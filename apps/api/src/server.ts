@@ -52,8 +52,10 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     ...wiring.deps,
   })
   // The raw inference path gets the same check as the app (same verifier, cache and throttle).
+  // Then the quota check (memory only), which also notes who the request counts for.
   const authenticate = createAuthenticator(wiring.deps.auth)
-  const guard = env.authEnabled ? { guard: authGuard(authenticate) } : {}
+  const admit = wiring.usage?.gate.admit
+  const guard = env.authEnabled ? { guard: authGuard(authenticate, admit ? { admit } : {}) } : {}
   const cors = createCors(env.corsOrigins)
   // Before everything, every route: a Host svc does not answer to is DNS rebinding or a mistake.
   const refuse = hostGuard(createHostRule({ allowed: env.allowedHosts, machine: thisMachineHostnames }), {
@@ -63,6 +65,7 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
   const ollama = createOllamaHandler({
     call: wiring.dispatcher.call,
     authenticate,
+    ...(env.authEnabled && admit ? { admit } : {}),
     slots: wiring.deps.slots,
     startedAt: Date.now(),
     ...(wiring.deps.pulls ? { pulls: wiring.deps.pulls } : {}),

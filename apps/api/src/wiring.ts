@@ -17,6 +17,7 @@ import { loadProviderModules } from './slots/provider-modules'
 import { createSlotActivity } from './slots/slot-activity'
 import { registerSlotMetrics } from './slots/slot-metrics'
 import { createSlotSystem } from './slots/slot-system'
+import { createUsage, type UsageService } from './usage/usage-wiring'
 
 export interface WiringInput {
   env: ServeEnv
@@ -38,8 +39,11 @@ export interface Wiring {
     | 'dashboard'
     | 'activity'
     | 'pulls'
+    | 'usage'
   >
   dispatcher: Dispatcher
+  /** The ledger, quotas and their gate (absent with SVC_USAGE_ENABLED=0). */
+  usage: UsageService | undefined
   /** Starts background work once the server listens: adopt leftovers, load enabled slots. */
   start(): Promise<void>
   /** Stops everything `start` began; called once on shutdown. */
@@ -120,6 +124,16 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       },
     )
   }
+  const usage = env.usage.enabled
+    ? createUsage({
+        env: env.usage,
+        stateDir: env.paths.stateDir,
+        tokens,
+        hot: input.metrics.hot,
+        logger,
+      })
+    : undefined
+  const metricsAndActivity = observeBoth(createDispatchMetrics(input.metrics.hot), activity.record)
   const dispatcher = createDispatcher({
     slots: slots.manager,
     routeFor: (name) => slots.provider(slots.manager.config(name)),
@@ -127,7 +141,12 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     isKnownModel: async (id) => (await slots.store.get(id)) !== undefined,
     queueTimeoutMs: env.queueTimeoutMs,
     upstreamTimeoutMs: env.upstreamTimeoutMs,
-    observe: observeBoth(createDispatchMetrics(input.metrics.hot), activity.record),
+    observe: usage
+      ? (record, req) => {
+          metricsAndActivity(record)
+          usage.observe(record, req)
+        }
+      : metricsAndActivity,
     // With auth on, whoever reaches a hosted upstream holds a token (or the proxy's identity).
     ...(env.authEnabled ? {} : { refuseHosted: refuseHostedFromOtherSites }),
     onUnexpected: (error, { requestId, route }) =>
@@ -135,6 +154,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
   })
   return {
     dispatcher,
+    usage,
     deps: {
       features: {
         auth: env.authEnabled,
@@ -151,6 +171,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       upstreamMetrics: () => slotMetrics.scrapeUpstreams(),
       upstreamRefs: () => hostedRefs(upstreams),
       auth,
+      ...(usage ? { usage: usage.recorder } : {}),
     },
     async start() {
       const report = await slots.picker?.report().catch(() => undefined)
@@ -176,6 +197,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       await tokens.close() // writes the last `last_used_at` batch
       await hardware.live.release()
       dispatcher.close()
+      usage?.close() // writes the last batch of counts
       upstreams = []
     },
   }

@@ -28,6 +28,7 @@ describe('token endpoints', () => {
       scope: 'v1-only',
       created_at: expect.any(String),
       last_used_at: null,
+      limits: null,
       token: expect.stringMatching(/^svc_[A-Za-z0-9]{12}\.[A-Za-z0-9_-]{43}$/),
       warning: expect.stringContaining('shown only once'),
     })
@@ -79,6 +80,7 @@ describe('token endpoints', () => {
       scope: 'read-only',
       created_at: made.created_at,
       last_used_at: expect.any(String),
+      limits: null,
     })
     expect(res.text).not.toContain('argon2')
     expect(res.text).not.toContain(made.token.split('.')[1])

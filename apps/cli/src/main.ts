@@ -9,6 +9,7 @@ import { slotCommand } from './commands/slot'
 import { startCommand, stopCommand } from './commands/start'
 import { statusCommand } from './commands/status'
 import { tokenCommand } from './commands/token'
+import { usageCommand } from './commands/usage'
 import { type CliContext, type Command, defaultContext } from './context'
 import { installCommand } from './install/install-command'
 import { runCommands } from './run-commands'
@@ -21,6 +22,7 @@ export const COMMANDS: Command[] = [
   enginesCommand,
   manifestCommand,
   tokenCommand,
+  usageCommand,
   chatCommand,
   serveCommand,
   authGateCommand,

@@ -34,9 +34,9 @@ describe('svc token', () => {
     expect(await readFile(file, 'utf8')).not.toContain(token.split('.')[1])
 
     const ls = await svc(['token', 'ls'], env)
-    expect(ls.stdout).toMatch(/^ID\s+LABEL\s+SCOPE\s+CREATED\s+LAST USED\n/)
+    expect(ls.stdout).toMatch(/^ID\s+LABEL\s+SCOPE\s+LIMITS\s+CREATED\s+LAST USED\n/)
     expect(ls.stdout).toMatch(
-      new RegExp(`${id}\\s+ci runner\\s+all\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\dZ\\s+never`),
+      new RegExp(`${id}\\s+ci runner\\s+all\\s+none\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\dZ\\s+never`),
     )
     expect(ls.stdout).not.toContain(token)
 
@@ -49,6 +49,30 @@ describe('svc token', () => {
     expect(again.stderr).toContain(`no token with id ${id}`)
   })
 
+  it('sets a quota at creation and changes, shows or clears it with token limits', async () => {
+    const dir = await configDir()
+    const env = { SVC_API_URL: NO_API, SVC_CONFIG_DIR: dir }
+    const created = await svc(['token', 'create', '--label', 'kid', '--rpm', '60', '--tpd=200000'], env)
+    expect(created.code, created.stderr).toBe(0)
+    expect(created.stderr).toContain('limits 60 rpm, 200000 tpd')
+    const id = created.stdout.trim().slice(4, 16)
+    expect(await readFile(join(dir, 'tokens.toml'), 'utf8')).toContain('requests_per_minute = 60')
+    expect((await svc(['token', 'ls'], env)).stdout).toMatch(
+      new RegExp(`${id}\\s+kid\\s+v1-only\\s+60 rpm, 200000 tpd`),
+    )
+    expect((await svc(['token', 'limits', id], env)).stdout).toBe(`Token ${id} "kid": 60 rpm, 200000 tpd.\n`)
+    expect((await svc(['token', 'limits', id, '--tpm', '500'], env)).stdout).toBe(
+      `Token ${id} "kid": 500 tpm.\n`,
+    )
+    expect((await svc(['token', 'limits', id, '--none'], env)).stdout).toBe(`Token ${id} "kid": no limits.\n`)
+    const bad = await svc(['token', 'limits', id, '--rpm', '0'], env)
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--rpm must be a whole number >= 1')
+    expect((await svc(['token', 'limits', 'AAAAAAAAAAAA', '--rpm', '1'], env)).stderr).toContain(
+      'no token with id',
+    )
+  })
+
   it('prints JSON with --json, and revokes by a whole token without echoing it', async () => {
     const dir = await configDir()
     const env = { SVC_API_URL: NO_API, SVC_CONFIG_DIR: dir }
@@ -56,7 +80,14 @@ describe('svc token', () => {
     expect(created).toMatchObject({ label: 'x', scope: 'v1-only', warning: expect.any(String) })
     const listed = JSON.parse((await svc(['token', 'ls', '--json'], env)).stdout)
     expect(listed.tokens).toEqual([
-      { id: created.id, label: 'x', scope: 'v1-only', created_at: created.created_at, last_used_at: null },
+      {
+        id: created.id,
+        label: 'x',
+        scope: 'v1-only',
+        created_at: created.created_at,
+        last_used_at: null,
+        limits: null,
+      },
     ])
     const revoked = await svc(['token', 'revoke', created.token], env)
     expect(revoked.code).toBe(0)
@@ -123,7 +154,24 @@ describe('svc token', () => {
     expect(ls.stdout).toMatch(/root\s+admin/)
     expect(ls.stdout).toMatch(/app\s+v1-only/)
     // root was used for the calls above; the API reports use it has not written yet.
-    expect(ls.stdout).not.toMatch(/root\s+admin\s+\S+ \S+\s+never/)
+    expect(ls.stdout).not.toMatch(/root\s+admin\s+none\s+\S+ \S+\s+never/)
+
+    // Limits through the API (PATCH), and what was used (svc usage) as the admin sees it.
+    const appId = v1.slice(4, 16)
+    const limited = await svc(['token', 'limits', appId, '--rpm', '5'], { ...env, SVC_TOKEN: admin })
+    expect(limited.stdout, limited.stderr).toBe(`Token ${appId} "app": 5 rpm.\n`)
+    const chat = await fetch(`${api.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${v1}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    expect(chat.headers.get('x-ratelimit-remaining-requests')).toBe('4')
+    const usage = await svc(['usage'], { ...env, SVC_TOKEN: admin })
+    expect(usage.code, usage.stderr).toBe(0)
+    expect(usage.stdout).toMatch(/^TOKEN\s+LABEL\s+REQUESTS\s+PROMPT\s+COMPLETION/m)
+    expect(usage.stdout).toMatch(new RegExp(`^${appId}\\s+app\\s+1\\s`, 'm'))
+    expect(usage.stdout).toMatch(/^total\s+-\s+1\s/m)
+    expect((await svc(['usage', '--by', 'colour'], env)).code).toBe(2)
 
     const bad = await svc(['token', 'ls'], { ...env, SVC_TOKEN: 'svc_nope' })
     expect(bad.code).toBe(1)

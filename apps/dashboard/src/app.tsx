@@ -9,6 +9,7 @@ import { LogsPage } from './pages/logs-page'
 import { ModelsPage } from './pages/models-page'
 import { SettingsPage } from './pages/settings-page'
 import { SlotsPage } from './pages/slots/slots-page'
+import { UsagePage } from './pages/usage-page'
 import { Link, usePath } from './router'
 import { SessionContext } from './session-context'
 import { createLiveStore } from './store/live-store'
@@ -19,6 +20,7 @@ const NAV = [
   { href: '/models', label: 'Models' },
   { href: '/playground', label: 'Playground' },
   { href: '/logs', label: 'Logs' },
+  { href: '/usage', label: 'Usage' },
   { href: '/settings', label: 'Settings' },
 ] as const
 
@@ -134,6 +136,8 @@ function Page({ path }: { path: string }) {
       return <LazyPlayground tab={second ?? 'chat'} />
     case 'logs':
       return <LogsPage slot={second ?? null} />
+    case 'usage':
+      return <UsagePage />
     case 'settings':
       return <SettingsPage />
     default:

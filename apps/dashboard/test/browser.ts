@@ -41,6 +41,7 @@ export const PAGES = [
   ['playground-speech', '/playground/speech', 'Playground'],
   ['playground-transcribe', '/playground/transcribe', 'Playground'],
   ['logs', '/logs/primary', 'Logs'],
+  ['usage', '/usage', 'Usage'],
   ['settings', '/settings', 'Settings'],
 ] as const
 

@@ -16,6 +16,10 @@ export * from './token-store'
 export * from './secret-hash'
 export * from './token-verifier'
 
+// Quotas: limits per token or identity, the in-memory meter, the rate-limit headers.
+export * from './quota'
+export * from './quota-meter'
+
 // The client: its address, whether it is the trusted proxy, failure throttling.
 export * from './client-address'
 export * from './proxy-trust'

@@ -1,5 +1,6 @@
 /** The token store's contract (`createTokenStore` in token-store.ts implements it). */
 import type { Scope } from './policy'
+import type { QuotaLimits } from './quota'
 import type { HashParams } from './secret-hash'
 import type { TokenRecord } from './tokens-file'
 
@@ -32,6 +33,8 @@ export interface TokenInfo {
   scope: Scope
   created_at: string
   last_used_at: string | null
+  /** Its quotas, or null when it is not limited. */
+  limits: QuotaLimits | null
 }
 
 /** A token just created: the only time the whole token exists outside its holder. */
@@ -52,7 +55,12 @@ export interface TokenStore {
   /** Stats the file and re-reads it when it changed. Concurrent calls share one read. */
   refresh(): Promise<void>
   /** Creates a token. Throws `SvcError('request.invalid')` for a bad label or scope. */
-  create(input: { label: string; scope?: Scope }): Promise<CreatedToken>
+  create(input: { label: string; scope?: Scope; limits?: QuotaLimits | null }): Promise<CreatedToken>
+  /**
+   * Replaces a token's quotas (`null` or `{}`: no limits). Resolves with the token as listed, or
+   * undefined when no token has that id. Throws `SvcError('request.invalid')` for bad limits.
+   */
+  setLimits(id: string, limits: QuotaLimits | null): Promise<TokenInfo | undefined>
   /**
    * Every token, read fresh from the file, with `last_used_at` including unflushed use. While the
    * file is broken: the last good tokens (the ones in force; see `problem`).

@@ -26,6 +26,31 @@ afterEach(async () => {
 })
 
 describe('token store', () => {
+  it("keeps a token's limits in its [token.limits] table, replaced or cleared on request", async () => {
+    const store = await open()
+    const created = await store.create({
+      label: 'kid',
+      limits: { requests_per_minute: 6, tokens_per_day: 500 },
+    })
+    expect(created.limits).toEqual({ requests_per_minute: 6, tokens_per_day: 500 })
+    expect(await readFile(store.path, 'utf8')).toMatch(
+      /\[token\.limits\]\s+requests_per_minute = 6\s+tokens_per_day = 500/,
+    )
+    const changed = await store.setLimits(created.id, { tokens_per_minute: 100 })
+    expect(changed?.limits).toEqual({ tokens_per_minute: 100 })
+    expect(store.lookup(created.id)?.limits).toEqual({ tokens_per_minute: 100 })
+    expect((await store.setLimits(created.id, null))?.limits).toBeNull()
+    expect(await readFile(store.path, 'utf8')).not.toContain('limits')
+    expect(await store.setLimits('AAAAAAAAAAAA', {})).toBeUndefined()
+    await expect(store.setLimits(created.id, { requests_per_minute: 0 })).rejects.toMatchObject({
+      code: 'request.invalid',
+      param: 'limits.requests_per_minute',
+    })
+    await expect(store.create({ label: 'x', limits: { per_hour: 3 } as never })).rejects.toMatchObject({
+      code: 'request.invalid',
+    })
+  })
+
   it('creates a token, stores only its hash in a 0600 file, and lists it without secrets', async () => {
     const store = await open({ clock: () => Date.parse('2025-01-02T03:04:05Z') })
     const created = await store.create({ label: 'ci runner', scope: 'all' })
@@ -47,6 +72,7 @@ describe('token store', () => {
         scope: 'all',
         created_at: '2025-01-02T03:04:05.000Z',
         last_used_at: null,
+        limits: null,
       },
     ])
   })

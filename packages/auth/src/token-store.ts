@@ -26,8 +26,10 @@ import * as v from 'valibot'
 import { accessError, describeAccess } from './file-access'
 import { readSnapshot, signatureOf, statOrNull } from './file-snapshot'
 import { SCOPES } from './policy'
+import { QuotaLimitsSchema } from './quota'
 import { ARGON2_PARAMS, hashSecret } from './secret-hash'
 import { generateToken, generateTokenId, TOKEN_PREFIX } from './token-format'
+import { limitsField, valid } from './token-input'
 import type { TokenInfo, TokenStore, TokenStoreOptions } from './token-store-types'
 import { parseTokensFile, serializeTokensFile, TokenLabelSchema, type TokenRecord } from './tokens-file'
 
@@ -38,6 +40,7 @@ export type { CreatedToken, TokenInfo, TokenStore, TokenStoreOptions } from './t
 const CreateSchema = v.object({
   label: TokenLabelSchema,
   scope: v.optional(v.picklist(SCOPES, `one of ${SCOPES.join(', ')}`), 'v1-only'),
+  limits: v.nullish(QuotaLimitsSchema),
 })
 
 /** Opens the store (no I/O until first use, except creating the config dir for the watcher). */
@@ -213,7 +216,8 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
     const used = pending.get(r.id)
     const fileUsed = r.last_used_at ? Date.parse(r.last_used_at) : 0
     const last = used !== undefined && used > fileUsed ? new Date(used).toISOString() : r.last_used_at
-    return { id: r.id, label: r.label, scope: r.scope, created_at: r.created_at, last_used_at: last ?? null }
+    const { id, label, scope, created_at } = r
+    return { id, label, scope, created_at, last_used_at: last ?? null, limits: r.limits ?? null }
   }
 
   return {
@@ -230,12 +234,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
     lookup: (id) => records.get(id),
     refresh,
     async create(input) {
-      const result = v.safeParse(CreateSchema, input)
-      if (!result.success) {
-        const param = v.getDotPath(result.issues[0]) ?? null
-        throw new SvcError('request.invalid', `${param ?? 'token'}: ${result.issues[0].message}`, { param })
-      }
-      const { label, scope } = result.output
+      const { label, scope, limits } = valid(CreateSchema, input)
       const { secret } = generateToken()
       // Hashed before taking the lock: argon2 is the slow part and needs no file.
       const hash = await hashSecret(secret, hashParams)
@@ -243,7 +242,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       const record = await mutate((current) => {
         let id = generateTokenId()
         while (current.some((r) => r.id === id)) id = generateTokenId()
-        const rec: TokenRecord = { id, label, scope, created_at, hash }
+        const rec: TokenRecord = { id, label, scope, created_at, hash, ...limitsField(limits) }
         return { next: [...current, rec], result: rec }
       })
       return { ...info(record), token: `${TOKEN_PREFIX}${record.id}.${secret}` }
@@ -265,6 +264,17 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       })
       pending.delete(id)
       return removed
+    },
+    async setLimits(id, limits) {
+      const field = limitsField(valid(v.nullable(QuotaLimitsSchema), limits, 'limits'))
+      const changed = await mutate((current) => {
+        const at = current.findIndex((r) => r.id === id)
+        if (at < 0) return { next: null, result: undefined }
+        const { limits: _old, ...rest } = current[at]!
+        const next = current.with(at, { ...rest, ...field })
+        return { next, result: next[at] }
+      })
+      return changed && info(changed)
     },
     touch(id) {
       pending.set(id, clock())

@@ -10,11 +10,16 @@
  * created_at = "2025-01-01T12:00:00.000Z"
  * hash = "$argon2id$v=19$m=19456,t=2,p=1$…"
  * last_used_at = "2025-01-02T08:30:00.000Z"   # absent until first use
+ *
+ * [token.limits]                               # absent when not limited; each key optional
+ * requests_per_minute = 60
+ * tokens_per_day = 200000
  * ```
  */
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml'
 import * as v from 'valibot'
 import { SCOPES } from './policy'
+import { QuotaLimitsSchema } from './quota'
 import { TOKEN_ID_PATTERN } from './token-format'
 
 export const TOKEN_LABEL_MAX = 64
@@ -40,6 +45,8 @@ export const TokenRecordSchema = v.object({
   created_at: IsoTimeSchema,
   hash: v.pipe(v.string(), v.startsWith('$argon2id$', 'an argon2id hash')),
   last_used_at: v.optional(IsoTimeSchema),
+  /** Quotas (`[token.limits]`): absent when the token is not limited. */
+  limits: v.optional(QuotaLimitsSchema),
 })
 export type TokenRecord = v.InferOutput<typeof TokenRecordSchema>
 

@@ -9,6 +9,8 @@ export const ERROR_CODES = {
   'auth.invalid': { status: 401, type: 'authentication_error' },
   'auth.forbidden': { status: 403, type: 'permission_error' },
   'auth.throttled': { status: 429, type: 'rate_limit_error' },
+  /** A token's or a person's quota is used up; the message names the limit, `Retry-After` says when. */
+  'quota.exceeded': { status: 429, type: 'rate_limit_error' },
   /** The request's `Host` is not a name svc answers to (DNS rebinding); the message says how to add one. */
   'host.forbidden': { status: 403, type: 'permission_error' },
   'model.not_found': { status: 404, type: 'invalid_request_error' },

@@ -7,6 +7,7 @@
  * It is not the hot path (`handle` is): the upstream is reached with `fetch`, since the caller
  * reads and rewrites the answer anyway.
  */
+import type { IncomingMessage } from 'node:http'
 import { SvcError } from '@svc/core'
 import { parseJsonBody } from './body'
 import type { DispatcherOptions, DispatchRecord } from './dispatcher'
@@ -27,6 +28,8 @@ export interface InferenceCall {
   signal: AbortSignal
   /** The route the metrics record names (`/api/chat`). */
   route: string
+  /** The client's request this call serves: observers key what it counts for on it (usage). */
+  req: IncomingMessage
 }
 
 /** What the consumer learns besides the answer: the ref the slot ran. */
@@ -117,7 +120,7 @@ export function createCaller(
     } finally {
       release?.()
       record.seconds = (performance.now() - started) / 1000
-      options.observe?.(record)
+      options.observe?.(record, call.req)
     }
   }
 }

@@ -10,19 +10,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type Lease, type ProviderRoute, type SlotManager, SvcError } from '@svc/core'
 import { AgentPool } from './agents'
-import { parseJsonBody, readBody } from './body'
 import { type Caller, createCaller } from './call'
 import { ClientWatch } from './client-watch'
-import { type EndpointSpec, endpointFor } from './endpoints'
+import { endpointFor } from './endpoints'
 import { hostedUrl } from './hosted'
 import { loadingWriter } from './loading-notice'
 import { prependFields } from './multipart-fields'
-import { scanMultipartModel } from './multipart-model'
 import { rewriteModel, upstreamHeaders, upstreamUrl, writeResponse } from './outbound'
 import { type ForwardBody, type ForwardResult, forward, type NormaliseBody } from './proxy'
+import { readRequest } from './read-request'
 import { resolveTarget, type Target } from './resolve'
 import { writeError } from './respond'
 import { translates } from './translates'
+import { type RequestUnits, requestUnits } from './units'
 import type { HostedUpstream } from './upstreams'
 import type { Usage } from './usage'
 import { refuseImagesWithoutVision } from './vision'
@@ -42,6 +42,10 @@ export interface DispatchRecord {
   /** svc's own time before the upstream request went out: body, validation, resolution, lease (s). */
   overheadSeconds?: number
   usage?: Usage
+  /** The model that answered (the lease's, or a hosted upstream's ref); absent before resolution. */
+  model?: string
+  /** What the request asked for beyond tokens (speech characters, images): see `requestUnits`. */
+  units?: RequestUnits
 }
 
 /** One client request as the dispatcher carries it: both ends, its id, and what it records. */
@@ -81,7 +85,8 @@ export interface DispatcherOptions {
   upstreamTimeoutMs?: number
   maxJsonBytes?: number
   maxUploadBytes?: number
-  observe?: (record: DispatchRecord) => void
+  /** Called once per request when it is done; `req` lets the app find what it attached (who asked). */
+  observe?: (record: DispatchRecord, req: IncomingMessage) => void
   /**
    * Asked once `model` resolved to a hosted upstream, before its key is used: a refusal answers the
    * request (the app's browser rule: with auth off, no page of another site spends a hosted key).
@@ -123,7 +128,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         res.setHeader('allow', 'POST')
         throw new SvcError('method.not_allowed', `use POST for ${path}`)
       }
-      const { model, body, json, raw } = await readRequest(req, spec)
+      const { model, body, json, raw } = await readRequest(req, spec, { maxJson, maxUpload })
+      if (json) {
+        const units = requestUnits(spec.endpoint, json)
+        if (units) record.units = units
+      }
       const target = await resolveTarget(model, spec, options)
       record.slot = target.kind === 'slot' ? target.slot.name : `upstream:${target.upstream.name}`
       if (target.kind === 'slot') {
@@ -155,6 +164,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             ...(notice ? { onLoading: notice.update } : {}),
           })
           .finally(() => notice?.stop())
+        record.model = lease.model.id
         if (seeing) refuseImagesWithoutVision(seeing, lease.model, target.slot.name)
         if (
           json &&
@@ -203,6 +213,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         // With auth off, no page of another site spends a hosted upstream's key (the app's rule).
         const refused = options.refuseHosted?.(req)
         if (refused) throw refused
+        record.model = `${target.upstream.name}/${target.model}`
         await send(x, {
           target,
           url: hostedUrl(target.upstream, spec, path),
@@ -226,31 +237,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     } finally {
       lease?.release()
       record.seconds = (performance.now() - started) / 1000
-      options.observe?.(record)
-    }
-  }
-
-  async function readRequest(req: IncomingMessage, spec: EndpointSpec) {
-    if (spec.body === 'multipart') {
-      const scanned = await scanMultipartModel(req, maxUpload)
-      const body: ForwardBody = {
-        kind: 'stream',
-        head: scanned.head,
-        rest: req,
-        // The cap holds for the whole upload, with or without Content-Length.
-        maxRestBytes: maxUpload - scanned.bytesRead,
-        limit: maxUpload,
-      }
-      return { model: scanned.model, body, json: undefined, raw: undefined }
-    }
-    const raw = await readBody(req, maxJson)
-    const json = parseJsonBody(raw, req.headers['content-type'], spec.schema!) as Record<string, unknown>
-    const body: ForwardBody = { kind: 'buffer', data: raw }
-    return {
-      model: typeof json.model === 'string' ? json.model : undefined,
-      body,
-      json,
-      raw: raw as Buffer | undefined,
+      options.observe?.(record, req)
     }
   }
 

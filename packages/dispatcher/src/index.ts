@@ -20,7 +20,9 @@ export * from './vision'
 export * from './resolve'
 export * from './upstreams'
 
-// What comes back: upstream errors normalised, svc's errors written, token usage read.
+// What comes back: upstream errors normalised, svc's errors written, token usage (and other units) read.
 export * from './normalise'
 export * from './respond'
+export * from './response-headers'
 export * from './usage'
+export * from './units'

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { ForwardBody } from './proxy'
+import { withAddedHeaders } from './response-headers'
 
 const urls = new Map<string, URL>()
 
@@ -73,7 +74,7 @@ export async function writeResponse(
   response.headers.forEach((value, name) => {
     headers[name] = value
   })
-  res.writeHead(response.status, headers)
+  res.writeHead(response.status, withAddedHeaders(res, headers))
   if (response.body) {
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
       if (!res.write(chunk)) await new Promise((r) => res.once('drain', r))

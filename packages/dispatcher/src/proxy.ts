@@ -20,6 +20,7 @@ import { relayNormalised } from './relay-normalised'
 import { relayed } from './relayed-headers'
 import { readSome, tailOf } from './reply-text'
 import { sseErrorEvent, writeError } from './respond'
+import { withAddedHeaders } from './response-headers'
 import { type Usage, usageFromTail } from './usage'
 
 export type ForwardBody =
@@ -203,7 +204,7 @@ function relay(up: IncomingMessage, status: number, f: ForwardRequest, settle: S
       delete headers['content-length']
     }
     // Headers already out: a stream svc opened while the request waited for a load.
-    if (!f.res.headersSent) f.res.writeHead(status, headers)
+    if (!f.res.headersSent) f.res.writeHead(status, withAddedHeaders(f.res, headers))
   }
   let first = true
   let corked = false

@@ -9,6 +9,7 @@ import { normaliseUpstreamError } from './normalise'
 import type { ForwardRequest, Settle } from './proxy'
 import { relayed } from './relayed-headers'
 import { TAIL } from './reply-text'
+import { withAddedHeaders } from './response-headers'
 import { usageFromTail } from './usage'
 
 /** The largest reply read whole (FLM's JSON: chat, embeddings, transcripts). */
@@ -52,12 +53,15 @@ export function relayNormalised(
     if (error) {
       const json = JSON.stringify(error.body)
       if (!f.res.destroyed) {
-        f.res.writeHead(error.status, {
-          ...error.headers,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(json),
-          'x-request-id': f.requestId,
-        })
+        f.res.writeHead(
+          error.status,
+          withAddedHeaders(f.res, {
+            ...error.headers,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(json),
+            'x-request-id': f.requestId,
+          }),
+        )
         f.res.end(json)
       }
       finish({ status: error.status, outcome: 'error' })
@@ -72,7 +76,7 @@ export function relayNormalised(
       if (value !== undefined && relayed(name)) headers[name] = value
     }
     headers['content-length'] = data.length
-    f.res.writeHead(status, headers)
+    f.res.writeHead(status, withAddedHeaders(f.res, headers))
     f.res.end(data)
     const usage = usageFromTail(text.slice(-TAIL))
     finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })

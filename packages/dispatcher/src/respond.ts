@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { renderErrorFor, type SvcError, sseErrorEventFor } from '@svc/core'
+import { withAddedHeaders } from './response-headers'
 
 /**
  * Writes an error as svc's error body in the shape of the request's surface (`renderErrorFor`:
@@ -18,11 +19,14 @@ export function writeError(res: ServerResponse, error: unknown, requestId: strin
     return rendered.status
   }
   if (res.destroyed) return rendered.status
-  res.writeHead(rendered.status, {
-    ...rendered.headers,
-    'content-length': Buffer.byteLength(rendered.body),
-    'x-request-id': requestId,
-  })
+  res.writeHead(
+    rendered.status,
+    withAddedHeaders(res, {
+      ...rendered.headers,
+      'content-length': Buffer.byteLength(rendered.body),
+      'x-request-id': requestId,
+    }),
+  )
   res.end(rendered.body)
   return rendered.status
 }

@@ -40,4 +40,15 @@ describe('usageFromTail', () => {
     expect(usageFromTail('"usage":{"prompt_tokens":3,"completion_tok')).toBeUndefined()
     expect(usageFromTail('"usage": "none"')).toBeUndefined()
   })
+
+  it('reads the audio seconds of a transcription (OpenAI duration usage, or verbose_json)', () => {
+    expect(usageFromTail('{"text":"hi","usage":{"type":"duration","seconds":4}}')).toEqual({
+      promptTokens: 0,
+      completionTokens: 0,
+      audioSeconds: 4,
+    })
+    expect(
+      usageFromTail('{"task":"transcribe","language":"en","duration":2.5,"text":"hi","segments":[]}'),
+    ).toEqual({ promptTokens: 0, completionTokens: 0, audioSeconds: 2.5 })
+  })
 })

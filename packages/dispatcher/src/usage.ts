@@ -11,11 +11,17 @@ export interface Usage {
    * no queueing, no prompt processing, no network. Absent when the upstream does not say.
    */
   generationMs?: number
+  /**
+   * Seconds of audio a transcription took in: OpenAI's `usage: {type: "duration", seconds}` or the
+   * `duration` of a `verbose_json` answer (whisper-server). Absent when the answer does not say.
+   */
+  audioSeconds?: number
 }
 
 interface UsageJson {
   prompt_tokens?: unknown
   completion_tokens?: unknown
+  seconds?: unknown
 }
 interface TimingsJson {
   prompt_n?: unknown
@@ -39,13 +45,23 @@ export function usageFromTail(tail: string): Usage | undefined {
       ? num(timings?.prompt_n)! + (num(timings?.cache_n) ?? 0)
       : undefined)
   const completion = num(usage?.completion_tokens) ?? num(timings?.predicted_n)
-  if (prompt === undefined && completion === undefined) return undefined
+  const audio = num(usage?.seconds) ?? lastDuration(tail)
+  if (prompt === undefined && completion === undefined && audio === undefined) return undefined
   const ms = num(timings?.predicted_ms)
   return {
     promptTokens: prompt ?? 0,
     completionTokens: completion ?? 0,
     ...(ms !== undefined && ms > 0 ? { generationMs: ms } : {}),
+    ...(audio !== undefined ? { audioSeconds: audio } : {}),
   }
+}
+
+/** The number after the last `"duration":` (a transcription's `verbose_json`), if any. */
+function lastDuration(tail: string): number | undefined {
+  const at = tail.lastIndexOf('"duration"')
+  if (at < 0) return undefined
+  const match = /^"duration"\s*:\s*(\d+(?:\.\d+)?)/.exec(tail.slice(at, at + 40))
+  return match ? num(Number(match[1])) : undefined
 }
 
 function num(value: unknown): number | undefined {

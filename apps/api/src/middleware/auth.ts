@@ -225,7 +225,14 @@ export function authMiddleware(authenticate: Authenticate): MiddlewareHandler {
  * The same check for the raw inference path (`createHttpHandler`'s `guard`): writes the refusal
  * and answers false, or answers true. `path` is the raw path the dispatcher matched.
  */
-export function authGuard(authenticate: Authenticate) {
+export function authGuard(
+  authenticate: Authenticate,
+  options: {
+    /** After auth passed (the quota check): writes its own refusal and answers false, or true. */
+    admit?: (principal: Principal, req: IncomingMessage, res: ServerResponse, requestId: string) => boolean
+  } = {},
+) {
+  const { admit } = options
   return function guard(req: IncomingMessage, res: ServerResponse, requestId: string) {
     const outcome = authenticate({
       method: req.method ?? 'GET',
@@ -237,8 +244,11 @@ export function authGuard(authenticate: Authenticate) {
       peer: () => req.socket.remoteAddress,
     })
     const done = (o: AuthOutcome) => {
-      if (!o.ok) writeError(res, o.error, requestId)
-      return o.ok
+      if (!o.ok) {
+        writeError(res, o.error, requestId)
+        return false
+      }
+      return admit ? admit(o.principal, req, res, requestId) : true
     }
     return outcome instanceof Promise ? outcome.then(done) : done(outcome)
   }

@@ -5,7 +5,7 @@
  * the user's message (the model's chat template applies, as in Ollama), or `/v1/completions` when
  * `raw`; `/api/embed` and `/api/embeddings` → `/v1/embeddings`.
  */
-import type { ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { SvcError } from '@svc/core'
 import type { Caller } from '@svc/dispatcher'
 import { type AnswerShape, writeStreamedAnswer, writeWholeAnswer } from './answer-writer'
@@ -18,6 +18,7 @@ import { ollamaStats } from './stats'
 
 export interface InferenceContext {
   call: Caller
+  req: IncomingMessage
   res: ServerResponse
   requestId: string
   signal: AbortSignal
@@ -134,7 +135,7 @@ function common(body: OllamaChat | OllamaGenerate, stream: boolean): Record<stri
 }
 
 function request(ctx: InferenceContext, path: string, body: Record<string, unknown>) {
-  return { path, body, requestId: ctx.requestId, signal: ctx.signal, route: ctx.route }
+  return { path, body, requestId: ctx.requestId, signal: ctx.signal, route: ctx.route, req: ctx.req }
 }
 
 async function answer(

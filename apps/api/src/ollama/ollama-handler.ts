@@ -5,6 +5,7 @@
  * answer, refusals included, is in Ollama's shape (`{"error": "…"}` with svc's status).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Principal } from '@svc/auth'
 import { parseJsonRequest, SvcError } from '@svc/core'
 import { type Caller, readBody } from '@svc/dispatcher'
 import type * as v from 'valibot'
@@ -41,6 +42,9 @@ export const OLLAMA_PATHS: Readonly<Record<string, string>> = {
 /** Ollama routes svc does not implement: its store is managed by svc's own API and CLI. */
 const NOT_IMPLEMENTED = new Set(['/api/create', '/api/copy', '/api/push', '/api/delete', '/api/blobs'])
 
+/** The Ollama paths that run a model: they count against a quota, as `/v1` does. */
+const INFERENCE = new Set(['/api/chat', '/api/generate', '/api/embed', '/api/embeddings'])
+
 export function isOllamaPath(path: string): boolean {
   return path in OLLAMA_PATHS || path.startsWith('/api/blobs/')
 }
@@ -48,6 +52,8 @@ export function isOllamaPath(path: string): boolean {
 export interface OllamaDeps extends ModelListDeps, PullDeps {
   call: Caller
   authenticate: Authenticate
+  /** The quota check (`usage/quota-gate.ts`); absent: nobody is limited (auth off, or no ledger). */
+  admit?: (principal: Principal, req: IncomingMessage, res: ServerResponse, requestId: string) => boolean
   /** Largest JSON body (bytes), as on `/v1`. */
   maxJsonBytes?: number
 }
@@ -93,8 +99,11 @@ export function createOllamaHandler(deps: OllamaDeps): OllamaHandler {
         res.setHeader('allow', expected)
         throw new SvcError('method.not_allowed', `use ${expected} for ${path}`)
       }
+      // A token's quota holds on this surface as on /v1 (the same gate; it writes its own 429).
+      if (INFERENCE.has(route) && deps.admit && !deps.admit(outcome.principal, req, res, requestId)) return
       const ctx: InferenceContext = {
         call: deps.call,
+        req,
         res,
         requestId,
         signal: controller.signal,

@@ -1,4 +1,4 @@
-import { SCOPES, TOKEN_ID_PATTERN, TokenLabelSchema, type TokenStore } from '@svc/auth'
+import { QuotaLimitsSchema, SCOPES, TOKEN_ID_PATTERN, TokenLabelSchema, type TokenStore } from '@svc/auth'
 import { SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import * as v from 'valibot'
@@ -8,7 +8,10 @@ import { readJson } from '../validate'
 export const CreateTokenSchema = v.object({
   label: TokenLabelSchema,
   scope: v.optional(v.picklist(SCOPES, `one of ${SCOPES.join(', ')}`), 'v1-only'),
+  limits: v.nullish(QuotaLimitsSchema),
 })
+
+export const PatchTokenSchema = v.strictObject({ limits: v.nullable(QuotaLimitsSchema) })
 
 /** Sent with every new token: it is never shown again. */
 export const TOKEN_WARNING =
@@ -17,8 +20,11 @@ export const TOKEN_WARNING =
 /**
  * Token management, mounted at `/api/auth/tokens` (admin only, by the scope policy).
  *
- * - `POST /` `{label, scope?}` → 201 `{id, label, scope, created_at, last_used_at, token, warning}`;
- *   `scope` defaults to `v1-only`. The only response that ever carries a token.
+ * - `POST /` `{label, scope?, limits?}` → 201 `{id, label, scope, created_at, last_used_at, limits,
+ *   token, warning}`; `scope` defaults to `v1-only`; `limits` is `{requests_per_minute?,
+ *   tokens_per_minute?, tokens_per_day?}` (whole numbers >= 1). The only response that carries a token.
+ * - `PATCH /:id` `{limits}` → the token as listed: its limits replaced (`null` or `{}` removes them);
+ *   they apply from its next request. Unknown id → 404 `token.not_found`.
  * - `GET /` → `{tokens: [{id, label, scope, created_at, last_used_at}], problem}`: no secrets, no
  *   hashes; `problem` (or null) says why tokens.toml is unusable — the tokens listed are then the
  *   last good ones, still in force, and changes answer 409 `config.invalid` until it is fixed.
@@ -42,15 +48,27 @@ export function tokenRoutes(deps: Pick<AppDeps, 'auth'>) {
       const list = await tokens.list()
       return c.json({ tokens: list, problem: tokens.problem })
     })
+    .patch('/:id', async (c) => {
+      const id = tokenId(c.req.param('id'))
+      const { limits } = await readJson(c, PatchTokenSchema)
+      const changed = await store().setLimits(id, limits)
+      if (!changed) throw new SvcError('token.not_found', `no token with id ${id}`, { param: 'id' })
+      return c.json(changed)
+    })
     .delete('/:id', async (c) => {
-      const id = c.req.param('id')
-      if (!TOKEN_ID_PATTERN.test(id)) {
-        throw new SvcError('token.not_found', 'no token with that id (an id is 12 letters and digits)', {
-          param: 'id',
-        })
-      }
+      const id = tokenId(c.req.param('id'))
       if (!(await store().revoke(id)))
         throw new SvcError('token.not_found', `no token with id ${id}`, { param: 'id' })
       return c.json({ id, revoked: true as const })
     })
+}
+
+/** A well-formed token id, or 404 without echoing it (in case it is a whole token). */
+function tokenId(id: string): string {
+  if (!TOKEN_ID_PATTERN.test(id)) {
+    throw new SvcError('token.not_found', 'no token with that id (an id is 12 letters and digits)', {
+      param: 'id',
+    })
+  }
+  return id
 }

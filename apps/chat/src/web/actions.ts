@@ -146,7 +146,7 @@ async function stream(conversationId: string, request: (signal: AbortSignal) => 
     } else {
       if (frame !== null) cancelAnimationFrame(frame)
       frame = null
-      store.set({ current: withMessage(current, event.message) })
+      store.set({ current: withMessage(current, event.message), allowance: event.allowance ?? null })
     }
   }
 }

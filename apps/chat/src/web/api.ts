@@ -2,6 +2,7 @@ import { readSse } from '@svc/core'
 import { hc } from 'hono/client'
 import type { ChatAppType } from '../server/app'
 import type { Message } from '../server/store/types'
+import type { Allowance } from '../server/upstream/allowance'
 
 /**
  * The typed client of the chat server. The base is `.`: every call is relative to the page, so the
@@ -41,7 +42,7 @@ export async function toApiError(res: Response): Promise<ApiError> {
 export type AnswerEvent =
   | { type: 'start'; user: Message; assistant: Message }
   | { type: 'delta'; content?: string; reasoning?: string }
-  | { type: 'done'; message: Message }
+  | { type: 'done'; message: Message; allowance?: Allowance | null }
 
 /** Reads an answer stream; an error answer (before any event) is thrown as `ApiError`. */
 export async function* answerEvents(res: Response): AsyncGenerator<AnswerEvent> {

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { Conversation, ConversationSummary, Message } from '../server/store/types'
+import type { Allowance } from '../server/upstream/allowance'
 import type { ModelList } from '../server/upstream/models'
 
 export interface Me {
@@ -27,6 +28,8 @@ export interface ChatState {
   mode: 'chat' | 'image'
   /** A system prompt typed before the first message of a new chat (saved with the conversation). */
   draftSystem: string
+  /** What the person has left of their quota, as of the last answer (null: not limited, or unknown). */
+  allowance: Allowance | null
 }
 
 export const initialState: ChatState = {
@@ -41,6 +44,7 @@ export const initialState: ChatState = {
   streaming: null,
   mode: 'chat',
   draftSystem: '',
+  allowance: null,
 }
 
 type Listener = () => void

@@ -3,7 +3,9 @@ import {
   type CreatedToken,
   createTokenStore,
   isScope,
+  LIMIT_SHORT_NAMES,
   parseToken,
+  type QuotaLimits,
   SCOPES,
   type Scope,
   TOKEN_ID_PATTERN,
@@ -23,12 +25,17 @@ const WARNING =
 
 const HELP = `Usage: svc token <command> [options]
 
-  svc token create --label LABEL [--scope SCOPE] [--json]
+  svc token create --label LABEL [--scope SCOPE] [--rpm N] [--tpm N] [--tpd N] [--json]
       Creates a token and prints it once: the token alone on stdout (so that
       TOKEN=$(svc token create --label ci) works), what it is and a warning on stderr.
       SCOPE: ${SCOPES.join(', ')} (default v1-only).
+      --rpm/--tpm/--tpd: its quota in requests per minute, tokens per minute and
+      tokens per UTC day (each optional; none: not limited). See docs/usage.md.
+  svc token limits ID [--rpm N] [--tpm N] [--tpd N] [--none] [--json]
+      Replaces a token's quota with the limits given (--none: no limits); without
+      options, shows it. Applies from the token's next request.
   svc token ls [--json]
-      Lists tokens: id, label, scope, created, last used. Never a secret.
+      Lists tokens: id, label, scope, limits, created, last used. Never a secret.
   svc token revoke ID
       Revokes a token at once (ID as listed; a whole svc_… token works too).
 
@@ -42,8 +49,9 @@ Scopes: admin (everything), all (/v1 and reads of /api), v1-only (/v1 and genera
 read-only (probes and listings).`
 
 interface Backend {
-  create(input: { label: string; scope: Scope }): Promise<CreatedToken>
+  create(input: { label: string; scope: Scope; limits?: QuotaLimits }): Promise<CreatedToken>
   list(): Promise<TokenInfo[]>
+  setLimits(id: string, limits: QuotaLimits | null): Promise<TokenInfo | undefined>
   revoke(id: string): Promise<boolean>
 }
 
@@ -59,6 +67,7 @@ export const tokenCommand: Command = {
     ls: (args, ctx) => list(parseOptions(args), ctx),
     list: (args, ctx) => list(parseOptions(args), ctx),
     revoke: (args, ctx) => revoke(parseOptions(args), ctx),
+    limits: (args, ctx) => limits(parseOptions(args), ctx),
   }),
 }
 
@@ -67,11 +76,18 @@ async function create(opts: Options, ctx: CliContext): Promise<number> {
   if (label === undefined) throw new CliError('token create needs --label LABEL', 2)
   const scope = opts.values.scope ?? 'v1-only'
   if (!isScope(scope)) throw new CliError(`--scope must be one of ${SCOPES.join(', ')}`, 2)
-  const created = await withBackend(ctx, opts.local, (b) => b.create({ label, scope }))
+  const limits = opts.limits
+  if (opts.none) throw new CliError('--none is for svc token limits', 2)
+  const created = await withBackend(ctx, opts.local, (b) =>
+    b.create({ label, scope, ...(limits ? { limits } : {}) }),
+  )
   if (opts.json) {
     ctx.stdout.write(`${JSON.stringify({ ...created, warning: WARNING }, null, 2)}\n`)
   } else {
-    ctx.stderr.write(`Created token ${created.id} "${created.label}" (scope ${created.scope}).\n${WARNING}\n`)
+    const quota = created.limits ? `, limits ${limitsText(created.limits)}` : ''
+    ctx.stderr.write(
+      `Created token ${created.id} "${created.label}" (scope ${created.scope}${quota}).\n${WARNING}\n`,
+    )
     ctx.stdout.write(`${created.token}\n`)
   }
   return 0
@@ -85,11 +101,12 @@ async function list(opts: Options, ctx: CliContext): Promise<number> {
   else {
     ctx.stdout.write(
       table(
-        ['ID', 'LABEL', 'SCOPE', 'CREATED', 'LAST USED'],
+        ['ID', 'LABEL', 'SCOPE', 'LIMITS', 'CREATED', 'LAST USED'],
         tokens.map((t) => [
           t.id,
           t.label,
           t.scope,
+          t.limits ? limitsText(t.limits) : 'none',
           when(t.created_at),
           t.last_used_at ? when(t.last_used_at) : 'never',
         ]),
@@ -111,26 +128,73 @@ async function revoke(opts: Options, ctx: CliContext): Promise<number> {
   return 0
 }
 
+async function limits(opts: Options, ctx: CliContext): Promise<number> {
+  const arg = opts.positional[0]
+  if (!arg || opts.positional.length > 1)
+    throw new CliError('usage: svc token limits ID [--rpm N] [--tpm N] [--tpd N] [--none]', 2)
+  if (opts.none && opts.limits) throw new CliError('--none cannot go with --rpm, --tpm or --tpd', 2)
+  const parsed = parseToken(arg)
+  const id = parsed.ok ? parsed.id : arg
+  if (!TOKEN_ID_PATTERN.test(id))
+    throw new CliError('a token id is 12 letters and digits (see svc token ls)', 2)
+  const change = opts.none || opts.limits !== undefined
+  const token = await withBackend(ctx, opts.local, async (b) =>
+    change ? b.setLimits(id, opts.limits ?? null) : (await b.list()).find((t) => t.id === id),
+  )
+  if (!token) throw new CliError(`no token with id ${id}`)
+  if (opts.json) ctx.stdout.write(`${JSON.stringify(token, null, 2)}\n`)
+  else
+    ctx.stdout.write(
+      `Token ${token.id} "${token.label}": ${token.limits ? limitsText(token.limits) : 'no limits'}.\n`,
+    )
+  return 0
+}
+
+/** `60 rpm, 200000 tpd` */
+function limitsText(limits: QuotaLimits): string {
+  return Object.entries(LIMIT_SHORT_NAMES)
+    .filter(([, name]) => limits[name] !== undefined)
+    .map(([short, name]) => `${limits[name]} ${short}`)
+    .join(', ')
+}
+
 interface Options {
   values: { label?: string; scope?: string }
+  limits: QuotaLimits | undefined
+  none: boolean
   positional: string[]
   json: boolean
   local: boolean
 }
 
 function parseOptions(args: string[]): Options {
-  const out: Options = { values: {}, positional: [], json: false, local: false }
+  const out: Options = {
+    values: {},
+    limits: undefined,
+    none: false,
+    positional: [],
+    json: false,
+    local: false,
+  }
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     if (arg === '--json') out.json = true
     else if (arg === '--local') out.local = true
-    else if (/^--(label|scope)(=|$)/.test(arg)) {
+    else if (arg === '--none') out.none = true
+    else if (/^--(label|scope|rpm|tpm|tpd)(=|$)/.test(arg)) {
       const [flag, inline] = arg.includes('=')
         ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
         : [arg]
       const value = inline ?? args[++i]
       if (value === undefined) throw new CliError(`${flag} needs a value`, 2)
-      out.values[flag === '--label' ? 'label' : 'scope'] = value
+      const name = flag!.slice(2)
+      const limit = LIMIT_SHORT_NAMES[name]
+      if (limit) {
+        const n = Number(value)
+        if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+          throw new CliError(`${flag} must be a whole number >= 1, got "${value}"`, 2)
+        out.limits = { ...out.limits, [limit]: n }
+      } else out.values[name as 'label' | 'scope'] = value
     } else if (arg.startsWith('--')) throw new CliError(`unknown option ${arg} (see svc token --help)`, 2)
     else out.positional.push(arg)
   }
@@ -194,6 +258,16 @@ function apiBackend(ctx: CliContext): Backend {
     },
     async list() {
       return check(await callApi<{ tokens: TokenInfo[] }>(ctx, '/api/auth/tokens'), 200).tokens
+    },
+    async setLimits(id, limits) {
+      const body = JSON.stringify({ limits })
+      const res = await callApi<TokenInfo>(ctx, `/api/auth/tokens/${id}`, { method: 'PATCH', body })
+      if (
+        res.status === 404 &&
+        (res.body as { error?: { code?: string } } | null)?.error?.code === 'token.not_found'
+      )
+        return undefined
+      return check(res, 200)
     },
     async revoke(id) {
       const res = await callApi(ctx, `/api/auth/tokens/${id}`, { method: 'DELETE' })

@@ -19,7 +19,10 @@ afterEach(async () => {
 })
 
 /** Serves `/v1/chat/completions` with these SSE `data:` payloads (or an error status). */
-async function upstream(events: string[], options: { status?: number; body?: string } = {}) {
+async function upstream(
+  events: string[],
+  options: { status?: number; body?: string; headers?: Record<string, string> } = {},
+) {
   let seen: { headers: Record<string, unknown>; body: string } | undefined
   server = createServer((req, res) => {
     let body = ''
@@ -32,7 +35,7 @@ async function upstream(events: string[], options: { status?: number; body?: str
         res.writeHead(options.status, { 'content-type': 'application/json' }).end(options.body)
         return
       }
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.writeHead(200, { 'content-type': 'text/event-stream', ...options.headers })
       for (const e of events) res.write(`data: ${e}\r\n\r\n`)
       res.end()
     })
@@ -55,7 +58,12 @@ function setup() {
   const assistant = store.messages.append(c.id, u, { role: 'assistant', status: 'streaming', model: 'm' })
   const run = (
     url: string,
-    options: { token?: string; request: GenerateOptions['request']; emit?: GenerateOptions['emit'] },
+    options: {
+      token?: string
+      request: GenerateOptions['request']
+      emit?: GenerateOptions['emit']
+      person?: string
+    },
   ) =>
     generate({
       api: createSvcApi({ baseUrl: url, token: options.token }),
@@ -65,6 +73,7 @@ function setup() {
       signal: new AbortController().signal,
       emit: options.emit ?? (() => {}),
       logger: silentLogger,
+      ...(options.person ? { person: options.person } : {}),
     })
   return { store, c, assistant, run }
 }
@@ -72,6 +81,43 @@ function setup() {
 const delta = (d: Record<string, string>) => JSON.stringify({ choices: [{ delta: d }] })
 
 describe('generate', () => {
+  it('names the person to the API and tells the browser what is left of their quota after the answer', async () => {
+    const up = await upstream(
+      [
+        delta({ content: 'Hi' }),
+        JSON.stringify({
+          choices: [{ delta: {}, finish_reason: 'stop' }],
+          timings: { prompt_n: 9, cache_n: 1, predicted_n: 2 },
+        }),
+        '[DONE]',
+      ],
+      {
+        headers: {
+          'x-ratelimit-limit-tokens-day': '1000',
+          'x-ratelimit-remaining-tokens-day': '500',
+          'x-ratelimit-reset-tokens-day': '3h0m0s',
+          'x-ratelimit-limit-requests': '5',
+          'x-ratelimit-remaining-requests': '4',
+          'x-ratelimit-reset-requests': '59s',
+        },
+      },
+    )
+    const { run } = setup()
+    const events: [string, unknown][] = []
+    await run(up.url, {
+      token: 'svc_x',
+      person: 'ana@home',
+      request: { model: 'm', messages: [] },
+      emit: (e, d) => events.push([e, d]),
+    })
+    expect(up.seen()?.headers['x-svc-user']).toBe('ana@home')
+    const done = events.find(([e]) => e === 'done')?.[1] as { allowance: unknown }
+    expect(done.allowance).toEqual({
+      requests: { limit: 5, remaining: 4, reset: '59s' },
+      tokensDay: { limit: 1000, remaining: 488, reset: '3h0m0s' },
+    })
+  })
+
   it('streams content and both spellings of reasoning, and saves the whole answer', async () => {
     const up = await upstream([
       delta({ reasoning_content: 'Let me ' }),

@@ -2,6 +2,7 @@ import { readSse } from '@svc/core'
 import type { Logger } from '@svc/core/node'
 import type { MessageRepo } from '../store/messages'
 import type { Message, MessageStatus } from '../store/types'
+import { type Allowance, afterAnswer, allowanceFrom, ON_BEHALF_HEADER } from '../upstream/allowance'
 import { apiFailure, postJson, type SvcApi } from '../upstream/svc-api'
 import type { OpenAiMessage } from './context'
 import type { StopReason } from './generations'
@@ -21,6 +22,8 @@ export interface GenerateOptions {
   logger: Logger
   /** How often the partial answer is saved while it streams. Default 250 ms. */
   saveEveryMs?: number
+  /** The person asking, sent as `X-Svc-User` so the API counts and limits them too. */
+  person?: string
 }
 
 /**
@@ -44,17 +47,25 @@ export async function generate(options: GenerateOptions): Promise<Message> {
   let lastSave = Date.now()
   let status: Exclude<MessageStatus, 'streaming'> = 'complete'
   let error: string | null = null
+  let allowance: Allowance | null = null
+  let used = 0
   try {
+    const headers = {
+      accept: 'text/event-stream',
+      ...(options.person ? { [ON_BEHALF_HEADER]: options.person } : {}),
+    }
     const res = await options.api.call(
       '/v1/chat/completions',
-      postJson({ ...options.request, stream: true }, signal, { accept: 'text/event-stream' }),
+      postJson({ ...options.request, stream: true }, signal, headers),
     )
+    allowance = allowanceFrom(res.headers)
     if (!res.ok || !res.body) throw await apiFailure(res, options.api.hasToken)
     // keepCutOff: a last chunk the API sent without its blank line is still part of the answer.
     for await (const event of readSse(res.body, { keepCutOff: true })) {
       if (event.data === '[DONE]') break
       const chunk = parseChunk(event.data)
       if (chunk.error) throw new Error(chunk.error)
+      if (chunk.used) used = chunk.used
       if (!chunk.content && !chunk.reasoning) continue
       content += chunk.content
       reasoning += chunk.reasoning
@@ -80,7 +91,7 @@ export async function generate(options: GenerateOptions): Promise<Message> {
   }
   messages.finish(assistant.id, { status, content, reasoning, error })
   const final: Message = { ...assistant, status, content, reasoning, error }
-  options.emit('done', { message: final })
+  options.emit('done', { message: final, allowance: afterAnswer(allowance, used) })
   return final
 }
 
@@ -88,6 +99,8 @@ interface Chunk {
   content: string
   reasoning: string
   error?: string
+  /** Tokens the answer used: the last chunk's `usage`, or llama.cpp's `timings` (in every stream). */
+  used?: number
 }
 
 /** Reads one OpenAI stream chunk; svc ends a stream whose upstream died with `{"error": …}`. */
@@ -101,6 +114,8 @@ function parseChunk(data: string): Chunk {
   const body = json as {
     error?: { message?: string } | string
     choices?: { delta?: { content?: unknown; reasoning_content?: unknown; reasoning?: unknown } }[]
+    usage?: { total_tokens?: unknown }
+    timings?: { prompt_n?: unknown; cache_n?: unknown; predicted_n?: unknown }
   }
   if (body.error) {
     const message = typeof body.error === 'string' ? body.error : body.error.message
@@ -108,8 +123,16 @@ function parseChunk(data: string): Chunk {
   }
   const delta = body.choices?.[0]?.delta
   const text = (v: unknown) => (typeof v === 'string' ? v : '')
+  const num = (v: unknown) => (typeof v === 'number' ? v : 0)
+  const t = body.timings
+  const used = body.usage
+    ? num(body.usage.total_tokens)
+    : t
+      ? num(t.prompt_n) + num(t.cache_n) + num(t.predicted_n)
+      : undefined
   return {
     content: text(delta?.content),
     reasoning: text(delta?.reasoning_content) || text(delta?.reasoning),
+    ...(used ? { used } : {}),
   }
 }

@@ -4,6 +4,7 @@ import { Hono } from 'hono'
 import { buildContext } from '../chat/context'
 import { generate } from '../chat/generate'
 import type { ChatDeps } from '../deps'
+import { LOCAL_IDENTITY } from '../http/identity'
 import { EditSchema, RegenerateSchema, SendSchema } from '../http/schemas'
 import { sseResponse } from '../http/sse'
 import { jsonBody } from '../http/validate'
@@ -116,6 +117,7 @@ async function answer(c: Context, deps: ChatDeps, turn: Turn): Promise<Response>
   const { conversation, model, prepare } = turn
   const { store } = deps
   const userId = c.get('user').id
+  const person = c.get('user').identity
   const controller = deps.generations.begin(conversation.id)
   if (!controller) {
     throw new SvcError('conversation.busy', 'an answer is being written in this conversation; stop it first')
@@ -159,6 +161,8 @@ async function answer(c: Context, deps: ChatDeps, turn: Turn): Promise<Response>
         emit: send,
         logger: deps.logger,
         saveEveryMs: deps.saveEveryMs,
+        // The API counts (and limits) the person too when the chat app calls it with its token.
+        ...(deps.api.hasToken && person !== LOCAL_IDENTITY ? { person } : {}),
       })
     } finally {
       deps.generations.end(conversation.id, controller)

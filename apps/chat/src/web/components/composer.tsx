@@ -3,6 +3,7 @@ import { useId, useState } from 'preact/hooks'
 import { generateImage, send, stop, upload } from '../actions'
 import { acceptsImages, sendBlock, usable } from '../send-block'
 import { store, useChat } from '../store'
+import { AllowanceNote } from './allowance-note'
 import { VoiceInput } from './voice-input'
 
 const IMAGE_SIZES = ['512x512', '768x768', '1024x1024']
@@ -138,6 +139,7 @@ export function Composer() {
           </button>
         )}
       </div>
+      <AllowanceNote />
       {blocked ? (
         <p id={reasonId} class="chat-reason" role="status">
           {blocked}

@@ -5,6 +5,7 @@ import type { TokenRow } from '../../api/types'
 import { DataTable } from '../../components/data-table'
 import { described, Field } from '../../components/field'
 import { useFetch } from '../../hooks/use-fetch'
+import { type LimitDraft, LimitFields, LimitsDialog, limitsOf, limitsText, NO_LIMITS } from './token-limits'
 
 const SCOPES = ['v1-only', 'read-only', 'all', 'admin'] as const
 
@@ -25,6 +26,9 @@ export function TokensSection() {
   const [labelError, setLabelError] = useState<string | null>(null)
   const [created, setCreated] = useState<{ token: string; warning: string; label: string } | null>(null)
   const [revoking, setRevoking] = useState<TokenRow | null>(null)
+  const [limits, setLimits] = useState<LimitDraft>(NO_LIMITS)
+  const [limitError, setLimitError] = useState<{ param: string; message: string } | null>(null)
+  const [editing, setEditing] = useState<TokenRow | null>(null)
 
   return (
     <section aria-labelledby={`${id}-title`} class="card">
@@ -34,13 +38,19 @@ export function TokensSection() {
         onSubmit={async (e) => {
           e.preventDefault()
           setLabelError(null)
+          setLimitError(null)
           try {
-            const made = await ok(api.api.auth.tokens.$post({ json: { label: label.trim(), scope } }))
+            const quota = limitsOf(limits)
+            const json = { label: label.trim(), scope, ...(quota ? { limits: quota } : {}) }
+            const made = await ok(api.api.auth.tokens.$post({ json }))
             setCreated({ token: made.token, warning: made.warning, label: made.label })
             setLabel('')
+            setLimits(NO_LIMITS)
             tokens.reload()
           } catch (error) {
             if (error instanceof ApiError && error.param === 'label') setLabelError(error.message)
+            else if (error instanceof ApiError && error.param?.startsWith('limits.'))
+              setLimitError({ param: error.param, message: error.message })
             else toasts.show('error', `Creating the token failed: ${(error as Error).message}`)
           }
         }}
@@ -58,6 +68,7 @@ export function TokensSection() {
         <Field id={`${id}-scope`} label="Scope">
           <Select id={`${id}-scope`} value={scope} choices={SCOPES} onChange={setScope} />
         </Field>
+        <LimitFields draft={limits} onChange={setLimits} error={limitError} />
         <button type="submit" class="svc-button svc-button-primary">
           Create token
         </button>
@@ -69,6 +80,7 @@ export function TokensSection() {
           'Label',
           'Id',
           'Scope',
+          'Limits',
           'Created',
           'Last used',
           <span class="svc-visually-hidden">Actions</span>,
@@ -81,9 +93,18 @@ export function TokensSection() {
               <code>{t.id}</code>
             </td>
             <td>{t.scope}</td>
+            <td>{limitsText(t.limits)}</td>
             <td>{when(t.created_at)}</td>
             <td>{when(t.last_used_at)}</td>
-            <td>
+            <td class="row-actions">
+              <button
+                type="button"
+                class="svc-button"
+                aria-label={`Limits of ${t.label}`}
+                onClick={() => setEditing(t)}
+              >
+                Limits…
+              </button>
               <button
                 type="button"
                 class="svc-button"
@@ -97,7 +118,7 @@ export function TokensSection() {
         ))}
         {tokens.data && tokens.data.tokens.length === 0 ? (
           <tr>
-            <td colSpan={6}>No tokens yet.</td>
+            <td colSpan={7}>No tokens yet.</td>
           </tr>
         ) : null}
       </DataTable>
@@ -107,6 +128,16 @@ export function TokensSection() {
           secret={created.token}
           warning={created.warning}
           onClose={() => setCreated(null)}
+        />
+      ) : null}
+      {editing ? (
+        <LimitsDialog
+          token={editing}
+          onClose={() => setEditing(null)}
+          onSaved={() => {
+            setEditing(null)
+            tokens.reload()
+          }}
         />
       ) : null}
       {revoking ? (

@@ -1,0 +1,97 @@
+/**
+ * The usage section of `pnpm bench`: what the usage ledger and a quota check cost on the hop.
+ *
+ * Two peers in front of the same fake upstream, both with auth on and a bearer token: svc with
+ * `SVC_USAGE_ENABLED=0` (no ledger, no quotas), and svc as shipped with a token that has limits
+ * (high enough never to refuse, so every request runs the whole check, sets the rate-limit headers
+ * and is counted; the ledger writes its batch every 2 s meanwhile). wrk at c=32, warmed up, median of
+ * interleaved rounds, as the proxy section measures. Goal: on ≥ 0.95× off.
+ */
+import { type Goal, goalTable, type SectionResult } from './goals'
+import { runWrk, type WrkResult } from './load'
+import { type Peer, startFakeUpstream, startSvc } from './peers'
+import { fmt, medianBy, ratio } from './stats'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5)
+const HUGE = 1_000_000_000_000
+
+export async function usageSection(log: (line: string) => void): Promise<SectionResult> {
+  const upstream = await startFakeUpstream()
+  const peers: Peer[] = [upstream]
+  try {
+    const off = { ...(await startSvc(upstream.url, { auth: true, env: { SVC_USAGE_ENABLED: '0' } })) }
+    off.name = 'svc, usage off'
+    peers.push(off)
+    const limits = { requests_per_minute: HUGE, tokens_per_minute: HUGE, tokens_per_day: HUGE }
+    const on = { ...(await startSvc(upstream.url, { auth: true, limits })) }
+    on.name = 'svc, ledger and quota on'
+    peers.push(on)
+    const ledger = { ...(await startSvc(upstream.url, { auth: true })) }
+    ledger.name = 'svc, ledger on (token without limits)'
+    peers.push(ledger)
+    const check = await fetch(`${on.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...on.headers },
+      body: JSON.stringify({ model: on.model, messages: [{ role: 'user', content: 'hi' }] }),
+    })
+    await check.arrayBuffer()
+    if (check.headers.get('x-ratelimit-limit-requests') !== String(HUGE))
+      throw new Error('the limited token got no rate-limit headers: the quota check is not running')
+
+    const measured = [off, ledger, on]
+    for (const peer of measured) {
+      log(`warming up ${peer.name}…`)
+      await runWrk(peer, 32, WARMUP)
+    }
+    const samples = new Map<string, WrkResult[]>(measured.map((p) => [p.name, []]))
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const peer of measured) {
+        samples.get(peer.name)!.push(await runWrk(peer, 32, SECONDS))
+        log(`round ${round}/${ROUNDS} ${peer.name}: c=32 ${fmt(samples.get(peer.name)!.at(-1)?.rps)} req/s`)
+      }
+    }
+    const counted = await fetch(`${on.url}/api/usage?group_by=token`, {
+      headers: { 'x-forwarded-email': 'bench@localhost' },
+    })
+    const totals = ((await counted.json()) as { totals?: { requests?: number } }).totals
+    const a = medianBy(samples.get(off.name)!, (r) => r.rps)
+    const b = medianBy(samples.get(on.name)!, (r) => r.rps)
+    const l = medianBy(samples.get(ledger.name)!, (r) => r.rps)
+    const goals: Goal[] = [
+      {
+        measure: 'ledger and quota check on / off, req/s c=32 (auth on)',
+        value: ratio(b.rps, a.rps),
+        goal: '≥ 0.95×',
+        met: b.rps / a.rps >= 0.95,
+      },
+    ]
+    const lines = [
+      '## Usage ledger and quotas',
+      '',
+      `Both peers with auth on and a bearer token, warmed up ${WARMUP} s at c=32; median of ${ROUNDS} interleaved rounds of wrk ${SECONDS} s. The ledger counted ${totals?.requests ?? 'n/a'} requests of the "on" peer.`,
+      '',
+      '| path | req/s c=32 | p50 ms | p99 ms | per round | errors |',
+      '|---|---|---|---|---|---|',
+      ...[
+        [off.name, a],
+        [ledger.name, l],
+        [on.name, b],
+      ].map(([name, r]) => {
+        const w = r as WrkResult
+        const rounds = samples
+          .get(name as string)!
+          .map((s) => fmt(s.rps))
+          .join(', ')
+        return `| ${name} | ${fmt(w.rps)} | ${fmt(w.p50Ms, 3)} | ${fmt(w.p99Ms, 3)} | ${rounds} | ${w.errors} |`
+      }),
+      '',
+      ...goalTable(goals),
+      '',
+    ]
+    return { markdown: lines.join('\n'), goals }
+  } finally {
+    for (const p of peers.reverse()) await p.stop().catch(() => undefined)
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Quotas: the limits a token (or a forwarded identity) may carry, how they are written (tokens.toml,
+ * the API's JSON, the CLI's `--rpm 60 --tpm 20000 --tpd 200000`, `SVC_IDENTITY_QUOTA`), and the
+ * OpenAI rate-limit headers that describe them.
+ */
+import * as v from 'valibot'
+
+export const LIMIT_NAMES = ['requests_per_minute', 'tokens_per_minute', 'tokens_per_day'] as const
+export type LimitName = (typeof LIMIT_NAMES)[number]
+
+/** Each limit is optional; a token without any is not limited. */
+export type QuotaLimits = Partial<Record<LimitName, number>>
+
+/** The short names the CLI and `SVC_IDENTITY_QUOTA` use. */
+export const LIMIT_SHORT_NAMES: Readonly<Record<string, LimitName>> = {
+  rpm: 'requests_per_minute',
+  tpm: 'tokens_per_minute',
+  tpd: 'tokens_per_day',
+}
+
+const Limit = v.pipe(
+  v.number('a whole number'),
+  v.integer('a whole number'),
+  v.minValue(1, 'at least 1'),
+  v.maxValue(Number.MAX_SAFE_INTEGER, 'too large'),
+)
+
+/** `{requests_per_minute?, tokens_per_minute?, tokens_per_day?}`; unknown keys are refused. */
+export const QuotaLimitsSchema = v.strictObject({
+  requests_per_minute: v.optional(Limit),
+  tokens_per_minute: v.optional(Limit),
+  tokens_per_day: v.optional(Limit),
+})
+
+/** True when at least one limit is set. */
+export function hasLimits(limits: QuotaLimits | null | undefined): limits is QuotaLimits {
+  return (
+    limits != null &&
+    (limits.requests_per_minute !== undefined ||
+      limits.tokens_per_minute !== undefined ||
+      limits.tokens_per_day !== undefined)
+  )
+}
+
+/**
+ * Parses `rpm=60,tpm=20000,tpd=200000` (any subset, long names too; empty → no limits). Returns an
+ * error message fit for a person on a bad entry.
+ */
+export function parseQuotaSpec(
+  spec: string | undefined,
+): { ok: true; limits: QuotaLimits } | { ok: false; error: string } {
+  const limits: QuotaLimits = {}
+  for (const part of (spec ?? '').split(',')) {
+    const entry = part.trim()
+    if (!entry) continue
+    const [rawName, rawValue] = entry.split('=', 2).map((s) => s.trim())
+    const name =
+      LIMIT_SHORT_NAMES[rawName ?? ''] ?? (LIMIT_NAMES as readonly string[]).find((n) => n === rawName)
+    if (!name) return { ok: false, error: `unknown limit "${rawName}" (use rpm, tpm or tpd)` }
+    const value = Number(rawValue)
+    if (!rawValue || !Number.isSafeInteger(value) || value < 1)
+      return { ok: false, error: `${rawName} must be a whole number >= 1, got "${rawValue ?? ''}"` }
+    limits[name as LimitName] = value
+  }
+  return { ok: true, limits }
+}
+
+/** How much is left of one limit, and when it resets. */
+export interface LimitState {
+  limit: number
+  remaining: number
+  /** Milliseconds until the window resets. */
+  resetMs: number
+}
+
+/** What the rate-limit headers say: per-minute requests and tokens, and svc's per-day tokens. */
+export interface QuotaState {
+  requests?: LimitState
+  tokens?: LimitState
+  tokensDay?: LimitState
+}
+
+/** OpenAI's duration text for a reset: `20ms`, `12s`, `1m30s`, `3h2m0s`. */
+export function resetText(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`
+  let s = Math.ceil(ms / 1000)
+  const h = Math.floor(s / 3600)
+  s -= h * 3600
+  const m = Math.floor(s / 60)
+  s -= m * 60
+  if (h > 0) return `${h}h${m}m${s}s`
+  if (m > 0) return `${m}m${s}s`
+  return `${s}s`
+}
+
+/**
+ * The headers for a limited caller: OpenAI's `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`
+ * (per minute) and, for a per-day token limit, the same trio ending in `-tokens-day` (svc's own: OpenAI
+ * has no per-day header). A limit that is not set has no headers.
+ */
+export function rateLimitHeaders(state: QuotaState): Record<string, string> {
+  const out: Record<string, string> = {}
+  const { requests: r, tokens: t, tokensDay: d } = state
+  if (r) {
+    out['x-ratelimit-limit-requests'] = String(r.limit)
+    out['x-ratelimit-remaining-requests'] = String(Math.max(0, r.remaining))
+    out['x-ratelimit-reset-requests'] = resetText(r.resetMs)
+  }
+  if (t) {
+    out['x-ratelimit-limit-tokens'] = String(t.limit)
+    out['x-ratelimit-remaining-tokens'] = String(Math.max(0, t.remaining))
+    out['x-ratelimit-reset-tokens'] = resetText(t.resetMs)
+  }
+  if (d) {
+    out['x-ratelimit-limit-tokens-day'] = String(d.limit)
+    out['x-ratelimit-remaining-tokens-day'] = String(Math.max(0, d.remaining))
+    out['x-ratelimit-reset-tokens-day'] = resetText(d.resetMs)
+  }
+  return out
+}

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest'
+import { requestUnits } from './units'
+
+describe('requestUnits', () => {
+  it('counts the characters a speech request sends, in code points', () => {
+    expect(requestUnits('speech', { model: 'tts', input: 'héllo 👋' })).toEqual({ characters: 7 })
+  })
+
+  it('counts the images a generation asks for, one by default', () => {
+    expect(requestUnits('images', { prompt: 'a cat', n: 3 })).toEqual({ images: 3 })
+    expect(requestUnits('images', { prompt: 'a cat' })).toEqual({ images: 1 })
+  })
+
+  it('has nothing to add for chat', () => {
+    expect(requestUnits('chat', { messages: [] })).toBeUndefined()
+  })
+})
