@@ -63,6 +63,25 @@ describe('quotas at the edges', () => {
     )
   })
 
+  it('holds the quota on the Ollama API too: the same token, the same count', async () => {
+    const created = JSON.parse(
+      (await api('POST', '/api/auth/tokens', { label: 'ollama app', limits: { requests_per_minute: 2 } }))
+        .text,
+    )
+    const bearer = { Authorization: `Bearer ${created.token}` }
+    expect((await send(server.url, { ...CHAT, headers: bearer })).status).toBe(404)
+    const ollamaChat = {
+      method: 'POST',
+      path: '/api/chat',
+      body: '{"model":"nope","messages":[{"role":"user","content":"hi"}],"stream":false}',
+    }
+    expect((await send(server.url, { ...ollamaChat, headers: bearer })).status).toBe(404)
+    const refused = await send(server.url, { ...ollamaChat, headers: bearer })
+    expect(refused.status).toBe(429)
+    expect(refused.code).toBe('quota.exceeded')
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+  })
+
   it('gives each forwarded identity the default quota, apart from every other person', async () => {
     const as = (email: string) => ({ 'X-Forwarded-Email': email })
     const first = await send(server.url, { ...CHAT, headers: as('kid@home') })
