@@ -100,7 +100,7 @@ async function main(): Promise<number> {
   await tokens.close()
 
   // SOAK_HEAPSNAPSHOTS=<dir>: svc writes a heap snapshot there on SIGUSR2, and the soak sends one
-  // after warm-up and one at the end (both idle), to compare what svc retains (see soak/README.md).
+  // after warm-up and one at the end (both idle), to compare what svc retains (see docs/development.md#soak).
   const snapshots = process.env.SOAK_HEAPSNAPSHOTS
   if (snapshots) await mkdir(snapshots, { recursive: true })
   const api = await startApi({

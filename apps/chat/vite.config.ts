@@ -6,7 +6,7 @@ import { defineConfig, type Plugin } from 'vite'
 
 /**
  * Writes `.gz` and `.br` beside every text asset, so the server sends them precompressed (nothing is
- * compressed per request), and prints the initial JavaScript's gzipped size (the README's budget).
+ * compressed per request), and prints the initial JavaScript's gzipped size (the budget docs/chat.md gives).
  */
 function precompress(): Plugin {
   let outDir = 'dist'

@@ -1,5 +1,5 @@
 /**
- * CORS for `/v1/*` only (README "Browsers"): web clients of an OpenAI-compatible server run on
+ * CORS for `/v1/*` only (docs/api.md#cors-browsers): web clients of an OpenAI-compatible server run on
  * their own origin and call `/v1` with a bearer token they hold themselves. `/api/*` answers no CORS
  * headers at all, so no other origin can read the management API.
  *

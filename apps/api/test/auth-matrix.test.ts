@@ -1,6 +1,6 @@
 /**
  * Every route class × every kind of caller, against the real server with auth on, checked against
- * the README's scope table written out here by hand (not imported from @svc/auth's policy).
+ * the scope table of docs/auth.md#scopes written out here by hand (not imported from @svc/auth's policy).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { passedAuth, type Reply, type SendOptions, send, useAuthServer } from './auth-harness'
@@ -107,7 +107,7 @@ const ROUTES: Record<string, SendOptions & { open?: boolean; ollama?: true }> = 
 /** The inference routes: every surface on the dispatcher is `/v1` inference. */
 const INFERENCE = Object.keys(ROUTES).filter((r) => r.startsWith('/v1 inference'))
 
-/** The README's scope table, by route (the open ones pass for everyone). */
+/** The scope table (docs/auth.md#scopes), by route (the open ones pass for everyone). */
 const ALLOWED: Record<Scope, string[]> = {
   admin: Object.keys(ROUTES),
   all: [

@@ -65,7 +65,7 @@ describe('classify', () => {
     expect(classify(method, path)).toBe(expected)
   })
 
-  it('lists exactly the open endpoints of the README', () => {
+  it('lists exactly the open endpoints of docs/api.md', () => {
     expect(Object.keys(OPEN_ENDPOINTS).sort()).toEqual(
       [
         '/api/health/system',
@@ -83,7 +83,7 @@ describe('classify', () => {
 })
 
 describe('allows', () => {
-  // The README's scope table, written out by hand: the policy must agree with it cell by cell.
+  // The scope table of docs/auth.md#scopes, written out by hand: the policy must agree with it cell by cell.
   const expected: Record<RouteClass, string> = {
     //                 admin all v1-only read-only
     open: '1111',

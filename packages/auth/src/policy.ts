@@ -1,5 +1,5 @@
 /**
- * The scope policy (README "Authentication", its scope table), as data: every request falls into one route class
+ * The scope policy (docs/auth.md#scopes), as data: every request falls into one route class
  * (`classify`), and a table says which scopes may use each class (`allows`). Both are pure.
  *
  * Decisions beyond the scope table (written down here, tested in policy.test.ts):
@@ -69,7 +69,7 @@ export const POLICY: Readonly<Record<RouteClass, RoutePolicy>> = {
   'api-mutation': { open: false, scopes: ['admin'] },
 }
 
-/** Open even with auth on (README "HTTP API"), with the methods each serves. */
+/** Open even with auth on (docs/api.md#open-endpoints), with the methods each serves. */
 export const OPEN_ENDPOINTS: Readonly<Record<string, readonly string[]>> = {
   '/api/health/system': ['GET', 'HEAD'],
   '/api/status': ['GET', 'HEAD'],

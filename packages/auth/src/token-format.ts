@@ -1,5 +1,5 @@
 /**
- * The token format (README "Authentication"): `svc_<id>.<secret>`.
+ * The token format (docs/auth.md#tokens-and-scopes): `svc_<id>.<secret>`.
  *
  * - `<id>`: 12 characters of `[A-Za-z0-9]` (~71 bits, random). It indexes `tokens.toml`, is shown in
  *   listings and is not a secret. Alphanumeric only, so it never starts with `-` (a CLI flag), never

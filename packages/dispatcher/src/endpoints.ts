@@ -26,7 +26,7 @@ export interface EndpointSpec {
   endpoint: EndpointName
   body: 'json' | 'multipart'
   schema?: v.GenericSchema
-  /** `/v1/images/*` always goes to this slot (README "The OpenAI API"). */
+  /** `/v1/images/*` always goes to this slot (docs/api.md#the-openai-api). */
   pinnedSlot?: string
   /**
    * For hosted upstreams (OpenAI-compatible): the path after their base URL. Absent: the OpenAI API

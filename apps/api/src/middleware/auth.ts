@@ -62,7 +62,7 @@ const PASS_OFF: AuthOutcome = { ok: true, principal: AUTH_OFF }
 const PASS_ANONYMOUS: AuthOutcome = { ok: true, principal: ANONYMOUS }
 
 /**
- * Authentication and scope checks (README "Authentication"), framework-neutral.
+ * Authentication and scope checks (docs/auth.md#tokens-and-scopes), framework-neutral.
  *
  * - Open endpoints pass; credentials shown there are still checked so that `principal` says who
  *   called, but a bad one never fails an open request.
@@ -127,7 +127,7 @@ export function createAuthenticator(auth: AuthDeps): Authenticate {
     if (!allows(principal.scope, routeClass)) {
       return refuse(
         'auth.forbidden',
-        `scope "${principal.scope}" does not allow this request (${routeClass}); see the scope table in the README`,
+        `scope "${principal.scope}" does not allow this request (${routeClass}); see the scope table in docs/auth.md#scopes`,
       )
     }
     return { ok: true, principal }

@@ -1,5 +1,5 @@
 /**
- * Redaction for callers who are not admin (README "What each scope sees": upstream addresses, URLs
+ * Redaction for callers who are not admin (docs/auth.md#what-each-scope-sees: upstream addresses, URLs
  * with credentials, model file paths and full download URLs are admin-only). Pure string work on
  * messages that svc itself produced (`lastError`, transition errors, config errors, upstream logs).
  */

@@ -1,7 +1,7 @@
 import { type AddressMatcher, type AllowedHosts, allowedHostsFrom, parseAddressList } from '@svc/auth'
 import { envCount, envLogLevel, envPort, type LogLevel, resolvePaths } from '@svc/core/node'
 
-/** The environment the chat server reads, parsed once at startup (README "Chat"). */
+/** The environment the chat server reads, parsed once at startup (docs/chat.md#settings). */
 export interface ChatEnv {
   /**
    * `SVC_CHAT_HOST`; default 127.0.0.1 whatever the auth mode. Behind the proxy nothing else should

@@ -22,8 +22,8 @@ export const serveCommand: Command = {
   help: `Usage: svc serve
 
 Runs the svc API in the foreground until SIGTERM or SIGINT (then it drains in-flight requests for
-SVC_DRAIN_SECONDS and stops every upstream it started). Configured by the environment only (README
-"Configuration": SVC_HOST, SVC_PORT, SVC_CONFIG_DIR, SVC_AUTH_ENABLED, …); the installed service
+SVC_DRAIN_SECONDS and stops every upstream it started). Configured by the environment only (docs/configuration.md#environment:
+SVC_HOST, SVC_PORT, SVC_CONFIG_DIR, SVC_AUTH_ENABLED, …); the installed service
 reads /etc/svc/api.env. Logs are JSON lines on stderr. Exits with the API's exit code.`,
   async run(args, ctx) {
     if (args.length > 0) throw new CliError(`svc serve takes no arguments (got ${args.join(' ')})`, 2)

@@ -15,7 +15,7 @@ says so and changes nothing. SVC_START_CHAT=0 starts the API alone. 'svc stop' s
 
   --foreground   run both in this terminal instead, logs on stderr; Ctrl-C or SIGTERM stops both
 
-Configured by the environment, as 'svc serve' and 'svc chat' are (README "Configuration").`,
+Configured by the environment, as 'svc serve' and 'svc chat' are (docs/configuration.md#environment).`,
   async run(args, ctx) {
     if (args.length === 1 && args[0] === '--foreground') return runInForeground(ctx)
     if (args.length > 0) throw new CliError(`svc start: unexpected argument "${args[0]}"`, 2)

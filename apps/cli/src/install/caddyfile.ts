@@ -53,7 +53,7 @@ export function renderCaddyfile(input: CaddyfileInput): string {
     ports.http !== 80 ? `\thttp_port ${ports.http}` : '',
     ports.https !== 443 ? `\thttps_port ${ports.https}` : '',
     input.tls.mode === 'internal'
-      ? '\t# Clients import the CA root by hand (see the README, "Turning auth on").\n\tskip_install_trust'
+      ? '\t# Clients import the CA root by hand (see docs/auth.md#trusting-the-certificate).\n\tskip_install_trust'
       : `\temail ${input.tls.email}`,
   ].filter(Boolean)
   const basic = (indent: string) =>

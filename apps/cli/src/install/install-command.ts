@@ -71,7 +71,7 @@ ${LAYOUT.chatEnv}. Safe to run again; lines you add to the env files are kept.
                  See docs/self-managing-slots.md.
 
 Where systemd does not run (a container), it does all the rest and prints the commands that start
-the services. See the README, "Turning auth on".`
+the services. See docs/auth.md#turning-auth-on.`
 
 export const installCommand: Command = {
   name: 'install',
@@ -270,12 +270,12 @@ async function install(args: InstallArgs, ctx: CliContext): Promise<number> {
     )
     if (inputs.tls === 'internal') {
       say(`HTTPS comes from Caddy's own CA. Each client must trust its root certificate, made when Caddy`)
-      say(`first starts: ${caRootPath(caddyHome)} (README, "Turning auth on").`)
+      say(`first starts: ${caRootPath(caddyHome)} (docs/auth.md#trusting-the-certificate).`)
     } else {
       say(
         `The certificate comes from Let's Encrypt or ZeroSSL: DNS for ${inputs.hostname} must point here and`,
       )
-      say('ports 80 and 443 must be reachable (or use the DNS-01 challenge: README, "Turning auth on").')
+      say('ports 80 and 443 must be reachable (or use the DNS-01 challenge: docs/auth.md#a-public-name).')
     }
   } else if (auth === 'off' && previous?.auth === 'basic') {
     say(
