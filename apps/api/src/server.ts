@@ -30,7 +30,6 @@ export interface SvcServer {
 
 export interface StartOptions {
   env: ServeEnv
-  rawEnv: Record<string, string | undefined>
   logger: Logger
 }
 
@@ -41,7 +40,7 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
   const tokensProblem = await checkTokensFile(env.paths.configDir)
   if (tokensProblem) throw new Error(`${tokensProblem}; fix it and start svc again (svc never rewrites it)`)
   const metrics = createMetrics()
-  const wiring = await createWiring({ env, logger, metrics, rawEnv: options.rawEnv })
+  const wiring = await createWiring({ env, logger, metrics })
   const app = createApp({
     version: VERSION,
     startedAt: Date.now(),
