@@ -11,13 +11,13 @@ import {
 } from '@svc/core/node'
 import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers/memory'
 import { type CorsOrigins, parseCorsOrigins } from './cors'
-import { DEFAULT_MAX_STREAMS } from './events/stream-limit'
+import { fallbackOf, type ServeVariable } from './env-variables'
 import { readUsageEnv, type UsageEnv } from './usage/usage-env'
 
-/** Open connections served at once; each dashboard tab holds one or two, a client a few. */
-const DEFAULT_MAX_CONNECTIONS = 512
-
-/** The environment svc reads, parsed once at startup (docs/configuration.md). */
+/**
+ * The environment svc reads, parsed once at startup (docs/configuration.md; every name is declared in
+ * env-variables.ts). serve.ts hands it the process's environment; everything else gets this object.
+ */
 export interface ServeEnv {
   host: string
   port: number
@@ -55,60 +55,79 @@ export interface ServeEnv {
   demand: { loadOnRequest: boolean; unloadAfterMs: number }
   /** The usage ledger and quotas (SVC_USAGE_*, SVC_IDENTITY_QUOTA). */
   usage: UsageEnv
+  /** `SVC_PROVIDER_MODULES`, split at commas: third-party provider modules to load. */
+  providerModules: string[]
+  /** `SVC_MODELS_MANIFEST`: another model catalogue; unset: `manifests/models.toml`. */
+  modelsManifest: string | undefined
+  /** `SVC_IMAGES_MANIFEST`: another image manifest; unset: `manifests/images.toml`. */
+  imagesManifest: string | undefined
+  /** `SVC_DASHBOARD_DIR`: another dashboard build (tests); unset: `apps/dashboard/dist`. */
+  dashboardDir: string | undefined
+  /**
+   * The environment svc was started with, copied once and frozen. Host upstreams get only the part of
+   * it they need (PATH, HOME, LD_LIBRARY_PATH, GPU tuning: `@svc/providers`' upstream-env.ts); engines
+   * are found with it (`SVC_LLAMA_SERVER`, `SVC_WHISPER_SERVER`, PATH, `SVC_CACHE_DIR`); hosted
+   * upstreams' keys are read from it (`api_key_env` in upstreams.toml names any variable).
+   */
+  processEnv: Readonly<Env>
 }
 
 type Env = Record<string, string | undefined>
 
 /** Parses the environment; throws an Error with a message fit for a person on bad values. */
 export function readServeEnv(env: Env): ServeEnv {
-  const authEnabled = envFlag('SVC_AUTH_ENABLED', env.SVC_AUTH_ENABLED, false)
-  const port = envPort('SVC_PORT', env.SVC_PORT, 8080)
-  const logLevel = envLogLevel(env.SVC_LOG_LEVEL)
-  const trusted = parseAddressList(env.SVC_TRUSTED_PROXIES)
+  // Only declared names: a variable read here and missing from the table (and the docs) cannot compile.
+  const read = (name: ServeVariable): string | undefined => env[name]
+  const flag = (name: ServeVariable) => envFlag(name, read(name)?.trim() || fallbackOf(name), false)
+  const count = (name: ServeVariable) => envCount(name, read(name), Number(fallbackOf(name)))
+  const secondsMs = (name: ServeVariable) => seconds(name, read(name)) * 1000
+  const authEnabled = flag('SVC_AUTH_ENABLED')
+  const trusted = parseAddressList(read('SVC_TRUSTED_PROXIES'))
   if (!trusted.ok) throw new Error(trusted.error)
-  const hosts = allowedHostsFrom({ allowedHosts: env.SVC_ALLOWED_HOSTS, hostname: env.SVC_HOSTNAME })
+  const hosts = allowedHostsFrom({ allowedHosts: read('SVC_ALLOWED_HOSTS'), hostname: read('SVC_HOSTNAME') })
   if (!hosts.ok) throw new Error(hosts.error)
-  const drainS = seconds('SVC_DRAIN_SECONDS', env.SVC_DRAIN_SECONDS, 10)
-  const queueS = seconds('SVC_QUEUE_TIMEOUT', env.SVC_QUEUE_TIMEOUT, 120)
-  const upstreamS = seconds('SVC_UPSTREAM_TIMEOUT', env.SVC_UPSTREAM_TIMEOUT, 600)
-  const graceS = seconds('SVC_UNLOAD_GRACE', env.SVC_UNLOAD_GRACE, 30)
-  const unloadAfterMs = parseDurationMs(env.SVC_UNLOAD_AFTER || '0')
+  const unloadAfter = read('SVC_UNLOAD_AFTER') || fallbackOf('SVC_UNLOAD_AFTER')
+  const unloadAfterMs = parseDurationMs(unloadAfter)
   if (unloadAfterMs === undefined)
-    throw new Error(
-      `SVC_UNLOAD_AFTER must be a duration like "15m", "90s" or 0, got "${env.SVC_UNLOAD_AFTER}"`,
-    )
+    throw new Error(`SVC_UNLOAD_AFTER must be a duration like "15m", "90s" or 0, got "${unloadAfter}"`)
+  const ollamaPort = read('SVC_OLLAMA_PORT')
   return {
     // With auth on, forwarded identities are only safe when nobody but the proxy can reach svc.
-    host: env.SVC_HOST || (authEnabled ? '127.0.0.1' : '0.0.0.0'),
-    port,
-    ollamaPort:
-      env.SVC_OLLAMA_PORT === undefined || env.SVC_OLLAMA_PORT === ''
-        ? undefined
-        : envPort('SVC_OLLAMA_PORT', env.SVC_OLLAMA_PORT, 11434),
+    host: read('SVC_HOST') || (authEnabled ? '127.0.0.1' : '0.0.0.0'),
+    port: envPort('SVC_PORT', read('SVC_PORT'), Number(fallbackOf('SVC_PORT'))),
+    ollamaPort: ollamaPort ? envPort('SVC_OLLAMA_PORT', ollamaPort, 0) : undefined,
     paths: resolvePaths(env),
     authEnabled,
     trustedProxies: trusted.matcher,
-    proxySecret: env.SVC_PROXY_SECRET || undefined,
+    proxySecret: read('SVC_PROXY_SECRET') || undefined,
     allowedHosts: hosts.hosts,
-    logLevel,
-    drainMs: drainS * 1000,
-    queueTimeoutMs: queueS * 1000,
-    upstreamTimeoutMs: upstreamS * 1000,
-    unloadGraceMs: graceS * 1000,
-    corsOrigins: parseCorsOrigins(env.SVC_CORS_ORIGINS),
+    logLevel: envLogLevel(read('SVC_LOG_LEVEL') || fallbackOf('SVC_LOG_LEVEL')),
+    drainMs: secondsMs('SVC_DRAIN_SECONDS'),
+    queueTimeoutMs: secondsMs('SVC_QUEUE_TIMEOUT'),
+    upstreamTimeoutMs: secondsMs('SVC_UPSTREAM_TIMEOUT'),
+    unloadGraceMs: secondsMs('SVC_UNLOAD_GRACE'),
+    corsOrigins: parseCorsOrigins(read('SVC_CORS_ORIGINS')),
     memory: {
-      reserveGb: parseDeviceGb('SVC_MEMORY_RESERVE_GB', env.SVC_MEMORY_RESERVE_GB),
-      budgetGb: parseDeviceGb('SVC_MEMORY_BUDGET_GB', env.SVC_MEMORY_BUDGET_GB),
+      reserveGb: parseDeviceGb('SVC_MEMORY_RESERVE_GB', read('SVC_MEMORY_RESERVE_GB')),
+      budgetGb: parseDeviceGb('SVC_MEMORY_BUDGET_GB', read('SVC_MEMORY_BUDGET_GB')),
     },
-    maxConnections: envCount('SVC_MAX_CONNECTIONS', env.SVC_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS),
-    maxStreams: envCount('SVC_MAX_STREAMS', env.SVC_MAX_STREAMS, DEFAULT_MAX_STREAMS),
-    demand: { loadOnRequest: envFlag('SVC_LOAD_ON_REQUEST', env.SVC_LOAD_ON_REQUEST, false), unloadAfterMs },
-    usage: readUsageEnv(env),
+    maxConnections: count('SVC_MAX_CONNECTIONS'),
+    maxStreams: count('SVC_MAX_STREAMS'),
+    demand: { loadOnRequest: flag('SVC_LOAD_ON_REQUEST'), unloadAfterMs },
+    usage: readUsageEnv(read),
+    providerModules: (read('SVC_PROVIDER_MODULES') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    modelsManifest: read('SVC_MODELS_MANIFEST') || undefined,
+    imagesManifest: read('SVC_IMAGES_MANIFEST') || undefined,
+    dashboardDir: read('SVC_DASHBOARD_DIR') || undefined,
+    processEnv: Object.freeze({ ...env }),
   }
 }
 
-function seconds(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback
+function seconds(name: ServeVariable, value: string | undefined): number {
+  if (value === undefined || value === '') return Number(fallbackOf(name))
   const n = Number(value)
   if (!Number.isFinite(n) || n < 0)
     throw new Error(`${name} must be a number of seconds >= 0, got "${value}"`)

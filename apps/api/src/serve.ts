@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: env.logLevel })
   let svc: Awaited<ReturnType<typeof startSvc>>
   try {
-    svc = await startSvc({ env, rawEnv: process.env, logger })
+    svc = await startSvc({ env, logger })
   } catch (error) {
     logger.error('cannot start', { host: env.host, port: env.port, error })
     process.exit(1)

@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http'
 import { checkTokensFile, createHostRule, createProxyTrust, thisMachineHostnames } from '@svc/auth'
-import { guardServer, type Logger } from '@svc/core/node'
+import { guardServer, type Logger, SVC_VERSION } from '@svc/core/node'
 import { type AppType, createApp } from './app'
 import { answerClientError } from './client-error'
 import { createCors } from './cors'
@@ -15,7 +15,6 @@ import { authGuard, createAuthenticator } from './middleware/auth'
 import { hostGuard } from './middleware/host'
 import { createOllamaHandler } from './ollama/ollama-handler'
 import { createOllamaListener } from './ollama/ollama-listener'
-import { VERSION } from './version'
 import { createWiring, type Wiring } from './wiring'
 
 export interface SvcServer {
@@ -30,7 +29,6 @@ export interface SvcServer {
 
 export interface StartOptions {
   env: ServeEnv
-  rawEnv: Record<string, string | undefined>
   logger: Logger
 }
 
@@ -41,9 +39,9 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
   const tokensProblem = await checkTokensFile(env.paths.configDir)
   if (tokensProblem) throw new Error(`${tokensProblem}; fix it and start svc again (svc never rewrites it)`)
   const metrics = createMetrics()
-  const wiring = await createWiring({ env, logger, metrics, rawEnv: options.rawEnv })
+  const wiring = await createWiring({ env, logger, metrics })
   const app = createApp({
-    version: VERSION,
+    version: SVC_VERSION,
     startedAt: Date.now(),
     paths: env.paths,
     metrics,
@@ -87,7 +85,7 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
   }
   logger.info('svc listening', {
     url,
-    version: VERSION,
+    version: SVC_VERSION,
     configDir: env.paths.configDir,
     stateDir: env.paths.stateDir,
     auth: env.authEnabled,

@@ -23,8 +23,6 @@ export interface WiringInput {
   env: ServeEnv
   logger: Logger
   metrics: ApiMetrics
-  /** The raw environment (for SVC_PROVIDER_MODULES and engine lookup). */
-  rawEnv: Record<string, string | undefined>
 }
 
 export interface Wiring {
@@ -53,8 +51,13 @@ export interface Wiring {
 /** Builds the services behind the app from the environment. */
 export async function createWiring(input: WiringInput): Promise<Wiring> {
   const { env, logger } = input
-  const providers = await loadProviderModules(input.rawEnv.SVC_PROVIDER_MODULES)
-  const hardware = await wireHardware({ stateDir: env.paths.stateDir, env: input.rawEnv, logger })
+  const providers = await loadProviderModules(env.providerModules)
+  const hardware = await wireHardware({
+    stateDir: env.paths.stateDir,
+    env: env.processEnv,
+    ...(env.imagesManifest ? { imagesManifest: env.imagesManifest } : {}),
+    logger,
+  })
   const slots = await createSlotSystem({
     hardware,
     ...(hardware.container ? { container: hardware.container } : {}),
@@ -63,12 +66,12 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     configDir: env.paths.configDir,
     stateDir: env.paths.stateDir,
     providers,
-    env: input.rawEnv,
+    env: env.processEnv,
     slotOptions: { drainMs: env.unloadGraceMs },
     memory: env.memory,
     demand: env.demand,
     logger,
-    ...(input.rawEnv.SVC_MODELS_MANIFEST ? { catalogueFile: input.rawEnv.SVC_MODELS_MANIFEST } : {}),
+    ...(env.modelsManifest ? { catalogueFile: env.modelsManifest } : {}),
   })
   for (const error of slots.configErrors) {
     logger.warn('slot config ignored', { error: error.message })
@@ -80,7 +83,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
   const activity = createSlotActivity({ bus: slots.bus })
   const pulls = createModelPulls({ store: slots.store, bus: slots.bus })
   // SVC_DASHBOARD_DIR: another build (tests); default apps/dashboard/dist. No build: no dashboard.
-  const dashboard = loadDashboardFiles(input.rawEnv.SVC_DASHBOARD_DIR || undefined)
+  const dashboard = loadDashboardFiles(env.dashboardDir)
   const debug = env.logLevel === 'debug'
   slots.bus.on('slot.transition', (e) => {
     // serving ⇄ idle happen on every request: never a log line on the hot path unless debugging
@@ -98,7 +101,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
   })
   slots.bus.on('slot.restart', (e) => logger.warn('slot restart scheduled', { ...e }))
   slots.bus.on('slot.auto', (e) => logger.info(`slot ${e.action}ed on its own`, { ...e }))
-  let upstreams = await loadHostedUpstreams(env.paths.configDir, input.rawEnv).catch((error: Error) => {
+  let upstreams = await loadHostedUpstreams(env.paths.configDir, env.processEnv).catch((error: Error) => {
     logger.error('upstreams.toml ignored', { error: error.message })
     return []
   })

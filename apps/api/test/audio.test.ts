@@ -28,7 +28,7 @@ async function onPath(program: string): Promise<boolean> {
 
 const speechParts = (await Promise.all(['espeak-ng', 'ffmpeg', 'ffprobe'].map(onPath))).every(Boolean)
 if (!speechParts) missingPart('espeak-ng and ffmpeg', 'run ./scripts/setup.sh (apt: espeak-ng ffmpeg)')
-const whisper = Boolean(findEngine('whisper-server'))
+const whisper = Boolean(findEngine('whisper-server', process.env))
 if (!whisper) missingPart('whisper-server', 'run ./scripts/setup.sh (svc engines build whisper-server)')
 
 describe.skipIf(!speechParts || !whisper)('speech through svc with the OpenAI SDK', () => {

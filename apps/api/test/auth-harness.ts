@@ -140,7 +140,6 @@ export async function startAuthServer(
   const logs: string[] = []
   const svc = await startSvc({
     env: readServeEnv(rawEnv),
-    rawEnv,
     logger: createLogger({ level: 'debug', write: (line) => logs.push(line) }),
   })
   let stopped: Promise<void> | undefined

@@ -17,7 +17,7 @@ export async function testApp(
   const paths = { configDir: join(root, 'config'), stateDir: join(root, 'state') }
   await mkdir(join(paths.configDir, 'slots'), { recursive: true })
   await writeFile(join(paths.configDir, 'slots', 'mine.toml'), 'provider = "llm"\n')
-  const slots = await createSlotSystem({ ...paths, ...slotOptions })
+  const slots = await createSlotSystem({ ...paths, env: process.env, ...slotOptions })
   const deps: AppDeps = {
     version: '9.9.9',
     startedAt: Date.now(),

@@ -28,7 +28,7 @@ beforeAll(async () => {
     SVC_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
     SVC_MAX_STREAMS: '2',
   })
-  svc = await startSvc({ env, rawEnv: {}, logger: silentLogger })
+  svc = await startSvc({ env, logger: silentLogger })
 })
 afterAll(async () => {
   await svc?.stop()

@@ -62,7 +62,7 @@ export interface LlamaImageOptions {
 export async function setupLlamaImage(options: LlamaImageOptions): Promise<LlamaImageSetup | undefined> {
   const engine = await ensureDockerEngine()
   if ('skip' in engine) return undefined
-  const llama = findEngine('llama-server')
+  const llama = findEngine('llama-server', process.env)
   if (!llama) {
     missingPart('llama-server', 'run ./scripts/setup.sh')
     return undefined

@@ -20,7 +20,7 @@ beforeAll(async () => {
     SVC_CONFIG_DIR: join(root, 'c'),
     SVC_STATE_DIR: join(root, 's'),
   })
-  svc = await startSvc({ env, rawEnv: {}, logger: silentLogger })
+  svc = await startSvc({ env, logger: silentLogger })
 })
 afterAll(() => svc?.stop())
 

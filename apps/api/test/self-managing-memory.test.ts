@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { holdStream, sendChat } from './chat-requests'
 import { call, type ErrorBody, llamaServerAvailable, loadOk, type SlotBody, waitForSlot } from './live'
 
-const whisper = Boolean(findEngine('whisper-server'))
+const whisper = Boolean(findEngine('whisper-server', process.env))
 if (!whisper) missingPart('whisper-server', 'run ./scripts/setup.sh (svc engines build whisper-server)')
 const available = llamaServerAvailable() && whisper
 

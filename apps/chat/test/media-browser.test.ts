@@ -23,7 +23,7 @@ import { chromiumAvailable } from './browser'
 import { type ChatInBrowser, startChatInBrowser } from './chat-in-browser'
 import { load } from './live-stack'
 
-const whisper = Boolean(findEngine('whisper-server'))
+const whisper = Boolean(findEngine('whisper-server', process.env))
 if (!whisper) missingPart('whisper-server', 'run ./scripts/setup.sh (svc engines build whisper-server)')
 const available = chromiumAvailable() && whisper
 const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'

@@ -29,6 +29,18 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * Makes `env` this process's environment, for a server started in this process (`svc serve`, `svc
+ * chat`): each server reads the process's environment once, at its start. With `defaultContext` the
+ * CLI's one place that touches it.
+ */
+export function handToServer(env: Record<string, string | undefined>): void {
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) delete process.env[key]
+    else process.env[key] = value
+  }
+}
+
 export function defaultContext(env: Record<string, string | undefined> = process.env): CliContext {
   return {
     env,

@@ -1,3 +1,4 @@
+import { SVC_VERSION } from '@svc/core/node'
 import { type CliContext, CliError, type Command } from './context'
 
 function usage(commands: Command[]): string {
@@ -22,7 +23,7 @@ export async function runCommands(commands: Command[], argv: string[], ctx: CliC
     return name ? 0 : 2
   }
   if (name === '--version' || name === '-v') {
-    ctx.stdout.write('svc 0.1.0\n')
+    ctx.stdout.write(`svc ${SVC_VERSION}\n`)
     return 0
   }
   const command = commands.find((c) => c.name === name)

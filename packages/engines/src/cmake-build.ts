@@ -37,7 +37,8 @@ export interface BuildOptions {
   force?: boolean
   onLine?: (line: string) => void
   signal?: AbortSignal
-  env?: Record<string, string | undefined>
+  /** Where the cache is (`SVC_CACHE_DIR`, `XDG_CACHE_HOME`, `HOME`): the caller's environment. */
+  env: Record<string, string | undefined>
 }
 
 export interface BuildResult {
@@ -121,7 +122,7 @@ export interface EngineBuildSpec {
  * `signal` aborts the running compiler. Not safe to run twice at once for the same version.
  */
 export async function buildEngine(spec: EngineBuildSpec, options: BuildOptions): Promise<BuildResult> {
-  const env = options.env ?? process.env
+  const env = options.env
   const backend = options.backend ?? 'cpu'
   const binary = join(engineDir(spec.name, spec.version, env), spec.name)
   if (!options.force && isExecutable(binary)) return { path: binary, version: spec.version, cached: true }

@@ -9,12 +9,12 @@ export const ENGINE_NAMES = ['llama-server', 'whisper-server'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
 
 /** `$SVC_CACHE_DIR`, else `$XDG_CACHE_HOME/svc`, else `~/.cache/svc`. Builds live outside the repo. */
-export function cacheRoot(env: Env = process.env): string {
+export function cacheRoot(env: Env): string {
   return env.SVC_CACHE_DIR || join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'svc')
 }
 
 /** `<cache>/engines/<name>/<version>/<name>`: one directory per source version. */
-export function engineDir(name: EngineName, version: string, env: Env = process.env): string {
+export function engineDir(name: EngineName, version: string, env: Env): string {
   return join(cacheRoot(env), 'engines', name, version)
 }
 
@@ -29,10 +29,11 @@ export interface FoundEngine {
 }
 
 /**
- * Finds an engine binary. Order: the `SVC_<NAME>` env var, then `<name>` on PATH, then the newest
+ * Finds an engine binary in `env` (the caller's environment, read once where it starts: these
+ * functions never read the process's own). Order: the `SVC_<NAME>` env var, then `<name>` on PATH, then the newest
  * build in the cache. Undefined when there is none (the caller names the command that builds it).
  */
-export function findEngine(name: EngineName, env: Env = process.env): FoundEngine | undefined {
+export function findEngine(name: EngineName, env: Env): FoundEngine | undefined {
   const fromEnv = env[engineEnvVar(name)]
   if (fromEnv) return { path: fromEnv, from: 'env' }
   const onPath = findOnPath(name, env.PATH)

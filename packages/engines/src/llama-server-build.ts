@@ -59,7 +59,7 @@ export type { BuildOptions, BuildResult } from './cmake-build'
  * Builds `llama-server` (or returns the cached build). Blocks for minutes on a first build; `signal`
  * aborts the running compiler. Not safe to run twice at once for the same version.
  */
-export async function buildLlamaServer(options: BuildOptions = {}): Promise<BuildResult> {
+export async function buildLlamaServer(options: BuildOptions): Promise<BuildResult> {
   const source = await locateLlamaSource()
   const version = `${source.release}-${source.commit}-${options.backend ?? 'cpu'}`
   return buildEngine(

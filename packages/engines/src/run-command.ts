@@ -13,7 +13,8 @@ export function runCommand(cmd: string, args: string[], options: RunOptions = {}
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
       cwd: options.cwd,
-      env: options.env ?? process.env,
+      // without one, the child inherits this process's environment (spawn's default)
+      ...(options.env ? { env: options.env } : {}),
       stdio: ['ignore', 'pipe', 'pipe'],
       signal: options.signal,
     })

@@ -89,7 +89,7 @@ set_target_properties(whisper-server PROPERTIES RUNTIME_OUTPUT_DIRECTORY \${CMAK
  * Builds `whisper-server` (or returns the cached build). Blocks for a few minutes on a first build;
  * `signal` aborts the running compiler. Not safe to run twice at once for the same version.
  */
-export async function buildWhisperServer(options: BuildOptions = {}): Promise<BuildResult> {
+export async function buildWhisperServer(options: BuildOptions): Promise<BuildResult> {
   const source = await locateWhisperSource()
   const ggml = source.ggml
   const version = `${source.whisperVersion}-whisper.node-${source.packageVersion}-ggml-${ggml.commit}-${options.backend ?? 'cpu'}`

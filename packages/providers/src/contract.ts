@@ -52,7 +52,7 @@ export interface Provider extends ProviderRoute {
   readonly kind: string
   /** Backends it can honour (the picker narrows these to what this machine has). */
   readonly backends: readonly Backend[]
-  /** Env for the upstream (the env file of its container, or added to the host process env). */
+  /** Env for the upstream (the env file of its container, or added to a host program's environment). */
   buildEnv(ctx: SlotContext): Record<string, string>
   /** argv: argv[0] is the program (resolved on the host by the process runtime, or run in the image). */
   startCommand(ctx: SlotContext): string[]

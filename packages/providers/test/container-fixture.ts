@@ -36,7 +36,7 @@ export interface ContainerFixture {
 export async function containerFixture(): Promise<ContainerFixture | { skip: true; reason: string }> {
   const engine = await ensureDockerEngine()
   if ('skip' in engine) return engine
-  const llama = findEngine('llama-server')
+  const llama = findEngine('llama-server', process.env)
   if (!llama) return missingPart('llama-server', 'run ./scripts/setup.sh (svc engines build llama-server)')
   const registry = await startRegistry()
   if ('skip' in registry) return registry

@@ -19,7 +19,7 @@ import { ttsModel } from './tts-models'
 const exec = promisify(execFile)
 const onPath = (program: string) => {
   try {
-    return Boolean(resolveProgram(program))
+    return Boolean(resolveProgram(program, process.env))
   } catch {
     return false
   }
@@ -44,7 +44,7 @@ function children(pid: number): number[] {
 
 /** The server as the tts provider starts it, with the slot's `args`, once its health probe passes. */
 async function startSpeechServer(stateDir: string, args: string[]): Promise<UpstreamHandle> {
-  const handle = await createProcessRuntime({ stateDir }).start({
+  const handle = await createProcessRuntime({ stateDir, env: process.env }).start({
     slot: 'tts',
     provider: createTtsProvider(),
     model,

@@ -28,7 +28,7 @@ digest = "${D1}"
 
 describe('images manifest', () => {
   it('parses the shipped manifests/images.toml and refuses every entry until it is pinned', async () => {
-    const text = await readFile(defaultImagesManifestPath({}), 'utf8')
+    const text = await readFile(defaultImagesManifestPath(), 'utf8')
     const parsed = parseImageManifest(text)
     if (!parsed.ok) throw new Error(parsed.error)
     const names = Object.keys(parsed.manifest.entries)

@@ -273,7 +273,7 @@ describe('assertBackend and the picker', () => {
   })
 
   it('detects this machine for real without throwing', async () => {
-    const facts = await detectHardware()
+    const facts = await detectHardware({ env: process.env })
     expect(facts.memory.totalGb).toBeGreaterThan(0)
     if (facts.engines['llama-server']) expect(facts.engines['llama-server'].backends).toContain('cpu')
   })

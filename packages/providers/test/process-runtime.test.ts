@@ -44,7 +44,7 @@ function request(provider: Provider) {
 describe('process runtime', () => {
   it('launches on 127.0.0.1, writes a pid file and a log, and stops with SIGTERM', async () => {
     const stateDir = await mkdtemp(join(tmpdir(), 'svc-proc-'))
-    const runtime = createProcessRuntime({ stateDir })
+    const runtime = createProcessRuntime({ stateDir, env: process.env })
     const handle = await runtime.start(request(fakeProvider()))
     expect(handle.base.hostname).toBe('127.0.0.1')
     expect(await httpOk(handle.base, '/health', AbortSignal.timeout(2_000))).toBe(true)
@@ -61,7 +61,10 @@ describe('process runtime', () => {
   })
 
   it('kills an upstream that ignores SIGTERM once the grace period is over', async () => {
-    const runtime = createProcessRuntime({ stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')) })
+    const runtime = createProcessRuntime({
+      stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')),
+      env: process.env,
+    })
     const handle = await runtime.start(request(fakeProvider(['--ignore-sigterm'])))
     const t0 = Date.now()
     await handle.stop(300)
@@ -72,7 +75,10 @@ describe('process runtime', () => {
   })
 
   it('reports how the upstream died, with its last log line', async () => {
-    const runtime = createProcessRuntime({ stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')) })
+    const runtime = createProcessRuntime({
+      stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')),
+      env: process.env,
+    })
     const handle = await runtime.start(request(fakeProvider(['--crash-after', '1'])))
     await fetch(new URL('/v1/chat/completions', handle.base), { method: 'POST', body: '{}' }).catch(
       () => undefined,
@@ -90,6 +96,7 @@ describe('process runtime', () => {
     const runtime = createProcessRuntime({
       stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')),
       pickPort: async () => ports.shift()!,
+      env: process.env,
     })
     const handle = await runtime.start(request(fakeProvider()))
     try {
@@ -170,11 +177,11 @@ describe('process runtime', () => {
       ...fakeProvider(),
       startCommand: (ctx) => ['/bin/sh', '-c', 'exec "$@"', 'sh', ...fakeProvider().startCommand(ctx)],
     }
-    const first = await createProcessRuntime({ stateDir }).start(request(wrapped))
+    const first = await createProcessRuntime({ stateDir, env: process.env }).start(request(wrapped))
     const pid = Number(first.describe().pid)
     try {
       // A new svc process over the same state dir: the old one crashed and left its upstream.
-      const again = createProcessRuntime({ stateDir })
+      const again = createProcessRuntime({ stateDir, env: process.env })
       const found = await again.recover?.(
         'test',
         (h) => httpOk(h.base, '/health', AbortSignal.timeout(2_000)),
@@ -191,13 +198,13 @@ describe('process runtime', () => {
 
   it('never adopts or signals a process that merely reuses the recorded pid', async () => {
     const stateDir = await mkdtemp(join(tmpdir(), 'svc-proc-'))
-    const runtime = createProcessRuntime({ stateDir })
+    const runtime = createProcessRuntime({ stateDir, env: process.env })
     const handle = await runtime.start(request(fakeProvider()))
     const record = (await readPidFile(stateDir, 'test'))!
     // Same pid and argv, another process start: as if the pid had been recycled.
     await writePidFile(stateDir, { ...record, startTicks: (record.startTicks ?? 0) + 1 })
     try {
-      const found = await createProcessRuntime({ stateDir }).recover?.(
+      const found = await createProcessRuntime({ stateDir, env: process.env }).recover?.(
         'test',
         async () => true,
         AbortSignal.timeout(10_000),

@@ -15,7 +15,7 @@ import { createProcessRuntime } from '../src/runtimes/process'
 import { createSttProvider } from '../src/stt/stt-provider'
 
 const exec = promisify(execFile)
-const available = Boolean(findEngine('whisper-server'))
+const available = Boolean(findEngine('whisper-server', process.env))
 if (!available) missingPart('whisper-server', 'run ./scripts/setup.sh (svc engines build whisper-server)')
 
 describe.skipIf(!available)('whisper-server as the stt provider runs it', () => {
@@ -42,7 +42,7 @@ describe.skipIf(!available)('whisper-server as the stt provider runs it', () => 
     await exec('ffmpeg', ['-loglevel', 'error', ...tone, '-ar', '16000', join(dir, 'a.wav')])
     await exec('ffmpeg', ['-loglevel', 'error', ...tone, '-c:a', 'libopus', join(dir, 'a.ogg')])
     ;[wav, ogg] = await Promise.all([readFile(join(dir, 'a.wav')), readFile(join(dir, 'a.ogg'))])
-    const runtime = createProcessRuntime({ stateDir: dir })
+    const runtime = createProcessRuntime({ stateDir: dir, env: process.env })
     handle = await runtime.start({
       slot: 'stt',
       provider: createSttProvider({ hostTmpDir: convertDir }),

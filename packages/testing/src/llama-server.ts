@@ -17,7 +17,7 @@ export interface StartLlamaServerOptions {
   role?: TinyGgufRole
   /** Appended last, so they override the defaults (llama.cpp takes the last value of a flag). */
   extraArgs?: readonly string[]
-  /** The binary; default `findEngine('llama-server')` (SVC_LLAMA_SERVER, PATH, then the engine cache). */
+  /** The binary; default `findEngine('llama-server', process.env)` (SVC_LLAMA_SERVER, PATH, then the engine cache). */
   binary?: string
   /** `--alias`, the id in `/v1/models`. Default `tiny`. */
   alias?: string
@@ -47,7 +47,7 @@ const OUTPUT_CAP = 64 * 1024
 
 /** The llama-server binary tests should use, or undefined when none is built (see `missingPart`). */
 export function findLlamaServer(): string | undefined {
-  return findEngine('llama-server')?.path
+  return findEngine('llama-server', process.env)?.path
 }
 
 /**

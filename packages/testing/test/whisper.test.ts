@@ -98,7 +98,7 @@ describe('buildTinyWhisper', () => {
   })
 })
 
-const whisperServer = findEngine('whisper-server')?.path
+const whisperServer = findEngine('whisper-server', process.env)?.path
 if (!whisperServer) missingPart('whisper-server', 'run ./scripts/setup.sh (svc engines build whisper-server)')
 
 describe.skipIf(!whisperServer)('the real whisper-server with a tiny model', () => {

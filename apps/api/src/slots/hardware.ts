@@ -26,10 +26,13 @@ export interface HardwareWiring {
  */
 export async function wireHardware(options: {
   stateDir: string
-  env: Record<string, string | undefined>
+  /** The server's environment (engine lookup: `SVC_LLAMA_SERVER`, PATH, the cache dir). */
+  env: Readonly<Record<string, string | undefined>>
+  /** SVC_IMAGES_MANIFEST; default `manifests/images.toml`. */
+  imagesManifest?: string
   logger: Logger
 }): Promise<HardwareWiring> {
-  const path = defaultImagesManifestPath(options.env)
+  const path = options.imagesManifest ?? defaultImagesManifestPath()
   const manifest = await loadImageManifest(path).catch((error: Error) => {
     options.logger.error('image manifest ignored: containers are off', { file: path, error: error.message })
     return undefined

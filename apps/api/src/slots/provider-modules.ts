@@ -7,11 +7,7 @@ import type { Provider } from '@svc/providers'
  * names) whose default export is a `Provider` or a function returning one. They import only
  * `@svc/providers` for the contract; svc registers them by `kind` at startup.
  */
-export async function loadProviderModules(spec: string | undefined): Promise<Provider[]> {
-  const names = (spec ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
+export async function loadProviderModules(names: readonly string[]): Promise<Provider[]> {
   const providers: Provider[] = []
   for (const name of names) {
     const target = isAbsolute(name) || name.startsWith('.') ? pathToFileURL(resolve(name)).href : name

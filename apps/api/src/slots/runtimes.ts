@@ -16,7 +16,8 @@ import { remoteUrls } from './remote-model'
 
 export interface RuntimesOptions {
   stateDir: string
-  env?: Record<string, string | undefined>
+  /** The server's environment: programs are found with it, upstreams get the part they need. */
+  env: Readonly<Record<string, string | undefined>>
   /** The container runtime, when this server has one. */
   container?: Runtime
   /** The swarm runtime, when this server has an image manifest. */
@@ -28,7 +29,7 @@ export interface RuntimesOptions {
 export function createRuntimes(options: RuntimesOptions) {
   const process = createProcessRuntime({
     stateDir: options.stateDir,
-    ...(options.env ? { env: options.env } : {}),
+    env: options.env,
     ...(options.othersLive ? { othersLive: options.othersLive } : {}),
   })
   const npuShared = createSharedUpstreams<RuntimeStartRequest>()

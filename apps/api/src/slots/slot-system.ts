@@ -72,7 +72,8 @@ export interface SlotSystemOptions {
   /** The curated catalogue (default `manifests/models.toml`; SVC_MODELS_MANIFEST overrides). */
   catalogueFile?: string
   clock?: Clock
-  env?: Record<string, string | undefined>
+  /** The server's environment (`ServeEnv.processEnv`): engine lookup and what upstreams inherit. */
+  env: Readonly<Record<string, string | undefined>>
   slotOptions?: Partial<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>>
   /** Generated images: `<state>/images/cache`, bounded (defaults: 2 GiB, 7 days). */
   imageCache?: { maxBytes?: number; maxAgeMs?: number }
@@ -171,7 +172,7 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
   const placer = await createPlacer(picker)
   const runtimes = createRuntimes({
     stateDir: options.stateDir,
-    ...(options.env ? { env: options.env } : {}),
+    env: options.env,
     ...(options.container ? { container: options.container } : {}),
     ...(options.swarm ? { swarm: options.swarm } : {}),
     ...(options.othersLive ? { othersLive: options.othersLive } : {}),

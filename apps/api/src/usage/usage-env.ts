@@ -1,6 +1,7 @@
 /** The usage ledger's and the quotas' settings, from the environment (docs/configuration.md). */
 import { parseQuotaSpec, type QuotaLimits } from '@svc/auth'
 import { envFlag } from '@svc/core/node'
+import { fallbackOf, type ServeVariable } from '../env-variables'
 import type { Retention } from './usage-recorder'
 
 export interface UsageEnv {
@@ -14,24 +15,24 @@ export interface UsageEnv {
   identityLimits: QuotaLimits
 }
 
-type Env = Record<string, string | undefined>
-
-export function readUsageEnv(env: Env): UsageEnv {
-  const quota = parseQuotaSpec(env.SVC_IDENTITY_QUOTA)
+/** Parses the usage variables; `read` gives the raw value of a declared variable (env.ts). */
+export function readUsageEnv(read: (name: ServeVariable) => string | undefined): UsageEnv {
+  const quota = parseQuotaSpec(read('SVC_IDENTITY_QUOTA'))
   if (!quota.ok) throw new Error(`SVC_IDENTITY_QUOTA: ${quota.error}`)
+  const number = (name: ServeVariable, min: number) => atLeast(name, read(name), min)
   return {
-    enabled: envFlag('SVC_USAGE_ENABLED', env.SVC_USAGE_ENABLED, true),
-    flushMs: number('SVC_USAGE_FLUSH_SECONDS', env.SVC_USAGE_FLUSH_SECONDS, 2, 0.05) * 1000,
+    enabled: envFlag('SVC_USAGE_ENABLED', read('SVC_USAGE_ENABLED') || fallbackOf('SVC_USAGE_ENABLED'), true),
+    flushMs: number('SVC_USAGE_FLUSH_SECONDS', 0.05) * 1000,
     retention: {
-      hourlyDays: number('SVC_USAGE_HOURLY_DAYS', env.SVC_USAGE_HOURLY_DAYS, 90, 1),
-      dailyDays: number('SVC_USAGE_DAILY_DAYS', env.SVC_USAGE_DAILY_DAYS, 0, 0),
+      hourlyDays: number('SVC_USAGE_HOURLY_DAYS', 1),
+      dailyDays: number('SVC_USAGE_DAILY_DAYS', 0),
     },
     identityLimits: quota.limits,
   }
 }
 
-function number(name: string, value: string | undefined, fallback: number, min: number): number {
-  if (value === undefined || value.trim() === '') return fallback
+function atLeast(name: ServeVariable, value: string | undefined, min: number): number {
+  if (value === undefined || value.trim() === '') return Number(fallbackOf(name))
   const n = Number(value)
   if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${value}"`)
   return n

@@ -28,7 +28,7 @@ import { sendChat } from '../chat-requests'
 import { loadOk, waitForSlot } from '../live'
 
 const engine = await ensureDockerEngine()
-const llama = findEngine('llama-server')
+const llama = findEngine('llama-server', process.env)
 if (!llama) missingPart('llama-server', 'run ./scripts/setup.sh (svc engines build llama-server)')
 const registry = 'skip' in engine || !llama ? undefined : await startRegistry()
 const ready = registry !== undefined && !('skip' in registry)

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { getRequestListener } from '@hono/node-server'
 import { createHostRule, createProxyTrust, thisMachineHostnames } from '@svc/auth'
-import { guardServer, type Logger } from '@svc/core/node'
+import { guardServer, type Logger, SVC_VERSION } from '@svc/core/node'
 import { createChatApp } from './app'
 import { createGenerations } from './chat/generations'
 import type { ChatEnv } from './env'
@@ -15,7 +15,6 @@ import { createSvcApi } from './upstream/svc-api'
 
 /** The Vite build next to this app (`apps/chat/dist`). */
 export const DEFAULT_STATIC_DIR = fileURLToPath(new URL('../../dist', import.meta.url))
-export const VERSION = '0.1.0'
 
 /** Files linked to no message are removed after this long (uploads never sent, edited-away images). */
 const ORPHAN_AGE_MS = 24 * 60 * 60 * 1000
@@ -67,7 +66,7 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
     ...(env.proxySecret ? { proxyVouches: fromProxy } : {}),
     staticDir: env.staticDir ?? DEFAULT_STATIC_DIR,
     logger,
-    version: VERSION,
+    version: SVC_VERSION,
   })
   const server = createServer()
   server.on(

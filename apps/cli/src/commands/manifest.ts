@@ -32,7 +32,7 @@ function parseArgs(args: string[], ctx: CliContext) {
   if (sub !== 'pin' && sub !== 'ls') {
     throw new CliError(sub ? `unknown subcommand "manifest ${sub}"\n\n${HELP}` : HELP, 2)
   }
-  let file = defaultImagesManifestPath(ctx.env)
+  let file = ctx.env.SVC_IMAGES_MANIFEST || defaultImagesManifestPath()
   const names: string[] = []
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i] as string

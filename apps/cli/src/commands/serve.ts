@@ -1,4 +1,4 @@
-import { type CliContext, CliError, type Command } from '../context'
+import { type CliContext, CliError, type Command, handToServer } from '../context'
 import { serverEntry } from '../server-entries'
 
 /**
@@ -7,11 +7,7 @@ import { serverEntry } from '../server-entries'
  * and exits with its own code. Never resolves: the server ends the process.
  */
 export async function runServerHere(entry: string, ctx: CliContext): Promise<number> {
-  // The servers read process.env (their one place that reads the environment).
-  for (const [key, value] of Object.entries(ctx.env)) {
-    if (value === undefined) delete process.env[key]
-    else process.env[key] = value
-  }
+  handToServer(ctx.env)
   await import(entry)
   return new Promise<number>(() => {})
 }

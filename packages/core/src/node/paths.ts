@@ -15,10 +15,7 @@ type Env = Record<string, string | undefined>
  * otherwise the user's XDG directories. The API and the CLI use this one function, so they always
  * agree on where `tokens.toml` and the slot configs are.
  */
-export function resolvePaths(
-  env: Env = process.env,
-  systemExists: (path: string) => boolean = existsSync,
-): SvcPaths {
+export function resolvePaths(env: Env, systemExists: (path: string) => boolean = existsSync): SvcPaths {
   const home = env.HOME || homedir()
   const xdgConfig = env.XDG_CONFIG_HOME || join(home, '.config')
   const xdgData = env.XDG_DATA_HOME || join(home, '.local', 'share')

@@ -133,9 +133,7 @@ export async function loadImageManifest(path: string): Promise<ImageManifest> {
   return parsed.manifest
 }
 
-/** `SVC_IMAGES_MANIFEST` when set, else `manifests/images.toml` of this checkout. */
-export function defaultImagesManifestPath(env: Record<string, string | undefined> = process.env): string {
-  return (
-    env.SVC_IMAGES_MANIFEST || fileURLToPath(new URL('../../../../manifests/images.toml', import.meta.url))
-  )
+/** `manifests/images.toml` of this checkout (the API and the CLI take `SVC_IMAGES_MANIFEST` over it). */
+export function defaultImagesManifestPath(): string {
+  return fileURLToPath(new URL('../../../../manifests/images.toml', import.meta.url))
 }

@@ -51,8 +51,8 @@ export interface HardwareFacts {
 export interface DetectOptions {
   /** Prefix for /dev, /sys and /proc. Default `/`. */
   root?: string
-  /** For PATH lookups and engine discovery (`SVC_LLAMA_SERVER`, cache dir). Default process.env. */
-  env?: Record<string, string | undefined>
+  /** For PATH lookups and engine discovery (`SVC_LLAMA_SERVER`, cache dir): the server's environment. */
+  env: Record<string, string | undefined>
   manifest?: ImageManifest
   /** Whether a container engine answers. Default: dockerode ping at `DOCKER_HOST`, 1.5 s. */
   probeEngine?: EngineProbe
@@ -67,9 +67,9 @@ export interface DetectOptions {
 const VENDORS: Record<string, GpuVendor> = { '0x1002': 'amd', '0x10de': 'nvidia', '0x8086': 'intel' }
 
 /** Detects everything in parallel. Never throws: what cannot be read counts as absent. */
-export async function detectHardware(options: DetectOptions = {}): Promise<HardwareFacts> {
+export async function detectHardware(options: DetectOptions): Promise<HardwareFacts> {
   const root = options.root ?? '/'
-  const env = options.env ?? process.env
+  const env = options.env
   const at = (p: string) => join(root, p)
   const [renderNodes, kfd, cuda, npu, memory, container] = await Promise.all([
     detectRenderNodes(at),

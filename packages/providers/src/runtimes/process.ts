@@ -32,9 +32,9 @@ export interface ProcessRuntimeOptions {
   stateDir: string
   /**
    * Env used to find programs; upstreams get only the part of it they need (`upstream-env.ts`) plus
-   * the provider's env. Default process.env.
+   * the provider's env. The server's environment, read once where it starts.
    */
-  env?: Record<string, string | undefined>
+  env: Record<string, string | undefined>
   /** How often an adopted (not our child) upstream is checked for life (ms). Default 500. */
   adoptedPollMs?: number
   /** Picks the port for the next launch. Default: a free port on 127.0.0.1. */
@@ -50,7 +50,7 @@ const MIN_ALIVE_MS = 300
 const BIND_ERROR = /address already in use|EADDRINUSE|couldn't bind|could not bind|failed to bind/i
 
 export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
-  const env = options.env ?? process.env
+  const env = options.env
   const logPath = (slot: string) => join(options.stateDir, 'logs', `${slot}.log`)
 
   async function launch(req: RuntimeStartRequest, port: number): Promise<UpstreamHandle> {

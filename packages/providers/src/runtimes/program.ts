@@ -9,7 +9,7 @@ type Env = Record<string, string | undefined>
  * build (`llama-server`, `whisper-server`) follow `SVC_<NAME>` → PATH → the engine cache; other
  * programs are looked up on PATH. When nothing is found the error names what to run.
  */
-export function resolveProgram(name: string, env: Env = process.env): string {
+export function resolveProgram(name: string, env: Env): string {
   if (isAbsolute(name)) return name
   if ((ENGINE_NAMES as readonly string[]).includes(name)) {
     const found = findEngine(name as EngineName, env)
