@@ -21,6 +21,7 @@ export * from './provider-route'
 // Errors: the one family, its codes and the one renderer.
 export * from './errors'
 export * from './error-shapes'
+export * from './error-body'
 
 // The HTTP edge the API and the chat server share (plain values; Hono stays in apps).
 export * from './edge-errors'
