@@ -31,6 +31,9 @@ export * from './multipart-form'
 export * from './event-bus'
 export * from './events'
 export * from './api-events'
+export * from './slot-metrics'
+export * from './model-pull-event'
+export * from './clock'
 
 // JSON at the edges: request bodies, their nesting, exact number literals.
 export * from './json-body'
