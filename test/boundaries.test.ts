@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import {
   checkBoundaries,
+  importCycles,
   importsOf,
   oversizedFiles,
   type PackageInfo,
@@ -111,6 +112,16 @@ describe('package boundaries', () => {
       pkg('@svc/auth', `import { x } from '../../core/src/index'`),
       'leaves @svc/auth',
     ],
+    [
+      'a package importing itself by name',
+      pkg('@svc/core', `import { SvcError } from '@svc/core'`),
+      'never by its own name',
+    ],
+    [
+      'a package importing its own subpath entry by name',
+      pkg('@svc/core', `import { atomicWrite } from '@svc/core/node'`, [], 'src/slot/x.ts'),
+      'never by its own name',
+    ],
   ])('fails on %s', (_name, info, message) => {
     const problems = checkBoundaries([info])
     expect(problems.join('\n')).toContain(message)
@@ -151,5 +162,34 @@ describe('package boundaries', () => {
     expect(
       checkBoundaries([pkg('@svc/api', `import { createAuth } from '@svc/auth'`, ['@svc/auth'])]),
     ).toEqual([])
+  })
+
+  it('finds no import cycle among the source files of any package (type-only imports count)', () => {
+    expect(importCycles(readWorkspace(ROOT))).toEqual([])
+  })
+
+  it('finds an import cycle, a type-only one and one through an index, and names its files', () => {
+    const files = (entries: Record<string, string>): PackageInfo => ({
+      name: '@svc/core',
+      dir: '/repo/core',
+      declared: [],
+      devOnly: [],
+      files: Object.entries(entries).map(([path, source]) => ({ path, source })),
+    })
+    const circle = files({
+      'src/a.ts': `import { b } from './b'`,
+      'src/b.ts': `import type { C } from './c'`,
+      'src/c.ts': `export * from './a'`,
+      'src/d.ts': `import { a } from './a'`,
+    })
+    expect(importCycles([circle])).toEqual(['@svc/core: src/a.ts → src/b.ts → src/c.ts → src/a.ts'])
+    const viaIndex = files({
+      'src/slot/index.ts': `export * from './slot'`,
+      'src/slot/slot.ts': `import type { X } from '../x'`,
+      'src/x.ts': `import { Slot } from './slot'`,
+    })
+    expect(importCycles([viaIndex])).toHaveLength(1)
+    const tree = files({ 'src/a.ts': `import { b } from './b'`, 'src/b.ts': `export const b = 1` })
+    expect(importCycles([tree])).toEqual([])
   })
 })

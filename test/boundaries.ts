@@ -114,6 +114,10 @@ export function checkBoundaries(packages: PackageInfo[]): string[] {
           continue
         }
         const name = bare(spec)
+        // A package's own source reaches its files relatively: by name it goes through the package's
+        // entry, which re-exports the importing file itself (a circle the reader cannot see).
+        if (name === pkg.name && file.path.startsWith('src/') && !isTest)
+          problems.push(`${where}: a package imports its own files relatively, never by its own name`)
         if (NODE_BUILTIN.test(spec)) {
           if (pkg.name === '@svc/core' && !file.path.startsWith('src/node/') && !isTest) {
             problems.push(
@@ -232,4 +236,100 @@ function walkAll(dir: string, out: string[]): void {
     if (statSync(full).isDirectory()) walkAll(full, out)
     else out.push(full)
   }
+}
+
+/** The file a relative import names: the path as written, with `.ts`/`.tsx`, or its folder's index. */
+function resolveRelative(from: string, spec: string, files: Set<string>): string | undefined {
+  const base = join(from, '..', spec).replace(/\.(js|mjs)$/, '')
+  const candidates = [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`, `${base}/index.tsx`]
+  return candidates.find((candidate) => files.has(candidate))
+}
+
+/**
+ * The import cycles among the source files under `src/` of each package (tests excluded), as the
+ * files of each cycle (`a.ts → b.ts → a.ts`), relative to the package. Type-only imports count too:
+ * they are erased at run time, but a circle of types is still a knot a reader has to untie (and the
+ * next value import along it makes it a real one). Packages cannot form a cycle among themselves:
+ * the rules above allow imports in one direction only, and a package importing itself by name is
+ * refused, so the graph is the relative imports inside each package.
+ */
+export function importCycles(packages: PackageInfo[]): string[] {
+  const cycles: string[] = []
+  for (const pkg of packages) {
+    const sources = pkg.files.filter(
+      (file) => file.path.startsWith('src/') && !/\.test\.tsx?$/.test(file.path),
+    )
+    const paths = new Set(sources.map((file) => file.path))
+    const edges = new Map<string, string[]>()
+    for (const file of sources) {
+      const targets = importsOf(file.source)
+        .filter((spec) => spec.startsWith('.'))
+        .map((spec) => resolveRelative(file.path, spec, paths))
+        .filter((target): target is string => target !== undefined)
+      edges.set(file.path, [...new Set(targets)])
+    }
+    for (const component of stronglyConnected(edges)) {
+      if (component.length === 1 && !edges.get(component[0]!)?.includes(component[0]!)) continue
+      cycles.push(`${pkg.name}: ${cycleThrough(component, edges).join(' → ')}`)
+    }
+  }
+  return cycles
+}
+
+/** Tarjan's strongly connected components of a directed graph. */
+function stronglyConnected(edges: Map<string, string[]>): string[][] {
+  let next = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const components: string[][] = []
+  const visit = (node: string): void => {
+    index.set(node, next)
+    low.set(node, next++)
+    stack.push(node)
+    onStack.add(node)
+    for (const target of edges.get(node) ?? []) {
+      if (!index.has(target)) {
+        visit(target)
+        low.set(node, Math.min(low.get(node)!, low.get(target)!))
+      } else if (onStack.has(target)) low.set(node, Math.min(low.get(node)!, index.get(target)!))
+    }
+    if (low.get(node) !== index.get(node)) return
+    const component: string[] = []
+    let member: string
+    do {
+      member = stack.pop()!
+      onStack.delete(member)
+      component.push(member)
+    } while (member !== node)
+    components.push(component.sort())
+  }
+  for (const node of [...edges.keys()].sort()) if (!index.has(node)) visit(node)
+  return components
+}
+
+/** One concrete circle inside a component, from its first file back to it (what a reader follows). */
+function cycleThrough(component: string[], edges: Map<string, string[]>): string[] {
+  const inside = new Set(component)
+  const start = component[0]!
+  const previous = new Map<string, string>()
+  const queue = [start]
+  while (queue.length > 0) {
+    const node = queue.shift()!
+    for (const target of edges.get(node) ?? []) {
+      if (!inside.has(target)) continue
+      if (target === start) {
+        const path = [start]
+        for (let at: string | undefined = node; at !== start && at; at = previous.get(at))
+          path.splice(1, 0, at)
+        return [...path, start]
+      }
+      if (!previous.has(target)) {
+        previous.set(target, node)
+        queue.push(target)
+      }
+    }
+  }
+  return [...component, start]
 }

@@ -1,3 +1,4 @@
+import { readErrorBody } from '@svc/core'
 import type { CliContext } from './context'
 import { CliError } from './context'
 
@@ -84,12 +85,13 @@ export async function apiIsUp(ctx: CliContext): Promise<boolean> {
 
 /** Turns an error body from the API into a CliError with its message. */
 export function apiError(res: ApiResponse<unknown>): CliError {
-  const body = res.body as { error?: { message?: string; code?: string } } | string
-  const message =
-    typeof body === 'object' && body?.error?.message
-      ? `${body.error.message} (${body.error.code})`
-      : `HTTP ${res.status}`
-  return new CliError(message)
+  const read = readErrorBody(res.body, `HTTP ${res.status}`)
+  return new CliError(read.code ? `${read.message} (${read.code})` : read.message)
+}
+
+/** The svc error code an API answer carries (`token.not_found`, `auth.required`, …), or null. */
+export function errorCode(res: ApiResponse<unknown>): string | null {
+  return readErrorBody(res.body, '').code
 }
 
 function causeOf(error: unknown): string {

@@ -10,7 +10,7 @@
  * - `/api/pull` downloads a model, and the routes svc answers 501 (`create`, `copy`, `push`,
  *   `delete`, `blobs`) would change the store: admin mutations, like any other `/api/*` write.
  */
-import type { RouteClass } from './policy'
+import type { RouteClass } from './route-classes'
 
 const OLLAMA_INFERENCE: ReadonlySet<string> = new Set([
   '/api/chat',

@@ -32,22 +32,12 @@
  * - The Ollama API's paths under `/api/*` have their own classes (`ollama-routes.ts`).
  */
 import { classifyOllama } from './ollama-routes'
+import type { RouteClass } from './route-classes'
+
+export { ROUTE_CLASSES, type RouteClass } from './route-classes'
 
 export const SCOPES = ['admin', 'all', 'v1-only', 'read-only'] as const
 export type Scope = (typeof SCOPES)[number]
-
-export const ROUTE_CLASSES = [
-  'open',
-  'v1-models',
-  'v1-inference',
-  'image-cache',
-  'api-read',
-  'dashboard',
-  'slot-mutation',
-  'token-management',
-  'api-mutation',
-] as const
-export type RouteClass = (typeof ROUTE_CLASSES)[number]
 
 export interface RoutePolicy {
   /** No credentials needed, even with auth on. */

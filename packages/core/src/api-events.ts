@@ -14,32 +14,6 @@
 import type { SvcEvents } from './events'
 import type { SlotStatus } from './slot-status'
 
-/** Live figures of one slot over the last minute (null: nothing to measure yet). */
-export interface SlotLiveMetrics {
-  /** Inference requests that finished in the last 60 s. */
-  requestsPerMin: number
-  /** Median duration of those requests (ms). */
-  p50Ms: number | null
-  /** Completion tokens (from `usage`) per second of those requests' time, over the last minute. */
-  tokensPerS: number | null
-  /** Epoch ms the current upstream became ready (uptime = now − readyAt); null when not running. */
-  readyAt: number | null
-}
-
-export interface SlotMetricsEvent {
-  at: number
-  slots: Record<string, SlotLiveMetrics>
-}
-
-export interface ModelPullEvent {
-  model: string
-  status: 'pulling' | 'done' | 'failed' | 'cancelled'
-  done: number
-  total: number | null
-  at: number
-  error?: string
-}
-
 export interface SlotsSnapshotEvent {
   slots: SlotStatus[]
 }

@@ -2,10 +2,10 @@
  * Events on the bus. Every transition is an event on the bus: the dashboard (SSE), metrics and logs
  * all read the same events (docs/architecture.md, "The slot lifecycle").
  */
-import type { ModelPullEvent, SlotMetricsEvent } from './api-events'
+import type { ModelPullEvent } from './model-pull-event'
 import type { PullProgress } from './models'
+import type { SlotMetricsEvent } from './slot-metrics'
 import type { SlotState } from './slot-states'
-import type { SlotConfigEvent } from './slot-status'
 
 export interface SlotTransitionEvent {
   slot: string
@@ -70,6 +70,16 @@ export interface SlotQueueEvent {
   at: number
 }
 
+/** `slot.config`: a slot config file changed while svc runs; applied (`ok`) or refused. */
+export interface SlotConfigEvent {
+  slot: string
+  file: string
+  ok: boolean
+  error: { field: string | null; expected: string; message: string } | null
+  /** Epoch ms. */
+  at: number
+}
+
 export interface SvcEvents {
   'slot.transition': SlotTransitionEvent
   'slot.progress': SlotProgressEvent
@@ -81,28 +91,4 @@ export interface SvcEvents {
   'slot.auto': SlotAutoEvent
   'slot.queue': SlotQueueEvent
   [type: string]: unknown
-}
-
-/** Time, injected so lifecycle tests control it. */
-export interface Clock {
-  now(): number
-  /** Resolves after `ms`; rejects with the signal's reason when it aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason)
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort)
-        resolve()
-      }, ms)
-      const onAbort = () => {
-        clearTimeout(timer)
-        reject(signal?.reason)
-      }
-      signal?.addEventListener('abort', onAbort, { once: true })
-    }),
 }

@@ -21,6 +21,7 @@ export * from './provider-route'
 // Errors: the one family, its codes and the one renderer.
 export * from './errors'
 export * from './error-shapes'
+export * from './error-body'
 
 // The HTTP edge the API and the chat server share (plain values; Hono stays in apps).
 export * from './edge-errors'
@@ -30,6 +31,9 @@ export * from './multipart-form'
 export * from './event-bus'
 export * from './events'
 export * from './api-events'
+export * from './slot-metrics'
+export * from './model-pull-event'
+export * from './clock'
 
 // JSON at the edges: request bodies, their nesting, exact number literals.
 export * from './json-body'

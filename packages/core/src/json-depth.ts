@@ -5,7 +5,7 @@
  * arrays, than any real request are refused first. Only bodies larger than `JSON_DEPTH_CHECK_BYTES`
  * are scanned: a smaller one cannot cost anything, and the hot path stays free of the scan.
  */
-import { SvcError } from '@svc/core'
+import { SvcError } from './errors'
 
 /** Deeper than this is refused (OpenAI's structured-output schemas nest a few levels; tools a few dozen). */
 export const MAX_JSON_DEPTH = 256

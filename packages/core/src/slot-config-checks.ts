@@ -3,7 +3,6 @@
  * and which of a union's issues to report.
  */
 import type * as v from 'valibot'
-import type { SlotConfigFile } from './slot-config'
 
 type Issue = v.BaseIssue<unknown>
 
@@ -21,9 +20,18 @@ export function deepestIssue<I extends Issue>(issue: I): I {
   return best
 }
 
+/** The fields of a slot file that depend on its runtime (what `runtimeFieldsRefusal` reads). */
+export interface RuntimeFields {
+  runtime?: string
+  url?: string
+  urls?: string[]
+  replicas?: number
+  constraints?: string[]
+}
+
 /** Which fields go with which runtime: url/urls with remote, replicas/constraints with swarm. */
 export function runtimeFieldsRefusal(
-  raw: SlotConfigFile,
+  raw: RuntimeFields,
 ): { field: string; expected: string; detail: string } | undefined {
   const remote = raw.runtime === 'remote'
   if (remote && !raw.url && !raw.urls) {

@@ -1,9 +1,9 @@
 /**
  * Slot lifecycle as pure data (docs/architecture.md, "The slot lifecycle").
  *
- * `SLOT_TRANSITIONS` is the table; `canTransition` answers whether a move is allowed and
- * `nextState` whether an event is accepted in a state. The SlotManager consults these before every
- * change, so a refused move is a bug surfaced as a value, never a silent state corruption.
+ * `SLOT_TRANSITIONS` is the table; `canTransition` answers whether a move is allowed. The slot's
+ * owner consults it before every change, so a refused move is a bug surfaced as a value, never a
+ * silent state corruption.
  */
 
 export const SLOT_STATES = [
@@ -18,27 +18,14 @@ export const SLOT_STATES = [
 ] as const
 export type SlotState = (typeof SLOT_STATES)[number]
 
-export const SLOT_EVENTS = [
-  'load',
-  'pull-done',
-  'pull-failed',
-  'runtime-started',
-  'runtime-failed',
-  'health-ok',
-  'health-failed',
-  'lease',
-  'last-release',
-  'unload',
-  'runtime-stopped',
-  'upstream-exited',
-] as const
-export type SlotEvent = (typeof SLOT_EVENTS)[number]
-
+/**
+ * One allowed move. `why` says what causes it (the events of the table in docs/architecture.md): it
+ * documents the move; the owner of the slot checks only `from` → `to` (`canTransition`).
+ */
 export interface SlotTransition {
   readonly from: SlotState
-  readonly event: SlotEvent
   readonly to: SlotState
-  readonly note: string
+  readonly why: string
 }
 
 /** States in which an upstream may be running (a crash moves them to `offline`). */
@@ -54,51 +41,38 @@ export const LEASABLE_STATES = ['ready', 'serving', 'idle'] as const satisfies r
 /** States from which a request waits for `ready` instead of failing. */
 export const PENDING_STATES = ['pulling', 'starting', 'warming'] as const satisfies readonly SlotState[]
 
-const t = (from: SlotState, event: SlotEvent, to: SlotState, note = ''): SlotTransition => ({
-  from,
-  event,
-  to,
-  note,
-})
+const t = (from: SlotState, to: SlotState, why: string): SlotTransition => ({ from, to, why })
 
 export const SLOT_TRANSITIONS: readonly SlotTransition[] = [
-  t('offline', 'load', 'pulling', 'image or model file missing; progress is published'),
-  t('offline', 'load', 'starting', 'everything already on disk'),
-  t('pulling', 'pull-done', 'starting'),
-  t('pulling', 'pull-failed', 'offline', 'failure keeps lastError'),
-  t('starting', 'runtime-started', 'warming'),
-  t('starting', 'runtime-failed', 'offline'),
-  t('warming', 'health-ok', 'ready'),
-  t('warming', 'health-failed', 'offline', 'health deadline passed'),
-  t('ready', 'lease', 'serving'),
-  t('idle', 'lease', 'serving'),
-  t('serving', 'last-release', 'idle'),
-  t('ready', 'unload', 'unloading', 'new requests refused; in-flight drained up to a grace period'),
-  t('serving', 'unload', 'unloading', 'new requests refused; in-flight drained up to a grace period'),
-  t('idle', 'unload', 'unloading'),
+  t('offline', 'pulling', 'load: image or model file missing; progress is published'),
+  t('offline', 'starting', 'load: everything already on disk'),
+  t('pulling', 'starting', 'pull done'),
+  t('pulling', 'offline', 'pull failed; the failure stays in lastError'),
+  t('starting', 'warming', 'runtime started'),
+  t('starting', 'offline', 'runtime failed to start'),
+  t('warming', 'ready', 'health probe succeeded'),
+  t('warming', 'offline', 'health deadline passed'),
+  t('ready', 'serving', 'a request lease taken'),
+  t('idle', 'serving', 'a request lease taken'),
+  t('serving', 'idle', 'the last lease released'),
+  t('ready', 'unloading', 'unload: new requests refused; in-flight drained up to a grace period'),
+  t('serving', 'unloading', 'unload: new requests refused; in-flight drained up to a grace period'),
+  t('idle', 'unloading', 'unload'),
   // A swap or a cancel may interrupt a load that has not reached ready yet.
-  t('pulling', 'unload', 'unloading', 'cancels the pull'),
-  t('starting', 'unload', 'unloading', 'cancels the start'),
-  t('warming', 'unload', 'unloading', 'cancels warming'),
-  t('unloading', 'runtime-stopped', 'offline'),
+  t('pulling', 'unloading', 'unload: cancels the pull'),
+  t('starting', 'unloading', 'unload: cancels the start'),
+  t('warming', 'unloading', 'unload: cancels warming'),
+  t('unloading', 'offline', 'runtime stopped'),
   ...RUNNING_STATES.map((from) =>
-    t(from, 'upstream-exited', 'offline', 'in-flight requests get 502; restart policy may load again'),
+    t(from, 'offline', 'upstream exited: in-flight requests get 502; restart policy may load again'),
   ),
 ]
 
-const allowedPairs = new Set(SLOT_TRANSITIONS.map((x) => `${x.from}>${x.to}`))
+const allowedPairs = new Set(SLOT_TRANSITIONS.map((move) => `${move.from}>${move.to}`))
 
 /** Whether the table has any transition from `from` to `to`. */
 export function canTransition(from: SlotState, to: SlotState): boolean {
   return allowedPairs.has(`${from}>${to}`)
-}
-
-/**
- * The states `event` may lead to from `from` (empty when the event is refused there).
- * `load` from `offline` has two outcomes; the manager picks by whether a pull is needed.
- */
-export function nextStates(from: SlotState, event: SlotEvent): SlotState[] {
-  return SLOT_TRANSITIONS.filter((x) => x.from === from && x.event === event).map((x) => x.to)
 }
 
 export function isSlotState(value: unknown): value is SlotState {

@@ -20,13 +20,3 @@ export interface SlotStatus extends SlotSnapshot {
   /** The slot's request queue: how many wait, since when the oldest does (epoch ms; null: none). */
   queue: { depth: number; oldestSince: number | null }
 }
-
-/** `slot.config`: a slot config file changed while svc runs; applied (`ok`) or refused. */
-export interface SlotConfigEvent {
-  slot: string
-  file: string
-  ok: boolean
-  error: { field: string | null; expected: string; message: string } | null
-  /** Epoch ms. */
-  at: number
-}

@@ -1,6 +1,6 @@
 import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type DispatchHarness, post, startDispatchHarness } from './dispatch-harness'
+import { type DispatchHarness, post, startDispatchHarness } from '../test/dispatch-harness'
 
 /** A chunked POST (no Content-Length) of `chunks`, read back as status and JSON. */
 function chunked(

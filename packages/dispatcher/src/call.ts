@@ -10,7 +10,7 @@
 import type { IncomingMessage } from 'node:http'
 import { SvcError } from '@svc/core'
 import { parseJsonBody } from './body'
-import type { DispatcherOptions, DispatchRecord } from './dispatcher'
+import type { DispatcherOptions, DispatchRecord } from './dispatch-types'
 import { endpointFor } from './endpoints'
 import { hostedUrl } from './hosted'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'

@@ -35,32 +35,32 @@ export function upstreamMessage(
 }
 
 function fromJson(data: unknown): { message: string; type?: string } {
-  const d = data as Record<string, unknown>
-  const err = d?.error
+  const reply = data as Record<string, unknown>
+  const err = reply?.error
   if (typeof err === 'string') return { message: clip(err) }
   if (err && typeof err === 'object') {
-    const e = err as Record<string, unknown>
+    const error = err as Record<string, unknown>
     return {
-      message: clip(String(e.message ?? JSON.stringify(e))),
-      ...(typeof e.type === 'string' ? { type: e.type } : {}),
+      message: clip(String(error.message ?? JSON.stringify(error))),
+      ...(typeof error.type === 'string' ? { type: error.type } : {}),
     }
   }
-  const detail = d?.detail
+  const detail = reply?.detail
   if (typeof detail === 'string') return { message: clip(detail) }
   if (Array.isArray(detail)) {
     const parts = detail.map(
-      (x: { loc?: unknown[]; msg?: string }) => `${(x.loc ?? []).join('.')}: ${x.msg ?? ''}`,
+      (issue: { loc?: unknown[]; msg?: string }) => `${(issue.loc ?? []).join('.')}: ${issue.msg ?? ''}`,
     )
     return { message: clip(parts.join('; ')) }
   }
   if (detail && typeof detail === 'object') {
-    const x = detail as Record<string, unknown>
+    const fields = detail as Record<string, unknown>
     return {
-      message: clip(String(x.message ?? x.error ?? JSON.stringify(x))),
-      ...(typeof x.type === 'string' ? { type: x.type } : {}),
+      message: clip(String(fields.message ?? fields.error ?? JSON.stringify(fields))),
+      ...(typeof fields.type === 'string' ? { type: fields.type } : {}),
     }
   }
-  if (typeof d?.message === 'string') return { message: clip(d.message) }
+  if (typeof reply?.message === 'string') return { message: clip(reply.message) }
   return { message: clip(JSON.stringify(data)) }
 }
 

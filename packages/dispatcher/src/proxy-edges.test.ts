@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type DispatchHarness, post, startDispatchHarness } from './dispatch-harness'
+import { type DispatchHarness, post, startDispatchHarness } from '../test/dispatch-harness'
 
 const chat = (extra: object = {}) => ({
   model: 'primary',

@@ -4,16 +4,11 @@
  * the upstream request is destroyed (llama-server stops generating). Upstream gone mid-stream → an
  * SSE client gets a final `data: {"error":…}` event; any other client sees its connection cut.
  */
-import {
-  type Agent,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  request,
-  type ServerResponse,
-} from 'node:http'
+import { type IncomingMessage, type OutgoingHttpHeaders, request } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import { type ProviderRoute, SvcError } from '@svc/core'
+import { SvcError } from '@svc/core'
 import { uploadTooLarge } from './body'
+import type { ForwardRequest, ForwardResult, Settle } from './forward-types'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
 import { pipeCapped } from './pipe-capped'
 import { relayNormalised } from './relay-normalised'
@@ -21,70 +16,9 @@ import { relayed } from './relayed-headers'
 import { readSome, tailOf } from './reply-text'
 import { sseErrorEvent, writeError } from './respond'
 import { withAddedHeaders } from './response-headers'
-import { type Usage, usageFromTail } from './usage'
+import { usageFromTail } from './usage'
 
-export type ForwardBody =
-  | { kind: 'buffer'; data: Buffer }
-  | {
-      kind: 'stream'
-      /** Bytes already read (while looking for `model`); sent first. */
-      head: Buffer[]
-      rest: IncomingMessage
-      /** Bytes `rest` may still bring; beyond them the hop ends with 413 `request.too_large`. */
-      maxRestBytes: number
-      /** The whole body's limit, for the error message. */
-      limit: number
-      /** Bytes svc put in front of the client's body (its Content-Length grows by them). */
-      added?: number
-    }
-
-export interface ForwardRequest {
-  url: URL
-  headers: OutgoingHttpHeaders
-  body: ForwardBody
-  res: ServerResponse
-  /** Tells when the client went away (the upstream request is then destroyed). */
-  client: { onGone(fn: () => void): () => void }
-  /** Until the upstream's response headers arrive. */
-  timeoutMs: number
-  /** Names the upstream in error messages (slot or hosted upstream name). */
-  who: string
-  agent: Agent
-  requestId: string
-  onUpstreamRequest?: () => void
-  onFirstByte?: () => void
-  /**
-   * The provider's own reading of a whole (non-SSE) reply, for upstreams whose errors hide in
-   * successes (FastFlowLM: HTTP 200 with `{"error": …}` or `null`): the error to send instead, or
-   * undefined for a real success. When set, such replies are read whole before anything is sent.
-   */
-  normaliseBody?: NormaliseBody
-  /**
-   * When the upstream cannot be reached at all (refused, reset before any answer), resolve with
-   * outcome `unreachable` and answer the client nothing: the caller tries another replica. Only for
-   * a buffered body, which can be sent again.
-   */
-  retryUnreachable?: boolean
-  /** A new connection instead of the agent's kept-alive ones (the resend after a stale one). */
-  fresh?: boolean
-}
-
-/** See `ForwardRequest.normaliseBody`; `body` is the parsed JSON (`null` for an empty body). */
-export type NormaliseBody = NonNullable<ProviderRoute['normaliseBody']>
-
-/** How a relay ends the hop: with the result, or with an error answered to the client. */
-export interface Settle {
-  finish(result: ForwardResult): void
-  fail(error: SvcError): void
-}
-
-export interface ForwardResult {
-  status: number
-  outcome: 'ok' | 'client-gone' | 'upstream-died' | 'error' | 'unreachable'
-  usage?: Usage
-  /** Outcome `unreachable`: the connection error (`ECONNREFUSED`). */
-  cause?: string
-}
+export type { ForwardBody, ForwardRequest, ForwardResult, NormaliseBody, Settle } from './forward-types'
 
 /** What a kept-alive connection that the upstream had already closed fails with when reused. */
 const STALE = new Set(['ECONNRESET', 'EPIPE'])
@@ -93,7 +27,7 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREAC
 
 const MAX_ERROR_BODY = 64 * 1024
 
-export function forward(f: ForwardRequest): Promise<ForwardResult> {
+export function forward(hop: ForwardRequest): Promise<ForwardResult> {
   return new Promise((resolve) => {
     let done = false
     let offGone: () => void = () => {}
@@ -105,77 +39,77 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
       resolve(result)
     }
     const fail = (error: SvcError) =>
-      finish({ status: writeError(f.res, error, f.requestId), outcome: 'error' })
-    const send = f.url.protocol === 'https:' ? httpsRequest : request
+      finish({ status: writeError(hop.res, error, hop.requestId), outcome: 'error' })
+    const send = hop.url.protocol === 'https:' ? httpsRequest : request
     const upstream = send({
-      protocol: f.url.protocol,
-      hostname: f.url.hostname,
-      port: f.url.port,
-      path: f.url.pathname + f.url.search,
+      protocol: hop.url.protocol,
+      hostname: hop.url.hostname,
+      port: hop.url.port,
+      path: hop.url.pathname + hop.url.search,
       method: 'POST',
-      headers: f.headers,
-      agent: f.fresh ? false : f.agent,
+      headers: hop.headers,
+      agent: hop.fresh ? false : hop.agent,
     })
     const timer = setTimeout(() => {
       upstream.destroy()
       fail(
         new SvcError(
           'upstream.timeout',
-          `${f.who} did not answer within ${Math.round(f.timeoutMs / 1000)} s`,
+          `${hop.who} did not answer within ${Math.round(hop.timeoutMs / 1000)} s`,
         ),
       )
-    }, f.timeoutMs)
-    offGone = f.client.onGone(() => {
+    }, hop.timeoutMs)
+    offGone = hop.client.onGone(() => {
       upstream.destroy()
       finish({ status: 499, outcome: 'client-gone' })
     })
 
     const onError = (error: NodeJS.ErrnoException) => {
-      if (done || f.res.headersSent) return
+      if (done || hop.res.headersSent) return
       const cause = error.code ?? error.message
       // The upstream closed this kept-alive connection (idle timeout, request cap) as it was reused:
       // nothing reached it. A buffered body goes once more on a new connection (Node's advice for
       // `reusedSocket`); a streamed one cannot be replayed.
-      if (upstream.reusedSocket && !f.fresh && f.body.kind === 'buffer' && STALE.has(error.code ?? '')) {
+      if (upstream.reusedSocket && !hop.fresh && hop.body.kind === 'buffer' && STALE.has(error.code ?? '')) {
         done = true
         clearTimeout(timer)
         offGone()
-        resolve(forward({ ...f, fresh: true }))
+        resolve(forward({ ...hop, fresh: true }))
         return
       }
-      if (f.retryUnreachable && f.body.kind === 'buffer' && UNREACHABLE.has(error.code ?? '')) {
+      if (hop.retryUnreachable && hop.body.kind === 'buffer' && UNREACHABLE.has(error.code ?? '')) {
         finish({ status: 0, outcome: 'unreachable', cause })
         return
       }
-      fail(new SvcError('upstream.unavailable', `${f.who} is unreachable (${cause})`, { cause: error }))
+      fail(new SvcError('upstream.unavailable', `${hop.who} is unreachable (${cause})`, { cause: error }))
     }
     const onResponse = (up: IncomingMessage) => {
       clearTimeout(timer)
-      f.onFirstByte?.()
+      hop.onFirstByte?.()
       if (done) {
         up.resume()
         return
       }
       const status = up.statusCode ?? 502
       const type = up.headers['content-type']
-      if (f.normaliseBody && !/text\/event-stream/i.test(type ?? '')) {
-        relayNormalised(up, status, f, { finish, fail })
+      if (hop.normaliseBody && !/text\/event-stream/i.test(type ?? '')) {
+        relayNormalised(up, status, hop, { finish, fail })
         return
       }
       if (status >= 400) {
-        readSome(up, MAX_ERROR_BODY).then((body) => fail(normaliseUpstreamError(status, body, type, f.who)))
+        readSome(up, MAX_ERROR_BODY).then((body) => fail(normaliseUpstreamError(status, body, type, hop.who)))
         return
       }
-      relay(up, status, f, { finish, fail })
+      relay(up, status, hop, { finish, fail })
     }
     upstream.on('error', onError)
     upstream.on('response', onResponse)
 
-    f.onUpstreamRequest?.()
-    if (f.body.kind === 'buffer') {
-      upstream.end(f.body.data)
+    hop.onUpstreamRequest?.()
+    if (hop.body.kind === 'buffer') {
+      upstream.end(hop.body.data)
     } else {
-      const body = f.body
+      const body = hop.body
       for (const chunk of body.head) upstream.write(chunk)
       pipeCapped(body.rest, upstream, body.maxRestBytes, () => {
         fail(uploadTooLarge(body.rest, body.limit))
@@ -185,7 +119,7 @@ export function forward(f: ForwardRequest): Promise<ForwardResult> {
   })
 }
 
-function relay(up: IncomingMessage, status: number, f: ForwardRequest, settle: Settle): void {
+function relay(up: IncomingMessage, status: number, hop: ForwardRequest, settle: Settle): void {
   const { finish, fail } = settle
   const isSse = /text\/event-stream/i.test(up.headers['content-type'] ?? '')
   const isJson = /json/i.test(up.headers['content-type'] ?? '')
@@ -194,7 +128,7 @@ function relay(up: IncomingMessage, status: number, f: ForwardRequest, settle: S
   let started = false
   const start = () => {
     started = true
-    const headers: OutgoingHttpHeaders = { 'x-request-id': f.requestId }
+    const headers: OutgoingHttpHeaders = { 'x-request-id': hop.requestId }
     for (const [name, value] of Object.entries(up.headers)) {
       if (value !== undefined && relayed(name)) headers[name] = value
     }
@@ -204,13 +138,13 @@ function relay(up: IncomingMessage, status: number, f: ForwardRequest, settle: S
       delete headers['content-length']
     }
     // Headers already out: a stream svc opened while the request waited for a load.
-    if (!f.res.headersSent) f.res.writeHead(status, withAddedHeaders(f.res, headers))
+    if (!hop.res.headersSent) hop.res.writeHead(status, withAddedHeaders(hop.res, headers))
   }
   let first = true
   let corked = false
   const uncork = () => {
     corked = false
-    f.res.uncork()
+    hop.res.uncork()
   }
   up.on('data', (chunk: Buffer) => {
     if (first) {
@@ -221,7 +155,7 @@ function relay(up: IncomingMessage, status: number, f: ForwardRequest, settle: S
         up.removeAllListeners('end')
         up.removeAllListeners('close')
         readSome(up, MAX_ERROR_BODY, chunk).then((body) =>
-          fail(normaliseUpstreamError(500, body, 'application/json', f.who)),
+          fail(normaliseUpstreamError(500, body, 'application/json', hop.who)),
         )
         return
       }
@@ -236,12 +170,12 @@ function relay(up: IncomingMessage, status: number, f: ForwardRequest, settle: S
     // end of that turn: nothing is held back waiting for more.
     if (!corked) {
       corked = true
-      f.res.cork()
+      hop.res.cork()
       process.nextTick(uncork)
     }
-    if (!f.res.write(chunk)) {
+    if (!hop.res.write(chunk)) {
       up.pause()
-      f.res.once('drain', () => up.resume())
+      hop.res.once('drain', () => up.resume())
     }
   })
   // A complete response ends on 'end' (as soon as the last byte is in); 'close' without 'end' means
@@ -251,24 +185,24 @@ function relay(up: IncomingMessage, status: number, f: ForwardRequest, settle: S
     ended = true
     if (!started) start()
     const usage = last ? usageFromTail(tailOf(previous, last)) : undefined
-    f.res.end()
+    hop.res.end()
     finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
   })
   up.on('close', () => {
     if (ended) return
     if (!started) {
-      fail(new SvcError('upstream.unavailable', `${f.who} closed the connection before answering`))
+      fail(new SvcError('upstream.unavailable', `${hop.who} closed the connection before answering`))
       return
     }
-    if (isSse && !f.res.destroyed) {
-      f.res.end(
+    if (isSse && !hop.res.destroyed) {
+      hop.res.end(
         sseErrorEvent(
-          f.res,
-          new SvcError('upstream.unavailable', `${f.who} stopped in the middle of the stream`),
+          hop.res,
+          new SvcError('upstream.unavailable', `${hop.who} stopped in the middle of the stream`),
         ),
       )
     } else {
-      f.res.destroy()
+      hop.res.destroy()
     }
     finish({ status: 502, outcome: 'upstream-died' })
   })

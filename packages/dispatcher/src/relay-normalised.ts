@@ -5,8 +5,8 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http'
 import { SvcError } from '@svc/core'
+import type { ForwardRequest, Settle } from './forward-types'
 import { normaliseUpstreamError } from './normalise'
-import type { ForwardRequest, Settle } from './proxy'
 import { relayed } from './relayed-headers'
 import { TAIL } from './reply-text'
 import { withAddedHeaders } from './response-headers'
@@ -19,7 +19,7 @@ const MAX_NORMALISED_BODY = 64 * 1024 * 1024
 export function relayNormalised(
   up: IncomingMessage,
   status: number,
-  f: ForwardRequest,
+  hop: ForwardRequest,
   settle: Settle,
 ): void {
   const { finish, fail } = settle
@@ -30,13 +30,13 @@ export function relayNormalised(
     size += chunk.length
     if (size > MAX_NORMALISED_BODY) {
       up.destroy()
-      fail(new SvcError('upstream.error', `${f.who} sent a reply larger than 64 MiB`, { status: 502 }))
+      fail(new SvcError('upstream.error', `${hop.who} sent a reply larger than 64 MiB`, { status: 502 }))
       return
     }
     chunks.push(chunk)
   })
   up.on('close', () => {
-    if (!ended) fail(new SvcError('upstream.unavailable', `${f.who} closed the connection mid-reply`))
+    if (!ended) fail(new SvcError('upstream.unavailable', `${hop.who} closed the connection mid-reply`))
   })
   up.on('end', () => {
     ended = true
@@ -49,35 +49,35 @@ export function relayNormalised(
     } catch {
       parsed = false
     }
-    const error = parsed ? f.normaliseBody?.(status, body) : undefined
+    const error = parsed ? hop.normaliseBody?.(status, body) : undefined
     if (error) {
       const json = JSON.stringify(error.body)
-      if (!f.res.destroyed) {
-        f.res.writeHead(
+      if (!hop.res.destroyed) {
+        hop.res.writeHead(
           error.status,
-          withAddedHeaders(f.res, {
+          withAddedHeaders(hop.res, {
             ...error.headers,
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(json),
-            'x-request-id': f.requestId,
+            'x-request-id': hop.requestId,
           }),
         )
-        f.res.end(json)
+        hop.res.end(json)
       }
       finish({ status: error.status, outcome: 'error' })
       return
     }
     if (status >= 400) {
-      fail(normaliseUpstreamError(status, text, up.headers['content-type'], f.who))
+      fail(normaliseUpstreamError(status, text, up.headers['content-type'], hop.who))
       return
     }
-    const headers: OutgoingHttpHeaders = { 'x-request-id': f.requestId }
+    const headers: OutgoingHttpHeaders = { 'x-request-id': hop.requestId }
     for (const [name, value] of Object.entries(up.headers)) {
       if (value !== undefined && relayed(name)) headers[name] = value
     }
     headers['content-length'] = data.length
-    f.res.writeHead(status, withAddedHeaders(f.res, headers))
-    f.res.end(data)
+    hop.res.writeHead(status, withAddedHeaders(hop.res, headers))
+    hop.res.end(data)
     const usage = usageFromTail(text.slice(-TAIL))
     finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
   })

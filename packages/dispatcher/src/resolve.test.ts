@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type DispatchHarness, post, startDispatchHarness } from './dispatch-harness'
+import { type DispatchHarness, post, startDispatchHarness } from '../test/dispatch-harness'
 
 const chat = (model?: string) => ({ model, messages: [{ role: 'user', content: 'hi' }] })
 

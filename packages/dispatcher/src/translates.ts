@@ -1,5 +1,5 @@
 import type { ModelEntry } from '@svc/core'
-import type { SlotRoute } from './dispatcher'
+import type { SlotRoute } from './dispatch-types'
 import type { EndpointName } from './endpoints'
 
 /** Whether the slot's translator takes this request (its endpoint, and its own say when it has one). */

@@ -1,4 +1,4 @@
-import { readSse } from '@svc/core'
+import { readErrorBody, readSse } from '@svc/core'
 import { hc } from 'hono/client'
 import type { ChatAppType } from '../server/app'
 import type { Message } from '../server/store/types'
@@ -28,14 +28,8 @@ export async function expectOk<T>(res: Response): Promise<T> {
 }
 
 export async function toApiError(res: Response): Promise<ApiError> {
-  const text = await res.text().catch(() => '')
-  try {
-    const body = JSON.parse(text) as { error?: { message?: string; code?: string } }
-    if (body.error?.message) return new ApiError(body.error.message, res.status, body.error.code ?? 'unknown')
-  } catch {
-    // not JSON
-  }
-  return new ApiError(text.slice(0, 200) || `${res.status} ${res.statusText}`, res.status, 'unknown')
+  const read = readErrorBody(await res.text().catch(() => ''), `${res.status} ${res.statusText}`)
+  return new ApiError(read.message, res.status, read.code ?? 'unknown')
 }
 
 /** What the answer stream says (see the server's `answerRoutes`). */

@@ -1,19 +1,7 @@
 import { apiError, callApi } from '../api-client'
+import type { ModelView } from '../api-types'
 import type { Command } from '../context'
 import { bytes, table } from '../format'
-
-interface ModelView {
-  id: string
-  provider: string
-  role: string | null
-  source: string
-  present: boolean
-  size: number | null
-  slot: string | null
-  badge: string | null
-  capabilities?: string[]
-  mmproj?: { size: number | null } | null
-}
 
 export const modelsCommand: Command = {
   name: 'models',

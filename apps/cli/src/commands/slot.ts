@@ -3,21 +3,11 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { readSse } from '@svc/core'
 import { apiError, bearer, callApi } from '../api-client'
+import type { SlotView } from '../api-types'
 import { type CliContext, CliError, type Command } from '../context'
 import { table } from '../format'
 import { LoadDisplay } from '../load-display'
 import { runSubcommand } from '../subcommands'
-
-interface SlotView {
-  name: string
-  provider: string
-  backend: string | null
-  runtime: string | null
-  state: string
-  model: string | null
-  inflight: number
-  lastError: string | null
-}
 
 const HELP = `Usage: svc slot <subcommand>   (also: slot <subcommand>)
 

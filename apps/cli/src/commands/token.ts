@@ -14,7 +14,7 @@ import {
 } from '@svc/auth'
 import { isSvcError } from '@svc/core'
 import { resolvePaths } from '@svc/core/node'
-import { type ApiResponse, apiError, apiIsUp, callApi } from '../api-client'
+import { type ApiResponse, apiError, apiIsUp, callApi, errorCode } from '../api-client'
 import { type CliContext, CliError, type Command } from '../context'
 import { table } from '../format'
 import { runSubcommand } from '../subcommands'
@@ -247,8 +247,7 @@ async function withBackend<T>(
 function apiBackend(ctx: CliContext): Backend {
   const check = <T>(res: ApiResponse<T>, ok: number): T => {
     if (res.status === ok) return res.body
-    const code = (res.body as { error?: { code?: string } } | null)?.error?.code
-    if (code === 'auth.required' && !ctx.env.SVC_TOKEN) throw new NeedsCredentials()
+    if (errorCode(res) === 'auth.required' && !ctx.env.SVC_TOKEN) throw new NeedsCredentials()
     throw apiError(res)
   }
   return {
@@ -262,21 +261,12 @@ function apiBackend(ctx: CliContext): Backend {
     async setLimits(id, limits) {
       const body = JSON.stringify({ limits })
       const res = await callApi<TokenInfo>(ctx, `/api/auth/tokens/${id}`, { method: 'PATCH', body })
-      if (
-        res.status === 404 &&
-        (res.body as { error?: { code?: string } } | null)?.error?.code === 'token.not_found'
-      )
-        return undefined
+      if (res.status === 404 && errorCode(res) === 'token.not_found') return undefined
       return check(res, 200)
     },
     async revoke(id) {
       const res = await callApi(ctx, `/api/auth/tokens/${id}`, { method: 'DELETE' })
-      if (
-        res.status === 404 &&
-        (res.body as { error?: { code?: string } } | null)?.error?.code === 'token.not_found'
-      ) {
-        return false
-      }
+      if (res.status === 404 && errorCode(res) === 'token.not_found') return false
       check(res, 200)
       return true
     },

@@ -1,4 +1,5 @@
 import { apiError, callApi } from '../api-client'
+import type { UsageBody } from '../api-types'
 import { CliError, type Command } from '../context'
 import { table } from '../format'
 
@@ -10,14 +11,6 @@ Shows what was used, from the API's usage ledger (GET /api/usage): requests, pro
 completion tokens, audio seconds transcribed, characters spoken and images made, per group
 (default: per token) over [since, until) (ISO dates or times, UTC; default the last 30 days).
 An admin token (SVC_TOKEN) sees everyone; any other token sees its own use. See docs/usage.md.`
-
-interface UsageBody {
-  group_by: string
-  since: string
-  until: string
-  rows: Record<string, string | number | null>[]
-  totals: Record<string, number>
-}
 
 export const usageCommand: Command = {
   name: 'usage',

@@ -4,6 +4,7 @@
  * `ApiError` with the server's message and the field it names (`param`).
  */
 import type { AppType } from '@svc/api'
+import { readErrorBody } from '@svc/core'
 import { hc } from 'hono/client'
 import { authHeaders } from './session'
 
@@ -24,15 +25,8 @@ export class ApiError extends Error {
 
 /** Reads an error body (svc's `{error:{code,message,param}}`, or anything else) into an ApiError. */
 export async function errorOf(res: Response): Promise<ApiError> {
-  const text = await res.text().catch(() => '')
-  try {
-    const body = JSON.parse(text) as { error?: { code?: string; message?: string; param?: string | null } }
-    if (body.error?.message)
-      return new ApiError(body.error.message, res.status, body.error.code ?? null, body.error.param ?? null)
-  } catch {
-    // not JSON
-  }
-  return new ApiError(text.slice(0, 300) || `HTTP ${res.status}`, res.status, null, null)
+  const read = readErrorBody(await res.text().catch(() => ''), `HTTP ${res.status}`)
+  return new ApiError(read.message, res.status, read.code, read.param)
 }
 
 /** Awaits a typed call; resolves with its JSON, or throws the ApiError the server answered. */

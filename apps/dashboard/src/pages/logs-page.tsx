@@ -1,4 +1,4 @@
-import { readSse } from '@svc/core'
+import { readErrorBody, readSse } from '@svc/core'
 import { Select } from '@svc/ui'
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { authHeaders } from '../api/session'
@@ -44,8 +44,7 @@ export function LogsPage({ slot }: { slot: string | null }) {
           signal: ac.signal,
         })
         if (!res.ok || !res.body) {
-          const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null
-          setStatus(body?.error?.message ?? `HTTP ${res.status}`)
+          setStatus(readErrorBody(await res.text().catch(() => ''), `HTTP ${res.status}`).message)
           return
         }
         setStatus('live')

@@ -4,8 +4,10 @@
  * unload); when it fires, `Slot.evictIfIdle` decides on the spot, so a request that arrived in
  * between keeps the model. A pinned slot never unloads by itself.
  */
+
+import type { Clock } from '../clock'
 import type { EventBus } from '../event-bus'
-import type { Clock, SvcEvents } from '../events'
+import type { SvcEvents } from '../events'
 import type { Slot } from './slot'
 
 export interface IdleUnloadOptions {

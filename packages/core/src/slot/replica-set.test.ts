@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
+import { createTestClock } from '../../test/slot/test-clock'
+import { model } from '../../test/slot/test-driver'
 import { createEventBus } from '../event-bus'
 import type { SlotReplicasEvent, SlotTransitionEvent, SvcEvents } from '../events'
 import { defaultSlotConfig } from '../slot-config'
 import type { SlotDriver, UpstreamExit, UpstreamHandle, UpstreamMember } from '../slot-driver'
 import { Slot } from './slot'
-import { createTestClock } from './test-clock'
-import { model } from './test-driver'
 
 /** A handle with replicas whose membership and health the test sets. */
 function replicated(urls: string[]) {

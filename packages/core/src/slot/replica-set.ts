@@ -9,7 +9,7 @@
  * Each replica is its own instance in the slot's LeaseLedger: a replica that leaves the set (its task
  * was replaced) closes there, so its leases stop counting and never touch its successor's.
  */
-import type { Clock } from '../events'
+import type { Clock } from '../clock'
 import type { UpstreamExit, UpstreamHandle, UpstreamMember } from '../slot-driver'
 import type { LeaseLedger } from './lease-ledger'
 

@@ -3,8 +3,10 @@
  * 2 s, 4 s … (capped), at most `max_restarts` times in a row; an upstream that ran long enough
  * before crashing starts the count afresh. Each scheduled attempt is a `slot.restart` event.
  */
+
+import type { Clock } from '../clock'
 import type { EventBus } from '../event-bus'
-import type { Clock, SvcEvents } from '../events'
+import type { SvcEvents } from '../events'
 import type { ModelEntry } from '../models'
 import type { SlotConfig } from '../slot-config'
 

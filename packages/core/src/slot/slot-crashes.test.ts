@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createTestDriver, model } from './test-driver'
-import { setup } from './test-slot'
+import { createTestDriver, model } from '../../test/slot/test-driver'
+import { setup } from '../../test/slot/test-slot'
 
 /** Loads model a, takes a lease, crashes the upstream and waits until it is ready again; returns that lease. */
 async function leaseAcrossCrash({ slot, driver, bus, clock }: ReturnType<typeof setup>) {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
+import { createTestClock } from '../../test/slot/test-clock'
+import { createTestDriver, model } from '../../test/slot/test-driver'
 import { createEventBus } from '../event-bus'
 import type { SlotAutoEvent, SvcEvents } from '../events'
 import { defaultSlotConfig, type SlotConfig } from '../slot-config'
 import type { Lease } from './slot'
 import type { LoadingNotice } from './slot-demand'
 import { SlotManager } from './slot-manager'
-import { createTestClock } from './test-clock'
-import { createTestDriver, model } from './test-driver'
 
 function primary(demand: Partial<SlotConfig['demand']> = {}): SlotConfig {
   const c = defaultSlotConfig('primary')!

@@ -5,9 +5,11 @@
  * released, a transition of the slot, a request arriving, timing out or going away, a swap window
  * ending. It loads a model only when the slot loads on request (`load_on_request`).
  */
+
+import type { Clock } from '../clock'
 import { SvcError } from '../errors'
 import type { EventBus } from '../event-bus'
-import type { Clock, SvcEvents } from '../events'
+import type { SvcEvents } from '../events'
 import type { SlotConfig } from '../slot-config'
 import { LEASABLE_STATES, PENDING_STATES } from '../slot-states'
 import { asRequestError, busy, notLoaded, timedOut } from './demand-errors'

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { createTestClock } from '../../test/slot/test-clock'
+import { createTestDriver, model } from '../../test/slot/test-driver'
 import { createEventBus } from '../event-bus'
 import type { SvcEvents } from '../events'
 import { defaultSlotConfig } from '../slot-config'
 import { Slot } from './slot'
-import { createTestClock } from './test-clock'
-import { createTestDriver, model } from './test-driver'
 
 function setup() {
   const bus = createEventBus<SvcEvents>()

@@ -16,6 +16,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { createTestClock } from '../../test/slot/test-clock'
+import { createTestDriver, model } from '../../test/slot/test-driver'
 import { SvcError } from '../errors'
 import { createEventBus } from '../event-bus'
 import type { SlotTransitionEvent, SvcEvents } from '../events'
@@ -23,8 +25,6 @@ import { defaultSlotConfig } from '../slot-config'
 import { canTransition, type SlotState } from '../slot-states'
 import { Slot } from './slot'
 import type { Lease } from './slot-types'
-import { createTestClock } from './test-clock'
-import { createTestDriver, model } from './test-driver'
 
 type Action =
   | { kind: 'load'; model: 'a' | 'b' }

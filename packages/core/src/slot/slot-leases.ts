@@ -5,8 +5,10 @@
  * lease moves the slot to `serving`, the last release back to `idle`; a request for a slot that is
  * still loading waits (bounded) for `ready`.
  */
+
+import type { Clock } from '../clock'
 import type { EventBus } from '../event-bus'
-import type { Clock, SvcEvents } from '../events'
+import type { SvcEvents } from '../events'
 import type { ModelEntry } from '../models'
 import type { UpstreamHandle } from '../slot-driver'
 import { LEASABLE_STATES } from '../slot-states'

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
+import { createTestClock } from '../../test/slot/test-clock'
+import { createTestDriver, model } from '../../test/slot/test-driver'
 import { SvcError } from '../errors'
 import { createEventBus } from '../event-bus'
 import type { SvcEvents } from '../events'
 import { defaultSlotConfig, type SlotConfig } from '../slot-config'
 import { SlotManager } from './slot-manager'
-import { createTestClock } from './test-clock'
-import { createTestDriver, model } from './test-driver'
 
 function manager(configs: SlotConfig[]) {
   const clock = createTestClock()

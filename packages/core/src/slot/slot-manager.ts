@@ -2,9 +2,11 @@
  * All slots of one svc instance. Each `Slot` owns its own changes; the manager only creates slots
  * from config, routes calls by name, and answers which slot owns a model ref.
  */
+
+import type { Clock } from '../clock'
 import { SvcError } from '../errors'
 import type { EventBus } from '../event-bus'
-import type { Clock, SvcEvents } from '../events'
+import type { SvcEvents } from '../events'
 import type { ModelEntry } from '../models'
 import type { SlotConfig } from '../slot-config'
 import type { SlotDriver } from '../slot-driver'

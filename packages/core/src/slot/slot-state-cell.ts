@@ -3,8 +3,10 @@
  * pull's progress) and the one way its state changes: `transition`, checked against the lifecycle
  * table (`SLOT_TRANSITIONS`) and published as a `slot.transition` event.
  */
+
+import type { Clock } from '../clock'
 import type { EventBus } from '../event-bus'
-import type { Clock, SvcEvents } from '../events'
+import type { SvcEvents } from '../events'
 import type { ModelEntry, PullProgress } from '../models'
 import { canTransition, type SlotState } from '../slot-states'
 

@@ -1,5 +1,6 @@
+import type { Clock } from '../clock'
 import type { EventBus } from '../event-bus'
-import type { Clock, SvcEvents } from '../events'
+import type { SvcEvents } from '../events'
 import type { ModelEntry, PullProgress } from '../models'
 import type { SlotConfig } from '../slot-config'
 import type { SlotDriver } from '../slot-driver'

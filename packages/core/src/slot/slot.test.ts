@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createTestDriver, model } from './test-driver'
-import { setup } from './test-slot'
+import { createTestDriver, model } from '../../test/slot/test-driver'
+import { setup } from '../../test/slot/test-slot'
 
 describe('Slot', () => {
   it('loads a model on disk: offline -> starting -> warming -> ready', async () => {

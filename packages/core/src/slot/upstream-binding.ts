@@ -4,9 +4,11 @@
  * both, so the slot owner does not care which: one instance is a key of its own in the lease ledger;
  * a replica set keys each replica (replica-set.ts).
  */
+
+import type { Clock } from '../clock'
 import { SvcError } from '../errors'
 import type { EventBus } from '../event-bus'
-import type { Clock, SvcEvents } from '../events'
+import type { SvcEvents } from '../events'
 import type { ModelEntry } from '../models'
 import type { UpstreamExit, UpstreamHandle } from '../slot-driver'
 import type { LeaseLedger } from './lease-ledger'

@@ -1,6 +1,7 @@
+import type { Clock } from '../clock'
 import { SvcError } from '../errors'
 import type { EventBus } from '../event-bus'
-import type { Clock, SvcEvents } from '../events'
+import type { SvcEvents } from '../events'
 
 /** What `waitForLeasable` needs to know about a slot (kept narrow so it is testable alone). */
 export interface LeaseWaiter {

@@ -1,4 +1,4 @@
-import type { Clock } from '../events'
+import type { Clock } from '../clock'
 import type { SlotDriver, UpstreamHandle } from '../slot-driver'
 
 export interface WarmUpOptions {

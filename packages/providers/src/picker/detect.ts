@@ -20,11 +20,9 @@ import {
   type SwarmRole,
 } from './engine-probe'
 import { detectGpuMemory, type GpuFact, type QueryNvidiaSmi } from './gpu-memory'
+import type { RenderNode } from './render-node'
 
-export interface RenderNode {
-  path: string
-  vendor: GpuVendor | 'unknown'
-}
+export type { RenderNode } from './render-node'
 
 export interface HostEngine {
   path: string

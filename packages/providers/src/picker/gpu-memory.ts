@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { promisify } from 'node:util'
-import type { RenderNode } from './detect'
+import type { RenderNode } from './render-node'
 
 /** VRAM below this on an AMD or Intel GPU means an integrated GPU living in system memory. */
 export const INTEGRATED_VRAM_LIMIT = 4 * 1024 ** 3

@@ -6,9 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { freemem, totalmem } from 'node:os'
-import type { Executor } from './executor'
-import type { NodeSchemas } from './node-schemas'
-import { type PromptQueue, queueTuple } from './prompt-queue'
+import { queueTuple } from './prompt-queue'
 import {
   isDict,
   type PyDict,
@@ -20,53 +18,13 @@ import {
   toJsValue,
   toPyJson,
 } from './py-values'
+import { HttpError, type ReceivedPrompt, type Reply, type RouteContext } from './route-types'
 import { validatePrompt } from './validate-prompt'
 import { view } from './view-route'
 
-export interface ReceivedPrompt {
-  /** The body as sent (`JSON.parse` would round big seeds; this does not). */
-  raw: string
-  /** The `prompt` graph as received, before validation coerced it: floats as numbers, big ints as bigint. */
-  graph: Record<string, { class_type?: string; inputs?: Record<string, unknown> }>
-  clientId: unknown
-  /** 200 (queued) or 400 (refused). */
-  status: number
-  promptId?: string
-  /** The response body. */
-  response: unknown
-}
-
-export interface RouteContext {
-  schemas: NodeSchemas
-  queue: PromptQueue
-  executor: Executor
-  dirs: { output: string; input: string; temp: string }
-  /** Files per model folder, for `GET /models/<folder>`. */
-  modelFolders: Record<string, readonly string[]>
-  prompts: ReceivedPrompt[]
-  /** The server's own queue counter (`self.number`). */
-  counter: { next: number }
-  queueInfo(): PyDict
-}
-
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly text: string,
-  ) {
-    super(text)
-  }
-}
+export { HttpError, type ReceivedPrompt, type Reply, type RouteContext } from './route-types'
 
 type Handler = (req: IncomingMessage, url: URL, body: string, ctx: RouteContext) => Promise<Reply> | Reply
-export interface Reply {
-  status: number
-  /** JSON (Python-style); else `bytes`; else `text` (plain); else an empty body. */
-  json?: unknown
-  bytes?: Buffer
-  text?: string
-  headers?: Record<string, string>
-}
 
 const ok: Reply = { status: 200 }
 const json = (value: unknown, status = 200): Reply => ({ status, json: value })

@@ -6,7 +6,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import type { IncomingMessage } from 'node:http'
 import { basename, relative, resolve } from 'node:path'
-import type { Reply, RouteContext } from './http-routes'
+import type { Reply, RouteContext } from './route-types'
 
 export async function view(
   _req: IncomingMessage,

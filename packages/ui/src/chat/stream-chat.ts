@@ -1,4 +1,4 @@
-import { readSse } from '@svc/core'
+import { readErrorBody, readSse } from '@svc/core'
 
 /** One piece of a streamed chat completion. */
 export interface ChatDelta {
@@ -55,8 +55,10 @@ export async function* streamChat(options: StreamChatOptions): AsyncGenerator<Ch
     } catch {
       continue // not JSON: nothing a chat view can show
     }
-    if (chunk.error)
-      throw new ChatStreamError(chunk.error.message ?? 'the stream failed', null, chunk.error.code ?? null)
+    if (chunk.error) {
+      const read = readErrorBody(chunk, 'the stream failed')
+      throw new ChatStreamError(read.message, null, read.code)
+    }
     const choice = chunk.choices?.[0]
     if (!choice) continue
     const delta = choice.delta ?? {}
@@ -70,13 +72,6 @@ export async function* streamChat(options: StreamChatOptions): AsyncGenerator<Ch
 }
 
 async function errorOf(res: Response): Promise<ChatStreamError> {
-  const text = await res.text().catch(() => '')
-  try {
-    const body = JSON.parse(text) as { error?: { message?: string; code?: string } }
-    if (body.error?.message)
-      return new ChatStreamError(body.error.message, res.status, body.error.code ?? null)
-  } catch {
-    // not JSON
-  }
-  return new ChatStreamError(text.slice(0, 300) || `HTTP ${res.status}`, res.status, null)
+  const read = readErrorBody(await res.text().catch(() => ''), `HTTP ${res.status}`)
+  return new ChatStreamError(read.message, res.status, read.code)
 }

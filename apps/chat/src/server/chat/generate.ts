@@ -1,4 +1,4 @@
-import { readSse } from '@svc/core'
+import { readErrorBody, readSse } from '@svc/core'
 import type { Logger } from '@svc/core/node'
 import type { MessageRepo } from '../store/messages'
 import type { Message, MessageStatus } from '../store/types'
@@ -118,8 +118,11 @@ function parseChunk(data: string): Chunk {
     timings?: { prompt_n?: unknown; cache_n?: unknown; predicted_n?: unknown }
   }
   if (body.error) {
-    const message = typeof body.error === 'string' ? body.error : body.error.message
-    return { content: '', reasoning: '', error: message || 'the model failed while answering' }
+    return {
+      content: '',
+      reasoning: '',
+      error: readErrorBody(body, 'the model failed while answering').message,
+    }
   }
   const delta = body.choices?.[0]?.delta
   const text = (v: unknown) => (typeof v === 'string' ? v : '')

@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode, SvcError } from '@svc/core'
+import { ERROR_CODES, type ErrorCode, readErrorBody, SvcError } from '@svc/core'
 
 export interface SvcApiOptions {
   /** `SVC_CHAT_API_URL`, no trailing slash. */
@@ -80,18 +80,7 @@ export const NO_TOKEN =
  * and status; anything else is `upstream.error` with the API's status.
  */
 export async function apiFailure(res: Response, hasToken: boolean): Promise<SvcError> {
-  const text = await res.text().catch(() => '')
-  let code: string | undefined
-  let message = text.slice(0, 500) || res.statusText
-  let param: string | null = null
-  try {
-    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; param?: unknown } }
-    if (typeof body.error?.code === 'string') code = body.error.code
-    if (typeof body.error?.message === 'string') message = body.error.message
-    if (typeof body.error?.param === 'string') param = body.error.param
-  } catch {
-    // not JSON: keep the text
-  }
+  const { code, message, param } = readErrorBody(await res.text().catch(() => ''), res.statusText)
   if (res.status === 401 || res.status === 403) {
     const why = !hasToken
       ? NO_TOKEN

@@ -2,9 +2,9 @@
  * An in-memory SlotDriver for the slot owner's unit tests: the port's other side, not an upstream.
  * Integration tests (apps/api/test, packages/providers/test) drive real llama-server processes.
  */
-import type { Clock } from '../events'
-import type { ModelEntry, PullProgress } from '../models'
-import type { SlotDriver, UpstreamExit, UpstreamHandle } from '../slot-driver'
+import type { Clock } from '../../src/clock'
+import type { ModelEntry, PullProgress } from '../../src/models'
+import type { SlotDriver, UpstreamExit, UpstreamHandle } from '../../src/slot-driver'
 
 export interface TestHandle extends UpstreamHandle {
   crash(reason?: string): void

@@ -2,10 +2,10 @@
  * A `Slot` on the test clock and the in-memory test driver, with its transitions recorded: what the
  * slot owner's unit tests start from.
  */
-import { createEventBus } from '../event-bus'
-import type { SlotTransitionEvent, SvcEvents } from '../events'
-import { defaultSlotConfig, type SlotConfig } from '../slot-config'
-import { Slot, type SlotOptions } from './slot'
+import { createEventBus } from '../../src/event-bus'
+import type { SlotTransitionEvent, SvcEvents } from '../../src/events'
+import { Slot, type SlotOptions } from '../../src/slot/slot'
+import { defaultSlotConfig, type SlotConfig } from '../../src/slot-config'
 import { createTestClock } from './test-clock'
 import { createTestDriver, type TestDriver } from './test-driver'
 

@@ -2,7 +2,7 @@
  * The dispatcher in one process, for its fast unit tests: a real `node:http` front server calling
  * `handle()`, a real SlotManager whose slots "run" on an in-process HTTP upstream (port 0), and a
  * hosted upstream on another. Real sockets and real HTTP both ways; only the slot driver is a
- * stand-in (it starts nothing: the upstream already listens). Not exported from the package.
+ * stand-in (it starts nothing: the upstream already listens). Not exported from the package; kept out of `src` (test code is no product).
  */
 import { once } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
@@ -17,8 +17,8 @@ import {
   systemClock,
   type UpstreamExit,
 } from '@svc/core'
-import { createDispatcher, type Dispatcher, type DispatcherOptions, type SlotRoute } from './dispatcher'
-import type { HostedUpstream } from './upstreams'
+import { createDispatcher, type Dispatcher, type DispatcherOptions, type SlotRoute } from '../src/dispatcher'
+import type { HostedUpstream } from '../src/upstreams'
 
 /** One request as an upstream saw it. */
 export interface Seen {

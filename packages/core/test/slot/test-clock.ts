@@ -2,7 +2,7 @@
  * A clock that moves only when a test says so, for the slot owner's unit tests: no test waits on the
  * wall clock, so they are exact and do not slow down (or flake) on a busy machine.
  */
-import type { Clock } from '../events'
+import type { Clock } from '../../src/clock'
 
 export interface TestClock extends Clock {
   /** Moves time forward by `ms`, firing due sleeps in time order and letting promise chains settle. */

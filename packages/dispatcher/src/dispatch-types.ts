@@ -1,0 +1,56 @@
+/**
+ * What the dispatcher is given (`DispatcherOptions`) and what it records of each request
+ * (`DispatchRecord`). A leaf: the front door (dispatcher.ts), the in-process caller (call.ts) and the
+ * slot and hosted sends all import it, none of them each other.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { ProviderRoute, SlotManager, SvcError } from '@svc/core'
+import type { RequestUnits } from './units'
+import type { HostedUpstream } from './upstreams'
+import type { Usage } from './usage'
+
+/** What the dispatcher needs of a slot's provider: the request side of the provider contract. */
+export type SlotRoute = ProviderRoute
+
+export interface DispatchRecord {
+  route: string
+  slot: string
+  status: number
+  outcome: 'ok' | 'client-gone' | 'upstream-died' | 'error'
+  /** Request arrival → response finished (s). */
+  seconds: number
+  /** Upstream request sent → first response byte (s); undefined when no upstream was reached. */
+  ttfbSeconds?: number
+  /** svc's own time before the upstream request went out: body, validation, resolution, lease (s). */
+  overheadSeconds?: number
+  usage?: Usage
+  /** The model that answered (the lease's, or a hosted upstream's ref); absent before resolution. */
+  model?: string
+  /** What the request asked for beyond tokens (speech characters, images): see `requestUnits`. */
+  units?: RequestUnits
+}
+
+export interface DispatcherOptions {
+  slots: SlotManager
+  routeFor(slot: string): SlotRoute
+  upstreams: () => readonly HostedUpstream[]
+  isKnownModel(id: string): Promise<boolean>
+  /** Bounded wait for a loading slot (SVC_QUEUE_TIMEOUT). Default 120 s. */
+  queueTimeoutMs?: number
+  /** Until upstream response headers (model load excluded). Default 600 s. */
+  upstreamTimeoutMs?: number
+  maxJsonBytes?: number
+  maxUploadBytes?: number
+  /** Called once per request when it is done; `req` lets the app find what it attached (who asked). */
+  observe?: (record: DispatchRecord, req: IncomingMessage) => void
+  /**
+   * Asked once `model` resolved to a hosted upstream, before its key is used: a refusal answers the
+   * request (the app's browser rule: with auth off, no page of another site spends a hosted key).
+   */
+  refuseHosted?: (req: IncomingMessage) => SvcError | undefined
+  /**
+   * Called with an error that is not an `SvcError` (a bug: answered 500 `internal.error` without
+   * its details), so the app can log it with the request id.
+   */
+  onUnexpected?: (error: unknown, context: { requestId: string; route: string }) => void
+}

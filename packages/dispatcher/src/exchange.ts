@@ -1,0 +1,71 @@
+/**
+ * One client request as the dispatcher carries it (`Exchange`), one hop of it to an upstream (`Hop`),
+ * and the send that makes the hop and writes what it measured into the request's record.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AgentPool } from './agents'
+import type { ClientWatch } from './client-watch'
+import type { DispatchRecord } from './dispatch-types'
+import type { ForwardBody, ForwardResult, NormaliseBody } from './forward-types'
+import { upstreamHeaders } from './outbound'
+import { forward } from './proxy'
+import type { Target } from './resolve'
+
+/** One client request as the dispatcher carries it: both ends, its id, and what it records. */
+export interface Exchange {
+  req: IncomingMessage
+  res: ServerResponse
+  requestId: string
+  client: ClientWatch
+  record: DispatchRecord
+  /** `performance.now()` when it arrived. */
+  started: number
+}
+
+/** One hop to an upstream. */
+export interface Hop {
+  target: Target
+  url: URL
+  body: ForwardBody
+  timeoutMs: number
+  /** A hosted upstream's API key (sent as the bearer). */
+  auth?: string
+  retryUnreachable?: boolean
+  normaliseBody?: NormaliseBody
+}
+
+/** Makes one hop and records it (status, outcome, usage, svc's overhead, time to first byte). */
+export type SendHop = (exchange: Exchange, hop: Hop) => Promise<ForwardResult>
+
+export function hopSender(agents: AgentPool): SendHop {
+  return async (exchange, hop) => {
+    const { record } = exchange
+    let sentAt = 0
+    const result = await forward({
+      url: hop.url,
+      headers: upstreamHeaders(exchange.req, hop.body, exchange.requestId, hop.auth),
+      ...(hop.normaliseBody ? { normaliseBody: hop.normaliseBody } : {}),
+      ...(hop.retryUnreachable ? { retryUnreachable: true } : {}),
+      body: hop.body,
+      res: exchange.res,
+      client: exchange.client,
+      timeoutMs: hop.timeoutMs,
+      who:
+        hop.target.kind === 'slot' ? `slot ${hop.target.slot.name}` : `upstream ${hop.target.upstream.name}`,
+      agent: agents.get(hop.url),
+      requestId: exchange.requestId,
+      onUpstreamRequest: () => {
+        sentAt = performance.now()
+        record.overheadSeconds = (sentAt - exchange.started) / 1000
+      },
+      onFirstByte: () => {
+        record.ttfbSeconds = (performance.now() - sentAt) / 1000
+      },
+    })
+    if (result.outcome === 'unreachable') return result
+    record.status = result.status
+    record.outcome = result.outcome
+    if (result.usage) record.usage = result.usage
+    return result
+  }
+}
