@@ -10,6 +10,7 @@ import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type CreatedToken, createTokenStore, type Scope } from '@svc/auth'
+import { readErrorBody } from '@svc/core'
 import { createLogger } from '@svc/core/node'
 import { afterAll, beforeAll } from 'vitest'
 import { readServeEnv } from '../src/env'
@@ -68,18 +69,8 @@ export function send(baseUrl: string, options: SendOptions): Promise<Reply> {
           text += d
         })
         res.on('end', () => {
-          let code: string | undefined
-          try {
-            // svc's error body; Anthropic's (under /v1/messages) with svc's code as svc_code; the
-            // Ollama API's `{"error": "…", "code": …}` with it beside.
-            const body = JSON.parse(text) as {
-              error?: { code?: string; svc_code?: string } | string
-              code?: string
-            }
-            code = typeof body.error === 'string' ? body.code : (body.error?.code ?? body.error?.svc_code)
-          } catch {
-            // not JSON
-          }
+          // svc's error body in any surface's shape (core's one reader)
+          const code = readErrorBody(text, '').code ?? undefined
           resolve({ status: res.statusCode ?? 0, headers: res.headers, text, code })
         })
       },

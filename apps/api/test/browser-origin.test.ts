@@ -6,7 +6,9 @@
  * with the proxy's identity, and auth on with a bearer token — against the real server. The verdicts
  * are the rules of docs/auth.md "Hosts and origins", written out here by hand.
  */
+
 import { request } from 'node:http'
+import { readErrorBody } from '@svc/core'
 import { INFERENCE_ROUTES } from '@svc/dispatcher'
 import { type FakeUpstream, startFakeUpstream } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -135,13 +137,7 @@ function probe(
           text += d
         })
         res.on('end', () => {
-          let code: string | undefined
-          try {
-            // svc's error body, or Anthropic's (under /v1/messages) with svc's code as svc_code
-            const error = (JSON.parse(text) as { error?: { code?: string; svc_code?: string } }).error
-            code = error?.code ?? error?.svc_code
-          } catch {}
-          resolve({ status: res.statusCode ?? 0, code })
+          resolve({ status: res.statusCode ?? 0, code: readErrorBody(text, '').code ?? undefined })
         })
       },
     )

@@ -5,10 +5,12 @@
  * chat's own page, no browser at all) × auth off and auth on (the proxy's identity) — against the
  * real server wired from its environment. The verdicts are docs/auth.md "Hosts and origins", by hand.
  */
+
 import { mkdtemp, rm } from 'node:fs/promises'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { readErrorBody } from '@svc/core'
 import { silentLogger } from '@svc/core/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readChatEnv } from '../src/server/env'
@@ -100,11 +102,7 @@ function probe(url: string, method: string, path: string, headers: Record<string
           text += d
         })
         res.on('end', () => {
-          let code: string | undefined
-          try {
-            code = (JSON.parse(text) as { error?: { code?: string } }).error?.code
-          } catch {}
-          resolve({ status: res.statusCode ?? 0, code })
+          resolve({ status: res.statusCode ?? 0, code: readErrorBody(text, '').code ?? undefined })
         })
       },
     )

@@ -34,6 +34,14 @@ describe('readErrorBody', () => {
     })
   })
 
+  it("reads the code svc's Ollama API puts beside the bare message", () => {
+    expect(readErrorBody('{"error":"no model x","code":"model.not_found"}', 'HTTP 404')).toEqual({
+      code: 'model.not_found',
+      message: 'no model x',
+      param: null,
+    })
+  })
+
   it('keeps the start of a body that is not an error body, and the fallback for an empty one', () => {
     const html = `<html>${'x'.repeat(1000)}</html>`
     const read = readErrorBody(html, 'HTTP 502')

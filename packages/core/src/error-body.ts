@@ -5,7 +5,7 @@
  *
  * It reads svc's own `{"error":{code,message,type,param}}`, the Anthropic shape svc answers under
  * `/v1/messages` (`{"type":"error","error":{type,message,svc_code,param}}`), and the bare
- * `{"error":"…"}` some upstreams send. Anything else (HTML from a proxy, plain text, nothing) keeps its
+ * `{"error":"…"}` some upstreams send (and svc's Ollama API, with `code` beside it). Anything else (HTML from a proxy, plain text, nothing) keeps its
  * first characters as the message, so the person still sees what came back.
  */
 
@@ -26,7 +26,9 @@ export const ERROR_TEXT_LIMIT = 300
 export function readErrorBody(body: unknown, fallback: string): ReadErrorBody {
   const json = typeof body === 'string' ? parseOrNull(body) : body
   const error = isRecord(json) ? json.error : undefined
-  if (typeof error === 'string' && error) return { code: null, message: error, param: null }
+  // The bare shape; svc's Ollama surface puts its own code beside it (`{"error": "…", "code": …}`).
+  if (typeof error === 'string' && error)
+    return { code: isRecord(json) ? stringOrNull(json.code) : null, message: error, param: null }
   if (isRecord(error) && typeof error.message === 'string' && error.message) {
     const code = stringOrNull(error.code) ?? stringOrNull(error.svc_code)
     return { code, message: error.message, param: stringOrNull(error.param) }
