@@ -5,4 +5,6 @@ import type { api } from './client'
 export type SlotView = InferResponseType<(typeof api.api.slots)['$get'], 200>['slots'][number]
 export type ModelRow = InferResponseType<(typeof api.api.models)['$get'], 200>['models'][number]
 export type TokenRow = InferResponseType<(typeof api.api.auth.tokens)['$get'], 200>['tokens'][number]
+/** `GET /api/usage`: rows and totals of the ledger's counters. */
+export type UsageAnswer = InferResponseType<(typeof api.api.usage)['$get'], 200>
 export type HardwareReport = InferResponseType<(typeof api.api.hardware)['$get'], 200>

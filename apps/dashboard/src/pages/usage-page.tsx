@@ -107,7 +107,7 @@ function who(r: UsageRow): string {
   return typeof r.label === 'string' ? r.label : r.label === null ? '(revoked)' : 'this token'
 }
 
-function Counts({ row, keys }: { row: UsageRow; keys: readonly string[] }) {
+function Counts({ row, keys }: { row: UsageRow; keys: readonly (keyof UsageRow)[] }) {
   return (
     <>
       {keys.map((k) => (

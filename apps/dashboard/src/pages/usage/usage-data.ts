@@ -1,25 +1,10 @@
 /** What `GET /api/usage` answers, and the days of a range with their totals (pure). */
 import { request } from '../../api/client'
+import type { UsageAnswer } from '../../api/types'
 
-export interface UsageCounters {
-  requests: number
-  prompt_tokens: number
-  completion_tokens: number
-  total_tokens: number
-  audio_seconds: number
-  characters: number
-  images: number
-}
-
-export type UsageRow = UsageCounters & Record<string, string | number | null>
-
-export interface UsageAnswer {
-  group_by: string
-  since: string
-  until: string
-  rows: UsageRow[]
-  totals: UsageCounters
-}
+/** What `GET /api/usage` answers: the API's own type (a counter it renames breaks `tsc` here). */
+export type { UsageAnswer }
+export type UsageRow = UsageAnswer['rows'][number]
 
 export async function fetchUsage(groupBy: string, since: string): Promise<UsageAnswer> {
   const query = new URLSearchParams({ group_by: groupBy, since })
