@@ -23,6 +23,7 @@ export interface Peer {
 
 const FAKE = join(REPO_ROOT, 'packages/testing/bin/fake-upstream.mjs')
 const CLUSTER = join(REPO_ROOT, 'bench/cluster-svc.mjs')
+const NODE_PROXY = process.env.NP ?? join(REPO_ROOT, 'bench/node-proxy.mjs')
 
 export async function startFakeUpstream(args: string[] = []): Promise<Peer> {
   const port = await freePort()
@@ -138,6 +139,22 @@ export async function startClusterSvc(upstream: string, workers: number): Promis
       await rm(stateDir, { recursive: true, force: true })
       await rm(dirname(weights), { recursive: true, force: true })
     },
+  }
+}
+
+/** The Node ceiling: the least a Node proxy can do (bench/node-proxy.mjs), in front of the upstream. */
+export async function startNodeProxy(upstream: string): Promise<Peer> {
+  const port = await freePort()
+  const child = spawn(process.execPath, [NODE_PROXY, String(port), upstream], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  await waitFor(child, /listening on/)
+  return {
+    name: 'minimal Node proxy',
+    url: `http://127.0.0.1:${port}`,
+    model: 'fake-model',
+    pid: child.pid,
+    stop: () => kill(child),
   }
 }
 

@@ -10,12 +10,11 @@
  * `DispatchRecord` for metrics and usage.
  *
  * It works on Node's raw request/response on purpose: this is the hot path `pnpm bench` measures
- * (docs/architecture.md), and piping raw streams into a keep-alive `http.request` is what keeps the
- * hop near Caddy's cost.
+ * (docs/architecture.md): raw streams in, undici's `dispatch` over kept-alive connections out
+ * (`proxy.ts`), with nothing on the way that a relayed request does not need.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { SvcError } from '@svc/core'
-import { AgentPool } from './agents'
 import { type Caller, createCaller } from './call'
 import { ClientWatch } from './client-watch'
 import type { DispatcherOptions, DispatchRecord } from './dispatch-types'
@@ -27,6 +26,7 @@ import { writeError } from './respond'
 import { sendToHosted } from './send-hosted'
 import { sendToSlot } from './send-to-slot'
 import { requestUnits } from './units'
+import { UpstreamPools } from './upstream-pools'
 
 export type { DispatcherOptions, DispatchRecord, SlotRoute } from './dispatch-types'
 
@@ -40,14 +40,14 @@ export interface Dispatcher {
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
-  const agents = new AgentPool()
+  const pools = new UpstreamPools()
   const queueTimeoutMs = options.queueTimeoutMs ?? 120_000
   const upstreamTimeoutMs = options.upstreamTimeoutMs ?? 600_000
   const caps = {
     maxJson: options.maxJsonBytes ?? 32 * 1024 * 1024,
     maxUpload: options.maxUploadBytes ?? 25 * 1024 * 1024,
   }
-  const context = { options, queueTimeoutMs, upstreamTimeoutMs, send: hopSender(agents) }
+  const context = { options, queueTimeoutMs, upstreamTimeoutMs, send: hopSender(pools) }
 
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const started = performance.now()
@@ -90,6 +90,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     handles: (path) => endpointFor(path) !== undefined,
     handle,
     call: createCaller({ ...options, queueTimeoutMs, upstreamTimeoutMs }),
-    close: () => agents.destroy(),
+    close: () => pools.destroy(),
   }
 }

@@ -3,13 +3,13 @@
  * and the send that makes the hop and writes what it measured into the request's record.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { AgentPool } from './agents'
 import type { ClientWatch } from './client-watch'
 import type { DispatchRecord } from './dispatch-types'
 import type { ForwardBody, ForwardResult, NormaliseBody } from './forward-types'
 import { upstreamHeaders } from './outbound'
 import { forward } from './proxy'
 import type { Target } from './resolve'
+import type { UpstreamPools } from './upstream-pools'
 
 /** One client request as the dispatcher carries it: both ends, its id, and what it records. */
 export interface Exchange {
@@ -37,7 +37,7 @@ export interface Hop {
 /** Makes one hop and records it (status, outcome, usage, svc's overhead, time to first byte). */
 export type SendHop = (exchange: Exchange, hop: Hop) => Promise<ForwardResult>
 
-export function hopSender(agents: AgentPool): SendHop {
+export function hopSender(pools: UpstreamPools): SendHop {
   return async (exchange, hop) => {
     const { record } = exchange
     let sentAt = 0
@@ -52,7 +52,7 @@ export function hopSender(agents: AgentPool): SendHop {
       timeoutMs: hop.timeoutMs,
       who:
         hop.target.kind === 'slot' ? `slot ${hop.target.slot.name}` : `upstream ${hop.target.upstream.name}`,
-      agent: agents.get(hop.url),
+      pool: pools.get(hop.url),
       requestId: exchange.requestId,
       onUpstreamRequest: () => {
         sentAt = performance.now()

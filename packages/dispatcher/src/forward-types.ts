@@ -2,8 +2,9 @@
  * What one hop to an upstream is given and what it ends with (`forward` in proxy.ts). A leaf: the
  * proxy and its relays import it, so neither needs the other's types.
  */
-import type { Agent, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ProviderRoute, SvcError } from '@svc/core'
+import type { Dispatcher } from 'undici'
 import type { Usage } from './usage'
 
 export type ForwardBody =
@@ -23,7 +24,8 @@ export type ForwardBody =
 
 export interface ForwardRequest {
   url: URL
-  headers: OutgoingHttpHeaders
+  /** What the upstream may see (`upstreamHeaders`); undici adds `host`. */
+  headers: Record<string, string>
   body: ForwardBody
   res: ServerResponse
   /** Tells when the client went away (the upstream request is then destroyed). */
@@ -32,7 +34,8 @@ export interface ForwardRequest {
   timeoutMs: number
   /** Names the upstream in error messages (slot or hosted upstream name). */
   who: string
-  agent: Agent
+  /** The upstream origin's pool of kept-alive connections (`upstream-pools.ts`). */
+  pool: Dispatcher
   requestId: string
   onUpstreamRequest?: () => void
   onFirstByte?: () => void
@@ -48,7 +51,7 @@ export interface ForwardRequest {
    * a buffered body, which can be sent again.
    */
   retryUnreachable?: boolean
-  /** A new connection instead of the agent's kept-alive ones (the resend after a stale one). */
+  /** A new connection instead of the pool's kept-alive ones (the resend after a stale one). */
   fresh?: boolean
 }
 

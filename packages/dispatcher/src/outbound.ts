@@ -45,22 +45,22 @@ export function upstreamHeaders(
   body: ForwardBody,
   requestId: string,
   apiKey?: string,
-): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {
+): Record<string, string> {
+  const headers: Record<string, string> = {
     'content-type': req.headers['content-type'] ?? 'application/json',
     accept: req.headers.accept ?? '*/*',
     'x-request-id': requestId,
   }
-  if (body.kind === 'buffer') headers['content-length'] = body.data.length
+  // Without a length, undici sends the upload chunked by itself (it refuses a transfer-encoding header).
+  if (body.kind === 'buffer') headers['content-length'] = String(body.data.length)
   else if (req.headers['content-length'])
-    headers['content-length'] = Number(req.headers['content-length']) + (body.added ?? 0)
-  else headers['transfer-encoding'] = 'chunked'
+    headers['content-length'] = String(Number(req.headers['content-length']) + (body.added ?? 0))
   if (apiKey) headers.authorization = `Bearer ${apiKey}`
   // Anthropic's API version and betas travel on (llama-server accepts and ignores them today).
   const version = req.headers['anthropic-version']
-  if (version) headers['anthropic-version'] = version
+  if (version) headers['anthropic-version'] = String(version)
   const beta = req.headers['anthropic-beta']
-  if (beta) headers['anthropic-beta'] = beta
+  if (beta) headers['anthropic-beta'] = String(beta)
   return headers
 }
 

@@ -5,8 +5,9 @@
  * side is a node:http server calling `forward`, the upstream a TCP server that answers the first
  * request on a connection and resets the connection at the second — the same failure, on cue.
  */
-import { Agent, createServer as createHttpServer, type Server } from 'node:http'
+import { createServer as createHttpServer, type Server } from 'node:http'
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net'
+import { Pool } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ClientWatch } from './client-watch'
 import { type ForwardBody, forward } from './proxy'
@@ -22,7 +23,7 @@ describe('forward over a kept-alive connection the upstream closed', () => {
   let svcUrl = ''
   let connections = 0
   const sockets = new Set<Socket>()
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  let pool: Pool
 
   beforeAll(async () => {
     upstream = createTcpServer((socket) => {
@@ -40,6 +41,7 @@ describe('forward over a kept-alive connection the upstream closed', () => {
       socket.on('close', () => sockets.delete(socket))
     })
     const port = await listen(upstream)
+    pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1 })
     svc = createHttpServer((req, res) => {
       const chunks: Buffer[] = []
       req.on('data', (c: Buffer) => chunks.push(c))
@@ -47,13 +49,13 @@ describe('forward over a kept-alive connection the upstream closed', () => {
         const body: ForwardBody = { kind: 'buffer', data: Buffer.concat(chunks) }
         void forward({
           url: new URL(`http://127.0.0.1:${port}/v1/chat/completions`),
-          headers: { 'content-type': 'application/json', 'content-length': body.data.length },
+          headers: { 'content-type': 'application/json', 'content-length': String(body.data.length) },
           body,
           res,
           client: new ClientWatch(res),
           timeoutMs: 5000,
           who: 'slot primary',
-          agent,
+          pool,
           requestId: 'test',
         })
       })
@@ -62,7 +64,7 @@ describe('forward over a kept-alive connection the upstream closed', () => {
   })
 
   afterAll(async () => {
-    agent.destroy()
+    await pool.destroy()
     for (const socket of sockets) socket.destroy()
     await new Promise((r) => svc.close(r))
     await new Promise((r) => upstream.close(r))

@@ -1,9 +1,9 @@
 /**
- * The relay for providers whose errors hide in successes (`ForwardRequest.normaliseBody`, FastFlowLM):
- * the reply is read whole (bounded), judged by the provider, and either sent as it came or replaced
- * by the error it stands for. SSE streams never take this path.
+ * The reader for providers whose errors hide in successes (`ForwardRequest.normaliseBody`,
+ * FastFlowLM): the reply is read whole (bounded), judged by the provider, and either sent as it came
+ * or replaced by the error it stands for. SSE streams never take this path.
  */
-import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http'
+import type { OutgoingHttpHeaders } from 'node:http'
 import { SvcError } from '@svc/core'
 import type { ForwardRequest, Settle } from './forward-types'
 import { normaliseUpstreamError } from './normalise'
@@ -15,32 +15,39 @@ import { usageFromTail } from './usage'
 /** The largest reply read whole (FLM's JSON: chat, embeddings, transcripts). */
 const MAX_NORMALISED_BODY = 64 * 1024 * 1024
 
-/** Reads a reply whole, lets the provider judge it, and sends either it or the error it stands for. */
-export function relayNormalised(
-  up: IncomingMessage,
-  status: number,
-  hop: ForwardRequest,
-  settle: Settle,
-): void {
-  const { finish, fail } = settle
-  const chunks: Buffer[] = []
-  let size = 0
-  let ended = false
-  up.on('data', (chunk: Buffer) => {
-    size += chunk.length
-    if (size > MAX_NORMALISED_BODY) {
-      up.destroy()
-      fail(new SvcError('upstream.error', `${hop.who} sent a reply larger than 64 MiB`, { status: 502 }))
+export class WholeReply {
+  private readonly chunks: Buffer[] = []
+  private size = 0
+  private over = false
+
+  constructor(
+    private readonly status: number,
+    private readonly headers: Record<string, string | string[] | undefined>,
+    private readonly hop: ForwardRequest,
+    private readonly settle: Settle,
+  ) {}
+
+  data(chunk: Buffer): void {
+    if (this.over) return
+    this.size += chunk.length
+    if (this.size > MAX_NORMALISED_BODY) {
+      this.over = true
+      this.settle.fail(
+        new SvcError('upstream.error', `${this.hop.who} sent a reply larger than 64 MiB`, { status: 502 }),
+      )
       return
     }
-    chunks.push(chunk)
-  })
-  up.on('close', () => {
-    if (!ended) fail(new SvcError('upstream.unavailable', `${hop.who} closed the connection mid-reply`))
-  })
-  up.on('end', () => {
-    ended = true
-    const data = Buffer.concat(chunks)
+    this.chunks.push(chunk)
+  }
+
+  error(): void {
+    this.settle.fail(new SvcError('upstream.unavailable', `${this.hop.who} closed the connection mid-reply`))
+  }
+
+  end(): void {
+    if (this.over) return
+    const { hop, status } = this
+    const data = Buffer.concat(this.chunks)
     const text = data.toString('utf8')
     let body: unknown
     let parsed = true
@@ -64,21 +71,24 @@ export function relayNormalised(
         )
         hop.res.end(json)
       }
-      finish({ status: error.status, outcome: 'error' })
+      this.settle.finish({ status: error.status, outcome: 'error' })
       return
     }
     if (status >= 400) {
-      fail(normaliseUpstreamError(status, text, up.headers['content-type'], hop.who))
+      this.settle.fail(
+        normaliseUpstreamError(status, text, String(this.headers['content-type'] ?? ''), hop.who),
+      )
       return
     }
     const headers: OutgoingHttpHeaders = { 'x-request-id': hop.requestId }
-    for (const [name, value] of Object.entries(up.headers)) {
+    for (const name in this.headers) {
+      const value = this.headers[name]
       if (value !== undefined && relayed(name)) headers[name] = value
     }
     headers['content-length'] = data.length
     hop.res.writeHead(status, withAddedHeaders(hop.res, headers))
     hop.res.end(data)
     const usage = usageFromTail(text.slice(-TAIL))
-    finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
-  })
+    this.settle.finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
+  }
 }

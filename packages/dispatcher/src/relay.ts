@@ -1,0 +1,133 @@
+/**
+ * Relaying an answer as it comes: the head once the first bytes are in (so a FastFlowLM-style "200
+ * with an error" can still be answered as an error), then each chunk as it arrives, with
+ * backpressure, and chunks read in one event-loop turn leaving in one write. The last two chunks are
+ * kept (by reference) to read `usage` (token counts) at the end. Nothing else is allocated per chunk.
+ */
+import type { OutgoingHttpHeaders } from 'node:http'
+import { SvcError } from '@svc/core'
+import type { Dispatcher } from 'undici'
+import type { ForwardRequest, Settle } from './forward-types'
+import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
+import { relayed } from './relayed-headers'
+import { tailOf } from './reply-text'
+import { sseErrorEvent } from './respond'
+import { withAddedHeaders } from './response-headers'
+import { usageFromTail } from './usage'
+
+const MAX_ERROR_BODY = 64 * 1024
+
+export class Relay {
+  private readonly json: boolean
+  private started = false
+  private first = true
+  private corked = false
+  private previous: Buffer | undefined
+  private last: Buffer | undefined
+  /** A disguised error's body being read (FastFlowLM), instead of relaying. */
+  private disguised: Buffer[] | undefined
+  private disguisedSize = 0
+
+  constructor(
+    private readonly status: number,
+    private readonly headers: Record<string, string | string[] | undefined>,
+    private readonly sse: boolean,
+    private readonly hop: ForwardRequest,
+    private readonly settle: Settle,
+    private readonly controller: Dispatcher.DispatchController,
+  ) {
+    this.json = /json/i.test(String(headers['content-type'] ?? ''))
+  }
+
+  data(chunk: Buffer): void {
+    if (this.disguised) {
+      if (this.disguisedSize < MAX_ERROR_BODY) this.disguised.push(chunk)
+      this.disguisedSize += chunk.length
+      return
+    }
+    const { res } = this.hop
+    if (this.first) {
+      this.first = false
+      // FastFlowLM-style "HTTP 200 with {"error":…}": an error in disguise (only JSON, first chunk).
+      if (this.json && looksLikeErrorBody(chunk.toString('utf8', 0, Math.min(chunk.length, 64)))) {
+        this.disguised = [chunk]
+        this.disguisedSize = chunk.length
+        return
+      }
+      this.start()
+    }
+    if (this.json || this.sse) {
+      this.previous = this.last
+      this.last = chunk
+    }
+    // Chunks read in the same event-loop turn leave in one write (one syscall), never later than the
+    // end of that turn: nothing is held back waiting for more.
+    if (!this.corked) {
+      this.corked = true
+      res.cork()
+      process.nextTick(this.uncork)
+    }
+    if (!res.write(chunk)) {
+      this.controller.pause()
+      res.once('drain', this.resume)
+    }
+  }
+
+  end(): void {
+    if (this.disguised) {
+      const text = Buffer.concat(this.disguised).toString('utf8', 0, MAX_ERROR_BODY)
+      this.settle.fail(normaliseUpstreamError(500, text, 'application/json', this.hop.who))
+      return
+    }
+    if (!this.started) this.start()
+    const usage = this.last ? usageFromTail(tailOf(this.previous, this.last)) : undefined
+    this.hop.res.end()
+    this.settle.finish({ status: this.status, outcome: 'ok', ...(usage ? { usage } : {}) })
+  }
+
+  /** The upstream died after its head: an SSE client gets an error event, anyone else a cut. */
+  error(): void {
+    if (this.disguised) {
+      this.end()
+      return
+    }
+    const { res, who } = this.hop
+    if (!this.started) {
+      this.settle.fail(new SvcError('upstream.unavailable', `${who} closed the connection before answering`))
+      return
+    }
+    if (this.sse && !res.destroyed) {
+      res.end(
+        sseErrorEvent(
+          res,
+          new SvcError('upstream.unavailable', `${who} stopped in the middle of the stream`),
+        ),
+      )
+    } else res.destroy()
+    this.settle.finish({ status: 502, outcome: 'upstream-died' })
+  }
+
+  private start(): void {
+    this.started = true
+    const { hop } = this
+    const headers: OutgoingHttpHeaders = { 'x-request-id': hop.requestId }
+    for (const name in this.headers) {
+      const value = this.headers[name]
+      if (value !== undefined && relayed(name)) headers[name] = value
+    }
+    if (this.sse) {
+      headers['cache-control'] = 'no-cache'
+      headers['x-accel-buffering'] = 'no'
+      delete headers['content-length']
+    }
+    // Headers already out: a stream svc opened while the request waited for a load.
+    if (!hop.res.headersSent) hop.res.writeHead(this.status, withAddedHeaders(hop.res, headers))
+  }
+
+  private readonly uncork = () => {
+    this.corked = false
+    this.hop.res.uncork()
+  }
+
+  private readonly resume = () => this.controller.resume()
+}
