@@ -59,11 +59,11 @@ export function createHttpHandler(options: HttpHandlerOptions): RequestListener 
       void ollama(req, res, requestId)
       return
     }
-    const run = async () => {
-      if (options.guard && !(await options.guard(req, res, requestId))) return
-      await options.dispatcher.handle(req, res, requestId)
-    }
-    void run()
+    // A cached bearer token is checked synchronously: no promise between it and the dispatcher.
+    const passed = options.guard ? options.guard(req, res, requestId) : true
+    if (passed === true) void options.dispatcher.handle(req, res, requestId)
+    else if (passed !== false)
+      void passed.then((ok) => (ok ? options.dispatcher.handle(req, res, requestId) : undefined))
   }
 }
 

@@ -83,7 +83,22 @@ export interface QuotaState {
 /** OpenAI's duration text for a reset: `20ms`, `12s`, `1m30s`, `3h2m0s`. */
 export function resetText(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`
-  let s = Math.ceil(ms / 1000)
+  const total = Math.ceil(ms / 1000)
+  // Whole seconds up to a day (every reset svc has) are formatted once: these go out on every answer.
+  if (total > DAY_S) return secondsText(total)
+  let text = SECONDS_TEXT.get(total)
+  if (text === undefined) {
+    text = secondsText(total)
+    SECONDS_TEXT.set(total, text)
+  }
+  return text
+}
+
+const DAY_S = 86_400
+const SECONDS_TEXT = new Map<number, string>()
+
+function secondsText(total: number): string {
+  let s = total
   const h = Math.floor(s / 3600)
   s -= h * 3600
   const m = Math.floor(s / 60)
@@ -92,6 +107,18 @@ export function resetText(ms: number): string {
   if (m > 0) return `${m}m${s}s`
   return `${s}s`
 }
+
+/** A limit's text, made once per value (limits are few; the cache is dropped past 1000 values). */
+function limitText(limit: number): string {
+  let text = LIMIT_TEXT.get(limit)
+  if (text === undefined) {
+    if (LIMIT_TEXT.size >= 1000) LIMIT_TEXT.clear()
+    text = String(limit)
+    LIMIT_TEXT.set(limit, text)
+  }
+  return text
+}
+const LIMIT_TEXT = new Map<number, string>()
 
 /**
  * The headers for a limited caller: OpenAI's `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`
@@ -102,17 +129,17 @@ export function rateLimitHeaders(state: QuotaState): Record<string, string> {
   const out: Record<string, string> = {}
   const { requests: r, tokens: t, tokensDay: d } = state
   if (r) {
-    out['x-ratelimit-limit-requests'] = String(r.limit)
+    out['x-ratelimit-limit-requests'] = limitText(r.limit)
     out['x-ratelimit-remaining-requests'] = String(Math.max(0, r.remaining))
     out['x-ratelimit-reset-requests'] = resetText(r.resetMs)
   }
   if (t) {
-    out['x-ratelimit-limit-tokens'] = String(t.limit)
+    out['x-ratelimit-limit-tokens'] = limitText(t.limit)
     out['x-ratelimit-remaining-tokens'] = String(Math.max(0, t.remaining))
     out['x-ratelimit-reset-tokens'] = resetText(t.resetMs)
   }
   if (d) {
-    out['x-ratelimit-limit-tokens-day'] = String(d.limit)
+    out['x-ratelimit-limit-tokens-day'] = limitText(d.limit)
     out['x-ratelimit-remaining-tokens-day'] = String(Math.max(0, d.remaining))
     out['x-ratelimit-reset-tokens-day'] = resetText(d.resetMs)
   }

@@ -3,19 +3,22 @@ import type { ServerResponse } from 'node:http'
 /**
  * Whether the client went away before its response finished. An AbortSignal is made only when
  * someone asks for one (a wait for a loading slot, a translator): EventTarget-based signals cost more
- * than the rest of a proxied request, and the ready path never needs one.
+ * than the rest of a proxied request, and the ready path never needs one. Listeners are kept in an
+ * array made on first use (one per hop in practice), not a Set per request.
  */
 export class ClientWatch {
   gone = false
   private controller: AbortController | undefined
-  private readonly listeners = new Set<() => void>()
+  private listeners: (() => void)[] | undefined
 
   constructor(res: ServerResponse) {
     res.once('close', () => {
       if (res.writableFinished) return
       this.gone = true
       this.controller?.abort(new Error('client closed the connection'))
-      for (const listener of this.listeners) listener()
+      const listeners = this.listeners
+      this.listeners = undefined
+      if (listeners) for (const listener of listeners) listener()
     })
   }
 
@@ -33,9 +36,11 @@ export class ClientWatch {
       fn()
       return () => {}
     }
-    this.listeners.add(fn)
+    if (this.listeners) this.listeners.push(fn)
+    else this.listeners = [fn]
     return () => {
-      this.listeners.delete(fn)
+      const at = this.listeners?.indexOf(fn) ?? -1
+      if (at >= 0) this.listeners!.splice(at, 1)
     }
   }
 }

@@ -36,6 +36,10 @@ describe('usageFromTail', () => {
     expect(
       usageFromTail('data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n'),
     ).toBeUndefined()
+    // braces and escaped quotes (an even and an odd run of backslashes) inside strings of the object
+    expect(
+      usageFromTail('{"usage":{"note":"a \\"}{\\" b \\\\","prompt_tokens":3,"completion_tokens":5},"x":"}"}'),
+    ).toEqual({ promptTokens: 3, completionTokens: 5 })
     // cut off by the tail window: nothing rather than a wrong count
     expect(usageFromTail('"usage":{"prompt_tokens":3,"completion_tok')).toBeUndefined()
     expect(usageFromTail('"usage": "none"')).toBeUndefined()

@@ -81,22 +81,26 @@ function lastObject<T>(text: string, key: string): T | undefined {
 
 function objectAt<T>(text: string, from: number): T | undefined {
   let i = from
-  while (text[i] === ' ' || text[i] === '\t') i++
-  if (text[i] !== ':') return undefined
+  while (text.charCodeAt(i) === SPACE || text.charCodeAt(i) === TAB) i++
+  if (text.charCodeAt(i) !== COLON) return undefined
   i++
-  while (text[i] === ' ' || text[i] === '\t') i++
-  if (text[i] !== '{') return undefined
+  while (text.charCodeAt(i) === SPACE || text.charCodeAt(i) === TAB) i++
+  if (text.charCodeAt(i) !== OPEN) return undefined
   const start = i
   let depth = 0
-  let inString = false
+  // Character codes, and strings skipped with indexOf: this runs at the end of every answer.
   for (; i < text.length; i++) {
-    const ch = text[i]
-    if (inString) {
-      if (ch === '\\') i++
-      else if (ch === '"') inString = false
-    } else if (ch === '"') inString = true
-    else if (ch === '{') depth++
-    else if (ch === '}' && --depth === 0) {
+    const ch = text.charCodeAt(i)
+    if (ch === QUOTE) {
+      for (;;) {
+        i = text.indexOf('"', i + 1)
+        if (i < 0) return undefined // cut off inside a string
+        let k = i - 1
+        while (text.charCodeAt(k) === BACKSLASH) k--
+        if ((i - 1 - k) % 2 === 0) break // an even number of backslashes: the string ends here
+      }
+    } else if (ch === OPEN) depth++
+    else if (ch === CLOSE && --depth === 0) {
       try {
         const value: unknown = JSON.parse(text.slice(start, i + 1))
         return value && typeof value === 'object' ? (value as T) : undefined
@@ -107,3 +111,11 @@ function objectAt<T>(text: string, from: number): T | undefined {
   }
   return undefined // cut off: the object did not end in the tail
 }
+
+const SPACE = 0x20
+const TAB = 0x09
+const COLON = 0x3a
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPEN = 0x7b
+const CLOSE = 0x7d

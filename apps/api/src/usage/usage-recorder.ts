@@ -48,11 +48,26 @@ export interface UsageRecorder {
 const HOUR_S = 3600
 const DAY_MS = 86_400_000
 
+/** The quota meter's key of a token (made once per token: this runs on every request of one). */
 export function tokenKey(id: string): string {
-  return `t:${id}`
+  return keyOf(TOKEN_KEYS, 't:', id)
 }
+/** The quota meter's key of a forwarded identity. */
 export function identityKey(email: string): string {
-  return `i:${email}`
+  return keyOf(IDENTITY_KEYS, 'i:', email)
+}
+
+const TOKEN_KEYS = new Map<string, string>()
+const IDENTITY_KEYS = new Map<string, string>()
+
+function keyOf(keys: Map<string, string>, prefix: string, id: string): string {
+  let key = keys.get(id)
+  if (key === undefined) {
+    if (keys.size >= 10_000) keys.clear()
+    key = prefix + id
+    keys.set(id, key)
+  }
+  return key
 }
 
 export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorder {

@@ -72,16 +72,14 @@ export class SlotLeases {
     options: { signal?: AbortSignal; timeoutMs: number },
   ): Promise<Lease> {
     const cell = this.o.cell
-    await waitForLeasable(
-      {
-        slot: this.o.slot,
-        bus: this.o.bus,
-        clock: this.o.clock,
-        isLeasable: () => cell.in(LEASABLE_STATES) && slot.upstream() !== null,
-        isPending: slot.isPending,
-      },
-      options,
-    )
+    const isLeasable = () => cell.in(LEASABLE_STATES) && slot.upstream() !== null
+    // A ready slot (every request but those that meet a load) takes its lease without waiting.
+    if (!isLeasable()) {
+      await waitForLeasable(
+        { slot: this.o.slot, bus: this.o.bus, clock: this.o.clock, isLeasable, isPending: slot.isPending },
+        options,
+      )
+    }
     const lease = slot.upstream()!.take(slot.model()!) // throws when no replica is healthy
     if (cell.state !== 'serving') cell.transition('serving')
     return lease
