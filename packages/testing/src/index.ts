@@ -55,3 +55,5 @@ export * from './caddy'
 export * from './post-json'
 export * from './oversized-upload'
 export * from './proc-environ'
+// A program's table of environment variables against its docs page.
+export * from './env-docs'
