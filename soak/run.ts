@@ -20,12 +20,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenStore } from '@svc/auth'
 import {
-  isCI,
   programAvailable,
   REPO_ROOT,
   requireLlamaServer,
   startApi,
   startComfyStandIn,
+  testEnv,
   writeTinyGguf,
 } from '@svc/testing'
 import { type LoopDelay, loopDelay, openFds, rssBytes } from './process-stats'
@@ -35,7 +35,7 @@ import { percentile, Tally } from './tally'
 import * as step from './traffic'
 
 const ifCi = process.argv.includes('--if-ci')
-if (ifCi && !isCI()) {
+if (ifCi && !testEnv.ci) {
   console.log('soak: skipped (not CI; run `pnpm soak` for the full run)')
   process.exit(0)
 }

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import {
   checkBoundaries,
+  environmentReaders,
   importCycles,
   importsOf,
   oversizedFiles,
@@ -162,6 +163,19 @@ describe('package boundaries', () => {
     expect(
       checkBoundaries([pkg('@svc/api', `import { createAuth } from '@svc/auth'`, ['@svc/auth'])]),
     ).toEqual([])
+  })
+
+  it("reads the environment in each program's one reader: the two servers, the CLI and the test tooling", () => {
+    expect(environmentReaders(readWorkspace(ROOT)).sort()).toEqual([
+      '@svc/api: src/serve.ts',
+      '@svc/chat: src/server/serve.ts',
+      '@svc/cli: src/context.ts',
+      // The test run's own settings (CI, where Chromium is…): a program of its own, see test-env.ts.
+      '@svc/testing: src/test-env.ts',
+    ])
+    const reader = pkg('@svc/core', `export const dir = process.env.HOME`)
+    expect(environmentReaders([reader])).toEqual(['@svc/core: src/x.ts'])
+    expect(environmentReaders([pkg('@svc/core', `const processEnvValue = 1`)])).toEqual([])
   })
 
   it('finds no import cycle among the source files of any package (type-only imports count)', () => {

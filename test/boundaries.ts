@@ -1,7 +1,8 @@
 /**
  * The dependency rules of docs/architecture.md ("Packages and dependency direction"), as a checker
  * over plain data (so its own test can feed it a forbidden import) and a reader for the real repo;
- * and the size rule of the house style (no source file in `packages/<name>/src` over 300 lines).
+ * the size rule of the house style (no source file in `packages/<name>/src` over 300 lines); and who
+ * reads the process's environment (docs/configuration.md: each program reads it in one place).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
@@ -200,6 +201,18 @@ export function readWorkspace(root: string): PackageInfo[] {
     }
   }
   return packages
+}
+
+/**
+ * The files under a package's or app's `src` that name `process.env` (in code or a comment, as `grep`
+ * sees them), as `<package>: <path>`: each program's one environment reader, and nothing else.
+ */
+export function environmentReaders(packages: PackageInfo[]): string[] {
+  return packages.flatMap((p) =>
+    p.files
+      .filter((f) => f.path.startsWith('src/') && /\bprocess\.env\b/.test(f.source))
+      .map((f) => `${p.name}: ${f.path}`),
+  )
 }
 
 /** Source files (code, not recorded data such as JSON fixtures) under `packages/<name>/src`. */

@@ -3,16 +3,7 @@
  * `readServeEnv` (env.ts) reads only names declared here and takes plain defaults from `fallback`;
  * docs/configuration.md's table is this table (test/env-docs.test.ts fails when they differ).
  */
-
-export interface EnvVariable {
-  readonly name: string
-  /** The value used when the variable is unset or empty, as a person would write it. */
-  readonly fallback?: string
-  /** The default in words, where it is not one plain value (the docs show it instead). */
-  readonly defaultText?: string
-  /** What it decides, in the docs' words (Markdown). */
-  readonly meaning: string
-}
+import { declaredFallback, type EnvVariable } from '@svc/core/node'
 
 export const ENV_VARIABLES = [
   {
@@ -178,7 +169,5 @@ export type ServeVariable = (typeof ENV_VARIABLES)[number]['name']
 
 /** The variable's declared fallback (a plain value); throws when it declares none (a bug, not input). */
 export function fallbackOf(name: ServeVariable): string {
-  const found: EnvVariable | undefined = ENV_VARIABLES.find((v) => v.name === name)
-  if (found?.fallback === undefined) throw new Error(`${name} declares no fallback`)
-  return found.fallback
+  return declaredFallback(ENV_VARIABLES, name)
 }

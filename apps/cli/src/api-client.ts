@@ -1,6 +1,7 @@
 import { readErrorBody } from '@svc/core'
 import type { CliContext } from './context'
 import { CliError } from './context'
+import { cliVar } from './env-variables'
 
 export interface ApiResponse<T> {
   status: number
@@ -46,7 +47,7 @@ const warned = new WeakSet<CliContext>()
  * know the network; the warning says what is at stake.
  */
 export function bearer(ctx: CliContext): Record<string, string> {
-  const token = ctx.env.SVC_TOKEN
+  const token = cliVar(ctx.env, 'SVC_TOKEN')
   if (!token) return {}
   if (!warned.has(ctx) && !safeForTokens(ctx.apiUrl)) {
     warned.add(ctx)

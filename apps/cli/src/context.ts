@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream'
+import { checkCliEnv } from './cli-env'
 
 /** What every command gets: its streams and env, injected so tests run commands in-process. */
 export interface CliContext {
@@ -41,7 +42,17 @@ export function handToServer(env: Record<string, string | undefined>): void {
   }
 }
 
+/**
+ * The CLI's environment reader: the process's environment, its own variables (env-variables.ts) checked
+ * once; a wrong value is a CliError (exit 2) naming the variable.
+ */
 export function defaultContext(env: Record<string, string | undefined> = process.env): CliContext {
+  let checked: { apiUrl: string }
+  try {
+    checked = checkCliEnv(env)
+  } catch (error) {
+    throw new CliError((error as Error).message, 2)
+  }
   return {
     env,
     stdout: process.stdout,
@@ -50,6 +61,6 @@ export function defaultContext(env: Record<string, string | undefined> = process
     get stdin() {
       return process.stdin
     },
-    apiUrl: (env.SVC_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, ''),
+    apiUrl: checked.apiUrl,
   }
 }

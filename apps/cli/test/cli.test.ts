@@ -24,6 +24,15 @@ describe('svc CLI', () => {
     expect(r.stdout).toMatch(/^svc \d+\.\d+\.\d+ is up at http:\/\/127\.0\.0\.1:\d+ \(auth off\)/)
   })
 
+  it('stops at start, naming the variable, when its environment has a wrong value', async () => {
+    const r = await svc(['status'], { SVC_API_URL: 'localhost:8080' })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe('svc: SVC_API_URL must be an http(s) URL, got "localhost:8080"\n')
+    const start = await svc(['start'], { SVC_START_CHAT: 'maybe' })
+    expect(start.code).toBe(2)
+    expect(start.stderr).toContain('SVC_START_CHAT must be 1/true/yes/on or 0/false/no/off, got "maybe"')
+  })
+
   it('svc status says where it looked when nothing answers', async () => {
     const r = await svc(['status'], { SVC_API_URL: 'http://127.0.0.1:1' })
     expect(r.code).toBe(1)

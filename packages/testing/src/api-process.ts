@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { BUILT_ENTRIES, ensureBuilt } from './built'
 import { REPO_ROOT } from './repo-root'
 import { LISTENING, type ServerProcess, startServerProcess } from './server-process'
+import { testEnv } from './test-env'
 
 export { REPO_ROOT }
 
@@ -23,7 +24,7 @@ export interface StartApiOptions {
   timeoutMs?: number
   /**
    * Run the build (`apps/api/dist/serve.js`, made first when missing or stale) instead of the source
-   * through tsx. Default: `SVC_TEST_BUILT=1` in the environment, so a whole suite can run against it.
+   * through tsx. Default: `SVC_TEST_BUILT` set (`1`) in the environment, so a whole suite can run against it.
    */
   built?: boolean
 }
@@ -38,7 +39,7 @@ export async function startApi(options: StartApiOptions = {}): Promise<ApiProces
   const stateDir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'svc-state-')))
   if (!options.configDir) made.push(configDir)
   if (!options.stateDir) made.push(stateDir)
-  const built = options.built ?? process.env.SVC_TEST_BUILT === '1'
+  const built = options.built ?? testEnv.built
   if (built) await ensureBuilt('api')
   // node itself with tsx's loader (not the tsx CLI, which is a second process): a signal sent to the
   // child reaches the API, so SIGKILL really is a crashed API.
@@ -49,7 +50,7 @@ export async function startApi(options: StartApiOptions = {}): Promise<ApiProces
     spawn: {
       cwd: REPO_ROOT,
       env: {
-        ...process.env,
+        ...testEnv.inherited(),
         SVC_HOST: '127.0.0.1',
         SVC_PORT: '0',
         SVC_CONFIG_DIR: configDir,

@@ -1,4 +1,5 @@
 /** The real Caddy, run by a test on a Caddyfile it wrote. */
+import { testEnv } from './test-env'
 import { spawnWatched, type WatchedChild } from './watched-child'
 
 export interface RunCaddyOptions<T> {
@@ -25,7 +26,7 @@ export interface RunningCaddy<T> extends AsyncDisposable {
 export async function runCaddy<T>(options: RunCaddyOptions<T>): Promise<RunningCaddy<T>> {
   const caddy = spawnWatched('caddy', ['run', '--config', options.config, '--adapter', 'caddyfile'], {
     env: {
-      PATH: process.env.PATH ?? '',
+      PATH: testEnv.path,
       HOME: options.dataDir,
       XDG_DATA_HOME: options.dataDir,
       XDG_CONFIG_HOME: options.dataDir,

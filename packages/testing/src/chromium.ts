@@ -6,9 +6,10 @@
 import { existsSync } from 'node:fs'
 import { type Browser, chromium } from 'playwright-core'
 import { missingPart } from './require-part'
+import { testEnv } from './test-env'
 
 /** The browser binary: `SVC_CHROMIUM`, or Debian's `/usr/bin/chromium`. */
-export const CHROMIUM = process.env.SVC_CHROMIUM || '/usr/bin/chromium'
+export const CHROMIUM = testEnv.chromium
 
 /** Headless, no sandbox or GPU, and nothing that reaches the network behind the test's back. */
 export const CHROMIUM_FLAGS: readonly string[] = [

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { missingPart } from './require-part'
+import { testEnv } from './test-env'
 import { findOnPath } from './which'
 
 const execFileAsync = promisify(execFile)
@@ -28,8 +29,7 @@ const DEFAULT_SOCKET = '/var/run/docker.sock'
 const LOCK = join(tmpdir(), 'svc-dockerd-start.lock')
 
 /** The unix socket `DOCKER_HOST` names (default /var/run/docker.sock); undefined for tcp:// hosts. */
-export function dockerSocket(env: Record<string, string | undefined> = process.env): string | undefined {
-  const host = env.DOCKER_HOST
+export function dockerSocket(host = testEnv.dockerHost): string | undefined {
   if (!host) return DEFAULT_SOCKET
   return host.startsWith('unix://') ? host.slice('unix://'.length) || DEFAULT_SOCKET : undefined
 }
@@ -55,11 +55,10 @@ export async function ensureDockerEngine(
   timeoutMs = 60_000,
 ): Promise<DockerEngine | { skip: true; reason: string }> {
   const socket = dockerSocket()
-  if (!socket)
-    return missingPart('Docker Engine', `DOCKER_HOST=${process.env.DOCKER_HOST} is not a unix socket`)
+  if (!socket) return missingPart('Docker Engine', `DOCKER_HOST=${testEnv.dockerHost} is not a unix socket`)
   if (await pingDocker(socket)) return { socket, startedHere: false }
-  if (socket !== DEFAULT_SOCKET && process.env.DOCKER_HOST) {
-    return missingPart('Docker Engine', `nothing answers at DOCKER_HOST=${process.env.DOCKER_HOST}`)
+  if (socket !== DEFAULT_SOCKET && testEnv.dockerHost) {
+    return missingPart('Docker Engine', `nothing answers at DOCKER_HOST=${testEnv.dockerHost}`)
   }
   const dockerd = findOnPath('dockerd')
   if (!dockerd) return missingPart('Docker Engine', 'dockerd is not installed (apt-get install docker.io)')

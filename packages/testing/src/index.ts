@@ -4,7 +4,8 @@
  */
 // biome-ignore-all assist/source/organizeImports: grouped by topic (a table of contents), not sorted
 
-// A missing real part: fail in CI, skip loudly elsewhere.
+// The test run's environment, read once; a missing real part: fail in CI, skip loudly elsewhere.
+export * from './test-env'
 export * from './require-part'
 export * from './program-available'
 
@@ -53,4 +54,6 @@ export * from './caddy'
 // Requests as tests send them.
 export * from './post-json'
 export * from './oversized-upload'
-export * from './process-env'
+export * from './proc-environ'
+// A program's table of environment variables against its docs page.
+export * from './env-docs'

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { findEngine } from '@svc/engines'
 import type { TinyGgufRole } from './gguf/tiny-llama'
 import { missingPart } from './require-part'
+import { testEnv } from './test-env'
 
 /** The flags each role needs on top of the common ones (what a slot of that role passes too). */
 export const LLAMA_ROLE_ARGS: Readonly<Record<TinyGgufRole, readonly string[]>> = {
@@ -17,7 +18,7 @@ export interface StartLlamaServerOptions {
   role?: TinyGgufRole
   /** Appended last, so they override the defaults (llama.cpp takes the last value of a flag). */
   extraArgs?: readonly string[]
-  /** The binary; default `findEngine('llama-server', process.env)` (SVC_LLAMA_SERVER, PATH, then the engine cache). */
+  /** The binary; default `findEngine('llama-server', testEnv.inherited())` (SVC_LLAMA_SERVER, PATH, then the engine cache). */
   binary?: string
   /** `--alias`, the id in `/v1/models`. Default `tiny`. */
   alias?: string
@@ -47,7 +48,7 @@ const OUTPUT_CAP = 64 * 1024
 
 /** The llama-server binary tests should use, or undefined when none is built (see `missingPart`). */
 export function findLlamaServer(): string | undefined {
-  return findEngine('llama-server', process.env)?.path
+  return findEngine('llama-server', testEnv.inherited())?.path
 }
 
 /**

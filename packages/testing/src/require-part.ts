@@ -4,20 +4,20 @@
  * developer's box the test skips with a loud message.
  */
 
-/** Whether this run is CI: `CI` is set to anything but empty, `0` or `false` (GitHub sets `true`, others `1`). */
-export function isCI(env: Record<string, string | undefined> = process.env): boolean {
-  const value = env.CI?.trim().toLowerCase()
-  return value !== undefined && value !== '' && value !== '0' && value !== 'false'
-}
+import { testEnv } from './test-env'
 
 /**
  * Reports a missing real part: throws in CI; elsewhere warns loudly and returns the skip reason. A
  * test that got a skip must not pass silently: skip it with the reason (`describe.skipIf`,
  * `ctx.skip(reason)` — see {@link skipUnless}).
  */
-export function missingPart(part: string, hint: string): { skip: true; reason: string } {
+export function missingPart(
+  part: string,
+  hint: string,
+  { ci }: { ci: boolean } = testEnv,
+): { skip: true; reason: string } {
   const reason = `${part} is not available: ${hint}`
-  if (isCI()) throw new Error(`[CI] ${reason}`)
+  if (ci) throw new Error(`[CI] ${reason}`)
   console.warn(`\n!!! SKIPPING: ${reason}\n`)
   return { skip: true, reason }
 }

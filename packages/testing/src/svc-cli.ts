@@ -14,7 +14,7 @@ export interface CliResult {
 }
 
 /**
- * Runs `svc <args>` with `env` as its whole environment (pass `{ ...process.env, … }` to inherit) and
+ * Runs `svc <args>` with `env` as its whole environment (pass `{ ...testEnv.inherited(), … }` to inherit) and
  * resolves when it exits, with a non-zero code rather than a rejection when it fails; killed after
  * 60 s (code 1).
  */

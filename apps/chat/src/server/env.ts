@@ -1,7 +1,11 @@
 import { type AddressMatcher, type AllowedHosts, allowedHostsFrom, parseAddressList } from '@svc/auth'
 import { envCount, envLogLevel, envPort, type LogLevel, resolvePaths } from '@svc/core/node'
+import { type ChatVariable, chatFallback } from './env-variables'
 
-/** The environment the chat server reads, parsed once at startup (docs/chat.md#settings). */
+/**
+ * The environment the chat server reads, parsed once at startup (docs/chat.md#settings; every name is
+ * declared in env-variables.ts, whose `SVC_CHAT_QUOTA_MB` default, 1 GiB, holds a few hundred photos).
+ */
 export interface ChatEnv {
   /**
    * `SVC_CHAT_HOST`; default 127.0.0.1 whatever the auth mode. Behind the proxy nothing else should
@@ -38,43 +42,49 @@ type Env = Record<string, string | undefined>
 
 /** Parses the environment; throws an Error whose message is fit for a person on a bad value. */
 export function readChatEnv(env: Env): ChatEnv {
-  const rawHeader = env.SVC_CHAT_TRUSTED_HEADER?.trim()
+  // Only declared names: a variable read here and missing from the table (and the docs) cannot compile.
+  const read = (name: ChatVariable): string | undefined => env[name]
+  const rawHeader = read('SVC_CHAT_TRUSTED_HEADER')?.trim()
   if (rawHeader && !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(rawHeader)) {
     throw new Error(
       `SVC_CHAT_TRUSTED_HEADER must be a header name (e.g. X-Forwarded-Email), got "${rawHeader}"`,
     )
   }
   const trustedHeader = rawHeader ? rawHeader.toLowerCase() : undefined
-  const trusted = parseAddressList(env.SVC_TRUSTED_PROXIES)
+  const trusted = parseAddressList(read('SVC_TRUSTED_PROXIES'))
   if (!trusted.ok) throw new Error(trusted.error)
-  const hosts = allowedHostsFrom({ allowedHosts: env.SVC_ALLOWED_HOSTS, hostname: env.SVC_HOSTNAME })
+  const hosts = allowedHostsFrom({ allowedHosts: read('SVC_ALLOWED_HOSTS'), hostname: read('SVC_HOSTNAME') })
   if (!hosts.ok) throw new Error(hosts.error)
-  const logLevel = envLogLevel(env.SVC_LOG_LEVEL)
-  const apiUrl = (env.SVC_CHAT_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '')
+  const logLevel = envLogLevel(read('SVC_LOG_LEVEL') || chatFallback('SVC_LOG_LEVEL'))
+  const apiUrl = (read('SVC_CHAT_API_URL') || chatFallback('SVC_CHAT_API_URL')).replace(/\/+$/, '')
   if (!URL.canParse(apiUrl) || !/^https?:$/.test(new URL(apiUrl).protocol)) {
-    throw new Error(`SVC_CHAT_API_URL must be an http(s) URL, got "${env.SVC_CHAT_API_URL}"`)
+    throw new Error(`SVC_CHAT_API_URL must be an http(s) URL, got "${read('SVC_CHAT_API_URL')}"`)
   }
+  const number = (name: ChatVariable) => Number(chatFallback(name))
   return {
-    host: env.SVC_CHAT_HOST || '127.0.0.1',
-    port: envPort('SVC_CHAT_PORT', env.SVC_CHAT_PORT, 3001),
+    host: read('SVC_CHAT_HOST') || chatFallback('SVC_CHAT_HOST'),
+    port: envPort('SVC_CHAT_PORT', read('SVC_CHAT_PORT'), number('SVC_CHAT_PORT')),
+    // SVC_STATE_DIR, or its default under XDG_DATA_HOME / HOME, as the API finds it.
     dataDir: `${resolvePaths(env).stateDir}/chat`,
     trustedHeader,
     trustedProxies: trusted.matcher,
-    proxySecret: env.SVC_PROXY_SECRET || undefined,
+    proxySecret: read('SVC_PROXY_SECRET') || undefined,
     allowedHosts: hosts.hosts,
     apiUrl,
-    apiToken: env.SVC_CHAT_API_TOKEN?.trim() || undefined,
+    apiToken: read('SVC_CHAT_API_TOKEN')?.trim() || undefined,
     logLevel,
-    quotaBytes: megabytes('SVC_CHAT_QUOTA_MB', env.SVC_CHAT_QUOTA_MB, DEFAULT_QUOTA_MB) * 1024 * 1024,
-    staticDir: env.SVC_CHAT_STATIC_DIR || undefined,
-    maxConnections: envCount('SVC_CHAT_MAX_CONNECTIONS', env.SVC_CHAT_MAX_CONNECTIONS, 512),
+    quotaBytes:
+      megabytes('SVC_CHAT_QUOTA_MB', read('SVC_CHAT_QUOTA_MB'), number('SVC_CHAT_QUOTA_MB')) * 1024 * 1024,
+    staticDir: read('SVC_CHAT_STATIC_DIR') || undefined,
+    maxConnections: envCount(
+      'SVC_CHAT_MAX_CONNECTIONS',
+      read('SVC_CHAT_MAX_CONNECTIONS'),
+      number('SVC_CHAT_MAX_CONNECTIONS'),
+    ),
   }
 }
 
-/** Each person's storage for uploads and generated images: 1 GiB, a few hundred photos. */
-const DEFAULT_QUOTA_MB = 1024
-
-function megabytes(name: string, value: string | undefined, fallback: number): number {
+function megabytes(name: ChatVariable, value: string | undefined, fallback: number): number {
   if (value === undefined || value.trim() === '') return fallback
   const n = Number(value)
   if (!Number.isInteger(n) || n < 0)

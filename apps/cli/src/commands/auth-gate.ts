@@ -1,10 +1,11 @@
 import { createServer } from 'node:http'
-import { envPort } from '@svc/core/node'
+import { authGatePortOf } from '../cli-env'
 import { CliError, type Command } from '../context'
+import { cliFallback, cliVar } from '../env-variables'
 import { createBasicGate } from '../gate/basic-gate'
 
 /** Where the gate listens unless SVC_AUTH_GATE_PORT says otherwise (loopback only, always). */
-export const GATE_DEFAULT_PORT = 3002
+export const GATE_DEFAULT_PORT = Number(cliFallback('SVC_AUTH_GATE_PORT'))
 
 const HELP = `Usage: svc auth-gate
 
@@ -23,14 +24,14 @@ export const authGateCommand: Command = {
   help: HELP,
   async run(args, ctx) {
     if (args.length > 0) throw new CliError(`svc auth-gate takes no arguments (got ${args.join(' ')})`, 2)
-    const usersFile = ctx.env.SVC_AUTH_GATE_USERS
-    const secret = ctx.env.SVC_PROXY_SECRET
+    const usersFile = cliVar(ctx.env, 'SVC_AUTH_GATE_USERS')
+    const secret = cliVar(ctx.env, 'SVC_PROXY_SECRET')
     if (!usersFile || !secret)
       throw new CliError(
         'svc auth-gate needs SVC_AUTH_GATE_USERS and SVC_PROXY_SECRET (svc install sets both)',
         2,
       )
-    const port = envPort('SVC_AUTH_GATE_PORT', ctx.env.SVC_AUTH_GATE_PORT, GATE_DEFAULT_PORT)
+    const port = authGatePortOf(ctx.env)
     const log = (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}) =>
       ctx.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), msg, ...fields })}\n`)
     const gate = createBasicGate({ usersFile, secret, log })

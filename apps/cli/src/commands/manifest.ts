@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { defaultImagesManifestPath, parseImageManifest, pinManifest } from '@svc/providers/manifest'
 import { type CliContext, CliError, type Command } from '../context'
+import { cliVar } from '../env-variables'
 
 const HELP = `Usage: svc manifest <pin|ls> [entry…] [--file path]
 
@@ -32,7 +33,7 @@ function parseArgs(args: string[], ctx: CliContext) {
   if (sub !== 'pin' && sub !== 'ls') {
     throw new CliError(sub ? `unknown subcommand "manifest ${sub}"\n\n${HELP}` : HELP, 2)
   }
-  let file = ctx.env.SVC_IMAGES_MANIFEST || defaultImagesManifestPath()
+  let file = cliVar(ctx.env, 'SVC_IMAGES_MANIFEST') || defaultImagesManifestPath()
   const names: string[] = []
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i] as string

@@ -16,6 +16,7 @@ import { isSvcError } from '@svc/core'
 import { resolvePaths } from '@svc/core/node'
 import { type ApiResponse, apiError, apiIsUp, callApi, errorCode } from '../api-client'
 import { type CliContext, CliError, type Command } from '../context'
+import { cliVar } from '../env-variables'
 import { table } from '../format'
 import { runSubcommand } from '../subcommands'
 import { checkStillReadable, expectedReader } from './token-file'
@@ -247,7 +248,7 @@ async function withBackend<T>(
 function apiBackend(ctx: CliContext): Backend {
   const check = <T>(res: ApiResponse<T>, ok: number): T => {
     if (res.status === ok) return res.body
-    if (errorCode(res) === 'auth.required' && !ctx.env.SVC_TOKEN) throw new NeedsCredentials()
+    if (errorCode(res) === 'auth.required' && !cliVar(ctx.env, 'SVC_TOKEN')) throw new NeedsCredentials()
     throw apiError(res)
   }
   return {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import type { Readable, Writable } from 'node:stream'
 import bcrypt from 'bcryptjs'
 import { CliError } from '../context'
+import { cliVar } from '../env-variables'
 
 /**
  * bcrypt cost of the admin password. Every wrong password costs a full hash in Caddy (unknown users
@@ -63,13 +64,13 @@ export async function readPassword(
   io: PromptStreams | undefined,
   source?: PasswordSource,
 ): Promise<string> {
-  if (source && env.SVC_ADMIN_PASSWORD)
+  if (source && cliVar(env, 'SVC_ADMIN_PASSWORD'))
     throw new CliError(
       'give the admin password one way: SVC_ADMIN_PASSWORD or the --admin-password-* flag',
       2,
     )
   if (source) return checkPassword(stripLineBreak(await readSource(source, io)))
-  const fromEnv = env.SVC_ADMIN_PASSWORD
+  const fromEnv = cliVar(env, 'SVC_ADMIN_PASSWORD')
   if (fromEnv !== undefined && fromEnv !== '') return checkPassword(fromEnv)
   if (!io?.stdin.isTTY || !io.stdin.setRawMode) {
     throw new CliError(

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { CliError } from '../context'
+import { cliVar } from '../env-variables'
 import { findCaddy, type InstalledCaddy, validateCaddyfile } from './caddy'
 import { type CaddyfileInput, renderCaddyfile } from './caddyfile'
 import {
@@ -37,13 +38,13 @@ export async function readAuthInputs(
   env: Env,
   options: { previous?: InstallState; io?: PromptStreams; dryRun: boolean; passwordFrom?: PasswordSource },
 ): Promise<AuthInputs> {
-  const user = checkAdminUser(env.SVC_ADMIN_USER || options.previous?.adminUser || 'admin')
-  const host = checkHostname(env.SVC_HOSTNAME || options.previous?.hostname || defaultHostname())
+  const user = checkAdminUser(cliVar(env, 'SVC_ADMIN_USER') || options.previous?.adminUser || 'admin')
+  const host = checkHostname(cliVar(env, 'SVC_HOSTNAME') || options.previous?.hostname || defaultHostname())
   if (!host.ok) throw new CliError(host.error, 2)
   const tls = tlsModeFor(host.name)
   let email: string | undefined
   if (tls === 'acme') {
-    email = env.SVC_TLS_EMAIL || options.previous?.tlsEmail
+    email = cliVar(env, 'SVC_TLS_EMAIL') || options.previous?.tlsEmail
     if (!email) {
       throw new CliError(
         `${host.name} is a public name, so its certificate comes from a public CA (ACME): set SVC_TLS_EMAIL to the address for expiry notices`,
@@ -53,7 +54,7 @@ export async function readAuthInputs(
     if (!EMAIL.test(email)) throw new CliError(`SVC_TLS_EMAIL "${email}" is not an e-mail address`, 2)
   }
   const password =
-    options.dryRun && !env.SVC_ADMIN_PASSWORD && !options.passwordFrom
+    options.dryRun && !cliVar(env, 'SVC_ADMIN_PASSWORD') && !options.passwordFrom
       ? randomBytes(12).toString('base64url')
       : await readPassword(env, options.io, options.passwordFrom)
   return { user, password, hostname: host.name, tls, ...(email ? { email } : {}) }

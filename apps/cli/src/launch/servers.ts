@@ -2,7 +2,7 @@
  * What `svc start` runs: the API and, unless SVC_START_CHAT=0, the chat app, each a node process of
  * its own (a chat app that fails never takes the API with it), from the build.
  */
-import { envFlag } from '@svc/core/node'
+import { startChatOf } from '../cli-env'
 import { type ServerApp, serverArgv } from '../server-entries'
 
 export interface ServerSpec {
@@ -22,7 +22,7 @@ const LISTENING: Record<ServerApp, RegExp> = {
 
 /** The servers to start for `env`, API first. */
 export function serversFor(env: Record<string, string | undefined>): ServerSpec[] {
-  const apps: ServerApp[] = envFlag('SVC_START_CHAT', env.SVC_START_CHAT, true) ? ['api', 'chat'] : ['api']
+  const apps: ServerApp[] = startChatOf(env) ? ['api', 'chat'] : ['api']
   return apps.map((app) => ({
     app,
     label: app === 'api' ? 'the API' : 'the chat app',

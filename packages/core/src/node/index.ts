@@ -4,6 +4,7 @@
  * shutdown and svc's version). The main entry of @svc/core stays free of I/O; this entry is Node-only by design.
  */
 export * from './atomic-write'
+export * from './env-table'
 export * from './env-values'
 export * from './file-lock'
 export * from './logger'

@@ -10,6 +10,8 @@
  * Like flm, boolean options take a value (`--asr 1`); a bare `--asr` is an error. The port defaults
  * to `FLM_SERVE_PORT`, then 52625. `FLM_STANDIN_JOB_MS` sets how long each NPU job takes.
  */
+
+import { testEnv } from '../test-env'
 import { FLM_STANDIN_TAGS, flmTagKind } from './flm-catalog'
 import { createFlmServer, FLM_STANDIN_VERSION, type FlmStandInOptions } from './flm-server'
 
@@ -63,13 +65,13 @@ function serve(args: string[]): void {
       fail(`unexpected argument ${arg}`)
     }
   }
-  const port = Number(values.port ?? process.env.FLM_SERVE_PORT ?? 52625)
+  const port = values.port === undefined ? testEnv.flm.servePort : Number(values.port)
   const options: FlmStandInOptions = {
     host: values.host ?? '127.0.0.1',
     port,
     asr: flag(values, 'asr'),
     embed: flag(values, 'embed'),
-    jobDelayMs: Number(process.env.FLM_STANDIN_JOB_MS ?? 0),
+    jobDelayMs: testEnv.flm.jobDelayMs,
     ...(tag !== undefined ? { tag } : {}),
     ...(values.ctxLen ? { ctxLen: Number(values.ctxLen) } : {}),
     ...(values.qLen ? { qLen: Number(values.qLen) } : {}),
