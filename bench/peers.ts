@@ -23,7 +23,7 @@ export interface Peer {
 
 const FAKE = join(REPO_ROOT, 'packages/testing/bin/fake-upstream.mjs')
 const CLUSTER = join(REPO_ROOT, 'bench/cluster-svc.mjs')
-const NODE_PROXY = process.env.NP ?? join(REPO_ROOT, 'bench/node-proxy.mjs')
+const NODE_PROXY = join(REPO_ROOT, 'bench/node-proxy.mjs')
 
 export async function startFakeUpstream(args: string[] = []): Promise<Peer> {
   const port = await freePort()
@@ -47,13 +47,14 @@ export async function startFakeUpstream(args: string[] = []): Promise<Peer> {
  */
 export async function startSvc(
   upstream: string,
-  options: { auth?: boolean; env?: Record<string, string>; limits?: QuotaLimits } = {},
+  options: { auth?: boolean; env?: Record<string, string>; limits?: QuotaLimits; entry?: string } = {},
 ): Promise<Peer> {
   const { configDir, token } = await svcConfig(upstream, options)
   const auth = options.auth
   const api = await startApi({
     configDir,
     built: true,
+    ...(options.entry ? { entry: options.entry } : {}),
     env: { SVC_LOG_LEVEL: 'info', ...(auth ? { SVC_AUTH_ENABLED: '1' } : {}), ...options.env },
   })
   const weights = join(api.stateDir, 'bench-model.gguf')
