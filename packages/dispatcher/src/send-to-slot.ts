@@ -46,7 +46,7 @@ export async function sendToSlot(
   // Images for a model that cannot see them: refused before waiting on a load, and again below for
   // the model the lease really got (a swap may have happened meanwhile). A remote slot's upstream
   // loads its own files (a projector or not): svc cannot tell, the remote judges.
-  const remote = target.slot.snapshot().runtime === 'remote'
+  const remote = options.slots.config(target.slot.name).runtime === 'remote'
   const seeing = spec.endpoint === 'chat' && json && !remote ? json : undefined
   // The provider's own preparation of the body, before any wait: a body it cannot carry is refused now.
   const carried = json && route.prepareBody?.(spec.endpoint, json)
