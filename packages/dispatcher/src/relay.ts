@@ -1,8 +1,9 @@
 /**
  * Relaying an answer as it comes: the head once the first bytes are in (so a FastFlowLM-style "200
  * with an error" can still be answered as an error), then each chunk as it arrives, with
- * backpressure, and chunks read in one event-loop turn leaving in one write. The last two chunks are
- * kept (by reference) to read `usage` (token counts) at the end. Nothing else is allocated per chunk.
+ * backpressure; chunks read in one event-loop turn leave in one write (Node corks the socket
+ * itself). The last two chunks are kept (by reference) to read `usage` (token counts) at the end.
+ * Nothing else is allocated per chunk.
  */
 import type { OutgoingHttpHeaders } from 'node:http'
 import { SvcError } from '@svc/core'
@@ -21,7 +22,6 @@ export class Relay {
   private readonly json: boolean
   private started = false
   private first = true
-  private corked = false
   private previous: Buffer | undefined
   private last: Buffer | undefined
   /** A disguised error's body being read (FastFlowLM), instead of relaying. */
@@ -60,13 +60,8 @@ export class Relay {
       this.previous = this.last
       this.last = chunk
     }
-    // Chunks read in the same event-loop turn leave in one write (one syscall), never later than the
-    // end of that turn: nothing is held back waiting for more.
-    if (!this.corked) {
-      this.corked = true
-      res.cork()
-      process.nextTick(this.uncork)
-    }
+    // No cork here: Node corks the socket for the rest of the event-loop turn at each write, so the
+    // chunks read in one turn already leave in one writev (one syscall), never later than that turn.
     if (!res.write(chunk)) {
       this.controller.pause()
       res.once('drain', this.resume)
@@ -122,11 +117,6 @@ export class Relay {
     }
     // Headers already out: a stream svc opened while the request waited for a load.
     if (!hop.res.headersSent) hop.res.writeHead(this.status, withAddedHeaders(hop.res, headers))
-  }
-
-  private readonly uncork = () => {
-    this.corked = false
-    this.hop.res.uncork()
   }
 
   private readonly resume = () => this.controller.resume()
