@@ -26,7 +26,7 @@ import { build } from 'esbuild'
 /** Packages with a native binary: never bundled. */
 const NATIVE = ['@node-rs/argon2', 'better-sqlite3', 'cpu-features']
 
-/** `require(x)` inside `importer` that is deferred until the first use of what it exports. */
+/** `require(x)` inside `importer` that is deferred until the first use of what it exports (`shim(where)`). */
 const DEFERRED = [
   // docker-modem's ssh.js reads `require('ssh2').Client` at its top, so deferring ssh2 itself would
   // load it at once: the agent factory that modem.js imports is what waits for an ssh:// host.
@@ -91,11 +91,17 @@ const svcServer = {
         return { path: real.path, namespace: 'svc-deferred', pluginData: d }
       })
     }
-    b.onLoad({ filter: /.*/, namespace: 'svc-deferred' }, (args) => ({
-      contents: args.pluginData.shim(JSON.stringify(args.path)),
-      resolveDir: dirname(args.path),
-      loader: 'js',
-    }))
+    // The deferred module is not bundled at all but required from node_modules (the checkout's, where
+    // svc runs) on first use: its source then costs no memory in a process that never uses it. The
+    // path goes through a variable so esbuild leaves the require to node.
+    b.onLoad({ filter: /.*/, namespace: 'svc-deferred' }, (args) => {
+      const path = fromBundle(args.path)
+      return {
+        contents: `var where = ${path.startsWith('"..') ? path : `"./${JSON.parse(path)}"`};\n${args.pluginData.shim('where')}`,
+        resolveDir: dirname(args.path),
+        loader: 'js',
+      }
+    })
     b.onLoad({ filter: /\.(c|m)?(j|t)s$/ }, async (args) => {
       let text = await readFile(args.path, 'utf8')
       if (text.includes('import.meta.url')) {
