@@ -12,8 +12,9 @@
 //   its own URL, computed from the bundle's location, so `new URL('../../manifests/x', import.meta.url)`
 //   still finds the checkout's files. CommonJS `__dirname`/`__filename` likewise.
 // - Two dockerode dependencies that svc never uses on its local socket (ssh2 for ssh:// hosts, with a
-//   16 MB WebAssembly heap; grpc for BuildKit sessions) are loaded on first use instead of at start:
-//   ~20 MB less resident memory for every API process.
+//   16 MB WebAssembly heap; grpc for BuildKit sessions), and the OpenTelemetry API that prom-client
+//   reads only with exemplars on, are loaded on first use instead of at start (see DEFERRED).
+// - The bundle is ASCII (see below): V8 then keeps its source at one byte a character.
 // - Not minified: stack traces keep readable names and lines.
 // - Writes `<outdir>/inputs.json` (the files the bundle was made from) so a test can tell a stale
 //   build (`@svc/testing`'s `ensureBuilt`).
@@ -25,12 +26,22 @@ import { build } from 'esbuild'
 /** Packages with a native binary: never bundled. */
 const NATIVE = ['@node-rs/argon2', 'better-sqlite3', 'cpu-features']
 
-/** `require(x)` inside `importer` that is deferred until the first use of what it exports. */
+/** `require(x)` inside `importer` that is deferred until the first use of what it exports (`shim(where)`). */
 const DEFERRED = [
+  // docker-modem's ssh.js reads `require('ssh2').Client` at its top, so deferring ssh2 itself would
+  // load it at once: the agent factory that modem.js imports is what waits for an ssh:// host.
   {
-    importer: /\/docker-modem\/lib\/ssh\.js$/,
-    request: 'ssh2',
-    shim: (r) => `module.exports = { get Client() { return require(${r}).Client } }`,
+    importer: /\/docker-modem\/lib\/modem\.js$/,
+    request: './ssh',
+    shim: (r) => `module.exports = function sshAgent(...args) { return require(${r}).apply(this, args) }`,
+  },
+  // prom-client's process CPU counters read OpenTelemetry's active span only with exemplars on,
+  // which svc never turns on: 51 modules that a process would otherwise load for nothing.
+  {
+    importer: /\/prom-client\/lib\/metrics\/processCpuTotal\.js$/,
+    request: '@opentelemetry/api',
+    shim: (r) =>
+      `module.exports = { get trace() { return require(${r}).trace }, get context() { return require(${r}).context } }`,
   },
   {
     importer: /\/dockerode\/lib\/docker\.js$/,
@@ -80,11 +91,17 @@ const svcServer = {
         return { path: real.path, namespace: 'svc-deferred', pluginData: d }
       })
     }
-    b.onLoad({ filter: /.*/, namespace: 'svc-deferred' }, (args) => ({
-      contents: args.pluginData.shim(JSON.stringify(args.path)),
-      resolveDir: dirname(args.path),
-      loader: 'js',
-    }))
+    // The deferred module is not bundled at all but required from node_modules (the checkout's, where
+    // svc runs) on first use: its source then costs no memory in a process that never uses it. The
+    // path goes through a variable so esbuild leaves the require to node.
+    b.onLoad({ filter: /.*/, namespace: 'svc-deferred' }, (args) => {
+      const path = fromBundle(args.path)
+      return {
+        contents: `var where = ${path.startsWith('"..') ? path : `"./${JSON.parse(path)}"`};\n${args.pluginData.shim('where')}`,
+        resolveDir: dirname(args.path),
+        loader: 'js',
+      }
+    })
     b.onLoad({ filter: /\.(c|m)?(j|t)s$/ }, async (args) => {
       let text = await readFile(args.path, 'utf8')
       if (text.includes('import.meta.url')) {
@@ -123,6 +140,16 @@ const result = await build({
   },
   define: { 'globalThis.SVC_BUILT': 'true' },
 })
+// esbuild writes strings, templates and regular expressions in ASCII (its default charset) but keeps
+// the comments it carries over as written; one `→` in a comment makes V8 hold the whole bundle's
+// source (which it keeps for the process's life) as UTF-16, twice the bytes: ~3 MB of the API's idle
+// heap. So what is left outside ASCII, in comments only, is written as a `\u` escape.
+for (const file of Object.keys(result.metafile.outputs)) {
+  if (!file.endsWith('.js')) continue
+  const text = await readFile(file, 'utf8')
+  const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  if (ascii !== text) await writeFile(file, ascii)
+}
 // Entries start with `#!/usr/bin/env node` when their source does: runnable through a symlink.
 for (const [file, out] of Object.entries(result.metafile.outputs)) {
   if (out.entryPoint && positionals.includes(out.entryPoint)) await chmod(file, 0o755)

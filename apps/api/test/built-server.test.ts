@@ -105,9 +105,24 @@ describe('the built CLI', () => {
       cleanup: () => rm(dir, { recursive: true, force: true }),
     })
     expect(((await (await fetch(`${serve.url}/api/status`)).json()) as { status: string }).status).toBe('ok')
+    // Idle, it has loaded no native addon: SQLite (the usage ledger) and argon2 wait for first use.
+    const maps = await readFile(`/proc/${serve.pid}/maps`, 'utf8')
+    expect(maps.match(/\S+\.node$/gm) ?? []).toEqual([])
     // No wrapper: the process systemd started is the server.
     expect((await processInfo(serve.pid)).children).toEqual([])
     expect(await serve.stop()).toBe(0)
     expect(serve.output()).toContain('"msg":"stopped"')
   }, 60_000)
+})
+
+describe('the API bundle', () => {
+  it('is ASCII and leaves out what svc loads only on first use (V8 keeps a bundle\u2019s source for good)', async () => {
+    const text = await readFile(BUILT_ENTRIES.api, 'utf8')
+    // One character outside Latin-1 would make V8 keep the whole source at two bytes a character.
+    expect(text.match(/[\u0080-\uffff]/g) ?? []).toEqual([])
+    // ssh2 (ssh:// Docker hosts) and grpc (BuildKit sessions) are required from node_modules when used.
+    expect(text).not.toMatch(/node_modules\/ssh2\/lib\/client\.js/)
+    expect(text).not.toMatch(/@grpc\/grpc-js/)
+    expect(text.length).toBeLessThan(2_000_000)
+  })
 })

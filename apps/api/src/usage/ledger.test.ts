@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -87,8 +88,38 @@ describe('the usage ledger', () => {
     first.close() // the last batch
     const meter = createQuotaMeter({ clock: () => now })
     const second = createUsageRecorder({ ledger: openLedger(path), meter, clock: () => now })
-    expect(meter.state('t:tok', { tokens_per_day: 100 }).tokensDay?.remaining).toBe(90)
-    expect(meter.state('i:kid@home', { tokens_per_day: 100 }).tokensDay?.remaining).toBe(90)
+    // Through the recorder's meter, which reads the ledger before its first answer.
+    expect(second.meter.state('t:tok', { tokens_per_day: 100 }).tokensDay?.remaining).toBe(90)
+    expect(second.meter.state('i:kid@home', { tokens_per_day: 100 }).tokensDay?.remaining).toBe(90)
     second.close()
+  })
+
+  it('opens no database while nothing is counted, checked or asked, and writes the first batch as before', async () => {
+    const path = await ledgerPath()
+    const now = Date.UTC(2026, 4, 1, 10)
+    const idle = createUsageRecorder({
+      ledger: openLedger(path),
+      meter: createQuotaMeter(),
+      clock: () => now,
+    })
+    idle.flush() // what the timer does
+    idle.close()
+    expect(existsSync(path)).toBe(false)
+
+    const busy = createUsageRecorder({
+      ledger: openLedger(path),
+      meter: createQuotaMeter(),
+      clock: () => now,
+    })
+    busy.record(
+      { token: 'tok', identity: '' },
+      { route: '/v1/chat/completions', slot: 'primary', status: 200, outcome: 'ok', seconds: 0.1 },
+    )
+    busy.flush()
+    expect(existsSync(path)).toBe(true)
+    expect(busy.ledger.query({ groupBy: 'token', since: 0, until: now / 1000 + 3600 })).toEqual([
+      { key: 'tok', ...zeroCounters(), requests: 1 },
+    ])
+    busy.close()
   })
 })

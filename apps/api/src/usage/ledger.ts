@@ -7,8 +7,9 @@
  * short (one transaction); the recorder calls it off the request path, on a timer.
  */
 import { mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
-import Database from 'better-sqlite3'
+import type BetterSqlite3 from 'better-sqlite3'
 import { type Counters, USAGE_COLUMNS } from './usage-types'
 
 /** One row of added counters: `hour` is the hour's start in Unix seconds. */
@@ -58,8 +59,36 @@ const KEY_SQL: Record<UsageGroup, string> = {
   hour: "strftime('%Y-%m-%dT%H:00:00Z', hour, 'unixepoch')",
 }
 
+/**
+ * The ledger at `path`, opened (file, schema, native addon) on the first call that needs it, not
+ * here: an API that serves nothing keeps no SQLite resident. `close` before any use does nothing.
+ */
 export function openLedger(path: string): UsageLedger {
+  let open: UsageLedger | undefined
+  let closed = false
+  const db = () => {
+    if (closed) throw new Error(`usage ledger ${path} is closed`)
+    open ??= openNow(path)
+    return open
+  }
+  return {
+    path,
+    add: (deltas) => {
+      if (deltas.length) db().add(deltas)
+    },
+    tokensSince: (since) => db().tokensSince(since),
+    query: (q) => db().query(q),
+    prune: (now, retention) => db().prune(now, retention),
+    close() {
+      closed = true
+      open?.close()
+    },
+  }
+}
+
+function openNow(path: string): UsageLedger {
   mkdirSync(dirname(path), { recursive: true })
+  const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3
   const db = new Database(path)
   db.pragma('journal_mode = WAL')
   // WAL with NORMAL: a committed batch survives the process being killed; only a power cut may

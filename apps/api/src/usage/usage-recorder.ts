@@ -5,6 +5,10 @@
  * meter, nothing else (no I/O: the relay never waits on the disk). A timer writes the batch every
  * `flushMs` (default 2 s) in one transaction, and `close` writes the last one. So a crash or
  * `kill -9` loses at most the last `flushMs` of counts; a failed write keeps the batch for the next try.
+ *
+ * The ledger is first touched when it is needed, not at start: on the first use of `meter` (today's
+ * tokens are seeded from the ledger before anything is counted or checked), the first batch, or the
+ * first query; old rows are pruned then and hourly after. An idle API opens no database.
  */
 import type { QuotaMeter } from '@svc/auth'
 import type { DispatchRecord } from '@svc/dispatcher'
@@ -36,7 +40,10 @@ export interface UsageRecorderOptions {
 }
 
 export interface UsageRecorder {
+  /** The ledger, seeded and pruned before the first query reaches it. */
   readonly ledger: UsageLedger
+  /** The quota meter to check and count with: seeded with today's tokens from the ledger on first use. */
+  readonly meter: QuotaMeter
   /** Counts one finished request (memory only). */
   record(subject: UsageSubject, r: DispatchRecord): void
   /** Writes what is pending now (synchronous; also done by the timer). */
@@ -71,7 +78,7 @@ function keyOf(keys: Map<string, string>, prefix: string, id: string): string {
 }
 
 export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorder {
-  const { ledger, meter, onProblem } = options
+  const { ledger, onProblem } = options
   const clock = options.clock ?? Date.now
   const retention = options.retention ?? { hourlyDays: 90, dailyDays: 0 }
   let pending = new Map<string, LedgerDelta>()
@@ -81,15 +88,28 @@ export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorde
   // without building the row's key (the strings compare by identity first).
   let last: LedgerDelta | undefined
 
-  // Today's tokens per caller from the ledger: a restart does not hand out a fresh day.
-  const today = Math.floor(clock() / DAY_MS) * (DAY_MS / 1000)
-  const seen = ledger.tokensSince(today)
-  for (const [id, n] of seen.tokens) meter.seedDay(tokenKey(id), n)
-  for (const [email, n] of seen.identities) meter.seedDay(identityKey(email), n)
-  prune()
+  let started = false
+  const meter = seededOnFirstUse(options.meter, start)
 
   const timer = setInterval(flush, options.flushMs ?? 2000)
   timer.unref()
+
+  /** Once, before the ledger's first use: seeds the meter, prunes. */
+  function start() {
+    if (started) return
+    started = true
+    // Today's tokens per caller from the ledger: a restart does not hand out a fresh day.
+    // This runs inside a request's quota check: a ledger that cannot be read is reported, never thrown.
+    const today = Math.floor(clock() / DAY_MS) * (DAY_MS / 1000)
+    try {
+      const seen = ledger.tokensSince(today)
+      for (const [id, n] of seen.tokens) options.meter.seedDay(tokenKey(id), n)
+      for (const [email, n] of seen.identities) options.meter.seedDay(identityKey(email), n)
+    } catch (error) {
+      onProblem?.(`usage ledger: reading today's tokens failed: ${String(error)}`)
+    }
+    prune()
+  }
 
   function prune() {
     const now = clock()
@@ -103,6 +123,10 @@ export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorde
   }
 
   function flush() {
+    if (!started) {
+      if (pending.size === 0) return
+      start()
+    }
     if (pending.size > 0 && !closed) {
       const batch = pending
       pending = new Map()
@@ -123,7 +147,14 @@ export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorde
   }
 
   return {
-    ledger,
+    ledger: {
+      ...ledger,
+      query(q) {
+        start()
+        return ledger.query(q)
+      },
+    },
+    meter,
     record(subject, r) {
       const ok = r.status >= 200 && r.status < 300
       const prompt = r.usage?.promptTokens ?? 0
@@ -180,6 +211,32 @@ export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorde
       flush()
       closed = true
       ledger.close()
+    },
+  }
+}
+
+/** `meter`, calling `seed` (once it has run, a flag test) before each use. */
+function seededOnFirstUse(meter: QuotaMeter, seed: () => void): QuotaMeter {
+  return {
+    check(key, limits) {
+      seed()
+      return meter.check(key, limits)
+    },
+    admit(key) {
+      seed()
+      meter.admit(key)
+    },
+    spend(key, tokens) {
+      seed()
+      meter.spend(key, tokens)
+    },
+    seedDay(key, tokens) {
+      seed()
+      meter.seedDay(key, tokens)
+    },
+    state(key, limits) {
+      seed()
+      return meter.state(key, limits)
     },
   }
 }

@@ -51,7 +51,7 @@ export function createUsage(options: {
     onProblem: (message) => logger.error('usage ledger problem', { error: message }),
   })
   const gate = createQuotaGate({
-    meter,
+    meter: recorder.meter,
     limitsOf: (id) => tokens.lookup(id)?.limits,
     identityLimits: env.identityLimits,
   })
