@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { getRequestListener } from '@hono/node-server'
 import type { SvcError } from '@svc/core'
-import { type Dispatcher, writeError } from '@svc/dispatcher'
+import { type Dispatcher, requestPath, writeError } from '@svc/dispatcher'
 import type { AppType } from './app'
 import type { Cors } from './cors'
 import { isOllamaPath, type OllamaHandler } from './ollama/ollama-handler'
@@ -44,7 +44,7 @@ export function createHttpHandler(options: HttpHandlerOptions): RequestListener 
       writeError(res, refused, requestIdOf(req))
       return
     }
-    const path = (req.url ?? '/').split('?')[0]!
+    const path = requestPath(req.url)
     if (cors?.covers(path)) {
       if (cors.preflight(req, res)) return
       cors.decorate(req, res)

@@ -18,7 +18,7 @@ import { SvcError } from '@svc/core'
 import { type Caller, createCaller } from './call'
 import { ClientWatch } from './client-watch'
 import type { DispatcherOptions, DispatchRecord } from './dispatch-types'
-import { endpointFor } from './endpoints'
+import { endpointFor, requestPath } from './endpoints'
 import { type Exchange, hopSender } from './exchange'
 import { readRequest } from './read-request'
 import { resolveTarget } from './resolve'
@@ -51,7 +51,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const started = performance.now()
-    const path = (req.url ?? '/').split('?')[0]!
+    const path = requestPath(req.url)
     const spec = endpointFor(path)!
     const client = new ClientWatch(res)
     const record: DispatchRecord = { route: path, slot: '-', status: 0, outcome: 'error', seconds: 0 }

@@ -111,3 +111,10 @@ export const INFERENCE_ROUTES: Record<string, EndpointSpec> = {
 export function endpointFor(path: string): EndpointSpec | undefined {
   return INFERENCE_ROUTES[path]
 }
+
+/** A request's path without its query: the URL itself when it has none (no copy per request). */
+export function requestPath(url: string | undefined): string {
+  if (url === undefined) return '/'
+  const query = url.indexOf('?')
+  return query < 0 ? url : url.slice(0, query)
+}

@@ -18,7 +18,7 @@ import {
   type VerifyResult,
 } from '@svc/auth'
 import { SvcError } from '@svc/core'
-import { writeError } from '@svc/dispatcher'
+import { requestPath, writeError } from '@svc/dispatcher'
 import type { Context, MiddlewareHandler } from 'hono'
 
 declare module 'hono' {
@@ -236,7 +236,7 @@ export function authGuard(
   return function guard(req: IncomingMessage, res: ServerResponse, requestId: string) {
     const outcome = authenticate({
       method: req.method ?? 'GET',
-      path: (req.url ?? '/').split('?')[0]!,
+      path: requestPath(req.url),
       header: (name) => {
         const value = req.headers[name]
         return Array.isArray(value) ? value.join(', ') : value

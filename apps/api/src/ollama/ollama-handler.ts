@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Principal } from '@svc/auth'
 import { parseJsonRequest, SvcError } from '@svc/core'
-import { type Caller, readBody } from '@svc/dispatcher'
+import { type Caller, readBody, requestPath } from '@svc/dispatcher'
 import type * as v from 'valibot'
 import type { Authenticate } from '../middleware/auth'
 import { chat, embed, embeddings, generate, type InferenceContext } from './inference'
@@ -71,7 +71,7 @@ export function createOllamaHandler(deps: OllamaDeps): OllamaHandler {
 
   return async function handleOllama(req, res, requestId) {
     const started = performance.now()
-    const path = (req.url ?? '/').split('?')[0]!
+    const path = requestPath(req.url)
     const method = req.method ?? 'GET'
     const controller = new AbortController()
     res.on('close', () => {

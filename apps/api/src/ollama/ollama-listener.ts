@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, RequestListener } from 'node:http'
 import { SvcError } from '@svc/core'
+import { requestPath } from '@svc/dispatcher'
 import { requestIdOf } from '../http-handler'
 import { writeOllamaError } from './ndjson'
 import { isOllamaPath, type OllamaHandler } from './ollama-handler'
@@ -16,7 +17,7 @@ export function createOllamaListener(
   refuse?: (req: IncomingMessage) => SvcError | undefined,
 ): RequestListener {
   return (req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!
+    const path = requestPath(req.url)
     const requestId = requestIdOf(req)
     const refused = refuse?.(req)
     if (refused) {
