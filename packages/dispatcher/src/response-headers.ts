@@ -6,16 +6,18 @@
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 
-const added = new WeakMap<ServerResponse, Readonly<OutgoingHttpHeaders>>()
+// Kept on the response itself: a WeakMap entry per response costs the garbage collector more.
+const ADDED = Symbol('svc.added-headers')
+type WithAdded = ServerResponse & { [ADDED]?: Readonly<OutgoingHttpHeaders> }
 
 /** Headers (lower-case names) every answer on `res` carries, errors included. Replaces earlier ones. */
 export function addResponseHeaders(res: ServerResponse, headers: Readonly<OutgoingHttpHeaders>): void {
-  added.set(res, headers)
+  ;(res as WithAdded)[ADDED] = headers
 }
 
 /** `headers` with what was added for `res`; an added header replaces one of the same name (an upstream's own rate limits). */
 export function withAddedHeaders(res: ServerResponse, headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
-  const extra = added.get(res)
+  const extra = (res as WithAdded)[ADDED]
   if (!extra) return headers
   for (const name in extra) headers[name] = extra[name]
   return headers
