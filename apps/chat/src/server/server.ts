@@ -9,7 +9,7 @@ import { createChatApp } from './app'
 import { createGenerations } from './chat/generations'
 import type { ChatEnv } from './env'
 import { TOKEN_NEEDS_PROXY } from './http/identity'
-import { openChatStore } from './store/chat-store'
+import { checkChatStore, openChatStore } from './store/chat-store'
 import { createFileBytes } from './store/file-bytes'
 import { createSvcApi } from './upstream/svc-api'
 
@@ -33,25 +33,33 @@ export interface ChatServer {
 }
 
 /**
- * Opens the store (marking answers a dead process left `streaming` as `interrupted`, sweeping
- * orphaned files), builds the app and listens. Rejects when the port is taken or the database
- * cannot be opened.
+ * Checks the store (a database written by a newer svc is refused here, at start), builds the app and
+ * listens. The database itself is opened on first use; answers a dead process left `streaming` are
+ * marked `interrupted` and orphaned files swept then, before any request reads it. Rejects when the
+ * port is taken or the database cannot be used.
  */
 export async function startChat(options: StartChatOptions): Promise<ChatServer> {
   const { env, logger } = options
-  const store = openChatStore(env.dataDir)
-  const interrupted = store.messages.markInterrupted()
-  if (interrupted > 0) logger.warn('answers cut short by the last stop marked interrupted', { interrupted })
+  let sweeper: NodeJS.Timeout | undefined
+  const store = openChatStore(env.dataDir, {
+    onOpen(opened) {
+      logger.debug('chat database opened', { file: opened.db.name })
+      const interrupted = opened.messages.markInterrupted()
+      if (interrupted > 0)
+        logger.warn('answers cut short by the last stop marked interrupted', { interrupted })
+      void sweep()
+      sweeper = setInterval(sweep, 60 * 60 * 1000)
+      sweeper.unref()
+    },
+  })
   const files = createFileBytes({
     dir: join(env.dataDir, 'files'),
-    repo: store.files,
+    repo: () => store.files,
     quotaBytes: env.quotaBytes,
   })
   const sweep = () =>
     files.sweep(ORPHAN_AGE_MS).catch((error: unknown) => logger.warn('file sweep failed', { error }))
-  void sweep()
-  const sweeper = setInterval(sweep, 60 * 60 * 1000)
-  sweeper.unref()
+  checkChatStore(store)
 
   const generations = createGenerations()
   const fromProxy = createProxyTrust({ trustedProxies: env.trustedProxies, proxySecret: env.proxySecret })
