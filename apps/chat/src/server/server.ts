@@ -2,9 +2,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { getRequestListener } from '@hono/node-server'
 import { createHostRule, createProxyTrust, thisMachineHostnames } from '@svc/auth'
-import { guardServer, type Logger, SVC_VERSION } from '@svc/core/node'
+import { guardServer, type Logger, lazyListener, SVC_VERSION } from '@svc/core/node'
 import { createChatApp } from './app'
 import { createGenerations } from './chat/generations'
 import type { ChatEnv } from './env'
@@ -77,10 +76,13 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
     version: SVC_VERSION,
   })
   const server = createServer()
-  server.on(
-    'request',
-    guardServer(server, getRequestListener(app.fetch), { maxConnections: env.maxConnections }),
-  )
+  // Hono's Node adapter brings Node's fetch (its undici), http2, tls, zlib and worker_threads with it:
+  // ~5 MiB of an idle process. It is loaded with the first request.
+  const listener = lazyListener(async () => {
+    const { getRequestListener } = await import('@hono/node-server')
+    return getRequestListener(app.fetch)
+  })
+  server.on('request', guardServer(server, listener, { maxConnections: env.maxConnections }))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(env.port, env.host, () => {
