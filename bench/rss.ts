@@ -25,6 +25,20 @@ export function rssSplitKb(pid: number): { anon: number; file: number } {
   }
 }
 
+/**
+ * Proportional set size of `pid` in KiB (0 when it is gone): its RSS with each shared page (the node
+ * binary's, mapped by every node process) divided among the processes that map it. Summed over
+ * processes it counts shared pages once, where summed RSS counts them in each.
+ */
+export function pssKb(pid: number): number {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))
+    return m ? Number(m[1]) : 0
+  } catch {
+    return 0
+  }
+}
+
 /** `pid` and every process below it. */
 export function processTree(pid: number): number[] {
   const children = new Map<number, number[]>()

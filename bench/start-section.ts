@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ensureBuilt, loopbackEnv, REPO_ROOT } from '@svc/testing'
 import { type Goal, goalTable, type SectionResult } from './goals'
-import { commandLine, processTree, rssKb, rssSplitKb } from './rss'
+import { commandLine, processTree, pssKb, rssKb, rssSplitKb } from './rss'
 import { fmt, median } from './stats'
 
 const ROUNDS = Number(process.env.BENCH_START_ROUNDS ?? 3)
@@ -24,9 +24,11 @@ interface Round {
   chatMs: number
   /** RSS of everything left running (KiB) and what it is. */
   rssKb: number
+  /** PSS of the same processes (KiB): shared pages counted once, for reference. */
+  pssKb: number
   /** Per process: its command line and RSS split. */
   processes: string[]
-  split: { anon: number; file: number }[]
+  split: { anon: number; file: number; pss: number }[]
 }
 
 export async function startSection(log: (line: string) => void): Promise<SectionResult> {
@@ -36,12 +38,13 @@ export async function startSection(log: (line: string) => void): Promise<Section
     const r = await oneStart()
     rounds.push(r)
     log(
-      `start round ${round}/${ROUNDS}: pnpm start returned after ${fmt(r.wallMs)} ms (API listening after ${fmt(r.apiMs)} ms, chat ${fmt(r.chatMs)} ms); idle RSS ${fmt(r.rssKb / 1024, 1)} MiB in ${r.processes.length} processes`,
+      `start round ${round}/${ROUNDS}: pnpm start returned after ${fmt(r.wallMs)} ms (API listening after ${fmt(r.apiMs)} ms, chat ${fmt(r.chatMs)} ms); idle RSS ${fmt(r.rssKb / 1024, 1)} MiB (PSS ${fmt(r.pssKb / 1024, 1)} MiB) in ${r.processes.length} processes`,
     )
   }
   const wall = median(rounds.map((r) => r.wallMs))
   const api = median(rounds.map((r) => r.apiMs))
   const rss = median(rounds.map((r) => r.rssKb)) / 1024
+  const pss = median(rounds.map((r) => r.pssKb)) / 1024
   const tooling = rounds.flatMap((r) => r.processes).filter((cmd) => /pnpm|tsx/.test(cmd))
   const goals: Goal[] = [
     {
@@ -73,15 +76,16 @@ export async function startSection(log: (line: string) => void): Promise<Section
     `| \`pnpm start\` until it returns (both listening; includes pnpm's own start) ms | ${fmt(wall)} | ${rounds.map((r) => fmt(r.wallMs)).join(', ')} |`,
     `| the API: spawn → listening ms | ${fmt(api)} | ${rounds.map((r) => fmt(r.apiMs)).join(', ')} |`,
     `| the chat app: spawn → listening ms | ${fmt(median(rounds.map((r) => r.chatMs)))} | ${rounds.map((r) => fmt(r.chatMs)).join(', ')} |`,
-    `| RSS of all svc processes at idle MiB | ${fmt(rss, 1)} | ${rounds.map((r) => fmt(r.rssKb / 1024, 1)).join(', ')} |`,
+    `| RSS of all svc processes at idle MiB (the goal's measure) | ${fmt(rss, 1)} | ${rounds.map((r) => fmt(r.rssKb / 1024, 1)).join(', ')} |`,
+    `| for reference, no goal: PSS of the same processes MiB (each shared page, such as the node binary's, split among all processes mapping it, other node programs on this machine included) | ${fmt(pss, 1)} | ${rounds.map((r) => fmt(r.pssKb / 1024, 1)).join(', ')} |`,
     '',
     "Left running (first round), RSS split into the process's own memory (anon: heap, JIT code) and mapped files (mostly the node binary, the same pages in both processes):",
     '',
-    '| process | RSS MiB | anon MiB | mapped files MiB |',
-    '|---|---|---|---|',
+    '| process | RSS MiB | anon MiB | mapped files MiB | PSS MiB (for reference) |',
+    '|---|---|---|---|---|',
     ...(rounds[0]?.processes ?? []).map((p, i) => {
       const split = rounds[0]!.split[i]!
-      return `| \`${p.replace(REPO_ROOT.replace(/\/?$/, '/'), './')}\` | ${fmt((split.anon + split.file) / 1024, 1)} | ${fmt(split.anon / 1024, 1)} | ${fmt(split.file / 1024, 1)} |`
+      return `| \`${p.replace(REPO_ROOT.replace(/\/?$/, '/'), './')}\` | ${fmt((split.anon + split.file) / 1024, 1)} | ${fmt(split.anon / 1024, 1)} | ${fmt(split.file / 1024, 1)} | ${fmt(split.pss / 1024, 1)} |`
     }),
     '',
     ...goalTable(goals),
@@ -112,8 +116,9 @@ async function oneStart(): Promise<Round> {
         apiMs: api.ms,
         chatMs: chat.ms,
         rssKb: pids.reduce((sum, pid) => sum + rssKb(pid), 0),
+        pssKb: pids.reduce((sum, pid) => sum + pssKb(pid), 0),
         processes: pids.map(commandLine),
-        split: pids.map(rssSplitKb),
+        split: pids.map((pid) => ({ ...rssSplitKb(pid), pss: pssKb(pid) })),
       }
     } finally {
       await run('pnpm', ['stop'], env)

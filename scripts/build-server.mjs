@@ -12,13 +12,15 @@
 //   its own URL, computed from the bundle's location, so `new URL('../../manifests/x', import.meta.url)`
 //   still finds the checkout's files. CommonJS `__dirname`/`__filename` likewise.
 // - Two dockerode dependencies that svc never uses on its local socket (ssh2 for ssh:// hosts, with a
-//   16 MB WebAssembly heap; grpc for BuildKit sessions), and the OpenTelemetry API that prom-client
-//   reads only with exemplars on, are loaded on first use instead of at start (see DEFERRED).
+//   16 MB WebAssembly heap; grpc for BuildKit sessions), the OpenTelemetry API that prom-client
+//   reads only with exemplars on, and undici (the dispatcher's upstream connections, used from the
+//   first relayed request) are loaded on first use instead of at start (see DEFERRED).
 // - The bundle is ASCII (see below): V8 then keeps its source at one byte a character.
 // - Not minified: stack traces keep readable names and lines.
 // - Writes `<outdir>/inputs.json` (the files the bundle was made from) so a test can tell a stale
 //   build (`@svc/testing`'s `ensureBuilt`).
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { dirname, join, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { build } from 'esbuild'
@@ -48,7 +50,23 @@ const DEFERRED = [
     request: './session',
     shim: (r) => `module.exports = function withSession(...args) { return require(${r}).apply(this, args) }`,
   },
+  // The dispatcher's upstream pools (undici): its index loads all of undici (fetch, WebSocket, caches,
+  // mocks: ~1 MB of source, ~10 MB of an idle process) and an API with no slot loaded relays nothing.
+  // Every name undici exports (read here, at build time) is a getter that requires it on first use.
+  {
+    importer: /\/packages\/dispatcher\/src\/[^/]+\.ts$/,
+    request: 'undici',
+    shim: (r, real) => lazyExports(Object.keys(createRequire(import.meta.url)(real)), r),
+  },
 ]
+
+/** A module whose every export is read from `require(where)` when first asked for. */
+function lazyExports(names, where) {
+  const getters = names.map(
+    (n) => `get ${JSON.stringify(n)}() { return require(${where})[${JSON.stringify(n)}] }`,
+  )
+  return `module.exports = {\n  ${getters.join(',\n  ')}\n}`
+}
 
 const { values, positionals } = parseArgs({
   options: { outdir: { type: 'string', default: 'dist' } },
@@ -97,7 +115,7 @@ const svcServer = {
     b.onLoad({ filter: /.*/, namespace: 'svc-deferred' }, (args) => {
       const path = fromBundle(args.path)
       return {
-        contents: `var where = ${path.startsWith('"..') ? path : `"./${JSON.parse(path)}"`};\n${args.pluginData.shim('where')}`,
+        contents: `var where = ${path.startsWith('"..') ? path : `"./${JSON.parse(path)}"`};\n${args.pluginData.shim('where', args.path)}`,
         resolveDir: dirname(args.path),
         loader: 'js',
       }

@@ -33,7 +33,7 @@ export async function serveChatApp(options: ServeOptions = {}): Promise<ServedAp
   const store = openChatStore(dir)
   const app = createChatApp({
     store,
-    files: createFileBytes({ dir: join(dir, 'files'), repo: store.files }),
+    files: createFileBytes({ dir: join(dir, 'files'), repo: () => store.files }),
     api: createSvcApi({ baseUrl: options.apiUrl ?? 'http://127.0.0.1:9', token: options.apiToken }),
     generations: createGenerations(),
     trustedHeader: options.trustedHeader?.toLowerCase(),

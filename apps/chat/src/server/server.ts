@@ -2,14 +2,13 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { getRequestListener } from '@hono/node-server'
 import { createHostRule, createProxyTrust, thisMachineHostnames } from '@svc/auth'
-import { guardServer, type Logger, SVC_VERSION } from '@svc/core/node'
+import { guardServer, type Logger, lazyListener, SVC_VERSION } from '@svc/core/node'
 import { createChatApp } from './app'
 import { createGenerations } from './chat/generations'
 import type { ChatEnv } from './env'
 import { TOKEN_NEEDS_PROXY } from './http/identity'
-import { openChatStore } from './store/chat-store'
+import { checkChatStore, openChatStore } from './store/chat-store'
 import { createFileBytes } from './store/file-bytes'
 import { createSvcApi } from './upstream/svc-api'
 
@@ -33,25 +32,33 @@ export interface ChatServer {
 }
 
 /**
- * Opens the store (marking answers a dead process left `streaming` as `interrupted`, sweeping
- * orphaned files), builds the app and listens. Rejects when the port is taken or the database
- * cannot be opened.
+ * Checks the store (a database written by a newer svc is refused here, at start), builds the app and
+ * listens. The database itself is opened on first use; answers a dead process left `streaming` are
+ * marked `interrupted` and orphaned files swept then, before any request reads it. Rejects when the
+ * port is taken or the database cannot be used.
  */
 export async function startChat(options: StartChatOptions): Promise<ChatServer> {
   const { env, logger } = options
-  const store = openChatStore(env.dataDir)
-  const interrupted = store.messages.markInterrupted()
-  if (interrupted > 0) logger.warn('answers cut short by the last stop marked interrupted', { interrupted })
+  let sweeper: NodeJS.Timeout | undefined
+  const store = openChatStore(env.dataDir, {
+    onOpen(opened) {
+      logger.debug('chat database opened', { file: opened.db.name })
+      const interrupted = opened.messages.markInterrupted()
+      if (interrupted > 0)
+        logger.warn('answers cut short by the last stop marked interrupted', { interrupted })
+      void sweep()
+      sweeper = setInterval(sweep, 60 * 60 * 1000)
+      sweeper.unref()
+    },
+  })
   const files = createFileBytes({
     dir: join(env.dataDir, 'files'),
-    repo: store.files,
+    repo: () => store.files,
     quotaBytes: env.quotaBytes,
   })
   const sweep = () =>
     files.sweep(ORPHAN_AGE_MS).catch((error: unknown) => logger.warn('file sweep failed', { error }))
-  void sweep()
-  const sweeper = setInterval(sweep, 60 * 60 * 1000)
-  sweeper.unref()
+  checkChatStore(store)
 
   const generations = createGenerations()
   const fromProxy = createProxyTrust({ trustedProxies: env.trustedProxies, proxySecret: env.proxySecret })
@@ -69,10 +76,13 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
     version: SVC_VERSION,
   })
   const server = createServer()
-  server.on(
-    'request',
-    guardServer(server, getRequestListener(app.fetch), { maxConnections: env.maxConnections }),
-  )
+  // Hono's Node adapter brings Node's fetch (its undici), http2, tls, zlib and worker_threads with it:
+  // ~5 MiB of an idle process. It is loaded with the first request.
+  const listener = lazyListener(async () => {
+    const { getRequestListener } = await import('@hono/node-server')
+    return getRequestListener(app.fetch)
+  })
+  server.on('request', guardServer(server, listener, { maxConnections: env.maxConnections }))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(env.port, env.host, () => {

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openChatStore, storeOver } from './chat-store'
-import { migrate, openDatabase } from './database'
+import { migrate, openDatabase, schemaVersionOnDisk } from './database'
 import { MIGRATIONS } from './migrations'
 
 const dirs: string[] = []
@@ -37,6 +37,33 @@ describe('the chat database', () => {
     db.pragma(`user_version = ${MIGRATIONS.length + 1}`)
     db.close()
     expect(() => openDatabase(file)).toThrow(/newer than this svc knows/)
+  })
+
+  it('is opened on first use, once, with onOpen run before that use', () => {
+    const dir = tempDir()
+    const opened: string[] = []
+    const store = openChatStore(dir, { onOpen: (s) => opened.push(s.users.ensure('first').identity) })
+    expect([store.opened, existsSync(join(dir, 'chat.db'))]).toEqual([false, false])
+    expect(store.users.ensure('second').id).toBe(2)
+    expect(store.conversations.list(1)).toEqual([])
+    expect([store.opened, opened]).toEqual([true, ['first']])
+    store.close()
+    expect(() => store.users).toThrow(/closed/)
+  })
+
+  it("has its schema version read from the file's header, or undefined where only SQLite can tell", () => {
+    const dir = tempDir()
+    const file = join(dir, 'chat.db')
+    expect(schemaVersionOnDisk(file)).toBe(0) // no database yet
+    openDatabase(file).close()
+    expect(schemaVersionOnDisk(file)).toBe(MIGRATIONS.length)
+    const writer = new Database(file)
+    writer.pragma('user_version = 99') // into the write-ahead log; the header still says the old one
+    expect(schemaVersionOnDisk(file)).toBeUndefined()
+    writer.close()
+    expect(schemaVersionOnDisk(file)).toBe(99)
+    writeFileSync(file, 'not a database'.repeat(10))
+    expect(schemaVersionOnDisk(file)).toBeUndefined()
   })
 
   it('runs only the migrations a database has not seen', () => {

@@ -7,7 +7,8 @@ import { ID_PATTERN } from './ids'
 
 export interface FileBytesOptions {
   dir: string
-  repo: FileRepo
+  /** The files' records, asked for at each use (the store opens its database on first use). */
+  repo: () => FileRepo
   /** What one person may store in all (`SVC_CHAT_QUOTA_MB`); 0 or unset: no limit. */
   quotaBytes?: number
 }
@@ -34,7 +35,7 @@ export function createFileBytes(options: FileBytesOptions) {
   /** Throws 413 `storage.quota_exceeded` when `size` more bytes would pass the user's quota. */
   const ensureRoom = (userId: number, size: number, param: string | null = null): void => {
     if (quota <= 0) return
-    const used = repo.usedBy(userId)
+    const used = repo().usedBy(userId)
     if (used + size <= quota) return
     throw new SvcError(
       'storage.quota_exceeded',
@@ -54,11 +55,11 @@ export function createFileBytes(options: FileBytesOptions) {
     ): Promise<string> {
       const size = bytes.byteLength
       ensureRoom(userId, size, param)
-      const id = repo.reserve()
+      const id = repo().reserve()
       await writeFileAtomic(pathOf(id), bytes, { mode: 0o640 })
       try {
         ensureRoom(userId, size, param) // others may have stored meanwhile; this and `add` are one tick
-        repo.add(userId, { id, mime, size })
+        repo().add(userId, { id, mime, size })
       } catch (error) {
         await rm(pathOf(id), { force: true })
         throw error
@@ -78,9 +79,9 @@ export function createFileBytes(options: FileBytesOptions) {
      * messages edited away) and bytes on disk that have no record. Answers how many went.
      */
     async sweep(maxAgeMs: number, now = Date.now()): Promise<number> {
-      const orphans = repo.sweepOrphans(now - maxAgeMs)
+      const orphans = repo().sweepOrphans(now - maxAgeMs)
       await unlink(orphans)
-      const known = repo.ids()
+      const known = repo().ids()
       let names: string[] = []
       try {
         names = await readdir(dir)
