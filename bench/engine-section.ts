@@ -1,6 +1,7 @@
 /**
  * The real-engine section of `pnpm bench`: llama-server with the tiny GGUF (`--parallel 4`) reached
- * directly and through svc (the build, auth on, bearer token), streaming at c=1 and c=4 on each API
+ * directly, through svc (the build, auth on, bearer token) and, for reference, through the minimal
+ * Node proxy (bench/node-proxy.mjs: what any proxy written in Node costs), streaming at c=1 and c=4 on each API
  * the engine serves — chat completions, Responses, Anthropic Messages — tokens/s, time to first token
  * and the gaps between tokens, judged by the same goals on each; and how long a slot load and a swap
  * take next to the same engine started by hand.
@@ -13,6 +14,7 @@
 import { commandLineOf, startByHand } from './engine-alone'
 import { startEngineSvc } from './engine-svc'
 import { type Goal, goalTable, type SectionResult } from './goals'
+import { startNodeProxy } from './peers'
 import { cpuMs } from './rss'
 import { fmt, median, quantile, ratio } from './stats'
 import {
@@ -31,12 +33,14 @@ const LOAD_ROUNDS = Number(process.env.BENCH_LOAD_ROUNDS ?? 5)
 const CONCURRENCY = [1, 4] as const
 const APIS = chosenApis(process.env.BENCH_ENGINE_APIS)
 
-type Path = 'direct' | 'svc'
+type Path = 'direct' | 'node' | 'svc'
+const PATHS: readonly Path[] = ['direct', 'node', 'svc']
 type Concurrency = (typeof CONCURRENCY)[number]
 type ApiSamples = Record<Path, Record<Concurrency, StreamRun[]>>
 type Samples = Partial<Record<StreamApi, ApiSamples>>
-/** svc's CPU time while it relayed, and the tokens it relayed, per API and concurrency. */
-type SvcCpu = Partial<Record<StreamApi, Record<Concurrency, { ms: number; tokens: number }>>>
+/** A proxy's CPU time while it relayed, and the tokens it relayed, per API and concurrency. */
+type ProxyCpu = Partial<Record<StreamApi, Record<Concurrency, { ms: number; tokens: number }>>>
+type SvcCpu = Record<'node' | 'svc', ProxyCpu>
 
 function chosenApis(list: string | undefined): StreamApi[] {
   const names = (list ?? STREAM_APIS.join(','))
@@ -53,34 +57,38 @@ function chosenApis(list: string | undefined): StreamApi[] {
 
 export async function engineSection(log: (line: string) => void): Promise<SectionResult> {
   const svc = await startEngineSvc()
+  let proxy: Awaited<ReturnType<typeof startNodeProxy>> | undefined
   try {
     await svc.load(svc.models.a)
     const upstream = await svc.upstream()
     const argv = await commandLineOf(upstream.pid)
+    proxy = await startNodeProxy(upstream.base)
     const targets: Record<Path, StreamTarget> = {
       direct: { url: upstream.base, model: 'primary', headers: upstream.headers },
+      node: { url: proxy.url, model: 'primary', headers: upstream.headers },
       svc: { url: svc.api.url, model: 'primary', headers: svc.headers },
     }
     log('engine: warming up')
     for (const api of APIS) {
-      for (const path of ['direct', 'svc'] as const) {
+      for (const path of PATHS) {
         await runStreams(targets[path], { concurrency: 4, requests: 16, maxTokens: TOKENS, api })
       }
     }
     const samples: Samples = {}
-    const cpu: SvcCpu = {}
+    const cpu: SvcCpu = { node: {}, svc: {} }
     for (const api of APIS) {
-      samples[api] = { direct: { 1: [], 4: [] }, svc: { 1: [], 4: [] } }
-      cpu[api] = { 1: { ms: 0, tokens: 0 }, 4: { ms: 0, tokens: 0 } }
+      samples[api] = { direct: { 1: [], 4: [] }, node: { 1: [], 4: [] }, svc: { 1: [], 4: [] } }
+      cpu.node[api] = { 1: { ms: 0, tokens: 0 }, 4: { ms: 0, tokens: 0 } }
+      cpu.svc[api] = { 1: { ms: 0, tokens: 0 }, 4: { ms: 0, tokens: 0 } }
     }
-    const svcPid = svc.api.child.pid!
+    const pids = { node: proxy.pid!, svc: svc.api.child.pid! }
     for (let round = 1; round <= ROUNDS; round++) {
       for (const c of CONCURRENCY) {
         for (const api of APIS) {
-          // Alternate which path goes first, so neither always runs on a warmer or colder machine.
-          const order: Path[] = round % 2 ? ['direct', 'svc'] : ['svc', 'direct']
+          // Rotate which path goes first, so none always runs on a warmer or colder machine.
+          const order = PATHS.map((_, i) => PATHS[(i + round) % PATHS.length]!)
           for (const path of order) {
-            const cpuBefore = cpuMs(svcPid)
+            const cpuBefore = path === 'direct' ? 0 : cpuMs(pids[path])
             const run = await runStreams(targets[path], {
               concurrency: c,
               requests: REQUESTS,
@@ -88,9 +96,9 @@ export async function engineSection(log: (line: string) => void): Promise<Sectio
               api,
             })
             samples[api]![path][c].push(run)
-            if (path === 'svc') {
-              cpu[api]![c].ms += cpuMs(svcPid) - cpuBefore
-              cpu[api]![c].tokens += run.tokens
+            if (path !== 'direct') {
+              cpu[path][api]![c].ms += cpuMs(pids[path]) - cpuBefore
+              cpu[path][api]![c].tokens += run.tokens
             }
             log(
               `engine round ${round}/${ROUNDS} c=${c} ${api} ${path}: ${fmt(run.tokensPerSecond)} tokens/s, TTFT p50 ${fmt(quantile(run.ttftMs, 0.5), 2)} ms${run.errors ? `, ${run.errors} errors (${run.errorReasons.join('; ')})` : ''}`,
@@ -102,6 +110,7 @@ export async function engineSection(log: (line: string) => void): Promise<Sectio
     const loads = await measureLoads(svc, argv, log)
     return report(samples, loads, cpu)
   } finally {
+    await proxy?.stop()
     await svc.stop()
   }
 }
@@ -180,13 +189,30 @@ function streamGoals(api: StreamApi, c: Concurrency, samples: ApiSamples): Goal[
   ]
 }
 
+/** The same figures for the minimal Node proxy, unjudged: what the hop costs any Node proxy here. */
+function nodeReference(api: StreamApi, c: Concurrency, samples: ApiSamples, usPerToken: number): Goal {
+  const tps = (p: Path) => median(samples[p][c].map((r) => r.tokensPerSecond))
+  const ttft = (p: Path) => quantile(pooled(samples[p][c], 'ttftMs'), 0.5)
+  return {
+    measure: `for reference, the minimal Node proxy, ${API_SHAPES[api].path} c=${c}: tokens/s vs direct, first token added (p50), CPU per token`,
+    value: `${ratio(tps('node'), tps('direct'))}, ${fmt(ttft('node') - ttft('direct'), 2)} ms, ${fmt(usPerToken)} µs`,
+    goal: '—',
+    met: undefined,
+  }
+}
+
 /** A row of the streaming table: one API, path and concurrency. */
 function streamRow(api: StreamApi, p: Path, c: Concurrency, runs: StreamRun[]): string {
   const tps = median(runs.map((r) => r.tokensPerSecond))
   const ttft = (q: number) => quantile(pooled(runs, 'ttftMs'), q)
   const gap = (q: number) => quantile(pooled(runs, 'gapMs'), q)
   const errors = runs.reduce((n, r) => n + r.errors, 0)
-  const who = p === 'direct' ? 'llama-server direct' : 'through svc (auth on)'
+  const who =
+    p === 'direct'
+      ? 'llama-server direct'
+      : p === 'node'
+        ? 'through the minimal Node proxy'
+        : 'through svc (auth on)'
   return `| ${API_SHAPES[api].path} | ${who} | ${c} | ${fmt(tps)} | ${fmt(ttft(0.5), 2)} | ${fmt(ttft(0.99), 2)} | ${fmt(gap(0.5), 3)} | ${fmt(gap(0.99), 3)} | ${errors} |`
 }
 
@@ -197,27 +223,30 @@ function report(samples: Samples, loads: Loads, cpu: SvcCpu): SectionResult {
   for (const api of APIS) {
     const of = samples[api]!
     for (const c of CONCURRENCY) {
-      for (const p of ['direct', 'svc'] as const) rows.push(streamRow(api, p, c, of[p][c]))
+      for (const p of PATHS) rows.push(streamRow(api, p, c, of[p][c]))
       goals.push(...streamGoals(api, c, of))
     }
-    for (const p of ['direct', 'svc'] as const) {
+    for (const p of PATHS) {
       const round = (c: Concurrency) => of[p][c].map((r) => fmt(r.tokensPerSecond)).join(', ')
       perRound.push(`| ${API_SHAPES[api].path} | ${p} | ${round(1)} | ${round(4)} |`)
     }
   }
-  const usPerToken = (api: StreamApi, c: Concurrency) => (cpu[api]![c].ms * 1000) / cpu[api]![c].tokens
-  const perToken = APIS.map(
-    (api) =>
-      `${API_SHAPES[api].path} ${CONCURRENCY.map((c) => `c=${c} ${fmt(usPerToken(api, c))} µs`).join(', ')}`,
-  ).join('; ')
+  const usPerToken = (who: 'node' | 'svc', api: StreamApi, c: Concurrency) =>
+    (cpu[who][api]![c].ms * 1000) / cpu[who][api]![c].tokens
+  const perToken = (who: 'node' | 'svc') =>
+    APIS.map(
+      (api) =>
+        `${API_SHAPES[api].path} ${CONCURRENCY.map((c) => `c=${c} ${fmt(usPerToken(who, api, c))} µs`).join(', ')}`,
+    ).join('; ')
   for (const api of APIS) {
     for (const c of CONCURRENCY) {
       goals.push({
         measure: `svc's CPU time per token relayed, ${API_SHAPES[api].path} c=${c}`,
-        value: `${fmt(usPerToken(api, c))} µs`,
+        value: `${fmt(usPerToken('svc', api, c))} µs`,
         goal: '≤ 50 µs',
-        met: usPerToken(api, c) <= 50,
+        met: usPerToken('svc', api, c) <= 50,
       })
+      goals.push(nodeReference(api, c, samples[api]!, usPerToken('node', api, c)))
     }
   }
   const addedLoad = median(loads.svcLoad) - median(loads.handLoad)
@@ -236,7 +265,7 @@ function report(samples: Samples, loads: Loads, cpu: SvcCpu): SectionResult {
     },
   )
   const markdown = [
-    '## Real engine: llama-server (tiny GGUF, --parallel 4) direct vs through svc',
+    '## Real engine: llama-server (tiny GGUF, --parallel 4) direct, through svc and through the minimal Node proxy',
     '',
     `Streaming, ${REQUESTS} requests of max_tokens ${TOKENS} per API, path, concurrency and round (a token is a content delta event: a chat chunk, a Responses \`response.output_text.delta\`, a Messages \`content_block_delta\`); median round for tokens/s, percentiles over all rounds' requests and token gaps. Direct is the same request to llama-server's own endpoint. Loads: median of ${LOAD_ROUNDS} interleaved rounds.`,
     '',
@@ -251,7 +280,7 @@ function report(samples: Samples, loads: Loads, cpu: SvcCpu): SectionResult {
     `| swap through svc (a → b, until ready) | ${fmt(median(loads.svcSwap))} | ${loads.svcSwap.map((v) => fmt(v)).join(', ')} |`,
     `| swap by hand (stop a, start b, /health) | ${fmt(median(loads.handSwap))} | ${loads.handSwap.map((v) => fmt(v)).join(', ')} |`,
     '',
-    `svc's own CPU time per token relayed (from /proc, over all rounds): ${perToken}. With llama-server, svc and the client sharing the machine's cores, that time is taken from the engine once the cores are busy.`,
+    `svc's own CPU time per token relayed (from /proc, over all rounds): ${perToken('svc')}; the minimal Node proxy's: ${perToken('node')}. With llama-server, the proxy and the client sharing the machine's cores, that time is taken from the engine once the cores are busy.`,
     '',
     'tokens/s per round:',
     '',
