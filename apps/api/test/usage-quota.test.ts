@@ -75,7 +75,11 @@ describe('quotas at the edges', () => {
       path: '/api/chat',
       body: '{"model":"nope","messages":[{"role":"user","content":"hi"}],"stream":false}',
     }
-    expect((await send(server.url, { ...ollamaChat, headers: bearer })).status).toBe(404)
+    const unknown = await send(server.url, { ...ollamaChat, headers: bearer })
+    expect(unknown.status).toBe(404)
+    // An answer in Ollama's shape carries the limited token's rate-limit headers like any other.
+    expect(unknown.headers['x-ratelimit-limit-requests']).toBe('2')
+    expect(unknown.headers['x-ratelimit-remaining-requests']).toBe('0')
     const refused = await send(server.url, { ...ollamaChat, headers: bearer })
     expect(refused.status).toBe(429)
     expect(refused.code).toBe('quota.exceeded')

@@ -8,6 +8,7 @@
  */
 import type { ServerResponse } from 'node:http'
 import type { LoadingNotice } from '@svc/core'
+import { withAddedHeaders } from './response-headers'
 
 /** Between comment lines while nothing changes, so proxies and people see it is alive. */
 const HEARTBEAT_MS = 2_000
@@ -40,12 +41,15 @@ export function loadingWriter(
     update(notice) {
       last = notice
       if (!res.headersSent) {
-        res.writeHead(200, {
-          'content-type': 'text/event-stream',
-          'cache-control': 'no-cache',
-          'x-accel-buffering': 'no',
-          'x-request-id': requestId,
-        })
+        res.writeHead(
+          200,
+          withAddedHeaders(res, {
+            'content-type': 'text/event-stream',
+            'cache-control': 'no-cache',
+            'x-accel-buffering': 'no',
+            'x-request-id': requestId,
+          }),
+        )
         timer = setInterval(write, HEARTBEAT_MS)
         timer.unref()
         res.once('close', stop)

@@ -1,19 +1,25 @@
 /**
  * Ollama's answers on Node's raw response: one JSON object (`stream: false`) or NDJSON lines
  * (`application/x-ndjson`), and its error body `{"error": "…"}` rendered from svc's `SvcError`
- * (with svc's dotted `code` beside it, which Ollama clients ignore and people can read).
+ * (with svc's dotted `code` beside it, which Ollama clients ignore and people can read). Every head
+ * carries what the app added for the request (a limited token's rate-limit headers), as the
+ * dispatcher's answers do.
  */
 import type { ServerResponse } from 'node:http'
 import { renderError, SvcError } from '@svc/core'
+import { withAddedHeaders } from '@svc/dispatcher'
 
 /** Sends one JSON object. */
 export function writeJson(res: ServerResponse, status: number, body: unknown, requestId: string): void {
   const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'x-request-id': requestId,
-  })
+  res.writeHead(
+    status,
+    withAddedHeaders(res, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      'x-request-id': requestId,
+    }),
+  )
   res.end(text)
 }
 
@@ -28,13 +34,24 @@ export class NdjsonWriter {
     const { res } = this
     if (res.destroyed) return
     if (!res.headersSent) {
-      res.writeHead(200, { 'content-type': 'application/x-ndjson', 'x-request-id': this.requestId })
+      res.writeHead(
+        200,
+        withAddedHeaders(res, { 'content-type': 'application/x-ndjson', 'x-request-id': this.requestId }),
+      )
     }
     if (!res.write(`${JSON.stringify(value)}\n`)) await new Promise((r) => res.once('drain', r))
   }
 
   end(): void {
-    if (!this.res.headersSent) this.res.writeHead(200, { 'content-type': 'application/x-ndjson' })
+    if (!this.res.headersSent) {
+      this.res.writeHead(
+        200,
+        withAddedHeaders(this.res, {
+          'content-type': 'application/x-ndjson',
+          'x-request-id': this.requestId,
+        }),
+      )
+    }
     this.res.end()
   }
 }
@@ -67,12 +84,15 @@ export function writeOllamaError(res: ServerResponse, error: unknown, requestId:
     return status
   }
   const text = JSON.stringify(body)
-  res.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'x-request-id': requestId,
-  })
+  res.writeHead(
+    status,
+    withAddedHeaders(res, {
+      ...headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      'x-request-id': requestId,
+    }),
+  )
   res.end(text)
   return status
 }
