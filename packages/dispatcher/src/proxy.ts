@@ -18,6 +18,7 @@ import { normaliseUpstreamError } from './normalise'
 import { pipeCapped } from './pipe-capped'
 import { Relay } from './relay'
 import { WholeReply } from './relay-normalised'
+import { ErrorBodyText } from './reply-text'
 import { writeError } from './respond'
 import { oneShot } from './upstream-pools'
 
@@ -36,8 +37,6 @@ const UNREACHABLE = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ])
 const CLIENT_GONE = new Error('client closed the connection')
-
-const MAX_ERROR_BODY = 64 * 1024
 
 export function forward(hop: ForwardRequest): Promise<ForwardResult> {
   return new Promise((resolve) => new HopHandler(hop, resolve).start())
@@ -169,20 +168,9 @@ class HopHandler implements Dispatcher.DispatchHandler, Settle {
 
   /** An error status: its body is read (bounded) and answered as svc's error body. */
   private errorReader(status: number, type: string): Reader {
-    const chunks: Buffer[] = []
-    let size = 0
-    const answer = () => {
-      const text = Buffer.concat(chunks).toString('utf8', 0, Math.min(size, MAX_ERROR_BODY))
-      this.fail(normaliseUpstreamError(status, text, type, this.hop.who))
-    }
-    return {
-      data: (chunk) => {
-        if (size < MAX_ERROR_BODY) chunks.push(chunk)
-        size += chunk.length
-      },
-      end: answer,
-      error: answer,
-    }
+    const body = new ErrorBodyText()
+    const answer = () => this.fail(normaliseUpstreamError(status, body.text(), type, this.hop.who))
+    return { data: (chunk) => body.push(chunk), end: answer, error: answer }
   }
 }
 

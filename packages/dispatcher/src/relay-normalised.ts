@@ -3,11 +3,10 @@
  * FastFlowLM): the reply is read whole (bounded), judged by the provider, and either sent as it came
  * or replaced by the error it stands for. SSE streams never take this path.
  */
-import type { OutgoingHttpHeaders } from 'node:http'
 import { SvcError } from '@svc/core'
 import type { ForwardRequest, Settle } from './forward-types'
 import { normaliseUpstreamError } from './normalise'
-import { relayed } from './relayed-headers'
+import { relayedHeaders } from './relayed-headers'
 import { TAIL } from './reply-text'
 import { withAddedHeaders } from './response-headers'
 import { usageFromTail } from './usage'
@@ -80,11 +79,7 @@ export class WholeReply {
       )
       return
     }
-    const headers: OutgoingHttpHeaders = { 'x-request-id': hop.requestId }
-    for (const name in this.headers) {
-      const value = this.headers[name]
-      if (value !== undefined && relayed(name)) headers[name] = value
-    }
+    const headers = relayedHeaders(this.headers, hop.requestId)
     headers['content-length'] = data.length
     hop.res.writeHead(status, withAddedHeaders(hop.res, headers))
     hop.res.end(data)

@@ -5,18 +5,15 @@
  * itself). The last two chunks are kept (by reference) to read `usage` (token counts) at the end.
  * Nothing else is allocated per chunk.
  */
-import type { OutgoingHttpHeaders } from 'node:http'
 import { SvcError } from '@svc/core'
 import type { Dispatcher } from 'undici'
 import type { ForwardRequest, Settle } from './forward-types'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
-import { relayed } from './relayed-headers'
-import { tailOf } from './reply-text'
+import { relayedHeaders } from './relayed-headers'
+import { ErrorBodyText, tailOf } from './reply-text'
 import { sseErrorEvent } from './respond'
 import { withAddedHeaders } from './response-headers'
 import { usageFromTail } from './usage'
-
-const MAX_ERROR_BODY = 64 * 1024
 
 export class Relay {
   private readonly json: boolean
@@ -25,8 +22,7 @@ export class Relay {
   private previous: Buffer | undefined
   private last: Buffer | undefined
   /** A disguised error's body being read (FastFlowLM), instead of relaying. */
-  private disguised: Buffer[] | undefined
-  private disguisedSize = 0
+  private disguised: ErrorBodyText | undefined
 
   constructor(
     private readonly status: number,
@@ -41,8 +37,7 @@ export class Relay {
 
   data(chunk: Buffer): void {
     if (this.disguised) {
-      if (this.disguisedSize < MAX_ERROR_BODY) this.disguised.push(chunk)
-      this.disguisedSize += chunk.length
+      this.disguised.push(chunk)
       return
     }
     const { res } = this.hop
@@ -50,8 +45,8 @@ export class Relay {
       this.first = false
       // FastFlowLM-style "HTTP 200 with {"error":…}": an error in disguise (only JSON, first chunk).
       if (this.json && looksLikeErrorBody(chunk.toString('utf8', 0, Math.min(chunk.length, 64)))) {
-        this.disguised = [chunk]
-        this.disguisedSize = chunk.length
+        this.disguised = new ErrorBodyText()
+        this.disguised.push(chunk)
         return
       }
       this.start()
@@ -70,8 +65,7 @@ export class Relay {
 
   end(): void {
     if (this.disguised) {
-      const text = Buffer.concat(this.disguised).toString('utf8', 0, MAX_ERROR_BODY)
-      this.settle.fail(normaliseUpstreamError(500, text, 'application/json', this.hop.who))
+      this.settle.fail(normaliseUpstreamError(500, this.disguised.text(), 'application/json', this.hop.who))
       return
     }
     if (!this.started) this.start()
@@ -105,11 +99,7 @@ export class Relay {
   private start(): void {
     this.started = true
     const { hop } = this
-    const headers: OutgoingHttpHeaders = { 'x-request-id': hop.requestId }
-    for (const name in this.headers) {
-      const value = this.headers[name]
-      if (value !== undefined && relayed(name)) headers[name] = value
-    }
+    const headers = relayedHeaders(this.headers, hop.requestId)
     if (this.sse) {
       headers['cache-control'] = 'no-cache'
       headers['x-accel-buffering'] = 'no'

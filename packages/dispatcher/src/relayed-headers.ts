@@ -1,3 +1,5 @@
+import type { OutgoingHttpHeaders } from 'node:http'
+
 /**
  * Response headers never relayed: hop-by-hop ones, and what belongs to the upstream's account or
  * host rather than to this answer — cookies (a hosted service's session or bot-management cookie),
@@ -23,6 +25,19 @@ const NOT_RELAYED = new Set([
   'anthropic-organization-id',
 ])
 const NOT_RELAYED_PREFIXES = ['x-ratelimit-', 'anthropic-ratelimit-']
+
+/** The head svc answers with: the upstream's headers that are relayed, and svc's request id. */
+export function relayedHeaders(
+  from: Readonly<Record<string, string | string[] | undefined>>,
+  requestId: string,
+): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = { 'x-request-id': requestId }
+  for (const name in from) {
+    const value = from[name]
+    if (value !== undefined && relayed(name)) headers[name] = value
+  }
+  return headers
+}
 
 export function relayed(name: string): boolean {
   if (NOT_RELAYED.has(name)) return false
