@@ -34,6 +34,11 @@ interface Step {
 
 const STEPS: Step[] = [
   {
+    // Negative "saved": what letting V8 pretenure per-request allocation sites again costs.
+    name: 'young-only heap (V8 pretenuring back on)',
+    patches: [[/setFlagsFromString\("--no-allocation-site-pretenuring"\);/, '']],
+  },
+  {
     name: 'host rule and CORS',
     patches: [
       [/const refused = \w+\.refuse\?\.\(\w+\);/, 'const refused = void 0;'],
@@ -75,7 +80,7 @@ async function main(): Promise<void> {
   if (pin) execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' })
   const source = await readFile(BUILT_ENTRIES.api, 'utf8')
   const variants: { name: string; entry?: string }[] = [{ name: 'svc as built' }]
-  const all = STEPS.filter((s) => s.name !== 'quota gate only')
+  const all = STEPS.filter((s) => s.name !== 'quota gate only' && !s.name.startsWith('young-only'))
   for (const step of [...STEPS, { name: 'all of the above', patches: all.flatMap((s) => s.patches) }]) {
     const entry = join(dirname(BUILT_ENTRIES.api), `serve.hop-cost-${variants.length}.js`)
     await writeFile(entry, patched(source, step))
