@@ -129,17 +129,41 @@ export async function startClusterSvc(upstream: string, workers: number): Promis
     },
   })
   await waitFor(child, /all workers ready/, 60_000)
+  const url = `http://127.0.0.1:${port}`
+  const headers = { authorization: `Bearer ${token}` }
+  await untilEveryWorkerServes(url, headers, workers)
   return {
     name: `svc (auth on) in ${workers} processes`,
-    url: `http://127.0.0.1:${port}`,
+    url,
     model: 'bench',
-    headers: { authorization: `Bearer ${token}` },
+    headers,
     stop: async () => {
       await kill(child)
       await rm(configDir, { recursive: true, force: true })
       await rm(stateDir, { recursive: true, force: true })
       await rm(dirname(weights), { recursive: true, force: true })
     },
+  }
+}
+
+/**
+ * A worker listens before its slot has loaded, and the primary hands connections out in turn: until
+ * 2 × workers requests in a row, each on a new connection, are answered 200, some worker still
+ * answers 409 and wrk would count those as errors.
+ */
+async function untilEveryWorkerServes(url: string, headers: Record<string, string>, workers: number) {
+  const body = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 })
+  const deadline = Date.now() + 60_000
+  for (let inARow = 0; inARow < 2 * workers; ) {
+    if (Date.now() > deadline) throw new Error('svc cluster: not every worker loaded its slot within 60 s')
+    const r = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', connection: 'close' },
+      body,
+    })
+    await r.arrayBuffer()
+    inARow = r.status === 200 ? inARow + 1 : 0
+    if (inARow === 0) await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
 
