@@ -2,7 +2,9 @@
  * Metrics of the inference hot path, kept in plain maps and rendered as Prometheus text at scrape
  * time. prom-client validates and hashes the label set on every `inc`/`observe` (even through
  * `labels()` children); at thousands of requests per second that was a visible share of svc's own
- * cost. Here an observation is one Map lookup by a precomputed key plus a few additions.
+ * cost. Here an observation is one Map lookup per label value (nested maps: no key string is built
+ * per observation, and label values are mostly the same strings, whose hashes V8 keeps) plus a few
+ * additions.
  */
 
 interface Series {
@@ -18,7 +20,10 @@ interface Family {
   type: 'counter' | 'histogram'
   labelNames: readonly string[]
   bounds: readonly number[]
-  series: Map<string, Series>
+  /** Label value → (next label value → …) → series. */
+  tree: Map<string, unknown>
+  /** Every series, in the order first seen (the exposition's order). */
+  series: Series[]
 }
 
 export interface HotCounter {
@@ -45,8 +50,17 @@ export interface HotMetrics {
 export function createHotMetrics(): HotMetrics {
   const families: Family[] = []
   const seriesOf = (family: Family, labels: readonly string[]): Series => {
-    const key = labels.length === 1 ? labels[0]! : labels.join('\u0000')
-    let s = family.series.get(key)
+    let node = family.tree
+    const last = labels.length - 1
+    for (let i = 0; i < last; i++) {
+      let next = node.get(labels[i]!) as Map<string, unknown> | undefined
+      if (!next) {
+        next = new Map()
+        node.set(labels[i]!, next)
+      }
+      node = next
+    }
+    let s = node.get(labels[last]!) as Series | undefined
     if (!s) {
       s = {
         labels: [...labels],
@@ -54,12 +68,13 @@ export function createHotMetrics(): HotMetrics {
         sum: 0,
         buckets: family.type === 'histogram' ? new Float64Array(family.bounds.length) : undefined,
       }
-      family.series.set(key, s)
+      node.set(labels[last]!, s)
+      family.series.push(s)
     }
     return s
   }
-  const family = (spec: Omit<Family, 'series'>) => {
-    const f: Family = { ...spec, series: new Map() }
+  const family = (spec: Omit<Family, 'series' | 'tree'>) => {
+    const f: Family = { ...spec, tree: new Map(), series: [] }
     families.push(f)
     return f
   }
@@ -96,7 +111,7 @@ export function createHotMetrics(): HotMetrics {
           `# HELP ${f.name} ${f.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`,
           `# TYPE ${f.name} ${f.type}`,
         )
-        for (const s of f.series.values()) {
+        for (const s of f.series) {
           const labels = f.labelNames.map((n, i) => `${n}="${escapeLabel(s.labels[i] ?? '')}"`)
           if (f.type === 'counter') {
             out.push(`${f.name}{${labels.join(',')}} ${s.value}`)

@@ -7,16 +7,22 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { ForwardBody } from './proxy'
 import { withAddedHeaders } from './response-headers'
 
-const urls = new Map<string, URL>()
+// Keyed by the base URL object: a slot binding keeps one for as long as its upstream runs.
+const urls = new Map<URL, Map<string, URL>>()
 
 /** `new URL(path, base)`, built once per upstream and path (parsing a URL per request shows up). */
 export function upstreamUrl(base: URL, path: string): URL {
-  const key = `${base.href}\n${path}`
-  let url = urls.get(key)
+  let paths = urls.get(base)
+  if (!paths) {
+    if (urls.size > 1000) urls.clear()
+    paths = new Map()
+    urls.set(base, paths)
+  }
+  let url = paths.get(path)
   if (!url) {
     url = new URL(path, base)
-    if (urls.size > 1000) urls.clear()
-    urls.set(key, url)
+    if (paths.size > 1000) paths.clear()
+    paths.set(path, url)
   }
   return url
 }

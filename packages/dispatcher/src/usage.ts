@@ -45,7 +45,11 @@ export function usageFromTail(tail: string): Usage | undefined {
       ? num(timings?.prompt_n)! + (num(timings?.cache_n) ?? 0)
       : undefined)
   const completion = num(usage?.completion_tokens) ?? num(timings?.predicted_n)
-  const audio = num(usage?.seconds) ?? lastDuration(tail)
+  // A transcription's `duration` is looked for only in an answer without token counts (a chat answer
+  // never has one, and this runs at the end of every answer).
+  const audio =
+    num(usage?.seconds) ??
+    (prompt === undefined && completion === undefined ? lastDuration(tail) : undefined)
   if (prompt === undefined && completion === undefined && audio === undefined) return undefined
   const ms = num(timings?.predicted_ms)
   return {

@@ -1,24 +1,58 @@
 /**
  * Live figures per slot for the dashboard (`slot.metrics` events, and `metrics` in `GET /api/slots`):
  * requests per minute, median latency and generation speed over the last minute, and since when the
- * upstream is ready. Fed by the dispatcher's records (one array push per request: the hot path pays
- * nothing more) and the slot transitions; published on the bus every `intervalMs` when a figure
- * changed. Memory is bounded: at most `maxSamples` requests per slot are kept.
+ * upstream is ready. Fed by the dispatcher's records (four numbers written into a ring per request:
+ * the hot path allocates nothing, and no per-request object outlives its request) and the slot
+ * transitions; published on the bus every `intervalMs` when a figure changed. Memory is bounded: at
+ * most `maxSamples` requests per slot are kept.
  */
 import type { EventBus, SlotLiveMetrics, SvcEvents } from '@svc/core'
 import type { DispatchRecord } from '@svc/dispatcher'
 
 const WINDOW_MS = 60_000
 
-interface Sample {
-  at: number
-  ms: number
+/** The last `size` requests of one slot, oldest first from `start`. */
+class SampleRing {
+  readonly at: Float64Array
+  readonly ms: Float64Array
   /**
    * Completion tokens and the time they took: the engine's own generation time when the upstream
    * reports it (llama.cpp `timings`, streamed or not), else the request's whole time.
    */
-  tokens: number
-  seconds: number
+  readonly tokens: Float64Array
+  readonly seconds: Float64Array
+  start = 0
+  length = 0
+
+  constructor(readonly size: number) {
+    this.at = new Float64Array(size)
+    this.ms = new Float64Array(size)
+    this.tokens = new Float64Array(size)
+    this.seconds = new Float64Array(size)
+  }
+
+  push(at: number, ms: number, tokens: number, seconds: number): void {
+    const i = (this.start + this.length) % this.size
+    this.at[i] = at
+    this.ms[i] = ms
+    this.tokens[i] = tokens
+    this.seconds[i] = seconds
+    if (this.length < this.size) this.length++
+    else this.start = (this.start + 1) % this.size
+  }
+
+  /** Forgets the samples taken before `cutoff`. */
+  dropBefore(cutoff: number): void {
+    while (this.length > 0 && this.at[this.start]! < cutoff) {
+      this.start = (this.start + 1) % this.size
+      this.length--
+    }
+  }
+
+  /** Indexes of the kept samples, oldest first. */
+  *indexes(): Generator<number> {
+    for (let k = 0; k < this.length; k++) yield (this.start + k) % this.size
+  }
 }
 
 export interface SlotActivity {
@@ -40,7 +74,7 @@ export interface SlotActivityOptions {
 export function createSlotActivity(options: SlotActivityOptions): SlotActivity {
   const now = options.now ?? Date.now
   const maxSamples = options.maxSamples ?? 512
-  const samples = new Map<string, Sample[]>()
+  const samples = new Map<string, SampleRing>()
   const readyAt = new Map<string, number>()
   let published = ''
 
@@ -53,13 +87,19 @@ export function createSlotActivity(options: SlotActivityOptions): SlotActivity {
     const cutoff = now() - WINDOW_MS
     const out: Record<string, SlotLiveMetrics> = {}
     for (const slot of new Set([...samples.keys(), ...readyAt.keys()])) {
-      const list = samples.get(slot) ?? []
-      while (list.length > 0 && list[0]!.at < cutoff) list.shift()
-      const ms = list.map((s) => s.ms).sort((a, b) => a - b)
-      const tokens = list.reduce((n, s) => n + s.tokens, 0)
-      const seconds = list.reduce((n, s) => n + (s.tokens > 0 ? s.seconds : 0), 0)
+      const ring = samples.get(slot)
+      ring?.dropBefore(cutoff)
+      const ms: number[] = []
+      let tokens = 0
+      let seconds = 0
+      for (const i of ring?.indexes() ?? []) {
+        ms.push(ring!.ms[i]!)
+        tokens += ring!.tokens[i]!
+        if (ring!.tokens[i]! > 0) seconds += ring!.seconds[i]!
+      }
+      ms.sort((a, b) => a - b)
       out[slot] = {
-        requestsPerMin: list.length,
+        requestsPerMin: ms.length,
         p50Ms: ms.length > 0 ? Math.round(median(ms)) : null,
         tokensPerS: tokens > 0 && seconds > 0 ? Math.round((tokens / seconds) * 10) / 10 : null,
         readyAt: readyAt.get(slot) ?? null,
@@ -82,20 +122,18 @@ export function createSlotActivity(options: SlotActivityOptions): SlotActivity {
       // Hosted upstreams are not slots; a request refused before any upstream answered measures nothing.
       if (r.slot === '-' || r.slot.startsWith('upstream:')) return
       if (r.ttfbSeconds === undefined && r.outcome !== 'ok') return
-      let list = samples.get(r.slot)
-      if (!list) {
-        list = []
-        samples.set(r.slot, list)
+      let ring = samples.get(r.slot)
+      if (!ring) {
+        ring = new SampleRing(maxSamples)
+        samples.set(r.slot, ring)
       }
-      const tokens = r.usage?.completionTokens ?? 0
       const generation = r.usage?.generationMs
-      list.push({
-        at: now(),
-        ms: r.seconds * 1000,
-        tokens,
-        seconds: generation !== undefined ? generation / 1000 : r.seconds,
-      })
-      if (list.length > maxSamples) list.shift()
+      ring.push(
+        now(),
+        r.seconds * 1000,
+        r.usage?.completionTokens ?? 0,
+        generation !== undefined ? generation / 1000 : r.seconds,
+      )
     },
     current,
     stop() {
