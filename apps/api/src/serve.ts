@@ -19,14 +19,16 @@ async function main(): Promise<void> {
     process.exit(2)
   }
   const logger = createLogger({ level: env.logLevel })
-  let svc: Awaited<ReturnType<typeof startSvc>>
+  const starting = startSvc({ env, logger })
+  // Signals are handled from before the server listens: a SIGTERM sent as soon as "listening" shows
+  // would otherwise meet Node's default action (an instant exit, nothing drained or stopped).
+  stopOnSignals(async () => (await starting.catch(() => undefined))?.stop(), logger)
   try {
-    svc = await startSvc({ env, logger })
+    await starting
   } catch (error) {
     logger.error('cannot start', { host: env.host, port: env.port, error })
     process.exit(1)
   }
-  stopOnSignals(() => svc.stop(), logger)
 }
 
 /**

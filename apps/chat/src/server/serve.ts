@@ -6,7 +6,7 @@
 
 import { createLogger, stopOnSignals } from '@svc/core/node'
 import { type ChatEnv, readChatEnv } from './env'
-import { type ChatServer, startChat } from './server'
+import { startChat } from './server'
 
 async function main(): Promise<void> {
   let env: ChatEnv
@@ -17,14 +17,16 @@ async function main(): Promise<void> {
     process.exit(2)
   }
   const logger = createLogger({ level: env.logLevel })
-  let chat: ChatServer
+  const starting = startChat({ env, logger })
+  // Signals are handled from before the server listens: a SIGTERM sent as soon as "listening" shows
+  // would otherwise meet Node's default action (an instant exit, nothing drained or closed).
+  stopOnSignals(async () => (await starting.catch(() => undefined))?.stop(), logger)
   try {
-    chat = await startChat({ env, logger })
+    await starting
   } catch (error) {
     logger.error('cannot start', { host: env.host, port: env.port, error })
     process.exit(1)
   }
-  stopOnSignals(() => chat.stop(), logger)
 }
 
 void main()
