@@ -186,7 +186,9 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
           )
         : []
       if (unknown.length) logger.warn('memory settings name devices this machine does not have', { unknown })
-      await slots.manager.recoverAll()
+      for (const r of await slots.manager.recoverAll()) {
+        logger.error('slot not recovered', { slot: r.slot, error: r.error })
+      }
       for (const r of await slots.manager.loadDefaults()) {
         if (r.error) logger.error('default model did not load', { ...r })
         else logger.info('default model loaded', { ...r })

@@ -195,8 +195,14 @@ export class SlotManager {
   }
 
   /** Adopts or clears what a previous run left, for every slot. */
-  async recoverAll(): Promise<void> {
-    await Promise.all([...this.slots.values()].map((s) => s.recover()))
+  async recoverAll(): Promise<{ slot: string; error: unknown }[]> {
+    // Each slot on its own: one that cannot be recovered (its container engine down) must not keep
+    // the others, a remote slot or a host process, from their default loads.
+    const slots = [...this.slots]
+    const results = await Promise.allSettled(slots.map(([, s]) => s.recover()))
+    return results.flatMap((r, i) =>
+      r.status === 'rejected' ? [{ slot: slots[i]![0], error: r.reason }] : [],
+    )
   }
 
   /**
