@@ -41,17 +41,17 @@ export function hopSender(pools: UpstreamPools): SendHop {
   return async (exchange, hop) => {
     const { record } = exchange
     let sentAt = 0
+    // One object of one shape per hop (optional fields present, maybe undefined): no spreads.
     const result = await forward({
       url: hop.url,
       headers: upstreamHeaders(exchange.req, hop.body, exchange.requestId, hop.auth),
-      ...(hop.normaliseBody ? { normaliseBody: hop.normaliseBody } : {}),
-      ...(hop.retryUnreachable ? { retryUnreachable: true } : {}),
+      normaliseBody: hop.normaliseBody,
+      retryUnreachable: hop.retryUnreachable === true,
       body: hop.body,
       res: exchange.res,
       client: exchange.client,
       timeoutMs: hop.timeoutMs,
-      who:
-        hop.target.kind === 'slot' ? `slot ${hop.target.slot.name}` : `upstream ${hop.target.upstream.name}`,
+      who: whoOf(hop.target),
       pool: pools.get(hop.url),
       requestId: exchange.requestId,
       onUpstreamRequest: () => {
@@ -61,6 +61,7 @@ export function hopSender(pools: UpstreamPools): SendHop {
       onFirstByte: () => {
         record.ttfbSeconds = (performance.now() - sentAt) / 1000
       },
+      fresh: false,
     })
     if (result.outcome === 'unreachable') return result
     record.status = result.status
@@ -68,4 +69,24 @@ export function hopSender(pools: UpstreamPools): SendHop {
     if (result.usage) record.usage = result.usage
     return result
   }
+}
+
+const slotNames = new Map<string, string>()
+const upstreamNames = new Map<string, string>()
+
+/** How error messages name the target ("slot primary", "upstream openai"), made once per name. */
+function whoOf(target: Target): string {
+  return target.kind === 'slot'
+    ? named(slotNames, 'slot', target.slot.name)
+    : named(upstreamNames, 'upstream', target.upstream.name)
+}
+
+function named(names: Map<string, string>, kind: string, name: string): string {
+  let who = names.get(name)
+  if (who === undefined) {
+    who = `${kind} ${name}`
+    if (names.size > 1000) names.clear()
+    names.set(name, who)
+  }
+  return who
 }

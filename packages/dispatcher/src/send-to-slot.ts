@@ -4,7 +4,7 @@
  * translate the request (ComfyUI's workflow for images) or stream it to the upstream, trying another
  * replica when one cannot be reached. The lease is released when the hop is over, whatever happened.
  */
-import { type Lease, SvcError } from '@svc/core'
+import { type Lease, type LoadingNotice, SvcError } from '@svc/core'
 import type { DispatcherOptions, SlotRoute } from './dispatch-types'
 import type { EndpointSpec } from './endpoints'
 import type { Exchange, SendHop } from './exchange'
@@ -52,18 +52,12 @@ export async function sendToSlot(
   const carried = json && route.prepareBody?.(spec.endpoint, json)
   const planned = target.slot.currentModel()
   if (seeing && planned) refuseImagesWithoutVision(seeing, planned, target.slot.name)
-  // The signal is a getter: acquire reads it only when it has to wait for a loading slot.
   const notice = loadingWriter(res, json, requestId)
-  let lease = await options.slots
-    .acquire(target.slot.name, {
-      ...(target.ref ? { ref: target.ref } : {}),
-      get signal() {
-        return client.signal
-      },
-      timeoutMs: queueTimeoutMs,
-      ...(notice ? { onLoading: notice.update } : {}),
-    })
-    .finally(() => notice?.stop())
+  const leasing = options.slots.acquire(
+    target.slot.name,
+    new LeaseAsk(client, queueTimeoutMs, target.ref, notice?.update),
+  )
+  let lease = await (notice ? leasing.finally(notice.stop) : leasing)
   // Whether `lease` was given back already (between two replicas, when the next acquire fails).
   let released = false
   try {
@@ -89,11 +83,11 @@ export async function sendToSlot(
         target,
         url: upstreamUrl(lease.base, route.requestPath(spec.endpoint)),
         // The upstream's own key, never the client's credentials (upstreamHeaders drops those).
-        ...(lease.apiKey ? { auth: lease.apiKey } : {}),
+        auth: lease.apiKey,
         body: upstreamBody,
         timeoutMs: context.upstreamTimeoutMs,
         retryUnreachable: lease.fail !== undefined && attempt < MAX_REPLICA_TRIES,
-        ...(route.normaliseBody ? { normaliseBody: route.normaliseBody } : {}),
+        normaliseBody: route.normaliseBody,
       })
       if (result.outcome !== 'unreachable') return
       lease.fail?.(`unreachable (${result.cause})`)
@@ -128,4 +122,21 @@ function bodyForSlot(
   if (fields) return prependFields(body, fields, exchange.req.headers['content-type'])
   const upstreamModel = route.upstreamModel?.({ model: lease.model })
   return rewriteModel(body, carried ?? json, upstreamModel, carried !== undefined)
+}
+
+/**
+ * What a request asks of the slot's leases. The signal is a getter: acquire reads it only when it
+ * has to wait for a loading slot, and an AbortSignal costs more than the rest of a relayed request.
+ */
+class LeaseAsk {
+  constructor(
+    private readonly client: { readonly signal: AbortSignal },
+    readonly timeoutMs: number,
+    readonly ref: string | undefined,
+    readonly onLoading: ((notice: LoadingNotice) => void) | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.client.signal
+  }
 }

@@ -10,21 +10,31 @@ import { Client, type Dispatcher, Pool } from 'undici'
  */
 export class UpstreamPools {
   private readonly pools = new Map<string, Pool>()
+  /**
+   * The pool of each URL object seen: the hop's URLs are built once per upstream and path
+   * (`upstreamUrl`), and `url.origin` makes a new string at each read.
+   */
+  private readonly byUrl = new Map<URL, Pool>()
 
   get(url: URL): Dispatcher {
-    let pool = this.pools.get(url.origin)
+    let pool = this.byUrl.get(url)
+    if (pool) return pool
+    pool = this.pools.get(url.origin)
     if (!pool) {
       // No body timeout: a model may think for minutes between two tokens; the wait for the head of
       // the answer is bounded per hop (`headersTimeout`, the slot's or upstream's timeout).
       pool = new Pool(url.origin, { bodyTimeout: 0 })
       this.pools.set(url.origin, pool)
     }
+    if (this.byUrl.size > 1000) this.byUrl.clear()
+    this.byUrl.set(url, pool)
     return pool
   }
 
   destroy(): void {
     for (const pool of this.pools.values()) void pool.destroy().catch(() => undefined)
     this.pools.clear()
+    this.byUrl.clear()
   }
 }
 

@@ -48,8 +48,7 @@ export function usageFromTail(tail: string): Usage | undefined {
   // A transcription's `duration` is looked for only in an answer without token counts (a chat answer
   // never has one, and this runs at the end of every answer).
   const audio =
-    num(usage?.seconds) ??
-    (prompt === undefined && completion === undefined ? lastDuration(tail) : undefined)
+    num(usage?.seconds) ?? (prompt === undefined && completion === undefined ? lastDuration(tail) : undefined)
   if (prompt === undefined && completion === undefined && audio === undefined) return undefined
   const ms = num(timings?.predicted_ms)
   return {
