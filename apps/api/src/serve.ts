@@ -20,9 +20,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: env.logLevel })
   const starting = startSvc({ env, logger })
-  // Signals are handled from before the server listens: a SIGTERM sent as soon as "listening" shows
-  // would otherwise meet Node's default action (an instant exit, nothing drained or stopped).
-  stopOnSignals(async () => (await starting.catch(() => undefined))?.stop(), logger)
+  stopOnSignals(starting, logger) // before it listens
   try {
     await starting
   } catch (error) {
