@@ -93,10 +93,10 @@ export async function sendToSlot(
       lease.fail?.(`unreachable (${result.cause})`)
       lease.release()
       released = true
-      lease = await options.slots.acquire(target.slot.name, {
-        signal: client.signal,
-        timeoutMs: queueTimeoutMs,
-      })
+      lease = await options.slots.acquire(
+        target.slot.name,
+        new LeaseAsk(client, queueTimeoutMs, undefined, undefined),
+      )
       released = false
     }
   } finally {
