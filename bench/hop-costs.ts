@@ -30,6 +30,8 @@ interface Step {
   name: string
   /** Each pattern must match the build once; its replacement takes the step out. */
   patches: [RegExp, string][]
+  /** Measured on its own only, not taken out in "all of the above" (a part of another step, or not a step of the hop). */
+  alone?: true
 }
 
 const STEPS: Step[] = [
@@ -37,6 +39,7 @@ const STEPS: Step[] = [
     // Negative "saved": what letting V8 pretenure per-request allocation sites again costs.
     name: 'young-only heap (V8 pretenuring back on)',
     patches: [[/setFlagsFromString\("--no-allocation-site-pretenuring"\);/, '']],
+    alone: true,
   },
   {
     name: 'host rule and CORS',
@@ -53,7 +56,11 @@ const STEPS: Step[] = [
     name: 'bearer check and quota gate',
     patches: [[/(return function guard\(\w+, \w+, \w+\) \{\n)/, '$1    return true;\n']],
   },
-  { name: 'quota gate only', patches: [[/const \{ admit \} = (\w+);/, 'const admit = void 0;']] },
+  {
+    name: 'quota gate only',
+    patches: [[/const \{ admit \} = (\w+);/, 'const admit = void 0;']],
+    alone: true,
+  },
   {
     name: 'body schema validation',
     patches: [[/(function validateWith\(\w+, (\w+)\) \{\n)/, '$1  return $2;\n']],
@@ -80,7 +87,7 @@ async function main(): Promise<void> {
   if (pin) execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' })
   const source = await readFile(BUILT_ENTRIES.api, 'utf8')
   const variants: { name: string; entry?: string }[] = [{ name: 'svc as built' }]
-  const all = STEPS.filter((s) => s.name !== 'quota gate only' && !s.name.startsWith('young-only'))
+  const all = STEPS.filter((s) => !s.alone)
   for (const step of [...STEPS, { name: 'all of the above', patches: all.flatMap((s) => s.patches) }]) {
     const entry = join(dirname(BUILT_ENTRIES.api), `serve.hop-cost-${variants.length}.js`)
     await writeFile(entry, patched(source, step))
