@@ -28,3 +28,42 @@ export function ratio(a: number | undefined, b: number | undefined): string {
     ? `${(a / b).toFixed(2)}×`
     : 'n/a'
 }
+
+/**
+ * Two peers compared round by round: `a[i] / b[i]` (or `a[i] - b[i]` with `difference`) for each round
+ * in which both were measured, and the median of those. On a shared machine the speed of the whole box
+ * drifts by a quarter within a minute (the same process's CPU time per request, measured from /proc);
+ * a ratio of two medians taken at different moments carries that drift, a ratio of two runs made
+ * back to back in one round carries only what changed in those seconds.
+ */
+export interface Paired {
+  value: number
+  rounds: number[]
+}
+
+export function paired(a: readonly number[], b: readonly number[], difference = false): Paired {
+  const rounds: number[] = []
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i]!
+    const y = b[i]!
+    if (Number.isFinite(x) && Number.isFinite(y) && (difference || y !== 0))
+      rounds.push(difference ? x - y : x / y)
+  }
+  return { value: rounds.length ? median(rounds) : Number.NaN, rounds }
+}
+
+/** A paired ratio as `0.94× (rounds 0.90–1.01)`, or `n/a`. */
+export function pairedText(p: Paired | undefined): string {
+  if (!p || !Number.isFinite(p.value)) return 'n/a'
+  const lo = Math.min(...p.rounds)
+  const hi = Math.max(...p.rounds)
+  return `${p.value.toFixed(2)}× (rounds ${lo.toFixed(2)}–${hi.toFixed(2)})`
+}
+
+/**
+ * The order of the peers in round `round` (from 1): as listed in odd rounds, reversed in even ones,
+ * so peers listed next to each other always run back to back and each runs first as often as last.
+ */
+export function roundOrder<T>(peers: readonly T[], round: number): T[] {
+  return round % 2 === 1 ? [...peers] : [...peers].reverse()
+}
