@@ -17,6 +17,7 @@ import { connectSubscribers } from './event-subscribers'
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runSse, runWrk, type SseResult, type WrkResult } from './load'
 import { type Peer, startCaddy, startClusterSvc, startFakeUpstream, startNodeProxy, startSvc } from './peers'
+import { inTurn, PROCESSES, withReplicas } from './replicas'
 import { fmt, medianBy, type Paired, paired, pairedText, ratio, roundOrder } from './stats'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -24,6 +25,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5)
 const SSE_REQUESTS = Number(process.env.BENCH_SSE_REQUESTS ?? 200)
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2)
+/**
+ * The c=32 throughput goals come from a phase of their own: BENCH_PAIRS alternations of short runs
+ * (BENCH_PAIR_SECONDS) of the peers they compare, back to back. On shared cores one run differs from
+ * the next by up to 1.3× either way, so the median of five paired rounds still moved by ±0.1 between
+ * runs of the bench; many short pairs narrow that, for about two minutes more.
+ */
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 24)
+const PAIR_SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 1)
 
 interface Samples {
   c1: WrkResult[]
@@ -31,13 +40,18 @@ interface Samples {
   sse: SseResult[]
   /** c=32 with two /api/events subscribers (the auth-on peer only). */
   watched: WrkResult[]
+  /** req/s of the pairs phase (the peers the throughput goals compare). */
+  pairs: number[]
 }
 
 export async function proxySection(log: (line: string) => void): Promise<SectionResult> {
   const upstream = await startFakeUpstream(['--stream-chunks', '100'])
   const peers: Peer[] = [upstream]
+  /** The pairs phase's other processes (not rows of the table). */
+  const extra: Peer[] = []
   try {
-    peers.push(await startSvc(upstream.url))
+    const plain = await startSvc(upstream.url)
+    peers.push(plain)
     const auth = await startSvc(upstream.url, { auth: true })
     peers.push(auth)
     const nodeProxy = await startNodeProxy(upstream.url)
@@ -53,7 +67,7 @@ export async function proxySection(log: (line: string) => void): Promise<Section
       await runSse(peer, 20)
     }
     const samples = new Map<string, Samples>(
-      peers.map((p) => [p.name, { c1: [], c32: [], sse: [], watched: [] }]),
+      peers.map((p) => [p.name, { c1: [], c32: [], sse: [], watched: [], pairs: [] }]),
     )
     for (let round = 1; round <= ROUNDS; round++) {
       // Peers a goal compares are listed next to each other and run back to back (see roundOrder).
@@ -77,9 +91,22 @@ export async function proxySection(log: (line: string) => void): Promise<Section
         )
       }
     }
+    // auth is next to both peers of the tight goals (the minimal proxy, auth off); Caddy's has room.
+    // Each is measured through PROCESSES processes in turn (replicas.ts).
+    const warm = (p: Peer) => runWrk(p, 32, WARMUP)
+    const compared: Peer[][] = []
+    if (caddy) compared.push(await withReplicas(caddy, () => startCaddy(upstream.url).then((c) => c!), warm))
+    compared.push(await withReplicas(nodeProxy, () => startNodeProxy(upstream.url), warm))
+    compared.push(await withReplicas(auth, () => startSvc(upstream.url, { auth: true }), warm))
+    compared.push(await withReplicas(plain, () => startSvc(upstream.url), warm))
+    for (const group of compared) extra.push(...group.slice(1))
+    log(`pairs: ${PAIRS} × ${compared.length} runs of ${PAIR_SECONDS} s at c=32…`)
+    for (let i = 1; i <= PAIRS; i++)
+      for (const group of roundOrder(compared, i))
+        samples.get(group[0]!.name)!.pairs.push((await runWrk(inTurn(group, i), 32, PAIR_SECONDS)).rps)
     return render(peers, samples, auth.name, nodeProxy.name, caddy?.name)
   } finally {
-    for (const p of peers.reverse()) await p.stop().catch(() => undefined)
+    for (const p of [...extra, ...peers.reverse()]) await p.stop().catch(() => undefined)
   }
 }
 
@@ -108,18 +135,19 @@ function render(
   const [d, sv, au, np, ca] = [of('direct')!, of('svc'), of(authName), of(nodeProxyName), of(caddyName)]
   const cl = of(cluster?.peer)
   const c32 = (x?: Samples) => (x ? x.c32.map((r) => r.rps) : [])
+  const pairRps = (x?: Samples) => x?.pairs ?? []
   const sse = (x?: Samples) => (x ? x.sse.map((r) => r.eventsPerSecond) : [])
   const p50 = (x?: Samples) => (x ? x.c1.map((r) => r.p50Ms) : [])
   // Each goal is the median over rounds of that round's ratio (stats.ts `paired`); the added
   // latency is svc's as users run it behind a token (auth on, bearer), like the ratio.
-  const vsNode = paired(c32(au), c32(np))
+  const vsNode = paired(pairRps(au), pairRps(np))
   const addedC1 = paired(p50(au), p50(d), true)
   const nodeAddedC1 = paired(p50(np), p50(d), true)
-  const vsCaddy = paired(c32(au), c32(ca))
+  const vsCaddy = paired(pairRps(au), pairRps(ca))
   const sseSvc = paired(sse(sv), sse(d))
   const sseNode = paired(sse(np), sse(d))
   const watched = paired(au ? au.watched.map((r) => r.rps) : [], c32(au))
-  const authCost = paired(c32(au), c32(sv))
+  const authCost = paired(pairRps(au), pairRps(sv))
   const at = (p: Paired, min: number) => (Number.isFinite(p.value) ? p.value >= min : undefined)
   const ms = (p: Paired) => (Number.isFinite(p.value) ? `${fmt(p.value, 3)} ms` : 'n/a')
   const goals: Goal[] = [
@@ -189,7 +217,7 @@ function render(
   const lines = [
     '## Proxy hop: static fake upstream',
     '',
-    `Each peer warmed up ${WARMUP} s at c=32, then ${ROUNDS} rounds: in each, every peer at c=32 (wrk ${SECONDS} s), then every peer at c=1, then SSE (${SSE_REQUESTS} sequential streams of 100 events in all), the peers in the order below in odd rounds and the reverse in even ones. The table gives each peer's median round; each goal is the median over rounds of that round's ratio (or difference) between the peers it compares, which were measured back to back.`,
+    `Each peer warmed up ${WARMUP} s at c=32, then ${ROUNDS} rounds: in each, every peer at c=32 (wrk ${SECONDS} s), then every peer at c=1, then SSE (${SSE_REQUESTS} sequential streams of 100 events in all), the peers in the order below in odd rounds and the reverse in even ones. The table gives each peer's median round; each goal is the median over rounds of that round's ratio (or difference) between the peers it compares, which were measured back to back. The goals on req/s at c=32 against the minimal proxy, Caddy and auth off come from a last phase: ${PAIRS} rounds of wrk ${PAIR_SECONDS} s at c=32 of Caddy, the minimal proxy, svc (auth on) and svc, in that order and reversed every other round, each through ${PROCESSES} processes of its own in turn.`,
     '',
     '| path | req/s c=1 | p50 ms c=1 | p99 ms c=1 | req/s c=32 | p50 ms c=32 | p99 ms c=32 | SSE events/s | SSE TTFB ms | errors |',
     '|---|---|---|---|---|---|---|---|---|---|',

@@ -5,17 +5,19 @@
  * `SVC_USAGE_ENABLED=0` (no ledger, no quotas), svc as shipped with a token that has limits (high
  * enough never to refuse, so every request runs the whole check, sets the rate-limit headers and is
  * counted; the ledger writes its batch every 2 s meanwhile), and, for reference, svc as shipped with
- * a token without limits (the ledger only). wrk at c=32, warmed up, then
- * rounds in alternating order as the proxy section measures; the goal (on ≥ 0.95× off) is the median
- * of the per-round ratios.
+ * a token without limits (the ledger only), each through BENCH_PROCESSES processes in turn
+ * (replicas.ts). wrk at c=32, warmed up, then many short rounds in alternating order as the proxy
+ * section's pairs phase measures; the goal (on ≥ 0.95× off) is the median of the per-round ratios.
  */
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runWrk, type WrkResult } from './load'
 import { type Peer, startFakeUpstream, startSvc } from './peers'
+import { inTurn, PROCESSES, withReplicas } from './replicas'
 import { fmt, medianBy, paired, pairedText, ratio, roundOrder } from './stats'
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+// Many short rounds rather than a few long ones, as the proxy section's pairs phase (see there).
+const SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 1)
+const ROUNDS = Number(process.env.BENCH_PAIRS ?? 24)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5)
 // High enough never to refuse in a run, and a small integer to V8 like the limits people set (a
 // limit past 2^30 is a heap number, and printing one in each answer's headers costs a double-to-text).
@@ -25,16 +27,28 @@ export async function usageSection(log: (line: string) => void): Promise<Section
   const upstream = await startFakeUpstream()
   const peers: Peer[] = [upstream]
   try {
-    const off = { ...(await startSvc(upstream.url, { auth: true, env: { SVC_USAGE_ENABLED: '0' } })) }
-    off.name = 'svc, usage off'
-    peers.push(off)
     const limits = { requests_per_minute: HUGE, tokens_per_minute: HUGE, tokens_per_day: HUGE }
-    const on = { ...(await startSvc(upstream.url, { auth: true, limits })) }
-    on.name = 'svc, ledger and quota on'
-    peers.push(on)
-    const ledger = { ...(await startSvc(upstream.url, { auth: true })) }
-    ledger.name = 'svc, ledger on (token without limits)'
-    peers.push(ledger)
+    const kinds: [string, Parameters<typeof startSvc>[1]][] = [
+      ['svc, ledger on (token without limits)', { auth: true }],
+      ['svc, usage off', { auth: true, env: { SVC_USAGE_ENABLED: '0' } }],
+      ['svc, ledger and quota on', { auth: true, limits }],
+    ]
+    const start = (name: string, options: Parameters<typeof startSvc>[1]) => async () => {
+      const peer = { ...(await startSvc(upstream.url, options)), name }
+      peers.push(peer)
+      return peer
+    }
+    const warm = (peer: Peer) => runWrk(peer, 32, WARMUP)
+    // "on" next to "off": the goal's two run back to back in every round (stats.ts roundOrder), each
+    // through PROCESSES processes of its own in turn (replicas.ts).
+    const groups: Peer[][] = []
+    for (const [name, options] of kinds) {
+      log(`starting and warming up ${name}…`)
+      const first = await start(name, options)()
+      await warm(first)
+      groups.push(await withReplicas(first, start(name, options), warm))
+    }
+    const [ledger, off, on] = groups.map((g) => g[0]!) as [Peer, Peer, Peer]
     const check = await fetch(`${on.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...on.headers },
@@ -44,17 +58,12 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     if (check.headers.get('x-ratelimit-limit-requests') !== String(HUGE))
       throw new Error('the limited token got no rate-limit headers: the quota check is not running')
 
-    // "on" next to "off": the goal's two peers run back to back in every round (stats.ts roundOrder).
-    const measured = [ledger, off, on]
-    for (const peer of measured) {
-      log(`warming up ${peer.name}…`)
-      await runWrk(peer, 32, WARMUP)
-    }
-    const samples = new Map<string, WrkResult[]>(measured.map((p) => [p.name, []]))
+    const samples = new Map<string, WrkResult[]>(groups.map((g) => [g[0]!.name, []]))
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const peer of roundOrder(measured, round)) {
-        samples.get(peer.name)!.push(await runWrk(peer, 32, SECONDS))
-        log(`round ${round}/${ROUNDS} ${peer.name}: c=32 ${fmt(samples.get(peer.name)!.at(-1)?.rps)} req/s`)
+      for (const group of roundOrder(groups, round)) {
+        const name = group[0]!.name
+        samples.get(name)!.push(await runWrk(inTurn(group, round), 32, SECONDS))
+        log(`round ${round}/${ROUNDS} ${name}: c=32 ${fmt(samples.get(name)!.at(-1)?.rps)} req/s`)
       }
     }
     const counted = await fetch(`${on.url}/api/usage?group_by=token`, {
@@ -90,7 +99,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     const lines = [
       '## Usage ledger and quotas',
       '',
-      `Every peer with auth on and a bearer token, warmed up ${WARMUP} s at c=32; then ${ROUNDS} rounds of wrk ${SECONDS} s each, the peers in the order below in odd rounds and the reverse in even ones. The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the "on" peer.`,
+      `Every peer with auth on and a bearer token, warmed up ${WARMUP} s at c=32; then ${ROUNDS} rounds of wrk ${SECONDS} s each, the peers in the order below in odd rounds and the reverse in even ones, each through ${PROCESSES} processes of its own in turn. The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
       '',
       '| path | req/s c=32 | p50 ms | p99 ms | per round | errors |',
       '|---|---|---|---|---|---|',
