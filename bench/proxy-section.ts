@@ -33,6 +33,13 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 2)
  */
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 24)
 const PAIR_SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 1)
+/**
+ * The warm-up of the pairs phase's second processes: by then the first ones have served the rounds
+ * (~40 s of load). svc reached its steady req/s only after ~20 s of load (16 one-second pairs right
+ * after a 5 s warm-up read 0.84× the minimal proxy, the next 16 1.00× and 0.98×); the minimal proxy
+ * and Caddy are steady at once.
+ */
+const REPLICA_WARMUP = Number(process.env.BENCH_REPLICA_WARMUP ?? 20)
 
 interface Samples {
   c1: WrkResult[]
@@ -93,7 +100,7 @@ export async function proxySection(log: (line: string) => void): Promise<Section
     }
     // auth is next to both peers of the tight goals (the minimal proxy, auth off); Caddy's has room.
     // Each is measured through PROCESSES processes in turn (replicas.ts).
-    const warm = (p: Peer) => runWrk(p, 32, WARMUP)
+    const warm = (p: Peer) => runWrk(p, 32, REPLICA_WARMUP)
     const compared: Peer[][] = []
     if (caddy) compared.push(await withReplicas(caddy, () => startCaddy(upstream.url).then((c) => c!), warm))
     compared.push(await withReplicas(nodeProxy, () => startNodeProxy(upstream.url), warm))
