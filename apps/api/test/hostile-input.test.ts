@@ -77,11 +77,16 @@ async function processMetrics(api: ApiProcess): Promise<{ p99: number; max: numb
 }
 const eventLoopLag = processMetrics
 
-/** Resident memory comes back within 50 MB of `before` (polled: the heap shrinks after a GC). */
+/**
+ * Resident memory comes back within 50 MB of `before`, polled for up to a minute: V8 gives the
+ * attack's garbage back only through its memory reducer, which starts after ~8 s of low allocation and
+ * runs up to three collections some seconds apart. Locally it is back within a few seconds; in a CI
+ * run with other test files on both cores it was still 61 MB over after 20 s. A leak never comes back.
+ */
 async function expectMemoryBack(api: ApiProcess, before: number): Promise<void> {
   await expect
     .poll(async () => ((await processMetrics(api)).rss - before) / 1024 / 1024, {
-      timeout: 20_000,
+      timeout: 60_000,
       interval: 1_000,
       message: 'MB of resident memory in svc over what it had before the attack',
     })
