@@ -17,7 +17,7 @@ import { connectSubscribers } from './event-subscribers'
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runSse, runWrk, type SseResult, type WrkResult } from './load'
 import { type Peer, startCaddy, startClusterSvc, startFakeUpstream, startNodeProxy, startSvc } from './peers'
-import { inTurn, PROCESSES, withReplicas } from './replicas'
+import { measureInRounds, PROCESSES, withReplicas } from './replicas'
 import { fmt, medianBy, type Paired, paired, pairedText, ratio, roundOrder } from './stats'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -108,9 +108,8 @@ export async function proxySection(log: (line: string) => void): Promise<Section
     compared.push(await withReplicas(plain, () => startSvc(upstream.url), warm))
     for (const group of compared) extra.push(...group.slice(1))
     log(`pairs: ${PAIRS} × ${compared.length} runs of ${PAIR_SECONDS} s at c=32…`)
-    for (let i = 1; i <= PAIRS; i++)
-      for (const group of roundOrder(compared, i))
-        samples.get(group[0]!.name)!.pairs.push((await runWrk(inTurn(group, i), 32, PAIR_SECONDS)).rps)
+    const pairs = await measureInRounds(compared, PAIRS, async (p) => (await runWrk(p, 32, PAIR_SECONDS)).rps)
+    for (const [name, rps] of pairs) samples.get(name)!.pairs = rps
     return render(peers, samples, auth.name, nodeProxy.name, caddy?.name)
   } finally {
     for (const p of [...extra, ...peers.reverse()]) await p.stop().catch(() => undefined)

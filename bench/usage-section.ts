@@ -12,8 +12,8 @@
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runWrk, type WrkResult } from './load'
 import { type Peer, startFakeUpstream, startSvc } from './peers'
-import { inTurn, PROCESSES, withReplicas } from './replicas'
-import { fmt, medianBy, paired, pairedText, ratio, roundOrder } from './stats'
+import { measureInRounds, PROCESSES, withReplicas } from './replicas'
+import { fmt, medianBy, paired, pairedText, ratio } from './stats'
 
 // Many short rounds rather than a few long ones, as the proxy section's pairs phase (see there).
 const SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 1)
@@ -58,14 +58,12 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     if (check.headers.get('x-ratelimit-limit-requests') !== String(HUGE))
       throw new Error('the limited token got no rate-limit headers: the quota check is not running')
 
-    const samples = new Map<string, WrkResult[]>(groups.map((g) => [g[0]!.name, []]))
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const group of roundOrder(groups, round)) {
-        const name = group[0]!.name
-        samples.get(name)!.push(await runWrk(inTurn(group, round), 32, SECONDS))
-        log(`round ${round}/${ROUNDS} ${name}: c=32 ${fmt(samples.get(name)!.at(-1)?.rps)} req/s`)
-      }
-    }
+    const samples = await measureInRounds(
+      groups,
+      ROUNDS,
+      (peer) => runWrk(peer, 32, SECONDS),
+      (round, name, r) => log(`round ${round}/${ROUNDS} ${name}: c=32 ${fmt(r.rps)} req/s`),
+    )
     const counted = await fetch(`${on.url}/api/usage?group_by=token`, {
       headers: { 'x-forwarded-email': 'bench@localhost' },
     })

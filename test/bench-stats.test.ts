@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Peer } from '../bench/peers'
-import { inTurn } from '../bench/replicas'
+import { inTurn, measureInRounds } from '../bench/replicas'
 import { paired, pairedText, roundOrder } from '../bench/stats'
 
 // The bench's verdicts rest on these: a goal is the median of per-round ratios of runs made back to back.
@@ -32,5 +32,21 @@ describe('bench statistics', () => {
       { name: 'x', url: 'u2' },
     ] as Peer[]
     expect([1, 2, 3, 4].map((r) => inTurn(group, r).url)).toEqual(['u1', 'u2', 'u1', 'u2'])
+  })
+
+  it('measures groups in alternating order, each through its processes in turn', async () => {
+    const seen: string[] = []
+    const a = [
+      { name: 'a', url: 'a1' },
+      { name: 'a', url: 'a2' },
+    ] as Peer[]
+    const b = [{ name: 'b', url: 'b1' }] as Peer[]
+    const results = await measureInRounds([a, b], 3, async (p) => {
+      seen.push(p.url)
+      return p.url.length
+    })
+    expect(seen).toEqual(['a1', 'b1', 'b1', 'a2', 'a1', 'b1'])
+    expect(results.get('a')).toEqual([2, 2, 2])
+    expect(results.get('b')).toHaveLength(3)
   })
 })
