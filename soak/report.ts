@@ -23,7 +23,9 @@ export interface SoakReport {
   rss: { start: number; afterWarmup: number; end: number; growth: number }
   heapUsed: { afterWarmup: number; end: number }
   heapTotal: { afterWarmup: number; end: number }
-  /** RSS every second of each idle measurement (the last one counts). */
+  /** RSS when idle, before the full GC that each idle measurement starts with. */
+  rssBeforeGc: { afterWarmup: number; end: number }
+  /** RSS every second of each idle measurement after the full GC (the lowest counts). */
   idleWatch: { afterWarmup: number[]; end: number[] }
   fds: { start: number; afterWarmup: number; end: number }
   trend: MemorySample[]
@@ -70,7 +72,8 @@ export function renderReport(r: SoakReport): string {
     `| RSS | ${mb(r.rss.start)} | ${mb(r.rss.afterWarmup)} | ${mb(r.rss.end)} (${(r.rss.growth * 100).toFixed(1)} %) |`,
     `| V8 heap used | — | ${mb(r.heapUsed.afterWarmup)} | ${mb(r.heapUsed.end)} |`,
     `| V8 heap total | — | ${mb(r.heapTotal.afterWarmup)} | ${mb(r.heapTotal.end)} |`,
-    `| RSS while idle (every 5 s) | — | ${idleRow(r.idleWatch.afterWarmup)} | ${idleRow(r.idleWatch.end)} |`,
+    `| RSS idle, before the full GC | — | ${mb(r.rssBeforeGc.afterWarmup)} | ${mb(r.rssBeforeGc.end)} |`,
+    `| RSS after it (every 5 s) | — | ${idleRow(r.idleWatch.afterWarmup)} | ${idleRow(r.idleWatch.end)} |`,
     `| open descriptors | ${r.fds.start} | ${r.fds.afterWarmup} | ${r.fds.end} |`,
     '',
     'Memory under traffic (every 5 s in the JSON; here at most 20 rows):',

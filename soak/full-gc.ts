@@ -1,0 +1,43 @@
+/**
+ * A full garbage collection in svc, asked for from outside through its inspector, so that the soak's
+ * idle measurements compare what svc keeps rather than when V8 last chose to give memory back.
+ *
+ * Without it the two idle readings raced V8's memory reducer: it runs a few seconds after traffic stops
+ * (its first check 8 s after the last GC, then up to three collections 8 s apart), so one reading could
+ * come after it had handed 60 MB back and the other before, and a 60-second CI run failed on "RSS grew
+ * 18.7 %" with nothing leaking. The soak starts svc with `--inspect=127.0.0.1:0` (no session attached
+ * under traffic) and, once traffic has paused, calls the DevTools protocol's
+ * `HeapProfiler.collectGarbage` — V8's full collection, the one DevTools' "collect garbage" button does.
+ */
+import { once } from 'node:events'
+import WebSocket from 'ws'
+
+/** The inspector's WebSocket URL that node prints when started with `--inspect` ("Debugger listening on ws://…"). */
+export function inspectorUrl(output: string): string {
+  const url = /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1]
+  if (!url) throw new Error('svc did not print its inspector URL (started without --inspect?)')
+  return url
+}
+
+/** Runs a full GC in the process behind `url` and resolves when V8 reports it done. */
+export async function collectGarbage(url: string, timeoutMs = 30_000): Promise<void> {
+  const socket = new WebSocket(url)
+  const timer = setTimeout(() => socket.terminate(), timeoutMs)
+  try {
+    await once(socket, 'open')
+    const done = new Promise<void>((resolve, reject) => {
+      socket.on('message', (data) => {
+        const reply = JSON.parse(String(data)) as { id?: number; error?: { message: string } }
+        if (reply.id !== 1) return
+        if (reply.error) reject(new Error(`HeapProfiler.collectGarbage: ${reply.error.message}`))
+        else resolve()
+      })
+      socket.on('close', () => reject(new Error('the inspector closed before the collection was done')))
+    })
+    socket.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }))
+    await done
+  } finally {
+    clearTimeout(timer)
+    socket.close()
+  }
+}
