@@ -21,6 +21,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenStore } from '@svc/auth'
 import {
+  collectGarbage,
+  INSPECT_ON_LOOPBACK,
+  inspectorUrl,
   programAvailable,
   REPO_ROOT,
   requireLlamaServer,
@@ -29,7 +32,6 @@ import {
   testEnv,
   writeTinyGguf,
 } from '@svc/testing'
-import { collectGarbage, inspectorUrl } from './full-gc'
 import { type LoopDelay, loopDelay, openFds, rssBytes } from './process-stats'
 import type { MemorySample } from './report'
 import { writeReport } from './report'
@@ -48,7 +50,7 @@ const WARMUP_S = Math.min(60, Math.max(10, Math.round(SECONDS / 4)))
 /** Quiet time before each idle measurement: longer than svc's keep-alive timeout (5 s). */
 const SETTLE_MS = 7_000
 /**
- * Then a full GC (full-gc.ts), and RSS is read every second for this long; the lowest reading counts.
+ * Then a full GC (@svc/testing full-gc.ts), and RSS is read every second for this long; the lowest reading counts.
  * Under traffic V8 lets its heap grow far past what is live (the soak saw 160 MB committed for 45 MB in
  * use) and hands the headroom back when it chooses; the forced GC takes that choice away. What is left
  * still moves a little: three local runs settled within 2 MB, one dropped a further 33 MB 17 s after the
@@ -115,7 +117,7 @@ async function main(): Promise<number> {
       // The inspector (port 0: one the kernel picks) lets the idle measurements run a full GC first.
       NODE_OPTIONS: [
         process.env.NODE_OPTIONS ?? '',
-        '--inspect=127.0.0.1:0',
+        INSPECT_ON_LOOPBACK,
         ...(snapshots ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshots}`] : []),
       ].join(' '),
     },

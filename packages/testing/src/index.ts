@@ -16,6 +16,8 @@ export * from './server-process'
 // svc itself, started as its user starts it.
 export * from './api-process'
 export * from './svc-config'
+// A full GC in svc through its inspector, before a memory reading.
+export * from './full-gc'
 // The built servers (`pnpm build`'s bundles), rebuilt when stale.
 export * from './built'
 // The environment that keeps svc's own commands on loopback and in a temp dir.

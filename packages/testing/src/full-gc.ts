@@ -1,16 +1,19 @@
 /**
- * A full garbage collection in svc, asked for from outside through its inspector, so that the soak's
- * idle measurements compare what svc keeps rather than when V8 last chose to give memory back.
+ * A full garbage collection in a running svc, asked for from outside through its inspector, so that a
+ * memory reading compares what svc keeps rather than when V8 last chose to give memory back.
  *
- * Without it the two idle readings raced V8's memory reducer: it runs a few seconds after traffic stops
- * (its first check 8 s after the last GC, then up to three collections 8 s apart), so one reading could
- * come after it had handed 60 MB back and the other before, and a 60-second CI run failed on "RSS grew
- * 18.7 %" with nothing leaking. The soak starts svc with `--inspect=127.0.0.1:0` (no session attached
- * under traffic) and, once traffic has paused, calls the DevTools protocol's
- * `HeapProfiler.collectGarbage` — V8's full collection, the one DevTools' "collect garbage" button does.
+ * Without it, readings raced V8's memory reducer: it runs some seconds after traffic stops (its first
+ * check 8 s after the last GC, then up to three collections seconds apart), so one reading could come
+ * after it had handed 60 MB back and the next before; a 60-second CI soak failed on "RSS grew 18.7 %"
+ * with nothing leaking. Start svc with `NODE_OPTIONS=--inspect=127.0.0.1:0` (`INSPECT_ON_LOOPBACK`; no
+ * session is attached under traffic), then call `collectGarbage(inspectorUrl(api.output()))`: the
+ * DevTools protocol's `HeapProfiler.collectGarbage`, V8's full collection (DevTools' "collect garbage").
  */
 import { once } from 'node:events'
 import WebSocket from 'ws'
+
+/** The node option that opens the inspector on a loopback port the kernel picks. */
+export const INSPECT_ON_LOOPBACK = '--inspect=127.0.0.1:0'
 
 /** The inspector's WebSocket URL that node prints when started with `--inspect` ("Debugger listening on ws://…"). */
 export function inspectorUrl(output: string): string {
