@@ -82,8 +82,11 @@ describe('quotas at the edges', () => {
     expect(unknown.headers['x-ratelimit-remaining-requests']).toBe('0')
     const refused = await send(server.url, { ...ollamaChat, headers: bearer })
     expect(refused.status).toBe(429)
-    expect(refused.code).toBe('quota.exceeded')
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    // In Ollama's shape, as every other error on this surface: Ollama's clients raise `error` as text.
+    const body = JSON.parse(refused.text)
+    expect(body.code).toBe('quota.exceeded')
+    expect(body.error).toMatch(/quota of 2 requests per minute is used up/)
   })
 
   it('gives each forwarded identity the default quota, apart from every other person', async () => {

@@ -5,11 +5,11 @@
  * answer, refusals included, is in Ollama's shape (`{"error": "…"}` with svc's status).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Principal } from '@svc/auth'
 import { parseJsonRequest, SvcError } from '@svc/core'
 import { type Caller, readBody, requestPath } from '@svc/dispatcher'
 import type * as v from 'valibot'
 import type { Authenticate } from '../middleware/auth'
+import type { QuotaGate } from '../usage/quota-gate'
 import { chat, embed, embeddings, generate, type InferenceContext } from './inference'
 import { type ModelListDeps, OLLAMA_API_VERSION, ps, show, tags } from './models'
 import { writeJson, writeOllamaError } from './ndjson'
@@ -53,7 +53,7 @@ export interface OllamaDeps extends ModelListDeps, PullDeps {
   call: Caller
   authenticate: Authenticate
   /** The quota check (`usage/quota-gate.ts`); absent: nobody is limited (auth off, or no ledger). */
-  admit?: (principal: Principal, req: IncomingMessage, res: ServerResponse, requestId: string) => boolean
+  admit?: QuotaGate['admit']
   /** Largest JSON body (bytes), as on `/v1`. */
   maxJsonBytes?: number
 }
@@ -99,8 +99,13 @@ export function createOllamaHandler(deps: OllamaDeps): OllamaHandler {
         res.setHeader('allow', expected)
         throw new SvcError('method.not_allowed', `use ${expected} for ${path}`)
       }
-      // A token's quota holds on this surface as on /v1 (the same gate; it writes its own 429).
-      if (INFERENCE.has(route) && deps.admit && !deps.admit(outcome.principal, req, res, requestId)) return
+      // A token's quota holds on this surface as on /v1 (the same gate), its 429 in Ollama's shape.
+      if (
+        INFERENCE.has(route) &&
+        deps.admit &&
+        !deps.admit(outcome.principal, req, res, requestId, writeOllamaError)
+      )
+        return
       const ctx: InferenceContext = {
         call: deps.call,
         req,

@@ -36,9 +36,21 @@ export interface QuotaGateOptions {
   identityLimits?: QuotaLimits
 }
 
+/** Writes a refusal in the shape of the surface the request came in on (`/v1`: svc's; Ollama's own). */
+export type RefusalWriter = (res: ServerResponse, error: SvcError, requestId: string) => unknown
+
 export interface QuotaGate {
-  /** Decides and counts; writes the 429 and answers false when over a limit. */
-  admit(principal: Principal, req: IncomingMessage, res: ServerResponse, requestId: string): boolean
+  /**
+   * Decides and counts; writes the 429 (with `refuse`, svc's error body by default) and answers false
+   * when over a limit.
+   */
+  admit(
+    principal: Principal,
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    refuse?: RefusalWriter,
+  ): boolean
   /** Who `req` counts for (set by `admit`; a request that never passed it counts for nobody). */
   subjectOf(req: IncomingMessage): UsageSubject
 }
@@ -63,7 +75,7 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
   const people = hasLimits(options.identityLimits) ? options.identityLimits : undefined
 
   return {
-    admit(principal, req, res, requestId) {
+    admit(principal, req, res, requestId, refuse = writeError) {
       const subject = subjectFor(principal, req)
       if (subject === NOBODY) return true
       ;(req as Counted)[SUBJECT] = subject
@@ -82,7 +94,7 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
           `this ${whose}'s quota of ${refusal.value} ${LIMIT_TEXT[refusal.limit]} is used up; retry in ${retryAfter} s`,
           { param: refusal.limit, headers: { 'Retry-After': String(retryAfter) } },
         )
-        writeError(res, error, requestId)
+        refuse(res, error, requestId)
         return false
       }
       for (const [key] of checks) meter.admit(key)
