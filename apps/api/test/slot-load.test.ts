@@ -2,6 +2,8 @@
  * `POST /api/slots/:slot/load` (no wait) answers a model that cannot be loaded
  * with its error — however long resolving it takes — and 202 only once the load really started.
  */
+import { stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { detectHardware } from '@svc/providers'
 import { describe, expect, it } from 'vitest'
 import { testApp } from './helpers'
@@ -53,5 +55,28 @@ describe('POST /api/slots/:slot/load', () => {
     })
     expect(known.status).toBe(202)
     await app.request('/api/slots/mine/unload?wait=true', { method: 'POST' })
+  })
+
+  it('refuses a file of another kind with 400 and registers nothing', async () => {
+    const { app, deps } = await testApp()
+    // An image checkpoint named for the `llm` slot `mine`: a mistake, not a new model.
+    const file = join(deps.paths.stateDir, '..', 'sdxl-turbo-checkpoint.safetensors')
+    await writeFile(file, 'not really weights')
+    const res = await app.request('/api/slots/mine/load', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: file }),
+    })
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({
+      error: {
+        code: 'request.invalid',
+        param: 'model',
+        message: expect.stringMatching(/for the image provider/),
+      },
+    })
+    const models = (await (await app.request('/api/models')).json()) as { models: { id: string }[] }
+    expect(models.models.map((m) => m.id)).not.toContain('sdxl-turbo-checkpoint')
+    expect(await stat(join(deps.paths.stateDir, 'models', 'registry.json')).catch(() => null)).toBeNull()
   })
 })

@@ -149,14 +149,18 @@ describe('two svc instances on one Docker engine and one config dir', () => {
   it('models registered through both svc processes of one state dir at once all survive', async (ctx) => {
     const s = skipUnless(ctx, setup)
     if (!a || !c) throw new Error('the APIs of the previous tests are not running (those tests failed)')
-    // A load registers the path it names before the slot's checks (as `svc slot load stt ./x.gguf`
-    // does): into the stt slot a GGUF is refused right after, so no upstream starts.
+    // A load registers the model file it names once the slot has accepted it, then attaches the
+    // projector: a projector that is not there is refused right after (400), so no upstream starts.
     const files = Array.from({ length: 12 }, (_, i) => join(s.dir, 'models', `twin-${i}.gguf`))
     for (const f of files) await writeFile(f, 'GGUF placeholder')
     const pair = [a, c]
+    const missing = join(s.dir, 'models', 'no-such-projector.gguf')
     const answers = await Promise.all(
       files.map((model, i) =>
-        call(pair[i % 2] as ApiProcess, '/api/slots/stt/load', { method: 'POST', json: { model } }),
+        call(pair[i % 2] as ApiProcess, '/api/slots/primary/load', {
+          method: 'POST',
+          json: { model, mmproj: missing },
+        }),
       ),
     )
     expect(answers.map((r) => r.status)).toEqual(answers.map(() => 400))

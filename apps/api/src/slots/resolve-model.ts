@@ -21,24 +21,37 @@ export function createModelResolver(deps: {
     // Local hardware and local files do not apply to a model that runs elsewhere.
     if (deps.placer.place(config).runtime === 'remote') return resolveRemoteModel(id, config, deps.store)
     if (!id) throw new SvcError('request.invalid', 'model is required', { param: 'model' })
+    // Judged before a new path or URL is registered (a refused load leaves no ref behind), and here
+    // for a ref the store knew already.
+    let judged = false
+    const judge = async (entry: ModelEntry) => {
+      refuseWrongKind(entry, config)
+      const refusal = provider.refuseModel?.(entry)
+      if (refusal) throw new SvcError('request.invalid', refusal, { param: 'model' })
+      await deps.placer.check(config, entry)
+      judged = true
+    }
     const entry = await deps.store.resolve(id, {
       ...(options?.sha256 ? { sha256: options.sha256 } : {}),
       ...(options?.mmproj ? { mmproj: options.mmproj } : {}),
+      accept: judge,
     })
-    if (
-      BUILTIN_KINDS.includes(config.provider) &&
-      BUILTIN_KINDS.includes(entry.provider) &&
-      entry.provider !== config.provider
-    ) {
-      throw new SvcError(
-        'request.invalid',
-        `model "${entry.id}" is for the ${entry.provider} provider; slot "${config.name}" runs ${config.provider}`,
-        { param: 'model' },
-      )
-    }
-    const refusal = provider.refuseModel?.(entry)
-    if (refusal) throw new SvcError('request.invalid', refusal, { param: 'model' })
-    await deps.placer.check(config, entry)
+    if (!judged) await judge(entry)
     return entry
+  }
+}
+
+/** A built-in provider's model named for another built-in provider's slot (a GGUF for `tts`, say). */
+function refuseWrongKind(entry: ModelEntry, config: SlotConfig): void {
+  if (
+    BUILTIN_KINDS.includes(config.provider) &&
+    BUILTIN_KINDS.includes(entry.provider) &&
+    entry.provider !== config.provider
+  ) {
+    throw new SvcError(
+      'request.invalid',
+      `model "${entry.id}" is for the ${entry.provider} provider; slot "${config.name}" runs ${config.provider}`,
+      { param: 'model' },
+    )
   }
 }

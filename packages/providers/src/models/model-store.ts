@@ -30,6 +30,11 @@ export interface ResolveOptions {
   sha256?: string
   /** A vision projector (local path or http(s) URL) to attach to a model given by path or URL. */
   mmproj?: string
+  /**
+   * Judges a model named for the first time (a path or URL) before it is registered: what it throws
+   * is the answer, and the registry stays as it was (a refused load leaves no ref behind).
+   */
+  accept?: (entry: ModelEntry) => void | Promise<void>
 }
 
 export { refFromFileName } from './model-files'
@@ -87,7 +92,9 @@ export class ModelStore {
    */
   async resolve(spec: string, options: ResolveOptions = {}): Promise<ModelEntry> {
     const entry = await this.resolveSpec(spec, options)
-    return options.mmproj ? this.attachProjector(entry, options.mmproj) : entry
+    if (!options.mmproj) return entry
+    // The projector is recorded with the ref: later loads of it bring it along.
+    return this.register({ ...entry, mmproj: await projectorFromSpec(entry, options.mmproj) }, options.accept)
   }
 
   private async resolveSpec(spec: string, options: ResolveOptions): Promise<ModelEntry> {
@@ -110,7 +117,7 @@ export class ModelStore {
       const entry: ModelEntry = { id, ...kind, source: 'pulled', url: spec, ...(sha256 ? { sha256 } : {}) }
       const verified = previous?.url === spec && previous.sha256 === options.sha256
       if (options.sha256 && !verified) await this.checkPresentFile(entry, options.sha256)
-      return this.register(entry)
+      return this.register(entry, options.accept)
     }
     if (
       isAbsolute(spec) ||
@@ -123,7 +130,8 @@ export class ModelStore {
       if (!info?.isFile())
         throw new SvcError('model.not_found', `no model file at ${path}`, { param: 'model' })
       const kind = fileKind(path)
-      return this.register({ id: refFromFileName(path), ...kind, source: 'local', path, size: info.size })
+      const entry: ModelEntry = { id: refFromFileName(path), ...kind, source: 'local', path, size: info.size }
+      return this.register(entry, options.accept)
     }
     // A ref may be missing only because registry.json cannot be read: say so.
     const why = this.registryProblem ? `; ${this.registryProblem}` : ''
@@ -243,7 +251,8 @@ export class ModelStore {
       )
   }
 
-  private async register(entry: ModelEntry): Promise<ModelEntry> {
+  private async register(entry: ModelEntry, accept?: ResolveOptions['accept']): Promise<ModelEntry> {
+    if (accept) await accept(await this.withPath(entry))
     // Registering what is already there writes nothing: a retry on a full disk fails in the pull, with
     // the pull's clear message, not here.
     const same = () => JSON.stringify(this.registered.get(entry.id)) === JSON.stringify(entry)
@@ -261,14 +270,6 @@ export class ModelStore {
   /** Writes what is registered (atomically; the caller holds the registry's lock). */
   private async saveRegistry(): Promise<void> {
     await writeRegistryFile(this.registryPath, [...this.registered.values()])
-  }
-
-  /**
-   * Attaches a projector (a local path or an http(s) URL) to a registered model and records it:
-   * later loads of the ref bring it along. Curated models come with their own projector or none.
-   */
-  private async attachProjector(entry: ModelEntry, spec: string): Promise<ModelEntry> {
-    return this.register({ ...entry, mmproj: await projectorFromSpec(entry, spec) })
   }
 
   /** `dest`, or undefined for an entry (say, from an edited registry file) that has no safe place. */
