@@ -44,15 +44,22 @@ export function handToServer(env: Record<string, string | undefined>): void {
 
 /**
  * The CLI's environment reader: the process's environment, its own variables (env-variables.ts) checked
- * once; a wrong value is a CliError (exit 2) naming the variable.
+ * once; a wrong value is a CliError (exit 2) naming the variable. With `check: false` (help, which must
+ * show even when a variable is wrong: it is how people find the right value) the check waits until
+ * something reads `apiUrl`.
  */
-export function defaultContext(env: Record<string, string | undefined> = process.env): CliContext {
-  let checked: { apiUrl: string }
-  try {
-    checked = checkCliEnv(env)
-  } catch (error) {
-    throw new CliError((error as Error).message, 2)
+export function defaultContext(
+  env: Record<string, string | undefined> = process.env,
+  options: { check?: boolean } = {},
+): CliContext {
+  const check = () => {
+    try {
+      return checkCliEnv(env)
+    } catch (error) {
+      throw new CliError((error as Error).message, 2)
+    }
   }
+  let checked = options.check === false ? undefined : check()
   return {
     env,
     stdout: process.stdout,
@@ -61,6 +68,14 @@ export function defaultContext(env: Record<string, string | undefined> = process
     get stdin() {
       return process.stdin
     },
-    apiUrl: checked.apiUrl,
+    get apiUrl() {
+      checked ??= check()
+      return checked.apiUrl
+    },
   }
+}
+
+/** Whether `argv` asks only for help: no command, `help …`, or `--help`/`-h` anywhere. */
+export function asksForHelp(argv: readonly string[]): boolean {
+  return argv.length === 0 || argv[0] === 'help' || argv.some((a) => a === '--help' || a === '-h')
 }

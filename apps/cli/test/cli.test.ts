@@ -33,6 +33,14 @@ describe('svc CLI', () => {
     expect(start.stderr).toContain('SVC_START_CHAT must be 1/true/yes/on or 0/false/no/off, got "maybe"')
   })
 
+  it('still shows help when a variable is wrong (help is where people look for the right value)', async () => {
+    for (const args of [['--help'], ['slot', 'load', '--help'], ['help']]) {
+      const r = await svc(args, { SVC_API_URL: 'localhost:8080', SVC_START_CHAT: 'maybe' })
+      expect(r.code, `svc ${args.join(' ')}`).toBe(0)
+      expect(r.stdout).toMatch(/^Usage: svc /)
+    }
+  })
+
   it('svc status says where it looked when nothing answers', async () => {
     const r = await svc(['status'], { SVC_API_URL: 'http://127.0.0.1:1' })
     expect(r.code).toBe(1)

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `svc …`: the entry of the CLI's bundle (dist/svc.js) and, through tsx, of bin/svc.js.
-import { type CliContext, CliError, defaultContext } from '../context'
+import { asksForHelp, type CliContext, CliError, defaultContext } from '../context'
 
 const argv = process.argv.slice(2)
 const { run } =
@@ -9,7 +9,8 @@ const { run } =
     : await import('../main')
 let ctx: CliContext
 try {
-  ctx = defaultContext() // the environment, read and checked once
+  // the environment, read and checked once (help shows whatever it holds)
+  ctx = defaultContext(process.env, { check: !asksForHelp(argv) })
 } catch (error) {
   if (!(error instanceof CliError)) throw error
   process.stderr.write(`svc: ${error.message}\n`)
