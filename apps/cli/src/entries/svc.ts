@@ -10,7 +10,7 @@ const { run } =
 let ctx: CliContext
 try {
   // the environment, read and checked once (help shows whatever it holds)
-  ctx = defaultContext(process.env, { check: !asksForHelp(argv) })
+  ctx = defaultContext(undefined, { check: !asksForHelp(argv) })
 } catch (error) {
   if (!(error instanceof CliError)) throw error
   process.stderr.write(`svc: ${error.message}\n`)

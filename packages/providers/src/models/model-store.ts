@@ -100,9 +100,8 @@ export class ModelStore {
   private async resolveSpec(spec: string, options: ResolveOptions): Promise<ModelEntry> {
     const isUrl = /^https?:\/\//i.test(spec)
     if (options.sha256 !== undefined && !isUrl) {
-      throw new SvcError('request.invalid', 'sha256 applies to models pulled from an http(s) URL', {
-        param: 'sha256',
-      })
+      const why = 'sha256 applies to models pulled from an http(s) URL'
+      throw new SvcError('request.invalid', why, { param: 'sha256' })
     }
     const known = isUrl ? undefined : await this.get(spec)
     if (known) return known
