@@ -21,23 +21,17 @@ export function createModelResolver(deps: {
     // Local hardware and local files do not apply to a model that runs elsewhere.
     if (deps.placer.place(config).runtime === 'remote') return resolveRemoteModel(id, config, deps.store)
     if (!id) throw new SvcError('request.invalid', 'model is required', { param: 'model' })
-    // Judged before a new path or URL is registered (a refused load leaves no ref behind), and here
-    // for a ref the store knew already.
-    let judged = false
-    const judge = async (entry: ModelEntry) => {
-      refuseWrongKind(entry, config)
-      const refusal = provider.refuseModel?.(entry)
-      if (refusal) throw new SvcError('request.invalid', refusal, { param: 'model' })
-      await deps.placer.check(config, entry)
-      judged = true
-    }
-    const entry = await deps.store.resolve(id, {
+    // The store asks before it registers a new path or URL: a refused load leaves no ref behind.
+    return deps.store.resolve(id, {
       ...(options?.sha256 ? { sha256: options.sha256 } : {}),
       ...(options?.mmproj ? { mmproj: options.mmproj } : {}),
-      accept: judge,
+      accept: async (entry) => {
+        refuseWrongKind(entry, config)
+        const refusal = provider.refuseModel?.(entry)
+        if (refusal) throw new SvcError('request.invalid', refusal, { param: 'model' })
+        await deps.placer.check(config, entry)
+      },
     })
-    if (!judged) await judge(entry)
-    return entry
   }
 }
 

@@ -23,16 +23,14 @@ export interface ModelStoreOptions {
 }
 
 export interface ResolveOptions {
-  /**
-   * The sha256 (64 hex digits) a model pulled from a URL must have: the download is verified
-   * against it, and a file already pulled for that URL is checked before it is used. Only with URLs.
-   */
+  /** The sha256 a model pulled from a URL must have: the download and a file already pulled are checked. */
   sha256?: string
   /** A vision projector (local path or http(s) URL) to attach to a model given by path or URL. */
   mmproj?: string
   /**
-   * Judges a model named for the first time (a path or URL) before it is registered: what it throws
-   * is the answer, and the registry stays as it was (a refused load leaves no ref behind).
+   * Judges the model `resolve` returns, before it is registered (a path or URL named for the first
+   * time, a projector attached) or returned: what it throws is the answer, the registry untouched.
+   * With a projector, a new model file is judged and registered on its own first.
    */
   accept?: (entry: ModelEntry) => void | Promise<void>
 }
@@ -93,8 +91,8 @@ export class ModelStore {
   async resolve(spec: string, options: ResolveOptions = {}): Promise<ModelEntry> {
     const entry = await this.resolveSpec(spec, options)
     if (!options.mmproj) return entry
-    // The projector is recorded with the ref: later loads of it bring it along.
-    return this.register({ ...entry, mmproj: await projectorFromSpec(entry, options.mmproj) }, options.accept)
+    const mmproj = await projectorFromSpec(entry, options.mmproj) // recorded: later loads bring it
+    return this.register({ ...entry, mmproj }, options.accept)
   }
 
   private async resolveSpec(spec: string, options: ResolveOptions): Promise<ModelEntry> {
@@ -104,6 +102,7 @@ export class ModelStore {
       throw new SvcError('request.invalid', why, { param: 'sha256' })
     }
     const known = isUrl ? undefined : await this.get(spec)
+    if (known && !options.mmproj) await options.accept?.(known)
     if (known) return known
     if (isUrl) {
       const url = parseModelUrl(spec)
