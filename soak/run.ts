@@ -7,9 +7,9 @@
  *
  * It reports requests and errors by kind, svc's RSS and open descriptors after warm-up and at the end
  * (both measured idle: traffic paused, connections given time to close, then a full GC through svc's
- * inspector), and svc's own event-loop
- * delay, and svc's memory every 5 s under traffic (RSS, V8 heap, external). It fails (exit 1) on any
- * unexpected error, RSS growth over 15 % after warm-up, or a descriptor leak.
+ * inspector), svc's own event-loop delay, and svc's memory every 5 s under traffic (RSS, V8 heap,
+ * external). It fails (exit 1) on any unexpected error, RSS growth over 15 % after warm-up, or a
+ * descriptor leak.
  *
  * Env: SOAK_SECONDS (traffic time, default 600), SOAK_CONCURRENCY (request loops, default 3),
  * SOAK_HEAPSNAPSHOTS (a directory: heap snapshots of svc after warm-up and at the end).
@@ -23,7 +23,6 @@ import { createTokenStore } from '@svc/auth'
 import {
   collectGarbage,
   INSPECT_ON_LOOPBACK,
-  inspectorUrl,
   programAvailable,
   REPO_ROOT,
   requireLlamaServer,
@@ -50,8 +49,8 @@ const WARMUP_S = Math.min(60, Math.max(10, Math.round(SECONDS / 4)))
 /** Quiet time before each idle measurement: longer than svc's keep-alive timeout (5 s). */
 const SETTLE_MS = 7_000
 /**
- * Then a full GC (@svc/testing full-gc.ts), and RSS is read every second for this long; the lowest reading counts.
- * Under traffic V8 lets its heap grow far past what is live (the soak saw 160 MB committed for 45 MB in
+ * Then a full GC (@svc/testing full-gc.ts), and RSS is read every second for this long; the lowest
+ * reading counts. Under traffic V8 lets its heap grow far past what is live (the soak saw 160 MB committed for 45 MB in
  * use) and hands the headroom back when it chooses; the forced GC takes that choice away. What is left
  * still moves a little: three local runs settled within 2 MB, one dropped a further 33 MB 17 s after the
  * GC (native memory given back late), so the lowest reading compares like with like. A leak raises it.
@@ -123,7 +122,6 @@ async function main(): Promise<number> {
     },
   })
   const pid = api.child.pid!
-  const inspector = inspectorUrl(api.output())
   const client: step.Client = { apiUrl: api.url, token: admin.token }
   const tally = new Tally()
   const delays: LoopDelay[] = []
@@ -222,7 +220,7 @@ async function main(): Promise<number> {
     const idle = async () => {
       await new Promise((r) => setTimeout(r, SETTLE_MS))
       const beforeGc = await rssBytes(pid)
-      await collectGarbage(inspector)
+      await collectGarbage(api)
       const watch: number[] = []
       for (let s = 0; s < IDLE_WATCH_S; s++) {
         await new Promise((r) => setTimeout(r, 1_000))

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenStore } from '@svc/auth'
 import { INFERENCE_ROUTES } from '@svc/dispatcher'
-import { type ApiProcess, collectGarbage, INSPECT_ON_LOOPBACK, inspectorUrl, startApi } from '@svc/testing'
+import { type ApiProcess, collectGarbage, INSPECT_ON_LOOPBACK, startApi } from '@svc/testing'
 import fc from 'fast-check'
 import parsePrometheus from 'parse-prometheus-text-format'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -84,7 +84,7 @@ const eventLoopLag = processMetrics
  * busy was still 61 MB over after 20 s, and back once the reducer ran).
  */
 async function residentAfterGc(api: ApiProcess): Promise<number> {
-  await collectGarbage(inspectorUrl(api.output()))
+  await collectGarbage(api)
   return (await processMetrics(api)).rss
 }
 
@@ -93,7 +93,7 @@ async function residentAfterGc(api: ApiProcess): Promise<number> {
  * native memory (freed buffers) goes back to the system a little after the collection. A leak never does.
  */
 async function expectMemoryBack(api: ApiProcess, before: number): Promise<void> {
-  await collectGarbage(inspectorUrl(api.output()))
+  await collectGarbage(api)
   await expect
     .poll(async () => ((await processMetrics(api)).rss - before) / 1024 / 1024, {
       timeout: 20_000,

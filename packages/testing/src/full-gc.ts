@@ -6,7 +6,7 @@
  * check 8 s after the last GC, then up to three collections seconds apart), so one reading could come
  * after it had handed 60 MB back and the next before; a 60-second CI soak failed on "RSS grew 18.7 %"
  * with nothing leaking. Start svc with `NODE_OPTIONS=--inspect=127.0.0.1:0` (`INSPECT_ON_LOOPBACK`; no
- * session is attached under traffic), then call `collectGarbage(inspectorUrl(api.output()))`: the
+ * session is attached under traffic), then call `collectGarbage(api)`: the
  * DevTools protocol's `HeapProfiler.collectGarbage`, V8's full collection (DevTools' "collect garbage").
  */
 import { once } from 'node:events'
@@ -16,15 +16,15 @@ import WebSocket from 'ws'
 export const INSPECT_ON_LOOPBACK = '--inspect=127.0.0.1:0'
 
 /** The inspector's WebSocket URL that node prints when started with `--inspect` ("Debugger listening on ws://…"). */
-export function inspectorUrl(output: string): string {
+function inspectorUrl(output: string): string {
   const url = /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1]
   if (!url) throw new Error('svc did not print its inspector URL (started without --inspect?)')
   return url
 }
 
-/** Runs a full GC in the process behind `url` and resolves when V8 reports it done. */
-export async function collectGarbage(url: string, timeoutMs = 30_000): Promise<void> {
-  const socket = new WebSocket(url)
+/** Runs a full GC in `server` (started with the inspector) and resolves when V8 reports it done. */
+export async function collectGarbage(server: { output(): string }, timeoutMs = 30_000): Promise<void> {
+  const socket = new WebSocket(inspectorUrl(server.output()))
   const timer = setTimeout(() => socket.terminate(), timeoutMs)
   try {
     await once(socket, 'open')
