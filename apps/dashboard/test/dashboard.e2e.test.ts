@@ -123,7 +123,26 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
       undefined,
       { timeout: 30_000 },
     )
-    await page.getByRole('button', { name: 'Stop' }).click()
+    // Stop stays under the pointer while the answer grows: the conversation scrolls in its own pane
+    // and follows the answer's end. (A Stop that moved with every line is hard to hit, for a person
+    // and for Playwright, whose click waits for the button to hold still.)
+    const stop = page.getByRole('button', { name: 'Stop' })
+    const conversation = page.getByRole('list', { name: 'Conversation' })
+    await page.waitForFunction(
+      () => {
+        const pane = document.querySelector('[aria-label="Conversation"]')
+        return pane !== null && pane.scrollHeight > pane.clientHeight // the answer outgrew its pane
+      },
+      undefined,
+      { timeout: 30_000 },
+    )
+    const at = await stop.boundingBox()
+    await page.waitForTimeout(300)
+    expect(await stop.boundingBox()).toEqual(at)
+    expect(
+      await conversation.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight),
+    ).toBeLessThan(24)
+    await stop.click()
     await page.getByRole('button', { name: 'Send' }).waitFor()
     const shown = (await answer.last().textContent()) ?? ''
     expect(shown.length).toBeGreaterThan(30)

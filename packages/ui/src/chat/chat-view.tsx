@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { FileButton } from '../file-button'
 import { Markdown } from '../markdown/markdown'
 import { ChatInput } from './chat-input'
@@ -45,6 +45,11 @@ export function messageText(content: ChatMessage['content']): string {
  * A streaming chat: messages (assistant answers as markdown, reasoning folded away), a message box,
  * Send and Stop. The answer streams from a `fetch` POST; Stop aborts the request, which makes svc
  * stop the upstream's generation. Screen updates are batched per animation frame.
+ *
+ * The conversation is a pane of fixed height that scrolls (styles/chat.css), so the message box and
+ * Stop stay where they are while an answer grows: a button that moves with every streamed line is
+ * hard to hit. The pane follows the answer while the reader is at its end and stays put once they
+ * scroll up to read.
  */
 export function ChatView(props: ChatViewProps) {
   const [messages, setMessages] = useState<ChatMessage[]>(props.initialMessages ?? [])
@@ -53,6 +58,11 @@ export function ChatView(props: ChatViewProps) {
   const [error, setError] = useState<string | null>(null)
   const [streaming, setStreaming] = useState(false)
   const controller = useRef<AbortController | null>(null)
+  const pane = useRef<HTMLOListElement>(null)
+  const follow = useRef(true)
+  useLayoutEffect(() => {
+    if (follow.current && pane.current) pane.current.scrollTop = pane.current.scrollHeight
+  }, [messages])
   useEffect(() => () => controller.current?.abort(), [])
   useEffect(() => props.onStreamingChange?.(streaming), [streaming])
 
@@ -128,7 +138,15 @@ export function ChatView(props: ChatViewProps) {
 
   return (
     <section class="svc-chat" aria-label="Chat">
-      <ol class="svc-chat-messages" aria-label="Conversation">
+      <ol
+        ref={pane}
+        class="svc-chat-messages"
+        aria-label="Conversation"
+        onScroll={(e) => {
+          const el = e.currentTarget
+          follow.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24
+        }}
+      >
         {messages.map((m, i) => (
           <li key={i} class="svc-chat-message" data-role={m.role}>
             <span class="svc-chat-role">
