@@ -158,7 +158,7 @@ describe.skipIf(!available)('the OpenAI SDK against svc and llama-server', () =>
     expect(error.message).toContain('svc slot load')
   })
 
-  it('stops generation upstream when a stream is aborted: the slot is idle within a second', async () => {
+  it('stops generation upstream when a stream is aborted: the slot goes idle, llama-server stops', async () => {
     const predicted = async () => {
       const text = await (await fetch(`${api.url}/api/metrics`)).text()
       return Number(/^llamacpp:tokens_predicted_total\{slot="slow"\} (\d+)/m.exec(text)?.[1] ?? Number.NaN)
@@ -176,17 +176,18 @@ describe.skipIf(!available)('the OpenAI SDK against svc and llama-server', () =>
         break
       }
     }
-    const t0 = Date.now()
-    const idle = await waitForSlot(api, 'slow', (s) => s.state === 'idle' && s.inflight === 0, 1_000)
-    expect(Date.now() - t0).toBeLessThan(1_000)
+    // How fast is the bench's business (`pnpm bench`); here: it happens, on a machine however busy.
+    const idle = await waitForSlot(api, 'slow', (s) => s.state === 'idle' && s.inflight === 0, 15_000)
     expect(idle.inflight).toBe(0)
-    // llama-server itself stopped: none of its slots is still processing.
+    // llama-server itself stopped: none of its slots is still processing. It sees the closed
+    // connection at its next write and cancels in its task queue, so this is polled too.
     const upstream = (await call<SlotBody>(api, '/api/slots/slow')).body.upstream
     const headers = await llamaKeyHeaders(Number(upstream?.pid)) // the upstream's own key
-    const slots = (await (await fetch(`${upstream?.base}/slots`, { headers })).json()) as {
-      is_processing: boolean
-    }[]
-    expect(slots.every((s) => !s.is_processing)).toBe(true)
+    const processing = async () =>
+      (
+        (await (await fetch(`${upstream?.base}/slots`, { headers })).json()) as { is_processing: boolean }[]
+      ).some((s) => s.is_processing)
+    await expect.poll(processing, { timeout: 15_000 }).toBe(false)
     // …and it stopped early: far fewer than the 2000 tokens asked for were generated.
     await new Promise((r) => setTimeout(r, 300))
     expect((await predicted()) - before).toBeLessThan(1000)
