@@ -54,7 +54,9 @@ describe('after a 413', () => {
       expect(reply.status, reply.head).toBe(413)
       expect(JSON.parse(reply.body).error.code).toBe('request.too_large')
       expect(reply.head.toLowerCase()).toContain('connection: close')
-      expect(reply.closedAfterMs, `still reading ${reply.sent} bytes later`).toBeLessThan(2_500)
+      // Closed after a linger of about a second; the bound leaves room for a busy machine and still
+      // tells "closes" from "reads on until the sender gives up" (20 s).
+      expect(reply.closedAfterMs, `still reading ${reply.sent} bytes later`).toBeLessThan(10_000)
     },
   )
 })
@@ -105,11 +107,14 @@ describe('caps', () => {
     expect((await fetch(`${svc.url}/api/slots/primary/logs`)).status).toBe(200)
     first.close()
     await expect
-      .poll(async () => {
-        const again = await openStream('/api/events')
-        again.close()
-        return again.status
-      })
+      .poll(
+        async () => {
+          const again = await openStream('/api/events')
+          again.close()
+          return again.status
+        },
+        { timeout: 10_000 },
+      )
       .toBe(200)
     second.close()
   })
@@ -130,7 +135,9 @@ describe('caps', () => {
     expect(JSON.parse(await busy.body).error.code).toBe('server.busy')
     for (const s of idle) s.destroy()
     await expect
-      .poll(async () => (await fetch(`${svc.url}/api/status`, { headers: { connection: 'close' } })).status)
+      .poll(async () => (await fetch(`${svc.url}/api/status`, { headers: { connection: 'close' } })).status, {
+        timeout: 10_000,
+      })
       .toBe(200)
   })
 })

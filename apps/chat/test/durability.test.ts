@@ -8,7 +8,7 @@ import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Conversation } from '../src/server/store/types'
 import { startChatProcess } from './chat-process'
-import { type LiveStack, partsAvailable, startLiveStack, upstreamBusy } from './live-stack'
+import { type LiveStack, partsAvailable, startLiveStack, tokensPredicted, upstreamBusy } from './live-stack'
 
 const available = partsAvailable()
 
@@ -64,6 +64,7 @@ describe.skipIf(!available)('kill -9 of the chat server mid-stream', () => {
       ).json()) as {
         conversation: Conversation
       }
+      const before = await tokensPredicted(stack.api, 'slow')
       const answered = await post(`/api/conversations/${conversation.id}/messages`, {
         content: 'go on',
         model: 'slow',
@@ -80,10 +81,10 @@ describe.skipIf(!available)('kill -9 of the chat server mid-stream', () => {
       raw.close()
 
       // The upstream noticed its client go and stopped generating.
-      const t0 = Date.now()
-      while ((await upstreamBusy(stack.api, 'slow')) && Date.now() - t0 < 3_000)
-        await new Promise((r) => setTimeout(r, 50))
-      expect(await upstreamBusy(stack.api, 'slow')).toBe(false)
+      // Polled, with room for a busy machine; the token count tells a stop from an answer run to the
+      // end of its context (~2000 tokens).
+      await expect.poll(() => upstreamBusy(stack.api, 'slow'), { timeout: 15_000 }).toBe(false)
+      expect((await tokensPredicted(stack.api, 'slow')) - before).toBeLessThan(1000)
 
       await using second = await startChatProcess({ stateDir, env: { SVC_CHAT_API_URL: stack.api.url } })
       const kept = (

@@ -144,7 +144,9 @@ describe('hostile input to the chat server', () => {
       expect(reply.status, reply.head).toBe(413)
       expect(JSON.parse(reply.body).error.code).toBe('request.too_large')
       expect(reply.head.toLowerCase()).toContain('connection: close')
-      expect(reply.closedAfterMs, `still reading ${reply.sent} bytes later`).toBeLessThan(2_500)
+      // Closed after a linger of about a second; the bound leaves room for a busy machine and still
+      // tells "closes" from "reads on until the sender gives up" (20 s).
+      expect(reply.closedAfterMs, `still reading ${reply.sent} bytes later`).toBeLessThan(10_000)
     },
   )
 })

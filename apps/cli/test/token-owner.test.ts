@@ -116,7 +116,7 @@ describe.skipIf(skip)('svc token as root on a tokens.toml another user owns', ()
     const revoked = await svc(['token', 'revoke', app.id], env)
     expect(revoked.code, revoked.stderr).toBe(0)
     expect(await ownerOf(file)).toEqual({ ...OTHER, mode: 0o600 })
-    await expect.poll(async () => (await call(app.token, '/api/slots')).status).toBe(401)
+    await expect.poll(async () => (await call(app.token, '/api/slots')).status, { timeout: 10_000 }).toBe(401)
     expect((await call(admin, '/api/auth/tokens')).status).toBe(200)
   }, 120_000)
 

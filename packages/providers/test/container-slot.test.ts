@@ -98,7 +98,8 @@ describe.skipIf('skip' in fixture)('a slot with runtime = "container"', () => {
       state: 'offline',
       lastError: expect.stringContaining('llama-server'),
     })
-    await expect.poll(async () => (await ours()).length).toBe(0)
+    // Docker removes a killed container after it exits (svc's removal allows 15 s).
+    await expect.poll(async () => (await ours()).length, { timeout: 20_000 }).toBe(0)
   })
 
   it('loads without pulling once the image is present, and unload removes the container', async () => {

@@ -115,7 +115,7 @@ describe('fake-upstream', () => {
   })
 
   it('echoes the last request, and notices a client that went away', async () => {
-    await using up = await startFakeUpstream({ delayMs: 300 })
+    await using up = await startFakeUpstream()
     await post(`${up.url}/v1/embeddings?x=1`, { input: 'q' }, { authorization: 'Bearer up-key' })
     await fetch(`${up.url}/health`)
     expect(await (await fetch(`${up.url}/debug/last-request`)).json()).toMatchObject({
@@ -125,11 +125,21 @@ describe('fake-upstream', () => {
       body: '{"input":"q"}',
       aborted: false,
     })
-    await expect(
-      fetch(`${up.url}/v1/chat/completions`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(50) }),
-    ).rejects.toThrow()
-    await sleep(100)
-    expect(await (await fetch(`${up.url}/debug/last-request`)).json()).toMatchObject({ aborted: true })
+    // A request the stand-in holds for 30 s, aborted once it has it, however slow the machine.
+    await using slow = await startFakeUpstream({ delayMs: 30_000 })
+    const last = async () =>
+      (await (await fetch(`${slow.url}/debug/last-request`)).json()) as Record<string, unknown>
+    const ac = new AbortController()
+    const pending = fetch(`${slow.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: '{}',
+      signal: ac.signal,
+    })
+    await expect.poll(async () => (await last()).path, { timeout: 10_000 }).toBe('/v1/chat/completions')
+    expect((await last()).aborted).toBe(false)
+    ac.abort()
+    await expect(pending).rejects.toThrow()
+    await expect.poll(async () => (await last()).aborted, { timeout: 10_000 }).toBe(true)
   })
 
   it('waits --delay-ms before answering and --chunk-interval-ms between chunks', async () => {
@@ -142,7 +152,9 @@ describe('fake-upstream', () => {
     const arrivals: number[] = []
     while (!(await reader.read()).done) arrivals.push(performance.now() - t)
     expect(arrivals.length).toBeGreaterThan(1)
-    expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThanOrEqual(150)
+    // From the request to the stream's end: the delay and two intervals at least. (The spread between
+    // arrivals shrinks when a slow reader gets two chunks in one read; this only grows.)
+    expect(arrivals.at(-1)!).toBeGreaterThanOrEqual(150 + 2 * 60 - 10)
   })
 
   it('fails health always with --fail-health, and until --health-after-ms like a loading llama-server', async () => {
@@ -152,10 +164,12 @@ describe('fake-upstream', () => {
       503,
       { error: { code: 503, message: 'Loading model', type: 'unavailable_error' } },
     ])
-    await using loading = await startFakeUpstream({ healthAfterMs: 400 })
+    // Counted from the stand-in's start: long enough that the first check comes before it on a busy machine.
+    await using loading = await startFakeUpstream({ healthAfterMs: 5_000 })
     expect((await fetch(`${loading.url}/health`)).status).toBe(503)
-    await sleep(450)
-    expect((await fetch(`${loading.url}/health`)).status).toBe(200)
+    await expect
+      .poll(async () => (await fetch(`${loading.url}/health`)).status, { timeout: 15_000 })
+      .toBe(200)
   })
 
   it('exits 1 after --crash-after requests, not counting /health', async () => {
