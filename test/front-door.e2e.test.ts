@@ -146,7 +146,7 @@ describe.skipIf(!present)('the front door: Caddy, the dashboard and the chat app
       )
       expect(anonymous).toBe(401)
       // That refusal is the only console error so far (the browser logs every failed load).
-      await expect.poll(() => errors.length).toBe(1)
+      await expect.poll(() => errors.length, { timeout: 10_000 }).toBe(1)
       expect(errors.splice(0)).toEqual([
         'console: Failed to load resource: the server responded with a status of 401 ()',
       ])

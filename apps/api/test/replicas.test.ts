@@ -66,7 +66,7 @@ describe.skipIf(!available)('a slot with two replicas', () => {
     })
     await waitForSlot(api, 'duo', (s) => s.state === 'ready', 30_000)
     // Both replicas healthy (the first round may have found only one).
-    const deadline = Date.now() + 10_000
+    const deadline = Date.now() + 30_000
     while ((await duo()).replicas?.filter((r) => r.healthy).length !== 2 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100))
     }

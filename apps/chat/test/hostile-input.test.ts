@@ -128,9 +128,16 @@ describe('hostile input to the chat server', () => {
       `chat hostile input: ${routes.length * bodies.length} requests a round; event loop delay p99 ${p99.toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms`,
     )
     expect(p99, 'p99 event loop delay during the attack (ms)').toBeLessThan(100)
-    gc()
-    const grown = (process.memoryUsage().rss - before) / 1024 / 1024
-    expect(grown, 'MB of resident memory kept after the attack').toBeLessThan(50)
+    // Read after a full GC, polled: malloc and V8 hand freed pages back over the next seconds.
+    await expect
+      .poll(
+        () => {
+          gc()
+          return (process.memoryUsage().rss - before) / 1024 / 1024
+        },
+        { timeout: 20_000, interval: 1_000, message: 'MB of resident memory kept after the attack' },
+      )
+      .toBeLessThan(50)
   }, 120_000)
 
   it.each([

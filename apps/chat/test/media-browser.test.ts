@@ -67,7 +67,9 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
     await page.getByRole('button', { name: 'Generate' }).click()
     const image = page.getByRole('img', { name: 'Generated image' })
     await image.waitFor({ timeout: 30_000 })
-    await expect.poll(() => image.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBe(512)
+    await expect
+      .poll(() => image.evaluate((i: HTMLImageElement) => i.naturalWidth), { timeout: 10_000 })
+      .toBe(512)
     expect(String(comfy.prompts.at(-1)?.raw)).toContain('a lighthouse at dusk')
 
     await page.reload()
@@ -127,7 +129,7 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
     const { text } = (await res.json()) as { text: string }
     // Random weights hear gibberish (or nothing); whatever came back is what the box shows.
     const box = page.getByRole('textbox', { name: 'Message', exact: true })
-    if (text) await expect.poll(() => box.inputValue()).toBe(text)
+    if (text) await expect.poll(() => box.inputValue(), { timeout: 10_000 }).toBe(text)
     else await page.getByText('Nothing was heard.').waitFor()
     await page.getByRole('button', { name: 'Record' }).waitFor()
     await page.close()

@@ -190,7 +190,7 @@ describe('process runtime', () => {
       expect(found?.handle.describe().pid).toBe(pid)
       expect(found?.handle.base.href).toBe(first.base.href)
       await found?.handle.stop(2_000)
-      await expect.poll(() => isAlive(pid)).toBe(false)
+      await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false)
     } finally {
       if (isAlive(pid)) process.kill(pid, 'SIGKILL')
     }
