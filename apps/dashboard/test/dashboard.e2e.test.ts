@@ -148,16 +148,13 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     expect(shown.length).toBeGreaterThan(30)
 
     // llama-server stopped: the slot is idle, no llama.cpp slot is processing, far fewer than 8000 tokens.
-    const deadline = Date.now() + 15_000
-    let slot = (await (await session.fx.call('/api/slots/primary')).json()) as {
-      state: string
-      upstream: { base: string; pid: number }
-    }
-    while (slot.state !== 'idle' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100))
-      slot = (await (await session.fx.call('/api/slots/primary')).json()) as typeof slot
-    }
-    expect(slot.state).toBe('idle')
+    const slotNow = async () =>
+      (await (await session.fx.call('/api/slots/primary')).json()) as {
+        state: string
+        upstream: { base: string; pid: number }
+      }
+    await expect.poll(async () => (await slotNow()).state, { timeout: 15_000 }).toBe('idle')
+    const slot = await slotNow()
     const headers = await llamaKeyHeaders(Number(slot.upstream.pid)) // the upstream's own key
     // llama-server sees the closed connection at its next write and cancels in its task queue: polled.
     const processing = async () =>
