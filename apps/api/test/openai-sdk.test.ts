@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   type ApiProcess,
-  llamaKeyHeaders,
+  llamaProcessing,
   startApiWithConfig,
   type TinyGguf,
+  tokensPredictedIn,
   writeTinyGguf,
 } from '@svc/testing'
 import type OpenAI from 'openai'
@@ -159,10 +160,8 @@ describe.skipIf(!available)('the OpenAI SDK against svc and llama-server', () =>
   })
 
   it('stops generation upstream when a stream is aborted: the slot goes idle, llama-server stops', async () => {
-    const predicted = async () => {
-      const text = await (await fetch(`${api.url}/api/metrics`)).text()
-      return Number(/^llamacpp:tokens_predicted_total\{slot="slow"\} (\d+)/m.exec(text)?.[1] ?? Number.NaN)
-    }
+    const predicted = async () =>
+      tokensPredictedIn(await (await fetch(`${api.url}/api/metrics`)).text(), 'slow')
     const before = await predicted()
     const ac = new AbortController()
     const stream = await client.chat.completions.create(
@@ -181,13 +180,8 @@ describe.skipIf(!available)('the OpenAI SDK against svc and llama-server', () =>
     expect(idle.inflight).toBe(0)
     // llama-server itself stopped: none of its slots is still processing. It sees the closed
     // connection at its next write and cancels in its task queue, so this is polled too.
-    const upstream = (await call<SlotBody>(api, '/api/slots/slow')).body.upstream
-    const headers = await llamaKeyHeaders(Number(upstream?.pid)) // the upstream's own key
-    const processing = async () =>
-      (
-        (await (await fetch(`${upstream?.base}/slots`, { headers })).json()) as { is_processing: boolean }[]
-      ).some((s) => s.is_processing)
-    await expect.poll(processing, { timeout: 15_000 }).toBe(false)
+    const upstream = (await call<SlotBody>(api, '/api/slots/slow')).body.upstream ?? {}
+    await expect.poll(() => llamaProcessing(upstream), { timeout: 15_000 }).toBe(false)
     // …and it stopped early: far fewer than the 2000 tokens asked for were generated.
     await new Promise((r) => setTimeout(r, 300))
     expect((await predicted()) - before).toBeLessThan(1000)

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   type ApiProcess,
-  llamaKeyHeaders,
+  llamaProcessing,
   programAvailable,
   requireLlamaServer,
   startApi,
+  tokensPredictedIn,
   writeSvcConfig,
   writeTinyGguf,
 } from '@svc/testing'
@@ -104,9 +105,7 @@ export async function load(
 
 /** llama-server's own count of generated tokens for a slot (from the API's metrics). */
 export async function tokensPredicted(api: ApiProcess, slot: string): Promise<number> {
-  const text = await (await fetch(`${api.url}/api/metrics`)).text()
-  const m = new RegExp(`^llamacpp:tokens_predicted_total\\{slot="${slot}"\\} (\\d+)`, 'm').exec(text)
-  return Number(m?.[1] ?? Number.NaN)
+  return tokensPredictedIn(await (await fetch(`${api.url}/api/metrics`)).text(), slot)
 }
 
 /** Whether the slot's llama-server is generating right now (its own `/slots`). */
@@ -114,10 +113,5 @@ export async function upstreamBusy(api: ApiProcess, slot: string): Promise<boole
   const info = (await (await fetch(`${api.url}/api/slots/${slot}`)).json()) as {
     upstream?: { base?: string; pid?: number }
   }
-  const slots = (await (
-    await fetch(`${info.upstream?.base}/slots`, {
-      headers: await llamaKeyHeaders(Number(info.upstream?.pid)), // the upstream's own key
-    })
-  ).json()) as { is_processing: boolean }[]
-  return slots.some((s) => s.is_processing)
+  return llamaProcessing(info.upstream ?? {})
 }

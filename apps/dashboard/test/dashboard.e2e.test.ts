@@ -8,7 +8,7 @@ import { mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { llamaKeyHeaders } from '@svc/testing'
+import { llamaProcessing, tokensPredictedIn } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { card, PAGES } from './browser'
 import { useDashboard } from './dashboard-session'
@@ -101,10 +101,8 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
 
   it('streams a chat in the playground, and Stop ends the generation upstream', async () => {
     await session.fx.load('primary', 'tiny-chat')
-    const predicted = async () => {
-      const text = await (await session.fx.call('/api/metrics')).text()
-      return Number(/^llamacpp:tokens_predicted_total\{slot="primary"\} (\d+)/m.exec(text)?.[1] ?? 0)
-    }
+    const predicted = async () =>
+      tokensPredictedIn(await (await session.fx.call('/api/metrics')).text(), 'primary')
     const before = await predicted()
     const { page, errors } = await signIn(session.fx.tokens.admin)
     await page.getByRole('link', { name: 'Playground' }).click()
@@ -155,15 +153,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
       }
     await expect.poll(async () => (await slotNow()).state, { timeout: 15_000 }).toBe('idle')
     const slot = await slotNow()
-    const headers = await llamaKeyHeaders(Number(slot.upstream.pid)) // the upstream's own key
-    // llama-server sees the closed connection at its next write and cancels in its task queue: polled.
-    const processing = async () =>
-      (
-        (await (
-          await fetch(`${slot.upstream.base}/slots`, { headers, signal: AbortSignal.timeout(10_000) })
-        ).json()) as { is_processing: boolean }[]
-      ).some((s) => s.is_processing)
-    await expect.poll(processing, { timeout: 15_000 }).toBe(false)
+    await expect.poll(() => llamaProcessing(slot.upstream), { timeout: 15_000 }).toBe(false)
     await new Promise((r) => setTimeout(r, 500))
     const generated = (await predicted()) - before
     expect(generated).toBeGreaterThan(0)

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { findEngine } from '@svc/engines'
 import type { TinyGgufRole } from './gguf/tiny-llama'
+import { llamaKeyHeaders } from './proc-environ'
 import { missingPart } from './require-part'
 import { testEnv } from './test-env'
 
@@ -158,4 +159,24 @@ async function waitForHealthy(output: () => string, deadline: number, done: Abor
     await new Promise((r) => setTimeout(r, 50))
   }
   throw new Error(`llama-server was not healthy in time:\n${output().slice(-4000)}`)
+}
+
+/**
+ * Whether the llama-server svc started as `upstream` (a slot's `upstream`: base URL and pid) is
+ * generating right now: any of its own `/slots` processing, asked with its own key. After a client
+ * leaves, llama-server notices at its next write and cancels in its task queue, so poll this.
+ */
+export async function llamaProcessing(upstream: { base?: string; pid?: number }): Promise<boolean> {
+  if (!upstream.base || !upstream.pid) throw new Error('the slot has no llama-server process (not loaded?)')
+  const res = await fetch(`${upstream.base}/slots`, {
+    headers: await llamaKeyHeaders(upstream.pid),
+    signal: AbortSignal.timeout(10_000),
+  })
+  return ((await res.json()) as { is_processing: boolean }[]).some((s) => s.is_processing)
+}
+
+/** llama-server's count of generated tokens for `slot` in svc's `/api/metrics` text; NaN when absent. */
+export function tokensPredictedIn(metrics: string, slot: string): number {
+  const m = new RegExp(`^llamacpp:tokens_predicted_total\\{slot="${slot}"\\} (\\d+)`, 'm').exec(metrics)
+  return Number(m?.[1] ?? Number.NaN)
 }
