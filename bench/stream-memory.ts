@@ -37,7 +37,7 @@ export async function streamMemorySection(log: (line: string) => void): Promise<
     const svcKb = perStream(idle.svc, open.svc)
     const upKb = perStream(idle.upstream, open.upstream)
     // V8 sizes its young generation by the allocation rate, up to 2 × 16 MiB by default: a step that
-    // 500 streams' events take it to, not memory each stream holds (see the reading below).
+    // 500 streams' events take it to, not memory each stream holds (docs/development.md, Memory).
     const youngGrowth = youngOpen - youngIdle
     const beyondKb = perStream(idle.svc, open.svc - youngGrowth)
     log(
@@ -67,7 +67,7 @@ export async function streamMemorySection(log: (line: string) => void): Promise<
       `| svc | ${fmt(idle.svc / 1024, 1)} | ${fmt(open.svc / 1024, 1)} | ${fmt(svcKb, 1)} | ${fmt(after / 1024, 1)} |`,
       `| fake upstream (bare Node server, for scale) | ${fmt(idle.upstream / 1024, 1)} | ${fmt(open.upstream / 1024, 1)} | ${fmt(upKb, 1)} | |`,
       '',
-      `svc's V8 young generation (\`nodejs_heap_space_size_total_bytes{space="new"}\` from its /api/metrics): ${fmt(youngIdle / 1024, 1)} MiB idle, ${fmt(youngOpen / 1024, 1)} MiB with the streams open. V8 sizes it by the allocation rate (two semi-spaces of up to 16 MiB each by default), so the step it takes under the streams' events is part of the RSS growth but not memory each stream holds: without it, ${fmt(beyondKb, 1)} KB per stream. A smaller cap (\`--max-semi-space-size\`) would show a smaller figure and cost CPU on every request: in a check on 2026-11-26, caps from 8 MiB down to 1 MiB cost svc 10–22 % more CPU per relayed request at c=32, so svc keeps V8's default.`,
+      `svc's V8 young generation (\`nodejs_heap_space_size_total_bytes{space="new"}\` from its /api/metrics): ${fmt(youngIdle / 1024, 1)} MiB idle, ${fmt(youngOpen / 1024, 1)} MiB with the streams open. V8 sizes it by the allocation rate (two semi-spaces of up to 16 MiB each by default), so the step it takes under the streams' events is part of the RSS growth but not memory each stream holds: without it, ${fmt(beyondKb, 1)} KB per stream. Why svc keeps V8's default cap: docs/development.md (Memory).`,
       '',
       ...goalTable(goals),
       '',
