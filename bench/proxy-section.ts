@@ -17,7 +17,7 @@ import { connectSubscribers } from './event-subscribers'
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runSse, runWrk, type SseResult, type WrkResult } from './load'
 import { type Peer, startCaddy, startClusterSvc, startFakeUpstream, startNodeProxy, startSvc } from './peers'
-import { measureInRounds, PROCESSES, withReplicas } from './replicas'
+import { measureInRounds, PROCESSES, SETTLE_SECONDS, settle, withReplicas } from './replicas'
 import { fmt, medianBy, type Paired, paired, pairedText, ratio, roundOrder } from './stats'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -81,6 +81,7 @@ export async function proxySection(log: (line: string) => void): Promise<Section
       const order = roundOrder(peers, round)
       for (const peer of order) {
         const s = samples.get(peer.name)!
+        await settle(peer)
         s.c32.push(await runWrk(peer, 32, SECONDS))
         if (peer === auth) {
           const watchers = await connectSubscribers(auth, 2)
@@ -89,7 +90,10 @@ export async function proxySection(log: (line: string) => void): Promise<Section
           log(`  (two /api/events subscribers received ${events} events during that run)`)
         }
       }
-      for (const peer of order) samples.get(peer.name)!.c1.push(await runWrk(peer, 1, SECONDS))
+      for (const peer of order) {
+        await settle(peer)
+        samples.get(peer.name)!.c1.push(await runWrk(peer, 1, SECONDS))
+      }
       for (const peer of order) {
         const s = samples.get(peer.name)!
         s.sse.push(await runSse(peer, Math.ceil(SSE_REQUESTS / ROUNDS)))
@@ -223,7 +227,7 @@ function render(
   const lines = [
     '## Proxy hop: static fake upstream',
     '',
-    `Each peer warmed up ${WARMUP} s at c=32, then ${ROUNDS} rounds: in each, every peer at c=32 (wrk ${SECONDS} s), then every peer at c=1, then SSE (${SSE_REQUESTS} sequential streams of 100 events in all), the peers in the order below in odd rounds and the reverse in even ones. The table gives each peer's median round; each goal is the median over rounds of that round's ratio (or difference) between the peers it compares, which were measured back to back. The goals on req/s at c=32 against the minimal proxy, Caddy and auth off come from a last phase: ${PAIRS} rounds of wrk ${PAIR_SECONDS} s at c=32 of Caddy, the minimal proxy, svc (auth on) and svc, in that order and reversed every other round, each through ${PROCESSES} processes of its own in turn.`,
+    `Each peer warmed up ${WARMUP} s at c=32, then ${ROUNDS} rounds: in each, every peer at c=32 (wrk ${SECONDS} s), then every peer at c=1, then SSE (${SSE_REQUESTS} sequential streams of 100 events in all), the peers in the order below in odd rounds and the reverse in even ones; each wrk run comes after ${SETTLE_SECONDS} s of unmeasured load at c=32 on the same peer, which brings a process back from idling. The table gives each peer's median round; each goal is the median over rounds of that round's ratio (or difference) between the peers it compares, which were measured back to back. The goals on req/s at c=32 against the minimal proxy, Caddy and auth off come from a last phase: ${PAIRS} rounds of wrk ${PAIR_SECONDS} s at c=32 of Caddy, the minimal proxy, svc (auth on) and svc, in that order and reversed every other round, each through ${PROCESSES} processes of its own in turn.`,
     '',
     '| path | req/s c=1 | p50 ms c=1 | p99 ms c=1 | req/s c=32 | p50 ms c=32 | p99 ms c=32 | SSE events/s | SSE TTFB ms | errors |',
     '|---|---|---|---|---|---|---|---|---|---|',

@@ -4,10 +4,26 @@
  * build and config, 24 alternating pairs of 1 s: 1.08×), so a configuration measured through a single
  * process carries that draw; goals that compare configurations use BENCH_PROCESSES of each.
  */
+import { runWrk } from './load'
 import type { Peer } from './peers'
 import { roundOrder } from './stats'
 
 export const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 2)
+/**
+ * Seconds of unmeasured load at c=32 right before each measured run (0: none). Between its turns a
+ * process idles for as long as the others run, and an idle svc comes back slowly: after 5 s without
+ * requests its next 1-s run read 4.2–9.8k req/s and 100–280 µs of CPU per request, against
+ * 10.7–13.4k and 77–98 µs with one second of load before it (V8's memory reducer collects the idle
+ * heap and flushes bytecode, which the first requests then compile again; with
+ * `--no-flush-bytecode` or `--no-memory-reducer` the slow runs were gone). The goals are about the
+ * steady hop, so each run starts from it.
+ */
+export const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 1)
+
+/** `peer` brought back to its steady state after idling (SETTLE_SECONDS of load, not measured). */
+export async function settle(peer: Peer): Promise<void> {
+  if (SETTLE_SECONDS > 0) await runWrk(peer, 32, SETTLE_SECONDS)
+}
 
 /** `first` and `PROCESSES - 1` more started with `start`, each warmed up by `warm`. */
 export async function withReplicas(
@@ -31,7 +47,7 @@ export function inTurn(group: readonly Peer[], round: number): Peer {
 
 /**
  * `rounds` rounds of `measure` over `groups` (each a configuration's processes), in `roundOrder`, each
- * group through its processes in turn. The results by the group's name (its first process's), in
+ * group through its processes in turn, each run right after `settle`. The results by the group's name (its first process's), in
  * round order; `after` sees each as it comes (for progress lines).
  */
 export async function measureInRounds<R>(
@@ -44,7 +60,9 @@ export async function measureInRounds<R>(
   for (let round = 1; round <= rounds; round++) {
     for (const group of roundOrder(groups, round)) {
       const name = group[0]!.name
-      const result = await measure(inTurn(group, round))
+      const peer = inTurn(group, round)
+      await settle(peer)
+      const result = await measure(peer)
       results.get(name)!.push(result)
       after?.(round, name, result)
     }
