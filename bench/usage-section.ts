@@ -2,17 +2,20 @@
  * The usage section of `pnpm bench`: what the usage ledger and a quota check cost on the hop.
  *
  * Three peers in front of the same fake upstream, all with auth on and a bearer token: svc with
- * `SVC_USAGE_ENABLED=0` (no ledger, no quotas), svc as shipped with a token that has limits (high
+ * `SVC_USAGE_ENABLED=0` (no ledger, no quotas) and svc as shipped with a token that has limits (high
  * enough never to refuse, so every request runs the whole check, sets the rate-limit headers and is
- * counted; the ledger writes its batch every 2 s meanwhile), and, for reference, svc as shipped with
- * a token without limits (the ledger only), each through BENCH_PROCESSES processes in turn
- * (replicas.ts). wrk at c=32, warmed up, then many short rounds in alternating order as the proxy
- * section's pairs phase measures; the goal (on ≥ 0.95× off) is the median of the per-round ratios.
+ * counted; the ledger writes its batch every 2 s meanwhile), each through BENCH_PROCESSES processes
+ * in turn (replicas.ts); and, for reference, the same "on" processes through a second token without
+ * limits, which splits the cost: the quota check alone (limited / unlimited token, one process, so
+ * no process-to-process difference) and the ledger alone (unlimited token / off). wrk at c=32, warmed
+ * up, then many short rounds in alternating order, each after a settling second (replicas.ts), as
+ * the proxy section's pairs phase measures; the goal (on ≥ 0.95× off) is the median of the per-round
+ * ratios.
  */
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runWrk, type WrkResult } from './load'
 import { type Peer, startFakeUpstream, startSvc } from './peers'
-import { measureInRounds, PROCESSES, withReplicas } from './replicas'
+import { measureInRounds, PROCESSES, SETTLE_SECONDS, withReplicas } from './replicas'
 import { fmt, medianBy, paired, pairedText, ratio } from './stats'
 
 // Many short rounds rather than a few long ones, as the proxy section's pairs phase (see there).
@@ -29,7 +32,6 @@ export async function usageSection(log: (line: string) => void): Promise<Section
   try {
     const limits = { requests_per_minute: HUGE, tokens_per_minute: HUGE, tokens_per_day: HUGE }
     const kinds: [string, Parameters<typeof startSvc>[1]][] = [
-      ['svc, ledger on (token without limits)', { auth: true }],
       ['svc, usage off', { auth: true, env: { SVC_USAGE_ENABLED: '0' } }],
       ['svc, ledger and quota on', { auth: true, limits }],
     ]
@@ -48,7 +50,10 @@ export async function usageSection(log: (line: string) => void): Promise<Section
       await warm(first)
       groups.push(await withReplicas(first, start(name, options), warm))
     }
-    const [ledger, off, on] = groups.map((g) => g[0]!) as [Peer, Peer, Peer]
+    // The same "on" processes through a second token without limits, next to "on" in every round: the
+    // quota check's own cost, with no process-to-process difference in it.
+    groups.push(await Promise.all(groups[1]!.map(unlimited)))
+    const [off, on, ledger] = groups.map((g) => g[0]!) as [Peer, Peer, Peer]
     const check = await fetch(`${on.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...on.headers },
@@ -88,7 +93,13 @@ export async function usageSection(log: (line: string) => void): Promise<Section
         met: undefined,
       },
       {
-        measure: 'for reference: ledger on (token without limits) / off',
+        measure: 'for reference: the quota check alone, same processes, limited token / token without limits',
+        value: pairedText(paired(rps(on), rps(ledger))),
+        goal: '—',
+        met: undefined,
+      },
+      {
+        measure: 'for reference: the ledger alone, token without limits (in the "on" processes) / off',
         value: pairedText(paired(rps(ledger), rps(off))),
         goal: '—',
         met: undefined,
@@ -97,14 +108,14 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     const lines = [
       '## Usage ledger and quotas',
       '',
-      `Every peer with auth on and a bearer token, warmed up ${WARMUP} s at c=32; then ${ROUNDS} rounds of wrk ${SECONDS} s each, the peers in the order below in odd rounds and the reverse in even ones, each through ${PROCESSES} processes of its own in turn. The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
+      `Every peer with auth on and a bearer token, warmed up ${WARMUP} s at c=32; then ${ROUNDS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in the order below in odd rounds and the reverse in even ones, each through ${PROCESSES} processes of its own in turn; the last row is the same processes as the "on" row through a token without limits. The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
       '',
       '| path | req/s c=32 | p50 ms | p99 ms | per round | errors |',
       '|---|---|---|---|---|---|',
       ...[
         [off.name, a],
-        [ledger.name, l],
         [on.name, b],
+        [ledger.name, l],
       ].map(([name, r]) => {
         const w = r as WrkResult
         const rounds = samples
@@ -120,5 +131,22 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     return { markdown: lines.join('\n'), goals }
   } finally {
     for (const p of peers.reverse()) await p.stop().catch(() => undefined)
+  }
+}
+
+/** `peer` through a new token (scope v1-only) without limits, made by an admin through its API. */
+async function unlimited(peer: Peer): Promise<Peer> {
+  const made = await fetch(`${peer.url}/api/auth/tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-email': 'bench@localhost' },
+    body: JSON.stringify({ label: 'bench, no limits', scope: 'v1-only' }),
+  })
+  if (made.status !== 201) throw new Error(`no second token: ${made.status} ${await made.text()}`)
+  const { token } = (await made.json()) as { token: string }
+  return {
+    ...peer,
+    name: 'svc, ledger on (token without limits, same processes)',
+    headers: { authorization: `Bearer ${token}` },
+    stop: async () => undefined,
   }
 }
