@@ -13,7 +13,7 @@ export const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 2)
  * Seconds of unmeasured load at c=32 right before each measured run (0: none). Between its turns a
  * process idles for as long as the others run, and an idle svc comes back slowly: after 5 s without
  * requests its next 1-s run read 4.2–9.8k req/s and 100–280 µs of CPU per request, against
- * 10.7–13.4k and 77–98 µs with one second of load before it (V8's memory reducer collects the idle
+ * 10.8–13.4k and 77–98 µs with one second of load before it (V8's memory reducer collects the idle
  * heap and flushes bytecode, which the first requests then compile again; with
  * `--no-flush-bytecode` or `--no-memory-reducer` the slow runs were gone). The goals are about the
  * steady hop, so each run starts from it.
@@ -47,8 +47,8 @@ export function inTurn(group: readonly Peer[], round: number): Peer {
 
 /**
  * `rounds` rounds of `measure` over `groups` (each a configuration's processes), in `roundOrder`, each
- * group through its processes in turn, each run right after `settle`. The results by the group's name (its first process's), in
- * round order; `after` sees each as it comes (for progress lines).
+ * group through its processes in turn, each run right after `settle`. The results by the group's name
+ * (its first process's), in round order; `after` sees each as it comes (for progress lines).
  */
 export async function measureInRounds<R>(
   groups: readonly (readonly Peer[])[],
