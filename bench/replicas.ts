@@ -47,21 +47,23 @@ export function inTurn(group: readonly Peer[], round: number): Peer {
 
 /**
  * `rounds` rounds of `measure` over `groups` (each a configuration's processes), in `roundOrder`, each
- * group through its processes in turn, each run right after `settle`. The results by the group's name
- * (its first process's), in round order; `after` sees each as it comes (for progress lines).
+ * group through its processes in turn, each run right after `before` (`settle` unless given). The
+ * results by the group's name (its first process's), in round order; `after` sees each as it comes
+ * (for progress lines).
  */
 export async function measureInRounds<R>(
   groups: readonly (readonly Peer[])[],
   rounds: number,
   measure: (peer: Peer) => Promise<R>,
   after?: (round: number, name: string, result: R) => void,
+  before: (peer: Peer) => Promise<unknown> = settle,
 ): Promise<Map<string, R[]>> {
   const results = new Map<string, R[]>(groups.map((g) => [g[0]!.name, []]))
   for (let round = 1; round <= rounds; round++) {
     for (const group of roundOrder(groups, round)) {
       const name = group[0]!.name
       const peer = inTurn(group, round)
-      await settle(peer)
+      await before(peer)
       const result = await measure(peer)
       results.get(name)!.push(result)
       after?.(round, name, result)

@@ -41,11 +41,18 @@ describe('bench statistics', () => {
       { name: 'a', url: 'a2' },
     ] as Peer[]
     const b = [{ name: 'b', url: 'b1' }] as Peer[]
-    const results = await measureInRounds([a, b], 3, async (p) => {
-      seen.push(p.url)
-      return p.url.length
-    })
-    expect(seen).toEqual(['a1', 'b1', 'b1', 'a2', 'a1', 'b1'])
+    const results = await measureInRounds(
+      [a, b],
+      3,
+      async (p) => {
+        seen.push(p.url)
+        return p.url.length
+      },
+      undefined,
+      // Each measured run right after its own process was brought back from idling.
+      async (p) => seen.push(`settle ${p.url}`),
+    )
+    expect(seen).toEqual(['a1', 'b1', 'b1', 'a2', 'a1', 'b1'].flatMap((url) => [`settle ${url}`, url]))
     expect(results.get('a')).toEqual([2, 2, 2])
     expect(results.get('b')).toHaveLength(3)
   })
