@@ -11,12 +11,9 @@ import { roundOrder } from './stats'
 export const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 2)
 /**
  * Seconds of unmeasured load at c=32 right before each measured run (0: none). Between its turns a
- * process idles for as long as the others run, and an idle svc comes back slowly: after 5 s without
- * requests its next 1-s run read 4.2–9.8k req/s and 100–280 µs of CPU per request, against
- * 10.8–13.4k and 77–98 µs with one second of load before it (V8's memory reducer collects the idle
- * heap and flushes bytecode, which the first requests then compile again; with
- * `--no-flush-bytecode` or `--no-memory-reducer` the slow runs were gone). The goals are about the
- * steady hop, so each run starts from it.
+ * process idles while the others run, and an idle svc comes back slowly (V8's memory reducer flushes
+ * bytecode that the next requests compile again); the goals are about the steady hop, so each run
+ * starts from it. The measurements behind this: docs/development.md (Performance).
  */
 export const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 1)
 
