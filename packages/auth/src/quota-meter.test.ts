@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseQuotaSpec, rateLimitHeaders, resetText } from './quota'
+import { addRateLimitHeaders, parseQuotaSpec, resetText } from './quota'
 import { createQuotaMeter } from './quota-meter'
 
 function meterAt(start: number) {
@@ -70,7 +70,10 @@ describe('quota text', () => {
     expect(resetText(12_000)).toBe('12s')
     expect(resetText(90_000)).toBe('1m30s')
     expect(resetText(3_600_000 * 3 + 120_000)).toBe('3h2m0s')
-    expect(rateLimitHeaders({ requests: { limit: 5, remaining: -1, resetMs: 1500 } })).toEqual({
+    const head: Record<string, unknown> = { 'content-type': 'application/json' }
+    addRateLimitHeaders(head, { requests: { limit: 5, remaining: -1, resetMs: 1500 } })
+    expect(head).toEqual({
+      'content-type': 'application/json',
       'x-ratelimit-limit-requests': '5',
       'x-ratelimit-remaining-requests': '0',
       'x-ratelimit-reset-requests': '2s',

@@ -121,27 +121,28 @@ function limitText(limit: number): string {
 const LIMIT_TEXT = new Map<number, string>()
 
 /**
- * The headers for a limited caller: OpenAI's `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`
- * (per minute) and, for a per-day token limit, the same trio ending in `-tokens-day` (svc's own: OpenAI
- * has no per-day header). A limit that is not set has no headers.
+ * Adds the headers for a limited caller to `head`: OpenAI's `x-ratelimit-{limit,remaining,reset}-
+ * {requests,tokens}` (per minute) and, for a per-day token limit, the same trio ending in
+ * `-tokens-day` (svc's own: OpenAI has no per-day header). A limit that is not set has no headers.
+ * They are written straight into the answer's head, each name a constant: these go out on every
+ * answer to a limited token, and building an object of their own to merge in later cost ~0.15 µs
+ * more per answer (an in-process loop over the gate and the head, 2026-11-27).
  */
-export function rateLimitHeaders(state: QuotaState): Record<string, string> {
-  const out: Record<string, string> = {}
+export function addRateLimitHeaders(head: Record<string, unknown>, state: QuotaState): void {
   const { requests: r, tokens: t, tokensDay: d } = state
   if (r) {
-    out['x-ratelimit-limit-requests'] = limitText(r.limit)
-    out['x-ratelimit-remaining-requests'] = String(Math.max(0, r.remaining))
-    out['x-ratelimit-reset-requests'] = resetText(r.resetMs)
+    head['x-ratelimit-limit-requests'] = limitText(r.limit)
+    head['x-ratelimit-remaining-requests'] = String(Math.max(0, r.remaining))
+    head['x-ratelimit-reset-requests'] = resetText(r.resetMs)
   }
   if (t) {
-    out['x-ratelimit-limit-tokens'] = limitText(t.limit)
-    out['x-ratelimit-remaining-tokens'] = String(Math.max(0, t.remaining))
-    out['x-ratelimit-reset-tokens'] = resetText(t.resetMs)
+    head['x-ratelimit-limit-tokens'] = limitText(t.limit)
+    head['x-ratelimit-remaining-tokens'] = String(Math.max(0, t.remaining))
+    head['x-ratelimit-reset-tokens'] = resetText(t.resetMs)
   }
   if (d) {
-    out['x-ratelimit-limit-tokens-day'] = limitText(d.limit)
-    out['x-ratelimit-remaining-tokens-day'] = String(Math.max(0, d.remaining))
-    out['x-ratelimit-reset-tokens-day'] = resetText(d.resetMs)
+    head['x-ratelimit-limit-tokens-day'] = limitText(d.limit)
+    head['x-ratelimit-remaining-tokens-day'] = String(Math.max(0, d.remaining))
+    head['x-ratelimit-reset-tokens-day'] = resetText(d.resetMs)
   }
-  return out
 }

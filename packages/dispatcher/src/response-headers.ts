@@ -6,19 +6,24 @@
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 
+/** Adds headers (lower-case names) to a head about to be written; a header it sets replaces one of the same name. */
+export type HeaderAdder = (head: OutgoingHttpHeaders) => void
+
 // Kept on the response itself: a WeakMap entry per response costs the garbage collector more.
 const ADDED = Symbol('svc.added-headers')
-type WithAdded = ServerResponse & { [ADDED]?: Readonly<OutgoingHttpHeaders> }
+type WithAdded = ServerResponse & { [ADDED]?: HeaderAdder }
 
-/** Headers (lower-case names) every answer on `res` carries, errors included. Replaces earlier ones. */
-export function addResponseHeaders(res: ServerResponse, headers: Readonly<OutgoingHttpHeaders>): void {
-  ;(res as WithAdded)[ADDED] = headers
+/**
+ * Headers every answer on `res` carries, errors included, added by `add` when the head is written
+ * (a function rather than an object of headers: it writes them straight into the head). Replaces an
+ * earlier one.
+ */
+export function addResponseHeaders(res: ServerResponse, add: HeaderAdder): void {
+  ;(res as WithAdded)[ADDED] = add
 }
 
 /** `headers` with what was added for `res`; an added header replaces one of the same name (an upstream's own rate limits). */
 export function withAddedHeaders(res: ServerResponse, headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
-  const extra = (res as WithAdded)[ADDED]
-  if (!extra) return headers
-  for (const name in extra) headers[name] = extra[name]
+  ;(res as WithAdded)[ADDED]?.(headers)
   return headers
 }

@@ -13,13 +13,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
+  addRateLimitHeaders,
   hasLimits,
   type LimitState,
   type Principal,
   type QuotaLimits,
   type QuotaMeter,
   type QuotaState,
-  rateLimitHeaders,
 } from '@svc/auth'
 import { SvcError } from '@svc/core'
 import { addResponseHeaders, writeError } from '@svc/dispatcher'
@@ -108,7 +108,7 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
     let state: QuotaState = meter.state(checks[0]![0], checks[0]![1])
     for (let i = 1; i < checks.length; i++) state = tighter(state, meter.state(checks[i]![0], checks[i]![1]))
     // Into the dispatcher's own head, not res.setHeader: that would send Node down its slow path.
-    addResponseHeaders(res, rateLimitHeaders(state))
+    addResponseHeaders(res, (head) => addRateLimitHeaders(head, state))
   }
 }
 
