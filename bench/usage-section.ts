@@ -1,13 +1,15 @@
 /**
  * The usage section of `pnpm bench`: what the usage ledger and a quota check cost on the hop.
  *
- * Three peers in front of the same fake upstream, all with auth on and a bearer token: svc with
+ * Peers in front of the same fake upstream, all with auth on and a bearer token: svc with
  * `SVC_USAGE_ENABLED=0` (no ledger, no quotas) and svc as shipped with a token that has limits (high
  * enough never to refuse, so every request runs the whole check, sets the rate-limit headers and is
  * counted; the ledger writes its batch every 2 s meanwhile), each through BENCH_PROCESSES processes
  * in turn (replicas.ts); and, for reference, the same "on" processes through a second token without
  * limits, which splits the cost: the quota check alone (limited / unlimited token, one process, so
- * no process-to-process difference) and the ledger alone (unlimited token / off). wrk at c=32, warmed
+ * no process-to-process difference) and the ledger alone (unlimited token / off); and a second group
+ * of "off" processes, whose ratio to the first is the method's own spread (an A/A comparison: a goal
+ * reading within it of the line says little). wrk at c=32, warmed
  * up, then many short rounds in alternating order, each after a settling second (replicas.ts), as
  * the proxy section's pairs phase measures; the goal (on ≥ 0.95× off) is the median of the per-round
  * ratios.
@@ -31,8 +33,9 @@ export async function usageSection(log: (line: string) => void): Promise<Section
   const peers: Peer[] = [upstream]
   try {
     const limits = { requests_per_minute: HUGE, tokens_per_minute: HUGE, tokens_per_day: HUGE }
+    const offOptions = { auth: true, env: { SVC_USAGE_ENABLED: '0' } }
     const kinds: [string, Parameters<typeof startSvc>[1]][] = [
-      ['svc, usage off', { auth: true, env: { SVC_USAGE_ENABLED: '0' } }],
+      ['svc, usage off', offOptions],
       ['svc, ledger and quota on', { auth: true, limits }],
     ]
     const start = (name: string, options: Parameters<typeof startSvc>[1]) => async () => {
@@ -43,17 +46,21 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     const warm = (peer: Peer) => runWrk(peer, 32, WARMUP)
     // "on" next to "off": the goal's two run back to back in every round (stats.ts roundOrder), each
     // through PROCESSES processes of its own in turn (replicas.ts).
-    const groups: Peer[][] = []
-    for (const [name, options] of kinds) {
+    const group = async (name: string, options: Parameters<typeof startSvc>[1]) => {
       log(`starting and warming up ${name}…`)
       const first = await start(name, options)()
       await warm(first)
-      groups.push(await withReplicas(first, start(name, options), warm))
+      return withReplicas(first, start(name, options), warm)
     }
+    const groups: Peer[][] = []
+    for (const [name, options] of kinds) groups.push(await group(name, options))
     // The same "on" processes through a second token without limits, next to "on" in every round: the
     // quota check's own cost, with no process-to-process difference in it.
     groups.push(await Promise.all(groups[1]!.map(unlimited)))
-    const [off, on, ledger] = groups.map((g) => g[0]!) as [Peer, Peer, Peer]
+    // A second group of "off" processes, measured like the others: the goal's statistic between two
+    // groups of one configuration (an A/A comparison) is the method's own spread in this run.
+    groups.push(await group('svc, usage off (a second group of processes)', offOptions))
+    const [off, on, ledger, offAgain] = groups.map((g) => g[0]!) as [Peer, Peer, Peer, Peer]
     const check = await fetch(`${on.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...on.headers },
@@ -76,6 +83,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     const a = medianBy(samples.get(off.name)!, (r) => r.rps)
     const b = medianBy(samples.get(on.name)!, (r) => r.rps)
     const l = medianBy(samples.get(ledger.name)!, (r) => r.rps)
+    const a2 = medianBy(samples.get(offAgain.name)!, (r) => r.rps)
     const rps = (peer: Peer) => samples.get(peer.name)!.map((r) => r.rps)
     const onOff = paired(rps(on), rps(off))
     const goals: Goal[] = [
@@ -104,11 +112,18 @@ export async function usageSection(log: (line: string) => void): Promise<Section
         goal: '—',
         met: undefined,
       },
+      {
+        measure:
+          'for reference: usage off / usage off, two groups of processes of the same configuration (the method\u2019s own spread)',
+        value: pairedText(paired(rps(offAgain), rps(off))),
+        goal: '—',
+        met: undefined,
+      },
     ]
     const lines = [
       '## Usage ledger and quotas',
       '',
-      `Every peer with auth on and a bearer token, warmed up ${WARMUP} s at c=32; then ${ROUNDS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in the order below in odd rounds and the reverse in even ones, each through ${PROCESSES} processes of its own in turn; the last row is the same processes as the "on" row through a token without limits. The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
+      `Every peer with auth on and a bearer token, warmed up ${WARMUP} s at c=32; then ${ROUNDS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in the order below in odd rounds and the reverse in even ones, each through ${PROCESSES} processes of its own in turn; the third row is the same processes as the "on" row through a token without limits, and the fourth a second group of "off" processes (two groups of one configuration: how far apart the method reads them is its own spread). The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
       '',
       '| path | req/s c=32 | p50 ms | p99 ms | per round | errors |',
       '|---|---|---|---|---|---|',
@@ -116,6 +131,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
         [off.name, a],
         [on.name, b],
         [ledger.name, l],
+        [offAgain.name, a2],
       ].map(([name, r]) => {
         const w = r as WrkResult
         const rounds = samples
