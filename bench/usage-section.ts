@@ -9,10 +9,9 @@
  * limits, which splits the cost: the quota check alone (limited / unlimited token, one process, so
  * no process-to-process difference) and the ledger alone (unlimited token / off); and a second group
  * of "off" processes, whose ratio to the first is the method's own spread (an A/A comparison: a goal
- * reading within it of the line says little). wrk at c=32, warmed
- * up, then many short rounds in alternating order, each after a settling second (replicas.ts), as
- * the proxy section's pairs phase measures; the goal (on ≥ 0.95× off) is the median of the per-round
- * ratios.
+ * reading within it of the line says little). wrk at c=32, warmed up, then many short rounds in
+ * alternating order, each after a settling second (replicas.ts), as the proxy section's pairs phase
+ * measures; the goal (on ≥ 0.95× off) is the median of the per-round ratios.
  */
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runWrk, type WrkResult } from './load'
@@ -80,10 +79,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
       headers: { 'x-forwarded-email': 'bench@localhost' },
     })
     const totals = ((await counted.json()) as { totals?: { requests?: number } }).totals
-    const a = medianBy(samples.get(off.name)!, (r) => r.rps)
-    const b = medianBy(samples.get(on.name)!, (r) => r.rps)
-    const l = medianBy(samples.get(ledger.name)!, (r) => r.rps)
-    const a2 = medianBy(samples.get(offAgain.name)!, (r) => r.rps)
+    const medianOf = (peer: Peer): WrkResult => medianBy(samples.get(peer.name)!, (r) => r.rps)
     const rps = (peer: Peer) => samples.get(peer.name)!.map((r) => r.rps)
     const onOff = paired(rps(on), rps(off))
     const goals: Goal[] = [
@@ -96,7 +92,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
       {
         measure:
           'for reference: the same as the ratio of the two medians (how reports before 2026-11-27 read it)',
-        value: ratio(b.rps, a.rps),
+        value: ratio(medianOf(on).rps, medianOf(off).rps),
         goal: '—',
         met: undefined,
       },
@@ -127,18 +123,12 @@ export async function usageSection(log: (line: string) => void): Promise<Section
       '',
       '| path | req/s c=32 | p50 ms | p99 ms | per round | errors |',
       '|---|---|---|---|---|---|',
-      ...[
-        [off.name, a],
-        [on.name, b],
-        [ledger.name, l],
-        [offAgain.name, a2],
-      ].map(([name, r]) => {
-        const w = r as WrkResult
-        const rounds = samples
-          .get(name as string)!
-          .map((s) => fmt(s.rps))
+      ...[off, on, ledger, offAgain].map((peer) => {
+        const w = medianOf(peer)
+        const rounds = rps(peer)
+          .map((x) => fmt(x))
           .join(', ')
-        return `| ${name} | ${fmt(w.rps)} | ${fmt(w.p50Ms, 3)} | ${fmt(w.p99Ms, 3)} | ${rounds} | ${w.errors} |`
+        return `| ${peer.name} | ${fmt(w.rps)} | ${fmt(w.p50Ms, 3)} | ${fmt(w.p99Ms, 3)} | ${rounds} | ${w.errors} |`
       }),
       '',
       ...goalTable(goals),
