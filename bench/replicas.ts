@@ -6,7 +6,7 @@
  */
 import { runWrk } from './load'
 import type { Peer } from './peers'
-import { roundOrder } from './stats'
+import { balancedOrder } from './stats'
 
 export const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 2)
 /**
@@ -43,7 +43,7 @@ export function inTurn(group: readonly Peer[], round: number): Peer {
 }
 
 /**
- * `rounds` rounds of `measure` over `groups` (each a configuration's processes), in `roundOrder`, each
+ * `rounds` rounds of `measure` over `groups` (each a configuration's processes), in `balancedOrder`, each
  * group through its processes in turn, each run right after `before` (`settle` unless given). The
  * results by the group's name (its first process's), in round order; `after` sees each as it comes
  * (for progress lines).
@@ -57,7 +57,7 @@ export async function measureInRounds<R>(
 ): Promise<Map<string, R[]>> {
   const results = new Map<string, R[]>(groups.map((g) => [g[0]!.name, []]))
   for (let round = 1; round <= rounds; round++) {
-    for (const group of roundOrder(groups, round)) {
+    for (const group of balancedOrder(groups, round)) {
       const name = group[0]!.name
       const peer = inTurn(group, round)
       await before(peer)

@@ -9,9 +9,10 @@
  * limits, which splits the cost: the quota check alone (limited / unlimited token, one process, so
  * no process-to-process difference) and the ledger alone (unlimited token / off); and a second group
  * of "off" processes, whose ratio to the first is the method's own spread (an A/A comparison: a goal
- * reading within it of the line says little). wrk at c=32, warmed up, then many short rounds in
- * alternating order, each after a settling second (replicas.ts), as the proxy section's pairs phase
- * measures; the goal (on ≥ 0.95× off) is the median of the per-round ratios.
+ * reading within it of the line says little). wrk at c=32, warmed up, then many short rounds in a
+ * balanced order (stats.ts balancedOrder: no group owes its figures to its place in the round), each
+ * after a settling second (replicas.ts), as the proxy section's pairs phase measures; the goal (on ≥
+ * 0.95× off) is the median of the per-round ratios.
  */
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runWrk, type WrkResult } from './load'
@@ -43,8 +44,8 @@ export async function usageSection(log: (line: string) => void): Promise<Section
       return peer
     }
     const warm = (peer: Peer) => runWrk(peer, 32, WARMUP)
-    // "on" next to "off": the goal's two run back to back in every round (stats.ts roundOrder), each
-    // through PROCESSES processes of its own in turn (replicas.ts).
+    // Every group in each place of the round equally often (stats.ts balancedOrder), each through
+    // PROCESSES processes of its own in turn (replicas.ts).
     const group = async (name: string, options: Parameters<typeof startSvc>[1]) => {
       log(`starting and warming up ${name}…`)
       const first = await start(name, options)()
@@ -53,8 +54,8 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     }
     const groups: Peer[][] = []
     for (const [name, options] of kinds) groups.push(await group(name, options))
-    // The same "on" processes through a second token without limits, next to "on" in every round: the
-    // quota check's own cost, with no process-to-process difference in it.
+    // The same "on" processes through a second token without limits, in the same rounds: the quota
+    // check's own cost, with no process-to-process difference in it.
     groups.push(await Promise.all(groups[1]!.map(unlimited)))
     // A second group of "off" processes, measured like the others: the goal's statistic between two
     // groups of one configuration (an A/A comparison) is the method's own spread in this run.
@@ -119,7 +120,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     const lines = [
       '## Usage ledger and quotas',
       '',
-      `Every peer with auth on and a bearer token, warmed up ${WARMUP} s at c=32; then ${ROUNDS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in the order below in odd rounds and the reverse in even ones, each through ${PROCESSES} processes of its own in turn; the third row is the same processes as the "on" row through a token without limits, and the fourth a second group of "off" processes (two groups of one configuration: how far apart the method reads them is its own spread). The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
+      `Every peer with auth on and a bearer token, warmed up ${WARMUP} s at c=32; then ${ROUNDS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in a balanced order (over every ${groups.length} rounds each runs in each place once and right after each other once), each through ${PROCESSES} processes of its own in turn; the third row is the same processes as the "on" row through a token without limits, and the fourth a second group of "off" processes (two groups of one configuration: how far apart the method reads them is its own spread). The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
       '',
       '| path | req/s c=32 | p50 ms | p99 ms | per round | errors |',
       '|---|---|---|---|---|---|',
