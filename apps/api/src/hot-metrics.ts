@@ -29,6 +29,8 @@ interface Family {
 export interface HotCounter {
   /** Adds `value` (default 1) to the series with these label values (in `labelNames` order). */
   add(labels: readonly string[], value?: number): void
+  /** The series with these label values, looked up once: for a caller that adds to it on every request. */
+  at(labels: readonly string[]): { add(value?: number): void }
 }
 
 export interface HotHistogram {
@@ -84,6 +86,14 @@ export function createHotMetrics(): HotMetrics {
       return {
         add(labels, value = 1) {
           seriesOf(f, labels).value += value
+        },
+        at(labels) {
+          const s = seriesOf(f, labels)
+          return {
+            add(value = 1) {
+              s.value += value
+            },
+          }
         },
       }
     },

@@ -53,6 +53,31 @@ describe('the quota meter', () => {
   })
 })
 
+describe('the rate-limit headers from the meter', () => {
+  it('writes what the state says, for every limit that is set', () => {
+    const { meter, advance } = meterAt(Date.UTC(2026, 0, 1, 23, 59, 30))
+    const limits = { requests_per_minute: 60, tokens_per_minute: 2000, tokens_per_day: 100_000 }
+    meter.admit('t:a')
+    meter.spend('t:a', 120)
+    advance(1500)
+    const direct: Record<string, unknown> = { 'content-type': 'application/json' }
+    meter.addHeaders(direct, 't:a', limits)
+    const viaState: Record<string, unknown> = { 'content-type': 'application/json' }
+    addRateLimitHeaders(viaState, meter.state('t:a', limits))
+    expect(direct).toEqual(viaState)
+    expect(direct['x-ratelimit-remaining-requests']).toBe('59')
+    expect(direct['x-ratelimit-remaining-tokens-day']).toBe('99880')
+    expect(direct['x-ratelimit-reset-tokens-day']).toBe('29s') // midnight UTC
+    const some: Record<string, unknown> = {}
+    meter.addHeaders(some, 't:a', { requests_per_minute: 60 })
+    expect(Object.keys(some)).toEqual([
+      'x-ratelimit-limit-requests',
+      'x-ratelimit-remaining-requests',
+      'x-ratelimit-reset-requests',
+    ])
+  })
+})
+
 describe('quota text', () => {
   it('parses the short and long names, and refuses nonsense', () => {
     expect(parseQuotaSpec('rpm=60, tpd=200000')).toEqual({

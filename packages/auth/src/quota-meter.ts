@@ -12,7 +12,14 @@
  *   from the usage ledger when it starts, so a restart does not hand out a fresh day; per-minute
  *   windows start empty after a restart.
  */
-import type { LimitName, QuotaLimits, QuotaState } from './quota'
+import {
+  addRequestsHeaders,
+  addTokensDayHeaders,
+  addTokensHeaders,
+  type LimitName,
+  type QuotaLimits,
+  type QuotaState,
+} from './quota'
 
 export interface QuotaRefusal {
   limit: LimitName
@@ -32,6 +39,11 @@ export interface QuotaMeter {
   seedDay(key: string, tokens: number): void
   /** What is left of each limit that is set, for the rate-limit headers. */
   state(key: string, limits: QuotaLimits): QuotaState
+  /**
+   * The rate-limit headers of `state` written into `head` as they stand now, with no state object
+   * between (the gate's path for a caller with one quota: it runs for every answer to one).
+   */
+  addHeaders(head: Record<string, unknown>, key: string, limits: QuotaLimits): void
 }
 
 const MINUTE_MS = 60_000
@@ -111,6 +123,17 @@ export function createQuotaMeter(options: { clock?: () => number } = {}): QuotaM
       if (tpd !== undefined)
         state.tokensDay = { limit: tpd, remaining: tpd - a.dayTokens, resetMs: (a.day + 1) * DAY_MS - now }
       return state
+    },
+    addHeaders(head, key, limits) {
+      const now = clock()
+      const a = account(key, now)
+      const minuteLeft = a.windowStart + MINUTE_MS - now
+      const rpm = limits.requests_per_minute
+      if (rpm !== undefined) addRequestsHeaders(head, rpm, rpm - a.requests, minuteLeft)
+      const tpm = limits.tokens_per_minute
+      if (tpm !== undefined) addTokensHeaders(head, tpm, tpm - a.tokens, minuteLeft)
+      const tpd = limits.tokens_per_day
+      if (tpd !== undefined) addTokensDayHeaders(head, tpd, tpd - a.dayTokens, (a.day + 1) * DAY_MS - now)
     },
   }
 }

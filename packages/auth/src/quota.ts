@@ -130,19 +130,43 @@ const LIMIT_TEXT = new Map<number, string>()
  */
 export function addRateLimitHeaders(head: Record<string, unknown>, state: QuotaState): void {
   const { requests: r, tokens: t, tokensDay: d } = state
-  if (r) {
-    head['x-ratelimit-limit-requests'] = limitText(r.limit)
-    head['x-ratelimit-remaining-requests'] = String(Math.max(0, r.remaining))
-    head['x-ratelimit-reset-requests'] = resetText(r.resetMs)
-  }
-  if (t) {
-    head['x-ratelimit-limit-tokens'] = limitText(t.limit)
-    head['x-ratelimit-remaining-tokens'] = String(Math.max(0, t.remaining))
-    head['x-ratelimit-reset-tokens'] = resetText(t.resetMs)
-  }
-  if (d) {
-    head['x-ratelimit-limit-tokens-day'] = limitText(d.limit)
-    head['x-ratelimit-remaining-tokens-day'] = String(Math.max(0, d.remaining))
-    head['x-ratelimit-reset-tokens-day'] = resetText(d.resetMs)
-  }
+  if (r) addRequestsHeaders(head, r.limit, r.remaining, r.resetMs)
+  if (t) addTokensHeaders(head, t.limit, t.remaining, t.resetMs)
+  if (d) addTokensDayHeaders(head, d.limit, d.remaining, d.resetMs)
+}
+
+/** The `-requests` trio (the quota meter writes it from its counters, with no state object between). */
+export function addRequestsHeaders(
+  head: Record<string, unknown>,
+  limit: number,
+  remaining: number,
+  resetMs: number,
+) {
+  head['x-ratelimit-limit-requests'] = limitText(limit)
+  head['x-ratelimit-remaining-requests'] = String(Math.max(0, remaining))
+  head['x-ratelimit-reset-requests'] = resetText(resetMs)
+}
+
+/** The `-tokens` trio (per minute). */
+export function addTokensHeaders(
+  head: Record<string, unknown>,
+  limit: number,
+  remaining: number,
+  resetMs: number,
+) {
+  head['x-ratelimit-limit-tokens'] = limitText(limit)
+  head['x-ratelimit-remaining-tokens'] = String(Math.max(0, remaining))
+  head['x-ratelimit-reset-tokens'] = resetText(resetMs)
+}
+
+/** The `-tokens-day` trio. */
+export function addTokensDayHeaders(
+  head: Record<string, unknown>,
+  limit: number,
+  remaining: number,
+  resetMs: number,
+) {
+  head['x-ratelimit-limit-tokens-day'] = limitText(limit)
+  head['x-ratelimit-remaining-tokens-day'] = String(Math.max(0, remaining))
+  head['x-ratelimit-reset-tokens-day'] = resetText(resetMs)
 }

@@ -22,7 +22,7 @@ import {
   type QuotaState,
 } from '@svc/auth'
 import { SvcError } from '@svc/core'
-import { addResponseHeaders, writeError } from '@svc/dispatcher'
+import { addResponseHeaders, type HeaderAdder, writeError } from '@svc/dispatcher'
 import { identityKey, tokenKey, type UsageSubject } from './usage-recorder'
 
 export const ON_BEHALF_HEADER = 'x-svc-user'
@@ -73,6 +73,19 @@ const LIMIT_TEXT = {
 export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
   const { meter } = options
   const people = hasLimits(options.identityLimits) ? options.identityLimits : undefined
+  // One header writer per limited caller, made once and kept while its limits stay the same object
+  // (the token store replaces the object when an admin changes them): nothing is allocated for it per
+  // request. It writes what is left when the answer's head goes out.
+  const writers = new Map<string, { limits: QuotaLimits; add: HeaderAdder }>()
+  const writerFor = (key: string, limits: QuotaLimits): HeaderAdder => {
+    let w = writers.get(key)
+    if (w?.limits !== limits) {
+      if (writers.size >= 10_000) writers.clear()
+      w = { limits, add: (head) => meter.addHeaders(head, key, limits) }
+      writers.set(key, w)
+    }
+    return w.add
+  }
 
   return {
     admit(principal, req, res, requestId, refuse = writeError) {
@@ -80,45 +93,73 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
       if (subject === NOBODY) return true
       ;(req as Counted)[SUBJECT] = subject
       const tokenLimits = subject.token ? options.limitsOf(subject.token) : undefined
-      const checks: [string, QuotaLimits, 'token' | 'person'][] = []
-      if (hasLimits(tokenLimits)) checks.push([tokenKey(subject.token), tokenLimits, 'token'])
-      if (people && subject.identity) checks.push([identityKey(subject.identity), people, 'person'])
-      if (checks.length === 0) return true
-      for (const [key, limits, whose] of checks) {
-        const refusal = meter.check(key, limits)
-        if (!refusal) continue
-        setHeaders(res, checks)
-        const retryAfter = Math.max(1, Math.ceil(refusal.retryAfterMs / 1000))
-        const error = new SvcError(
-          'quota.exceeded',
-          `this ${whose}'s quota of ${refusal.value} ${LIMIT_TEXT[refusal.limit]} is used up; retry in ${retryAfter} s`,
-          { param: refusal.limit, headers: { 'Retry-After': String(retryAfter) } },
-        )
-        refuse(res, error, requestId)
+      const byToken = hasLimits(tokenLimits) ? tokenKey(subject.token) : undefined
+      const byPerson = people && subject.identity ? identityKey(subject.identity) : undefined
+      if (byToken === undefined && byPerson === undefined) return true
+      // Into the dispatcher's own head, not res.setHeader: that would send Node down its slow path.
+      addResponseHeaders(
+        res,
+        byPerson === undefined
+          ? writerFor(byToken!, tokenLimits!)
+          : byToken === undefined
+            ? writerFor(byPerson, people!)
+            : (head) =>
+                addRateLimitHeaders(
+                  head,
+                  tighter(meter.state(byToken, tokenLimits!), meter.state(byPerson, people!)),
+                ),
+      )
+      const refusal =
+        (byToken !== undefined && refusalOf(byToken, tokenLimits!, 'token')) ||
+        (byPerson !== undefined && refusalOf(byPerson, people!, 'person'))
+      if (refusal) {
+        refuse(res, refusal, requestId)
         return false
       }
-      for (const [key] of checks) meter.admit(key)
-      setHeaders(res, checks)
+      if (byToken !== undefined) meter.admit(byToken)
+      if (byPerson !== undefined) meter.admit(byPerson)
       return true
     },
     subjectOf: (req) => (req as Counted)[SUBJECT] ?? NOBODY,
   }
 
-  function setHeaders(res: ServerResponse, checks: [string, QuotaLimits, string][]) {
-    let state: QuotaState = meter.state(checks[0]![0], checks[0]![1])
-    for (let i = 1; i < checks.length; i++) state = tighter(state, meter.state(checks[i]![0], checks[i]![1]))
-    // Into the dispatcher's own head, not res.setHeader: that would send Node down its slow path.
-    addResponseHeaders(res, (head) => addRateLimitHeaders(head, state))
+  /** The 429 for `key` over one of its `limits`, if it is. */
+  function refusalOf(key: string, limits: QuotaLimits, whose: 'token' | 'person'): SvcError | undefined {
+    const refusal = meter.check(key, limits)
+    if (!refusal) return undefined
+    const retryAfter = Math.max(1, Math.ceil(refusal.retryAfterMs / 1000))
+    return new SvcError(
+      'quota.exceeded',
+      `this ${whose}'s quota of ${refusal.value} ${LIMIT_TEXT[refusal.limit]} is used up; retry in ${retryAfter} s`,
+      { param: refusal.limit, headers: { 'Retry-After': String(retryAfter) } },
+    )
   }
 }
 
+// The subject of a token acting for nobody, or of a forwarded identity, made once per caller: these
+// run on every request, and the object lives as long as the request (past a young-generation
+// collection it is copied to the old one).
+const TOKEN_SUBJECTS = new Map<string, UsageSubject>()
+const PERSON_SUBJECTS = new Map<string, UsageSubject>()
+
 function subjectFor(principal: Principal, req: IncomingMessage): UsageSubject {
-  if (principal.kind === 'proxy') return { token: '', identity: principal.email }
+  if (principal.kind === 'proxy') return cachedSubject(PERSON_SUBJECTS, principal.email, '', principal.email)
   if (principal.kind !== 'token') return NOBODY
   const named = req.headers[ON_BEHALF_HEADER]
   const person = typeof named === 'string' ? named.trim() : ''
   const identity = person && person.length <= MAX_IDENTITY && !/\p{C}/u.test(person) ? person : ''
-  return { token: principal.tokenId, identity }
+  if (identity) return { token: principal.tokenId, identity }
+  return cachedSubject(TOKEN_SUBJECTS, principal.tokenId, principal.tokenId, '')
+}
+
+function cachedSubject(cache: Map<string, UsageSubject>, key: string, token: string, identity: string) {
+  let subject = cache.get(key)
+  if (subject === undefined) {
+    if (cache.size >= 10_000) cache.clear()
+    subject = Object.freeze({ token, identity })
+    cache.set(key, subject)
+  }
+  return subject
 }
 
 function tighter(a: QuotaState, b: QuotaState): QuotaState {

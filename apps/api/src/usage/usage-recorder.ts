@@ -238,5 +238,9 @@ function seededOnFirstUse(meter: QuotaMeter, seed: () => void): QuotaMeter {
       seed()
       return meter.state(key, limits)
     },
+    addHeaders(head, key, limits) {
+      seed()
+      meter.addHeaders(head, key, limits)
+    },
   }
 }

@@ -38,15 +38,32 @@ export function createUsage(options: {
     'Tokens used per token id and kind (prompt or completion), from the engines\u2019 usage.',
     ['token', 'kind'],
   )
+  // Each token's three series, looked up once (this runs at the end of every request of a token).
+  const perToken = new Map<string, ReturnType<typeof seriesOf>>()
+  const seriesOf = (id: string) => ({
+    requests: requests.at([id]),
+    prompt: used.at([id, 'prompt']),
+    completion: used.at([id, 'completion']),
+  })
+  const countersOf = (id: string) => {
+    let c = perToken.get(id)
+    if (c === undefined) {
+      if (perToken.size >= 10_000) perToken.clear()
+      c = seriesOf(id)
+      perToken.set(id, c)
+    }
+    return c
+  }
   const recorder = createUsageRecorder({
     ledger: openLedger(join(options.stateDir, 'usage.db')),
     meter,
     flushMs: env.flushMs,
     retention: env.retention,
     onTokenUse: (id, prompt, completion) => {
-      requests.add([id])
-      if (prompt) used.add([id, 'prompt'], prompt)
-      if (completion) used.add([id, 'completion'], completion)
+      const c = countersOf(id)
+      c.requests.add()
+      if (prompt) c.prompt.add(prompt)
+      if (completion) c.completion.add(completion)
     },
     onProblem: (message) => logger.error('usage ledger problem', { error: message }),
   })
