@@ -13,8 +13,16 @@ export function medianBy<T>(samples: readonly T[], key: (t: T) => number): T {
   return sorted[Math.floor(sorted.length / 2)]!
 }
 
+/**
+ * The middle value, or the mean of the two middle ones for an even count (NaN when empty). Not the
+ * nearest-rank quantile: of 24 per-round ratios that takes the 12th, the lower middle one, and read a
+ * goal's ratio about 1 % low (the gap between the two middle rounds) in every run.
+ */
 export function median(values: readonly number[]): number {
-  return quantile(values, 0.5)
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 /** `n` with `digits` decimals, or `n/a`. */

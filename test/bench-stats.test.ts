@@ -14,6 +14,11 @@ describe('bench statistics', () => {
     expect(pairedText(paired(a, b))).toBe('0.90× (rounds 0.90–1.50)')
   })
 
+  it('takes the mean of the two middle rounds when their count is even, not the lower one', () => {
+    expect(paired([90, 110, 100, 120], [100, 100, 100, 100]).value).toBeCloseTo(1.05)
+    expect(paired([], []).value).toBeNaN()
+  })
+
   it('pairs differences (added latency) and skips rounds with a missing figure', () => {
     const p = paired([0.3, Number.NaN, 0.25], [0.1, 0.1, 0.1], true)
     expect(p.rounds.map((x) => x.toFixed(2))).toEqual(['0.20', '0.15'])
