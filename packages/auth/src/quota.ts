@@ -135,7 +135,11 @@ export function addRateLimitHeaders(head: Record<string, unknown>, state: QuotaS
   if (d) addTokensDayHeaders(head, d.limit, d.remaining, d.resetMs)
 }
 
-/** The `-requests` trio (the quota meter writes it from its counters, with no state object between). */
+/**
+ * The `-requests` trio (the quota meter writes it from its counters, with no state object between).
+ * One function per trio rather than one taking the names: a store to a name written in the code is a
+ * named property store; names passed in would make each a keyed store seeing nine names.
+ */
 export function addRequestsHeaders(
   head: Record<string, unknown>,
   limit: number,
