@@ -3,8 +3,8 @@
  * with all three limits): V8's sampling heap profiler (`HeapProfiler.startSampling`, a sample every
  * 4 KB allocated, objects already collected included) in a copy of the built API, over a few seconds
  * of wrk at c=32 in front of the fake upstream. Bytes per request hold steady on a shared VM where
- * time does not (four runs of "off" read 24.6–25.2 KB), so a change that allocates shows here when
- * the req/s rounds cannot tell it from noise.
+ * time does not (eight runs of "off" read 24.5–25.2 KB), so a change that allocates half a KB or more
+ * shows here when the req/s rounds cannot tell it from noise.
  *
  * Usage: `npx tsx bench/alloc.ts` (ALLOC_SECONDS, default 3). Prints markdown: the total per request
  * of each, and the functions whose allocation differs most (by the name and place V8 reports; the
