@@ -3,6 +3,7 @@
  * the API's JSON, the CLI's `--rpm 60 --tpm 20000 --tpd 200000`, `SVC_IDENTITY_QUOTA`), and the
  * OpenAI rate-limit headers that describe them.
  */
+import { remember } from '@svc/core'
 import * as v from 'valibot'
 
 export const LIMIT_NAMES = ['requests_per_minute', 'tokens_per_minute', 'tokens_per_day'] as const
@@ -110,13 +111,7 @@ function secondsText(total: number): string {
 
 /** A limit's text, made once per value (limits are few; the cache is dropped past 1000 values). */
 function limitText(limit: number): string {
-  let text = LIMIT_TEXT.get(limit)
-  if (text === undefined) {
-    if (LIMIT_TEXT.size >= 1000) LIMIT_TEXT.clear()
-    text = String(limit)
-    LIMIT_TEXT.set(limit, text)
-  }
-  return text
+  return LIMIT_TEXT.get(limit) ?? remember(LIMIT_TEXT, limit, String(limit), 1000)
 }
 const LIMIT_TEXT = new Map<number, string>()
 

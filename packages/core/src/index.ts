@@ -35,6 +35,9 @@ export * from './slot-metrics'
 export * from './model-pull-event'
 export * from './clock'
 
+// Per-caller values kept for the hot path, bounded.
+export * from './bounded-map'
+
 // JSON at the edges: request bodies, their nesting, exact number literals.
 export * from './json-body'
 export * from './json-depth'

@@ -21,7 +21,7 @@ import {
   type QuotaMeter,
   type QuotaState,
 } from '@svc/auth'
-import { SvcError } from '@svc/core'
+import { remember, SvcError } from '@svc/core'
 import { addResponseHeaders, type HeaderAdder, writeError } from '@svc/dispatcher'
 import { identityKey, tokenKey, type UsageSubject } from './usage-recorder'
 
@@ -78,13 +78,9 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
   // request. It writes what is left when the answer's head goes out.
   const writers = new Map<string, { limits: QuotaLimits; add: HeaderAdder }>()
   const writerFor = (key: string, limits: QuotaLimits): HeaderAdder => {
-    let w = writers.get(key)
-    if (w?.limits !== limits) {
-      if (writers.size >= 10_000) writers.clear()
-      w = { limits, add: (head) => meter.addHeaders(head, key, limits) }
-      writers.set(key, w)
-    }
-    return w.add
+    const w = writers.get(key)
+    if (w?.limits === limits) return w.add
+    return remember(writers, key, { limits, add: (head) => meter.addHeaders(head, key, limits) }).add
   }
 
   return {
@@ -153,13 +149,7 @@ function subjectFor(principal: Principal, req: IncomingMessage): UsageSubject {
 }
 
 function cachedSubject(cache: Map<string, UsageSubject>, key: string, token: string, identity: string) {
-  let subject = cache.get(key)
-  if (subject === undefined) {
-    if (cache.size >= 10_000) cache.clear()
-    subject = Object.freeze({ token, identity })
-    cache.set(key, subject)
-  }
-  return subject
+  return cache.get(key) ?? remember(cache, key, Object.freeze({ token, identity }))
 }
 
 function tighter(a: QuotaState, b: QuotaState): QuotaState {

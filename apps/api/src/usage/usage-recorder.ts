@@ -11,6 +11,7 @@
  * first query; old rows are pruned then and hourly after. An idle API opens no database.
  */
 import type { QuotaMeter } from '@svc/auth'
+import { remember } from '@svc/core'
 import type { DispatchRecord } from '@svc/dispatcher'
 import type { LedgerDelta, UsageLedger } from './ledger'
 import { addCounters } from './usage-types'
@@ -68,13 +69,7 @@ const TOKEN_KEYS = new Map<string, string>()
 const IDENTITY_KEYS = new Map<string, string>()
 
 function keyOf(keys: Map<string, string>, prefix: string, id: string): string {
-  let key = keys.get(id)
-  if (key === undefined) {
-    if (keys.size >= 10_000) keys.clear()
-    key = prefix + id
-    keys.set(id, key)
-  }
-  return key
+  return keys.get(id) ?? remember(keys, id, prefix + id)
 }
 
 export function createUsageRecorder(options: UsageRecorderOptions): UsageRecorder {

@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import { createQuotaMeter, type TokenStore } from '@svc/auth'
+import { remember } from '@svc/core'
 import type { Logger } from '@svc/core/node'
 import type { DispatchRecord } from '@svc/dispatcher'
 import type { HotMetrics } from '../hot-metrics'
@@ -45,15 +46,7 @@ export function createUsage(options: {
     prompt: used.at([id, 'prompt']),
     completion: used.at([id, 'completion']),
   })
-  const countersOf = (id: string) => {
-    let c = perToken.get(id)
-    if (c === undefined) {
-      if (perToken.size >= 10_000) perToken.clear()
-      c = seriesOf(id)
-      perToken.set(id, c)
-    }
-    return c
-  }
+  const countersOf = (id: string) => perToken.get(id) ?? remember(perToken, id, seriesOf(id))
   const recorder = createUsageRecorder({
     ledger: openLedger(join(options.stateDir, 'usage.db')),
     meter,
