@@ -111,31 +111,53 @@ export function createQuotaMeter(options: { clock?: () => number } = {}): QuotaM
       account(key, clock()).dayTokens = tokens
     },
     state(key, limits) {
-      const now = clock()
-      const a = account(key, now)
-      const minuteLeft = a.windowStart + MINUTE_MS - now
       const state: QuotaState = {}
-      const rpm = limits.requests_per_minute
-      if (rpm !== undefined) state.requests = { limit: rpm, remaining: rpm - a.requests, resetMs: minuteLeft }
-      const tpm = limits.tokens_per_minute
-      if (tpm !== undefined) state.tokens = { limit: tpm, remaining: tpm - a.tokens, resetMs: minuteLeft }
-      const tpd = limits.tokens_per_day
-      if (tpd !== undefined)
-        state.tokensDay = { limit: tpd, remaining: tpd - a.dayTokens, resetMs: (a.day + 1) * DAY_MS - now }
+      eachLimit(state, account, clock(), key, limits, TO_STATE)
       return state
     },
     addHeaders(head, key, limits) {
-      const now = clock()
-      const a = account(key, now)
-      const minuteLeft = a.windowStart + MINUTE_MS - now
-      const rpm = limits.requests_per_minute
-      if (rpm !== undefined) addRequestsHeaders(head, rpm, rpm - a.requests, minuteLeft)
-      const tpm = limits.tokens_per_minute
-      if (tpm !== undefined) addTokensHeaders(head, tpm, tpm - a.tokens, minuteLeft)
-      const tpd = limits.tokens_per_day
-      if (tpd !== undefined) addTokensDayHeaders(head, tpd, tpd - a.dayTokens, (a.day + 1) * DAY_MS - now)
+      eachLimit(head, account, clock(), key, limits, TO_HEADERS)
     },
   }
+}
+
+/** Where each limit that is set goes: `(target, limit, remaining, resetMs)`, one per trio. */
+type Put<T> = (target: T, limit: number, remaining: number, resetMs: number) => void
+type Puts<T> = readonly [requests: Put<T>, tokens: Put<T>, tokensDay: Put<T>]
+
+const TO_STATE: Puts<QuotaState> = [
+  (s, limit, remaining, resetMs) => {
+    s.requests = { limit, remaining, resetMs }
+  },
+  (s, limit, remaining, resetMs) => {
+    s.tokens = { limit, remaining, resetMs }
+  },
+  (s, limit, remaining, resetMs) => {
+    s.tokensDay = { limit, remaining, resetMs }
+  },
+]
+const TO_HEADERS: Puts<Record<string, unknown>> = [addRequestsHeaders, addTokensHeaders, addTokensDayHeaders]
+
+/**
+ * What is left of each limit of `limits` that is set, and when it resets, handed to `put` (the one
+ * place that works it out, for the state object and for the headers written straight from it).
+ */
+function eachLimit<T>(
+  target: T,
+  account: (key: string, now: number) => Account,
+  now: number,
+  key: string,
+  limits: QuotaLimits,
+  put: Puts<T>,
+): void {
+  const a = account(key, now)
+  const minuteLeft = a.windowStart + MINUTE_MS - now
+  const rpm = limits.requests_per_minute
+  if (rpm !== undefined) put[0](target, rpm, rpm - a.requests, minuteLeft)
+  const tpm = limits.tokens_per_minute
+  if (tpm !== undefined) put[1](target, tpm, tpm - a.tokens, minuteLeft)
+  const tpd = limits.tokens_per_day
+  if (tpd !== undefined) put[2](target, tpd, tpd - a.dayTokens, (a.day + 1) * DAY_MS - now)
 }
 
 function dayOf(ms: number): number {
