@@ -18,9 +18,9 @@ import { BUILT_ENTRIES, ensureBuilt } from '@svc/testing'
 import { runWrk } from './load'
 import { type Peer, startFakeUpstream, startSvc } from './peers'
 import { fmt } from './stats'
+import { USAGE_OFF, USAGE_ON } from './usage-section'
 
 const SECONDS = Number(process.env.ALLOC_SECONDS ?? 3)
-const HUGE = 1_000_000_000
 
 /** Appended to the copy: SIGUSR2 starts sampling, the next one writes the profile to `<dir>/<pid>.json`. */
 const SAMPLER = (dir: string) => `
@@ -51,10 +51,9 @@ async function main() {
   const upstream = await startFakeUpstream()
   const peers: Peer[] = [upstream]
   try {
-    const limits = { requests_per_minute: HUGE, tokens_per_minute: HUGE, tokens_per_day: HUGE }
     const kinds = [
-      { name: 'usage off', options: { auth: true, entry, env: { SVC_USAGE_ENABLED: '0' } } },
-      { name: 'ledger and quota on', options: { auth: true, entry, limits } },
+      { name: 'usage off', options: { ...USAGE_OFF, entry } },
+      { name: 'ledger and quota on', options: { ...USAGE_ON, entry } },
     ]
     const perRequest = new Map<string, Map<string, number>>()
     for (const { name, options } of kinds) {

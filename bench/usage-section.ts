@@ -27,16 +27,20 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 5)
 // High enough never to refuse in a run, and a small integer to V8 like the limits people set (a
 // limit past 2^30 is a heap number, and printing one in each answer's headers costs a double-to-text).
 const HUGE = 1_000_000_000
+/** The two configurations the section compares (bench/alloc.ts measures the same two). */
+export const USAGE_OFF = { auth: true, env: { SVC_USAGE_ENABLED: '0' } }
+export const USAGE_ON = {
+  auth: true,
+  limits: { requests_per_minute: HUGE, tokens_per_minute: HUGE, tokens_per_day: HUGE },
+}
 
 export async function usageSection(log: (line: string) => void): Promise<SectionResult> {
   const upstream = await startFakeUpstream()
   const peers: Peer[] = [upstream]
   try {
-    const limits = { requests_per_minute: HUGE, tokens_per_minute: HUGE, tokens_per_day: HUGE }
-    const offOptions = { auth: true, env: { SVC_USAGE_ENABLED: '0' } }
     const kinds: [string, Parameters<typeof startSvc>[1]][] = [
-      ['svc, usage off', offOptions],
-      ['svc, ledger and quota on', { auth: true, limits }],
+      ['svc, usage off', USAGE_OFF],
+      ['svc, ledger and quota on', USAGE_ON],
     ]
     const start = (name: string, options: Parameters<typeof startSvc>[1]) => async () => {
       const peer = { ...(await startSvc(upstream.url, options)), name }
@@ -59,7 +63,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     groups.push(await Promise.all(groups[1]!.map(unlimited)))
     // A second group of "off" processes, measured like the others: the goal's statistic between two
     // groups of one configuration (an A/A comparison) is the method's own spread in this run.
-    groups.push(await group('svc, usage off (a second group of processes)', offOptions))
+    groups.push(await group('svc, usage off (a second group of processes)', USAGE_OFF))
     const [off, on, ledger, offAgain] = groups.map((g) => g[0]!) as [Peer, Peer, Peer, Peer]
     const check = await fetch(`${on.url}/v1/chat/completions`, {
       method: 'POST',
