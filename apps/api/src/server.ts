@@ -2,7 +2,7 @@
  * Builds and starts the whole svc server from a parsed environment: wiring, app, HTTP listener.
  * `serve.ts` calls it for production; integration tests call it in-process on port 0.
  */
-import { createServer, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import { checkTokensFile, createHostRule, createProxyTrust, thisMachineHostnames } from '@svc/auth'
 import { guardServer, type Logger, SVC_VERSION } from '@svc/core/node'
 import { type AppType, createApp } from './app'
@@ -13,6 +13,7 @@ import { createHttpHandler } from './http-handler'
 import { createMetrics } from './metrics'
 import { authGuard, createAuthenticator } from './middleware/auth'
 import { hostGuard } from './middleware/host'
+import { newServer } from './new-server'
 import { createOllamaHandler } from './ollama/ollama-handler'
 import { createOllamaListener } from './ollama/ollama-listener'
 import { createWiring, type Wiring } from './wiring'
@@ -69,11 +70,11 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     ...(wiring.deps.pulls ? { pulls: wiring.deps.pulls } : {}),
     ...(wiring.deps.upstreamRefs ? { upstreamRefs: wiring.deps.upstreamRefs } : {}),
   })
-  const server = createServer()
+  const server = newServer()
   const handler = createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, refuse, ollama, ...guard })
   server.on('request', guardServer(server, handler, { maxConnections: env.maxConnections }))
   const url = await listen(server, env.port, env.host)
-  const ollamaServer = env.ollamaPort === undefined ? undefined : createServer()
+  const ollamaServer = env.ollamaPort === undefined ? undefined : newServer()
   if (ollamaServer) {
     const ollamaHandler = createOllamaListener(ollama, refuse)
     ollamaServer.on(

@@ -11,7 +11,7 @@
  *   a limit, never lift the token's own.
  * - With both limited, each header says what is left of the tighter of the two.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import { IncomingMessage, type ServerResponse } from 'node:http'
 import {
   addRateLimitHeaders,
   hasLimits,
@@ -63,6 +63,15 @@ const NOBODY: UsageSubject = Object.freeze({ token: '', identity: '' })
  */
 const SUBJECT = Symbol('svc.usage-subject')
 type Counted = IncomingMessage & { [SUBJECT]?: UsageSubject }
+
+/**
+ * The servers' request class (`createServer({ IncomingMessage })`): every request has the subject's
+ * slot from the start, so counted and uncounted requests share one shape for V8 (as
+ * ResponseWithAddedHeaders in @svc/dispatcher does for responses).
+ */
+export class CountedRequest extends IncomingMessage {
+  [SUBJECT]: UsageSubject | undefined = undefined
+}
 
 const LIMIT_TEXT = {
   requests_per_minute: 'requests per minute',
