@@ -125,7 +125,7 @@ const report = [
   'difference between two processes of one program (the A/A row), which no number of rounds removes.',
   goalSe < 0.015 && Math.abs(http.geomean - 1) < 0.03
     ? 'That is quiet enough for one run to decide a goal 5 % from its line.'
-    : 'That is too much for one run to decide a goal within 5 % of its line: pool several runs, or take the figures on a quieter machine (dedicated cores, nothing else running).',
+    : 'That is too much to trust one run of a goal within 5 % of its line: pool several runs, or take the figures on a quieter machine (dedicated cores, nothing else running).',
   '',
 ].join('\n')
 process.stdout.write(report)
