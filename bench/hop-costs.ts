@@ -14,12 +14,13 @@
  * found in the build (the source changed) stops the run, naming the step: update its pattern here.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { readFile, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { dirname, join } from 'node:path'
-import { BUILT_ENTRIES, ensureBuilt, REPO_ROOT } from '@svc/testing'
+import { BUILT_ENTRIES, ensureBuilt } from '@svc/testing'
 import { runWrk } from './load'
 import { type Peer, startFakeUpstream, startNodeProxy, startSvc } from './peers'
+import { writeReport } from './report-file'
 import { cpuMs } from './rss'
 import { fmt, median } from './stats'
 
@@ -129,10 +130,7 @@ async function main(): Promise<void> {
     '',
   ].join('\n')
   process.stdout.write(report)
-  const out = join(REPO_ROOT, 'bench', 'results')
-  await mkdir(out, { recursive: true })
-  const path = join(out, `hop-costs-${new Date().toISOString().replace(/[:.]/g, '-')}.md`)
-  await writeFile(path, report)
+  const path = await writeReport('hop-costs-', report)
   process.stderr.write(`written to ${path}\n`)
 }
 

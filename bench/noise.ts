@@ -16,11 +16,10 @@
  * bench/results/noise-<timestamp>.md.
  */
 import { readFileSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import { REPO_ROOT } from '@svc/testing'
 import { runWrk } from './load'
 import { startFakeUpstream } from './peers'
+import { PAIRS } from './replicas'
+import { writeReport } from './report-file'
 import { fmt, median } from './stats'
 
 const ROUNDS = Number(process.env.NOISE_ROUNDS ?? 30)
@@ -102,8 +101,8 @@ const memory = memoryProbe()
 const http = await httpProbe(log)
 const after = cpuTimes()
 const steal = (after.steal - before.steal) / (after.total - before.total)
-// The bench's paired goals: the median of 24 per-round ratios (~1.25 × the mean's standard error).
-const goalSe = (1.25 * http.pairSd) / Math.sqrt(24)
+// The bench's paired goals: the median of PAIRS per-round ratios (~1.25 × the mean's standard error).
+const goalSe = (1.25 * http.pairSd) / Math.sqrt(PAIRS)
 const spread = (xs: number[]) => {
   const m = median(xs)
   return `${pct(logSd(xs))} (${fmt(Math.min(...xs) / m, 2)}–${fmt(Math.max(...xs) / m, 2)} of the median)`
@@ -121,7 +120,7 @@ const report = [
   `| time stolen by the hypervisor, over the probes | ${pct(steal)} |`,
   '',
   `A paired goal of the bench (svc against a peer, the usage section's on against off) is the median of`,
-  `24 per-round ratios: with rounds this spread, its standard error is about ${pct(goalSe)}, before any`,
+  `${PAIRS} per-round ratios: with rounds this spread, its standard error is about ${pct(goalSe)}, before any`,
   'difference between two processes of one program (the A/A row), which no number of rounds removes.',
   goalSe < 0.015 && Math.abs(http.geomean - 1) < 0.03
     ? 'That is quiet enough for one run to decide a goal 5 % from its line.'
@@ -129,6 +128,4 @@ const report = [
   '',
 ].join('\n')
 process.stdout.write(report)
-const dir = join(REPO_ROOT, 'bench', 'results')
-await mkdir(dir, { recursive: true })
-await writeFile(join(dir, `noise-${new Date().toISOString().replace(/[:.]/g, '-')}.md`), report)
+process.stderr.write(`written to ${await writeReport('noise-', report)}\n`)

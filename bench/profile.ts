@@ -6,13 +6,14 @@
  * esbuild writes). Usage: `npx tsx bench/profile.ts` (PROFILE_SECONDS, default 15). Prints markdown
  * and writes it to bench/results/profile-<timestamp>.md.
  */
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { BUILT_ENTRIES, REPO_ROOT } from '@svc/testing'
 import { runWrk } from './load'
 import { startFakeUpstream, startSvc } from './peers'
+import { writeReport } from './report-file'
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 15)
 const PRELOAD = pathToFileURL(join(REPO_ROOT, 'bench', 'cpu-profile-preload.mjs')).href
@@ -42,10 +43,7 @@ async function main(): Promise<void> {
     const profile = JSON.parse(await readFile(join(dir, file), 'utf8')) as CpuProfile
     const report = summarise(profile, await bundleSections(), result.rps)
     process.stdout.write(report)
-    const out = join(REPO_ROOT, 'bench', 'results')
-    await mkdir(out, { recursive: true })
-    const path = join(out, `profile-${new Date().toISOString().replace(/[:.]/g, '-')}.md`)
-    await writeFile(path, report)
+    const path = await writeReport('profile-', report)
     process.stderr.write(`written to ${path}\n`)
   } finally {
     await upstream.stop()

@@ -17,7 +17,7 @@ import { connectSubscribers } from './event-subscribers'
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runSse, runWrk, type SseResult, type WrkResult } from './load'
 import { type Peer, startCaddy, startClusterSvc, startFakeUpstream, startNodeProxy, startSvc } from './peers'
-import { measureInRounds, PROCESSES, SETTLE_SECONDS, settle, withReplicas } from './replicas'
+import { measureInRounds, PAIRS, PROCESSES, SETTLE_SECONDS, settle, withReplicas } from './replicas'
 import { fmt, medianBy, type Paired, paired, pairedText, ratio, roundOrder } from './stats'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -31,7 +31,6 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 2)
  * the next by up to 1.3× either way, so the median of five paired rounds still moved by ±0.1 between
  * runs of the bench; many short pairs narrow that, for about two minutes more.
  */
-const PAIRS = Number(process.env.BENCH_PAIRS ?? 24)
 const PAIR_SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 1)
 /**
  * The warm-up of the pairs phase's second processes: by then the first ones have served the rounds

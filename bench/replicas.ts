@@ -9,6 +9,8 @@ import type { Peer } from './peers'
 import { balancedOrder } from './stats'
 
 export const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 2)
+/** Rounds of the paired goals at c=32 (the proxy section's pairs phase, the usage section). */
+export const PAIRS = Number(process.env.BENCH_PAIRS ?? 24)
 /**
  * Seconds of unmeasured load at c=32 right before each measured run (0: none). Between its turns a
  * process idles while the others run, and an idle svc comes back slowly (V8's memory reducer flushes

@@ -16,13 +16,13 @@
  * markdown and writes it to bench/results/<timestamp>.md and latest.md. Env of each section: see its
  * file; BENCH_ROUNDS (default 5) applies to the proxy and engine sections.
  */
-import { mkdir, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os'
 import { join } from 'node:path'
-import { REPO_ROOT } from '@svc/testing'
 import { engineSection } from './engine-section'
 import { goalTable, type SectionResult } from './goals'
 import { proxySection } from './proxy-section'
+import { RESULTS_DIR, writeReport } from './report-file'
 import { startSection } from './start-section'
 import { streamMemorySection } from './stream-memory'
 import { swapSection } from './swap-section'
@@ -69,12 +69,9 @@ async function main(): Promise<void> {
     ...results.map((r) => r.markdown),
   ].join('\n')
   process.stdout.write(report)
-  const dir = join(REPO_ROOT, 'bench', 'results')
-  await mkdir(dir, { recursive: true })
-  const stamp = began.toISOString().replace(/[:.]/g, '-')
-  await writeFile(join(dir, `${stamp}.md`), report)
-  await writeFile(join(dir, 'latest.md'), report)
-  log(`written to bench/results/${stamp}.md`)
+  const path = await writeReport('', report, began)
+  await writeFile(join(RESULTS_DIR, 'latest.md'), report)
+  log(`written to ${path}`)
 }
 
 void main().catch((error) => {

@@ -17,12 +17,11 @@
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runWrk, type WrkResult } from './load'
 import { type Peer, startFakeUpstream, startSvc } from './peers'
-import { measureInRounds, PROCESSES, SETTLE_SECONDS, withReplicas } from './replicas'
+import { measureInRounds, PAIRS, PROCESSES, SETTLE_SECONDS, withReplicas } from './replicas'
 import { fmt, medianBy, paired, pairedText, ratio } from './stats'
 
 // Many short rounds rather than a few long ones, as the proxy section's pairs phase (see there).
 const SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 1)
-const ROUNDS = Number(process.env.BENCH_PAIRS ?? 24)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5)
 // High enough never to refuse in a run, and a small integer to V8 like the limits people set (a
 // limit past 2^30 is a heap number, and printing one in each answer's headers costs a double-to-text).
@@ -76,9 +75,9 @@ export async function usageSection(log: (line: string) => void): Promise<Section
 
     const samples = await measureInRounds(
       groups,
-      ROUNDS,
+      PAIRS,
       (peer) => runWrk(peer, 32, SECONDS),
-      (round, name, r) => log(`round ${round}/${ROUNDS} ${name}: c=32 ${fmt(r.rps)} req/s`),
+      (round, name, r) => log(`round ${round}/${PAIRS} ${name}: c=32 ${fmt(r.rps)} req/s`),
     )
     const counted = await fetch(`${on.url}/api/usage?group_by=token`, {
       headers: { 'x-forwarded-email': 'bench@localhost' },
@@ -124,7 +123,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     const lines = [
       '## Usage ledger and quotas',
       '',
-      `Every peer with auth on and a bearer token, warmed up ${WARMUP} s at c=32; then ${ROUNDS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in a balanced order (over every ${groups.length} rounds each runs in each place once and right after each other once), each through ${PROCESSES} processes of its own in turn; the third row is the same processes as the "on" row through a token without limits, and the fourth a second group of "off" processes (two groups of one configuration: how far apart the method reads them is its own spread). The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
+      `Every peer with auth on and a bearer token, warmed up ${WARMUP} s at c=32; then ${PAIRS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in a balanced order (over every ${groups.length} rounds each runs in each place once and right after each other once), each through ${PROCESSES} processes of its own in turn; the third row is the same processes as the "on" row through a token without limits, and the fourth a second group of "off" processes (two groups of one configuration: how far apart the method reads them is its own spread). The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
       '',
       '| path | req/s c=32 | p50 ms | p99 ms | per round | errors |',
       '|---|---|---|---|---|---|',
