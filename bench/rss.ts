@@ -81,3 +81,16 @@ export function cpuMs(pid: number): number {
     return 0
   }
 }
+
+/**
+ * CPU time the main thread of `pid` has used so far (ns, from /proc/<pid>/schedstat: the thread
+ * group leader only), 0 when it is gone. For a Node server that is its event loop, the thread that
+ * bounds its req/s; the garbage collector's helpers and libuv's pool are other threads.
+ */
+export function mainThreadCpuNs(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
+  } catch {
+    return 0
+  }
+}

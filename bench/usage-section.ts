@@ -12,13 +12,16 @@
  * reading within it of the line says little). wrk at c=32, warmed up, then many short rounds in a
  * balanced order (stats.ts balancedOrder: no group owes its figures to its place in the round), each
  * after a settling second (replicas.ts), as the proxy section's pairs phase measures; the goal (on ≥
- * 0.95× off) is the median of the per-round ratios.
+ * 0.95× off) is the median of the per-round ratios. Each run also reads the CPU time svc's event loop
+ * spent per request (/proc/<pid>/schedstat): svc's own cost, apart from what wrk and the upstream on
+ * the same two cores make of its answers.
  */
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runWrk, type WrkResult } from './load'
 import { type Peer, startFakeUpstream, startSvc } from './peers'
 import { measureInRounds, PAIRS, PROCESSES, SETTLE_SECONDS, withReplicas } from './replicas'
-import { fmt, medianBy, paired, pairedText, ratio } from './stats'
+import { mainThreadCpuNs } from './rss'
+import { fmt, median, medianBy, paired, pairedText, ratio } from './stats'
 
 // Many short rounds rather than a few long ones, as the proxy section's pairs phase (see there).
 const SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 1)
@@ -73,11 +76,10 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     if (check.headers.get('x-ratelimit-limit-requests') !== String(HUGE))
       throw new Error('the limited token got no rate-limit headers: the quota check is not running')
 
-    const samples = await measureInRounds(
-      groups,
-      PAIRS,
-      (peer) => runWrk(peer, 32, SECONDS),
-      (round, name, r) => log(`round ${round}/${PAIRS} ${name}: c=32 ${fmt(r.rps)} req/s`),
+    const samples = await measureInRounds(groups, PAIRS, withLoopCpu, (round, name, r) =>
+      log(
+        `round ${round}/${PAIRS} ${name}: c=32 ${fmt(r.rps)} req/s, ${fmt(r.loopUs, 1)} µs event-loop CPU/request`,
+      ),
     )
     const counted = await fetch(`${on.url}/api/usage?group_by=token`, {
       headers: { 'x-forwarded-email': 'bench@localhost' },
@@ -85,6 +87,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     const totals = ((await counted.json()) as { totals?: { requests?: number } }).totals
     const medianOf = (peer: Peer): WrkResult => medianBy(samples.get(peer.name)!, (r) => r.rps)
     const rps = (peer: Peer) => samples.get(peer.name)!.map((r) => r.rps)
+    const loopUs = (peer: Peer) => samples.get(peer.name)!.map((r) => r.loopUs)
     const onOff = paired(rps(on), rps(off))
     const goals: Goal[] = [
       {
@@ -114,6 +117,20 @@ export async function usageSection(log: (line: string) => void): Promise<Section
       },
       {
         measure:
+          'for reference: svc\u2019s own cost, event-loop CPU per request, on / off (from /proc; the rest of the machine left out)',
+        value: pairedText(paired(loopUs(on), loopUs(off))),
+        goal: '—',
+        met: undefined,
+      },
+      {
+        measure:
+          'for reference: the same for the quota check alone, limited token / token without limits, same processes',
+        value: pairedText(paired(loopUs(on), loopUs(ledger))),
+        goal: '—',
+        met: undefined,
+      },
+      {
+        measure:
           'for reference: usage off / usage off, two groups of processes of the same configuration (the method\u2019s own spread)',
         value: pairedText(paired(rps(offAgain), rps(off))),
         goal: '—',
@@ -125,14 +142,15 @@ export async function usageSection(log: (line: string) => void): Promise<Section
       '',
       `Every peer with auth on and a bearer token, warmed up ${WARMUP} s at c=32; then ${PAIRS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in a balanced order (over every ${groups.length} rounds each runs in each place once and right after each other once), each through ${PROCESSES} processes of its own in turn; the third row is the same processes as the "on" row through a token without limits, and the fourth a second group of "off" processes (two groups of one configuration: how far apart the method reads them is its own spread). The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
       '',
-      '| path | req/s c=32 | p50 ms | p99 ms | per round | errors |',
-      '|---|---|---|---|---|---|',
+      '| path | req/s c=32 | p50 ms | p99 ms | event-loop CPU µs/request | per round | errors |',
+      '|---|---|---|---|---|---|---|',
       ...[off, on, ledger, offAgain].map((peer) => {
         const w = medianOf(peer)
         const rounds = rps(peer)
           .map((x) => fmt(x))
           .join(', ')
-        return `| ${peer.name} | ${fmt(w.rps)} | ${fmt(w.p50Ms, 3)} | ${fmt(w.p99Ms, 3)} | ${rounds} | ${w.errors} |`
+        const cpu = median(loopUs(peer))
+        return `| ${peer.name} | ${fmt(w.rps)} | ${fmt(w.p50Ms, 3)} | ${fmt(w.p99Ms, 3)} | ${fmt(cpu, 1)} | ${rounds} | ${w.errors} |`
       }),
       '',
       ...goalTable(goals),
@@ -142,6 +160,18 @@ export async function usageSection(log: (line: string) => void): Promise<Section
   } finally {
     for (const p of peers.reverse()) await p.stop().catch(() => undefined)
   }
+}
+
+/**
+ * One wrk run with the CPU time svc's main thread (its event loop, which bounds its req/s) spent per
+ * request in it: svc's own cost, without what wrk and the upstream on the same cores make of the
+ * answer. A reading of the cost the goal is about that the machine's other tenants move less.
+ */
+async function withLoopCpu(peer: Peer): Promise<WrkResult & { loopUs: number }> {
+  const before = mainThreadCpuNs(peer.pid!)
+  const result = await runWrk(peer, 32, SECONDS)
+  const ns = mainThreadCpuNs(peer.pid!) - before
+  return { ...result, loopUs: ns / 1000 / (result.rps * SECONDS) }
 }
 
 /** `peer` through a new token (scope v1-only) without limits, made by an admin through its API. */
