@@ -17,7 +17,15 @@ import { connectSubscribers } from './event-subscribers'
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runSse, runWrk, type SseResult, type WrkResult } from './load'
 import { type Peer, startCaddy, startClusterSvc, startFakeUpstream, startNodeProxy, startSvc } from './peers'
-import { measureInRounds, PAIRS, PROCESSES, SETTLE_SECONDS, settle, withReplicas } from './replicas'
+import {
+  measureInRounds,
+  PAIRS,
+  PROCESSES,
+  REPLICA_WARMUP,
+  SETTLE_SECONDS,
+  settle,
+  withReplicas,
+} from './replicas'
 import { fmt, medianBy, type Paired, paired, pairedText, ratio, roundOrder } from './stats'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -32,14 +40,6 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 2)
  * runs of the bench; many short pairs narrow that, for about two minutes more.
  */
 const PAIR_SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 1)
-/**
- * The warm-up of the pairs phase's second processes: by then the first ones have served the rounds
- * (~40 s of load). svc reached its steady req/s only after ~20 s of load (16 one-second pairs right
- * after a 5 s warm-up read 0.84× the minimal proxy, the next 16 1.00× and 0.98×); the minimal proxy
- * and Caddy are steady at once.
- */
-const REPLICA_WARMUP = Number(process.env.BENCH_REPLICA_WARMUP ?? 20)
-
 interface Samples {
   c1: WrkResult[]
   c32: WrkResult[]

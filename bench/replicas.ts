@@ -12,6 +12,15 @@ export const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 2)
 /** Rounds of the paired goals at c=32 (the proxy section's pairs phase, the usage section). */
 export const PAIRS = Number(process.env.BENCH_PAIRS ?? 24)
 /**
+ * Seconds of load at c=32 that warm a process of a paired goal before its rounds (the proxy section's
+ * second processes, every process of the usage section). svc reached its steady req/s only after ~20 s
+ * of load: 16 one-second pairs right after a 5 s warm-up read 0.84× the minimal proxy, the next 16
+ * 1.00× and 0.98×; the minimal proxy and Caddy are steady at once. In the usage section, warmed 5 s
+ * before 2026-11-27, the "on" processes (which serve two of its groups, so twice the load) read 0.99×
+ * of "off" in rounds 1–8 and 0.91× in rounds 17–24, on average over 13 runs.
+ */
+export const REPLICA_WARMUP = Number(process.env.BENCH_REPLICA_WARMUP ?? 20)
+/**
  * Seconds of unmeasured load at c=32 right before each measured run (0: none). Between its turns a
  * process idles while the others run, and an idle svc comes back slowly (V8's memory reducer flushes
  * bytecode that the next requests compile again); the goals are about the steady hop, so each run

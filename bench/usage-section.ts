@@ -19,13 +19,12 @@
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runWrk, type WrkResult } from './load'
 import { type Peer, startFakeUpstream, startSvc } from './peers'
-import { measureInRounds, PAIRS, PROCESSES, SETTLE_SECONDS, withReplicas } from './replicas'
+import { measureInRounds, PAIRS, PROCESSES, REPLICA_WARMUP, SETTLE_SECONDS, withReplicas } from './replicas'
 import { mainThreadCpuNs } from './rss'
 import { fmt, median, medianBy, paired, pairedText, ratio } from './stats'
 
 // Many short rounds rather than a few long ones, as the proxy section's pairs phase (see there).
 const SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 1)
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 5)
 // High enough never to refuse in a run, and a small integer to V8 like the limits people set (a
 // limit past 2^30 is a heap number, and printing one in each answer's headers costs a double-to-text).
 const HUGE = 1_000_000_000
@@ -49,7 +48,9 @@ export async function usageSection(log: (line: string) => void): Promise<Section
       peers.push(peer)
       return peer
     }
-    const warm = (peer: Peer) => runWrk(peer, 32, WARMUP)
+    // Every process warmed to its steady state (replicas.ts REPLICA_WARMUP): warmed less, the "off"
+    // processes, which serve one group where the "on" ones serve two, caught up during the rounds.
+    const warm = (peer: Peer) => runWrk(peer, 32, REPLICA_WARMUP)
     // Every group in each place of the round equally often (stats.ts balancedOrder), each through
     // PROCESSES processes of its own in turn (replicas.ts).
     const group = async (name: string, options: Parameters<typeof startSvc>[1]) => {
@@ -140,7 +141,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     const lines = [
       '## Usage ledger and quotas',
       '',
-      `Every peer with auth on and a bearer token, warmed up ${WARMUP} s at c=32; then ${PAIRS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in a balanced order (over every ${groups.length} rounds each runs in each place once and right after each other once), each through ${PROCESSES} processes of its own in turn; the third row is the same processes as the "on" row through a token without limits, and the fourth a second group of "off" processes (two groups of one configuration: how far apart the method reads them is its own spread). The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
+      `Every peer with auth on and a bearer token, each process warmed up ${REPLICA_WARMUP} s at c=32; then ${PAIRS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in a balanced order (over every ${groups.length} rounds each runs in each place once and right after each other once), each through ${PROCESSES} processes of its own in turn; the third row is the same processes as the "on" row through a token without limits, and the fourth a second group of "off" processes (two groups of one configuration: how far apart the method reads them is its own spread). The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
       '',
       '| path | req/s c=32 | p50 ms | p99 ms | event-loop CPU µs/request | per round | errors |',
       '|---|---|---|---|---|---|---|',
