@@ -28,6 +28,7 @@ const SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 1)
 // High enough never to refuse in a run, and a small integer to V8 like the limits people set (a
 // limit past 2^30 is a heap number, and printing one in each answer's headers costs a double-to-text).
 const HUGE = 1_000_000_000
+const BURN_IN = Number(process.env.BENCH_BURN_IN ?? 12)
 /** The two configurations the section compares (bench/alloc.ts measures the same two). */
 export const USAGE_OFF = { auth: true, env: { SVC_USAGE_ENABLED: '0' } }
 export const USAGE_ON = {
@@ -77,6 +78,13 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     if (check.headers.get('x-ratelimit-limit-requests') !== String(HUGE))
       throw new Error('the limited token got no rate-limit headers: the quota check is not running')
 
+    // Rounds whose figures are dropped, in the same order as the measured ones: warmed one after the
+    // other, the first group's processes have idled ~2 min by the time the rounds start, and with 5 s
+    // of warm-up (before 2026-11-27) or 20 s, two "off" groups read 1.15–1.35× apart in rounds 1–6 and
+    // ~1.0× from round 13 on (the A/A row, four runs each). These bring every process into the rounds'
+    // rhythm first.
+    log(`${BURN_IN} rounds not measured first…`)
+    await measureInRounds(groups, BURN_IN, (peer) => runWrk(peer, 32, SECONDS))
     const samples = await measureInRounds(groups, PAIRS, withLoopCpu, (round, name, r) =>
       log(
         `round ${round}/${PAIRS} ${name}: c=32 ${fmt(r.rps)} req/s, ${fmt(r.loopUs, 1)} µs event-loop CPU/request`,
@@ -141,7 +149,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     const lines = [
       '## Usage ledger and quotas',
       '',
-      `Every peer with auth on and a bearer token, each process warmed up ${REPLICA_WARMUP} s at c=32; then ${PAIRS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in a balanced order (over every ${groups.length} rounds each runs in each place once and right after each other once), each through ${PROCESSES} processes of its own in turn; the third row is the same processes as the "on" row through a token without limits, and the fourth a second group of "off" processes (two groups of one configuration: how far apart the method reads them is its own spread). The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
+      `Every peer with auth on and a bearer token, each process warmed up ${REPLICA_WARMUP} s at c=32, then ${BURN_IN} rounds as below not measured; then ${PAIRS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in a balanced order (over every ${groups.length} rounds each runs in each place once and right after each other once), each through ${PROCESSES} processes of its own in turn; the third row is the same processes as the "on" row through a token without limits, and the fourth a second group of "off" processes (two groups of one configuration: how far apart the method reads them is its own spread). The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
       '',
       '| path | req/s c=32 | p50 ms | p99 ms | event-loop CPU µs/request | per round | errors |',
       '|---|---|---|---|---|---|---|',
