@@ -15,11 +15,16 @@ export const PAIRS = Number(process.env.BENCH_PAIRS ?? 24)
  * Seconds of load at c=32 that warm a process of a paired goal before its rounds (the proxy section's
  * second processes, every process of the usage section). svc reached its steady req/s only after ~20 s
  * of load: 16 one-second pairs right after a 5 s warm-up read 0.84× the minimal proxy, the next 16
- * 1.00× and 0.98×; the minimal proxy and Caddy are steady at once. In the usage section, warmed 5 s
- * before 2026-11-27, the "on" processes (which serve two of its groups, so twice the load) read 0.99×
- * of "off" in rounds 1–8 and 0.91× in rounds 17–24, on average over 13 runs.
+ * 1.00× and 0.98×; the minimal proxy and Caddy are steady at once. What 5 s did to the usage
+ * section: docs/development.md (Performance).
  */
 export const REPLICA_WARMUP = Number(process.env.BENCH_REPLICA_WARMUP ?? 20)
+/**
+ * Rounds run before the measured ones, in their order, whose figures are dropped (the usage section's;
+ * `measureInRounds`'s `burnIn`). Warmed one after the other, the first group's processes have idled
+ * for minutes when the rounds begin, and read low in the first rounds (docs/development.md).
+ */
+export const BURN_IN = Number(process.env.BENCH_BURN_IN ?? 12)
 /**
  * Seconds of unmeasured load at c=32 right before each measured run (0: none). Between its turns a
  * process idles while the others run, and an idle svc comes back slowly (V8's memory reducer flushes
@@ -55,9 +60,9 @@ export function inTurn(group: readonly Peer[], round: number): Peer {
 
 /**
  * `rounds` rounds of `measure` over `groups` (each a configuration's processes), in `balancedOrder`, each
- * group through its processes in turn, each run right after `before` (`settle` unless given). The
- * results by the group's name (its first process's), in round order; `after` sees each as it comes
- * (for progress lines).
+ * group through its processes in turn, each run right after `before` (`settle` unless given), after
+ * `burnIn` rounds run the same way whose results are dropped. The results by the group's name (its first process's), in round
+ * order; `after` sees each measured one as it comes (for progress lines).
  */
 export async function measureInRounds<R>(
   groups: readonly (readonly Peer[])[],
@@ -65,14 +70,18 @@ export async function measureInRounds<R>(
   measure: (peer: Peer) => Promise<R>,
   after?: (round: number, name: string, result: R) => void,
   before: (peer: Peer) => Promise<unknown> = settle,
+  burnIn = 0,
 ): Promise<Map<string, R[]>> {
   const results = new Map<string, R[]>(groups.map((g) => [g[0]!.name, []]))
-  for (let round = 1; round <= rounds; round++) {
-    for (const group of balancedOrder(groups, round)) {
+  for (let round = 1 - burnIn; round <= rounds; round++) {
+    // Burn-in rounds follow the same order as the measured ones (the order repeats every few rounds).
+    const place = round > 0 ? round : round + burnIn
+    for (const group of balancedOrder(groups, place)) {
       const name = group[0]!.name
-      const peer = inTurn(group, round)
+      const peer = inTurn(group, place)
       await before(peer)
       const result = await measure(peer)
+      if (round < 1) continue
       results.get(name)!.push(result)
       after?.(round, name, result)
     }

@@ -19,7 +19,16 @@
 import { type Goal, goalTable, type SectionResult } from './goals'
 import { runWrk, type WrkResult } from './load'
 import { type Peer, startFakeUpstream, startSvc } from './peers'
-import { measureInRounds, PAIRS, PROCESSES, REPLICA_WARMUP, SETTLE_SECONDS, withReplicas } from './replicas'
+import {
+  BURN_IN,
+  measureInRounds,
+  PAIRS,
+  PROCESSES,
+  REPLICA_WARMUP,
+  SETTLE_SECONDS,
+  settle,
+  withReplicas,
+} from './replicas'
 import { mainThreadCpuNs } from './rss'
 import { fmt, median, medianBy, paired, pairedText, ratio } from './stats'
 
@@ -28,7 +37,6 @@ const SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 1)
 // High enough never to refuse in a run, and a small integer to V8 like the limits people set (a
 // limit past 2^30 is a heap number, and printing one in each answer's headers costs a double-to-text).
 const HUGE = 1_000_000_000
-const BURN_IN = Number(process.env.BENCH_BURN_IN ?? 12)
 /** The two configurations the section compares (bench/alloc.ts measures the same two). */
 export const USAGE_OFF = { auth: true, env: { SVC_USAGE_ENABLED: '0' } }
 export const USAGE_ON = {
@@ -49,8 +57,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
       peers.push(peer)
       return peer
     }
-    // Every process warmed to its steady state (replicas.ts REPLICA_WARMUP): warmed less, the "off"
-    // processes, which serve one group where the "on" ones serve two, caught up during the rounds.
+    // Every process warmed to its steady state (replicas.ts REPLICA_WARMUP), then BURN_IN rounds.
     const warm = (peer: Peer) => runWrk(peer, 32, REPLICA_WARMUP)
     // Every group in each place of the round equally often (stats.ts balancedOrder), each through
     // PROCESSES processes of its own in turn (replicas.ts).
@@ -78,17 +85,17 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     if (check.headers.get('x-ratelimit-limit-requests') !== String(HUGE))
       throw new Error('the limited token got no rate-limit headers: the quota check is not running')
 
-    // Rounds whose figures are dropped, in the same order as the measured ones: warmed one after the
-    // other, the first group's processes have idled ~2 min by the time the rounds start, and with 5 s
-    // of warm-up (before 2026-11-27) or 20 s, two "off" groups read 1.15–1.35× apart in rounds 1–6 and
-    // ~1.0× from round 13 on (the A/A row, four runs each). These bring every process into the rounds'
-    // rhythm first.
     log(`${BURN_IN} rounds not measured first…`)
-    await measureInRounds(groups, BURN_IN, (peer) => runWrk(peer, 32, SECONDS))
-    const samples = await measureInRounds(groups, PAIRS, withLoopCpu, (round, name, r) =>
-      log(
-        `round ${round}/${PAIRS} ${name}: c=32 ${fmt(r.rps)} req/s, ${fmt(r.loopUs, 1)} µs event-loop CPU/request`,
-      ),
+    const samples = await measureInRounds(
+      groups,
+      PAIRS,
+      withLoopCpu,
+      (round, name, r) =>
+        log(
+          `round ${round}/${PAIRS} ${name}: c=32 ${fmt(r.rps)} req/s, ${fmt(r.loopUs, 1)} µs event-loop CPU/request`,
+        ),
+      settle,
+      BURN_IN,
     )
     const counted = await fetch(`${on.url}/api/usage?group_by=token`, {
       headers: { 'x-forwarded-email': 'bench@localhost' },

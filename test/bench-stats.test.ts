@@ -88,4 +88,26 @@ describe('bench statistics', () => {
     expect(results.get('a')).toEqual([2, 2, 2])
     expect(results.get('b')).toHaveLength(3)
   })
+
+  it('runs burn-in rounds in the measured rounds\u2019 order and drops their results', async () => {
+    const seen: string[] = []
+    const after: number[] = []
+    const a = [{ name: 'a', url: 'a1' }] as Peer[]
+    const b = [{ name: 'b', url: 'b1' }] as Peer[]
+    const results = await measureInRounds(
+      [a, b],
+      2,
+      async (p) => {
+        seen.push(p.url)
+        return seen.length
+      },
+      (round) => after.push(round),
+      async () => undefined,
+      2,
+    )
+    expect(seen).toEqual(['a1', 'b1', 'b1', 'a1', 'a1', 'b1', 'b1', 'a1'])
+    expect(results.get('a')).toEqual([5, 8])
+    expect(results.get('b')).toEqual([6, 7])
+    expect(after).toEqual([1, 1, 2, 2])
+  })
 })
