@@ -4,6 +4,7 @@
  */
 export * from './catalogue'
 export * from './download'
+export * from './model-facts'
 export * from './model-files'
 export * from './model-store'
 export * from './model-url'
