@@ -43,6 +43,8 @@ export * from './flm/flm-catalog'
 export * from './flm/flm-program'
 export * from './flm/flm-server'
 export * from './chatterbox'
+// llama-server's routes answered the way the engine is known to be wrong (conformance tests).
+export * from './wrong-engine'
 
 // The real browser (Debian's Chromium through playwright-core).
 export * from './chromium'
@@ -51,6 +53,10 @@ export * from './chromium'
 export * from './docker'
 export * from './docker-registry'
 export * from './file-server'
+// The Hugging Face Hub and its CDN (two origins), serving repos a test writes; split GGUFs for them.
+export * from './hub/hub-repo'
+export * from './hub/hub-stand-in'
+export * from './hub/split-gguf'
 export * from './caddy'
 
 // Requests as tests send them.
