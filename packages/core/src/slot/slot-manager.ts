@@ -12,6 +12,7 @@ import type { SlotConfig } from '../slot-config'
 import type { SlotDriver } from '../slot-driver'
 import { routeRef } from './demand-route'
 import { watchIdle } from './idle-unload'
+import { type KeepAliveMs, KeepAlives } from './keep-alive'
 import { loadKey } from './load-key'
 import { type Lease, Slot, type SlotOptions, type SlotSnapshot } from './slot'
 import { type DemandAcquireOptions, SlotDemand } from './slot-demand'
@@ -71,6 +72,7 @@ export class SlotManager {
   private readonly slots = new Map<string, Slot>()
   private readonly configsByName = new Map<string, SlotConfig>()
   private readonly demands = new Map<string, SlotDemand>()
+  private readonly keepAlives = new KeepAlives()
 
   constructor(private readonly options: SlotManagerOptions) {
     for (const config of options.configs) this.add(config)
@@ -177,6 +179,19 @@ export class SlotManager {
     return config.demand.loadOnRequest ?? this.options.demandDefaults?.loadOnRequest ?? false
   }
 
+  /** A client's `keep_alive` for slot `name` while it holds `model` (see `KeepAlives`); null clears it. */
+  keepAlive(name: string, model: string, ms: KeepAliveMs | null): void {
+    this.keepAlives.set(this.get(name).name, model, ms)
+  }
+
+  /** The idle unload in force for slot `name` (ms; 0 never), a `keep_alive` included. */
+  idlePolicy(name: string): { unloadAfterMs: number; pinned: boolean } {
+    const { demand } = this.config(name)
+    const unloadAfterMs = demand.unloadAfterMs ?? this.options.demandDefaults?.unloadAfterMs ?? 0
+    const own = { unloadAfterMs, pinned: demand.pinned }
+    return this.keepAlives.policy(name, this.get(name).currentModel()?.id, own)
+  }
+
   /** The slot that holds (or is about to hold) the model ref `id`, if any. */
   findByModel(id: string): Slot | undefined {
     for (const slot of this.slots.values()) if (slot.currentModel()?.id === id) return slot
@@ -260,10 +275,7 @@ export class SlotManager {
       slot,
       bus,
       clock,
-      policy: () => ({
-        unloadAfterMs: current().demand.unloadAfterMs ?? this.options.demandDefaults?.unloadAfterMs ?? 0,
-        pinned: current().demand.pinned,
-      }),
+      policy: () => this.idlePolicy(config.name),
     })
   }
 }
