@@ -29,6 +29,7 @@ describe('token endpoints', () => {
       created_at: expect.any(String),
       last_used_at: null,
       limits: null,
+      models: null,
       token: expect.stringMatching(/^svc_[A-Za-z0-9]{12}\.[A-Za-z0-9_-]{43}$/),
       warning: expect.stringContaining('shown only once'),
     })
@@ -81,6 +82,7 @@ describe('token endpoints', () => {
       created_at: made.created_at,
       last_used_at: expect.any(String),
       limits: null,
+      models: null,
     })
     expect(res.text).not.toContain('argon2')
     expect(res.text).not.toContain(made.token.split('.')[1])

@@ -87,6 +87,7 @@ describe('svc token', () => {
         created_at: created.created_at,
         last_used_at: null,
         limits: null,
+        models: null,
       },
     ])
     const revoked = await svc(['token', 'revoke', created.token], env)

@@ -13,6 +13,8 @@ export * from './token-format'
 export * from './tokens-file'
 export * from './tokens-file-check'
 export * from './token-store'
+export { CreateTokenInputSchema, TokenModelsInputSchema } from './token-input'
+export * from './model-globs'
 export * from './secret-hash'
 export * from './token-verifier'
 

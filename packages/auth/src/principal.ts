@@ -1,3 +1,4 @@
+import type { ModelGlobs } from './model-globs'
 import type { Scope } from './policy'
 
 /** A caller holding a verified bearer token. */
@@ -6,6 +7,11 @@ export interface TokenPrincipal {
   scope: Scope
   tokenId: string
   label: string
+  /**
+   * The models it may use, compiled; undefined for every model. (Always present on a verified token's
+   * principal, undefined or not, so that every principal has one shape.)
+   */
+  models?: ModelGlobs | undefined
 }
 
 /** A person the trusted reverse proxy vouches for (`X-Forwarded-Email`); always `admin`. */

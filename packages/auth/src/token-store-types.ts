@@ -35,6 +35,8 @@ export interface TokenInfo {
   last_used_at: string | null
   /** Its quotas, or null when it is not limited. */
   limits: QuotaLimits | null
+  /** The models it may use (globs: `qwen3-8b*`), or null for every model. */
+  models: string[] | null
 }
 
 /** A token just created: the only time the whole token exists outside its holder. */
@@ -54,8 +56,16 @@ export interface TokenStore {
   lookup(id: string): TokenRecord | undefined
   /** Stats the file and re-reads it when it changed. Concurrent calls share one read. */
   refresh(): Promise<void>
-  /** Creates a token. Throws `SvcError('request.invalid')` for a bad label or scope. */
-  create(input: { label: string; scope?: Scope; limits?: QuotaLimits | null }): Promise<CreatedToken>
+  /**
+   * Creates a token. `models`: globs over the model names it may send (null, absent or empty: every
+   * model). Throws `SvcError('request.invalid')` for a bad label, scope, limit or glob.
+   */
+  create(input: {
+    label: string
+    scope?: Scope
+    limits?: QuotaLimits | null
+    models?: readonly string[] | null
+  }): Promise<CreatedToken>
   /**
    * Replaces a token's quotas (`null` or `{}`: no limits). Resolves with the token as listed, or
    * undefined when no token has that id. Throws `SvcError('request.invalid')` for bad limits.

@@ -51,6 +51,31 @@ describe('token store', () => {
     })
   })
 
+  it("keeps a token's models in the file; none, null or [] means every model (no key)", async () => {
+    const store = await open()
+    const kid = await store.create({ label: 'kid', models: ['qwen3-8b*', 'embed'] })
+    expect(kid.models).toEqual(['qwen3-8b*', 'embed'])
+    expect(await readFile(store.path, 'utf8')).toMatch(/models = \[ "qwen3-8b\*", "embed" \]/)
+    await store.refresh()
+    expect(store.lookup(kid.id)?.models).toEqual(['qwen3-8b*', 'embed'])
+    for (const models of [undefined, null, []]) {
+      const all = await store.create({ label: 'all', models })
+      expect(all.models).toBeNull()
+    }
+    expect((await readFile(store.path, 'utf8')).match(/models =/g)).toHaveLength(1)
+    expect((await store.list()).map((t) => t.models)).toEqual([['qwen3-8b*', 'embed'], null, null, null])
+    await expect(store.create({ label: 'x', models: ['a b'] })).rejects.toMatchObject({
+      code: 'request.invalid',
+      param: 'models.0',
+    })
+    const parsed = parseTokensFile(
+      '[[token]]\nid = "AAAAAAAAAAAA"\nlabel = "x"\nscope = "all"\ncreated_at = "2025-01-01T00:00:00Z"\nhash = "$argon2id$x"\nmodels = []\n',
+      'tokens.toml',
+    )
+    expect(parsed.ok).toBe(false)
+    expect(!parsed.ok && parsed.error).toMatch(/line 7: token\.0\.models: at least one model/)
+  })
+
   it('creates a token, stores only its hash in a 0600 file, and lists it without secrets', async () => {
     const store = await open({ clock: () => Date.parse('2025-01-02T03:04:05Z') })
     const created = await store.create({ label: 'ci runner', scope: 'all' })
@@ -73,6 +98,7 @@ describe('token store', () => {
         created_at: '2025-01-02T03:04:05.000Z',
         last_used_at: null,
         limits: null,
+        models: null,
       },
     ])
   })

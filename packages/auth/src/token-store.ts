@@ -25,23 +25,16 @@ import { withFileLock, writeFileAtomic } from '@svc/core/node'
 import * as v from 'valibot'
 import { accessError, describeAccess } from './file-access'
 import { readSnapshot, signatureOf, statOrNull } from './file-snapshot'
-import { SCOPES } from './policy'
 import { QuotaLimitsSchema } from './quota'
 import { ARGON2_PARAMS, hashSecret } from './secret-hash'
 import { generateToken, generateTokenId, TOKEN_PREFIX } from './token-format'
-import { limitsField, valid } from './token-input'
+import { CreateTokenInputSchema, limitsField, modelsField, valid } from './token-input'
 import type { TokenInfo, TokenStore, TokenStoreOptions } from './token-store-types'
-import { parseTokensFile, serializeTokensFile, TokenLabelSchema, type TokenRecord } from './tokens-file'
+import { parseTokensFile, serializeTokensFile, type TokenRecord } from './tokens-file'
 
 export const TOKENS_FILE = 'tokens.toml'
 
 export type { CreatedToken, TokenInfo, TokenStore, TokenStoreOptions } from './token-store-types'
-
-const CreateSchema = v.object({
-  label: TokenLabelSchema,
-  scope: v.optional(v.picklist(SCOPES, `one of ${SCOPES.join(', ')}`), 'v1-only'),
-  limits: v.nullish(QuotaLimitsSchema),
-})
 
 /** Opens the store (no I/O until first use, except creating the config dir for the watcher). */
 export function createTokenStore(options: TokenStoreOptions): TokenStore {
@@ -217,7 +210,8 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
     const fileUsed = r.last_used_at ? Date.parse(r.last_used_at) : 0
     const last = used !== undefined && used > fileUsed ? new Date(used).toISOString() : r.last_used_at
     const { id, label, scope, created_at } = r
-    return { id, label, scope, created_at, last_used_at: last ?? null, limits: r.limits ?? null }
+    const models = r.models ?? null
+    return { id, label, scope, created_at, last_used_at: last ?? null, limits: r.limits ?? null, models }
   }
 
   return {
@@ -234,7 +228,7 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
     lookup: (id) => records.get(id),
     refresh,
     async create(input) {
-      const { label, scope, limits } = valid(CreateSchema, input)
+      const { label, scope, limits, models } = valid(CreateTokenInputSchema, input)
       const { secret } = generateToken()
       // Hashed before taking the lock: argon2 is the slow part and needs no file.
       const hash = await hashSecret(secret, hashParams)
@@ -242,7 +236,11 @@ export function createTokenStore(options: TokenStoreOptions): TokenStore {
       const record = await mutate((current) => {
         let id = generateTokenId()
         while (current.some((r) => r.id === id)) id = generateTokenId()
-        const rec: TokenRecord = { id, label, scope, created_at, hash, ...limitsField(limits) }
+        const rec: TokenRecord = {
+          ...{ id, label, scope, created_at, hash },
+          ...limitsField(limits),
+          ...modelsField(models),
+        }
         return { next: [...current, rec], result: rec }
       })
       return { ...info(record), token: `${TOKEN_PREFIX}${record.id}.${secret}` }

@@ -20,6 +20,7 @@
  * entries; only tokens that verified enter it, so an attacker cannot fill it.
  */
 import { hash } from 'node:crypto'
+import { compileModelGlobs } from './model-globs'
 import type { TokenPrincipal } from './principal'
 import { verifySecret as argon2Verify } from './secret-hash'
 import { createFailureThrottle, type FailureThrottle } from './throttle'
@@ -203,8 +204,10 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   }
 }
 
+/** Made once per verified token (and again when its record changes): the globs are compiled here. */
 function principalOf(record: TokenRecord): TokenPrincipal {
-  return { kind: 'token', scope: record.scope, tokenId: record.id, label: record.label }
+  const models = record.models ? compileModelGlobs(record.models) : undefined
+  return { kind: 'token', scope: record.scope, tokenId: record.id, label: record.label, models }
 }
 
 /**

@@ -10,6 +10,7 @@
  * created_at = "2025-01-01T12:00:00.000Z"
  * hash = "$argon2id$v=19$m=19456,t=2,p=1$…"
  * last_used_at = "2025-01-02T08:30:00.000Z"   # absent until first use
+ * models = ["qwen3-8b*", "embed"]              # absent: every model (model-globs.ts)
  *
  * [token.limits]                               # absent when not limited; each key optional
  * requests_per_minute = 60
@@ -18,6 +19,7 @@
  */
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml'
 import * as v from 'valibot'
+import { ModelGlobsSchema } from './model-globs'
 import { SCOPES } from './policy'
 import { QuotaLimitsSchema } from './quota'
 import { TOKEN_ID_PATTERN } from './token-format'
@@ -47,6 +49,8 @@ export const TokenRecordSchema = v.object({
   last_used_at: v.optional(IsoTimeSchema),
   /** Quotas (`[token.limits]`): absent when the token is not limited. */
   limits: v.optional(QuotaLimitsSchema),
+  /** The models it may use (globs over the names clients send): absent for every model. */
+  models: v.optional(ModelGlobsSchema),
 })
 export type TokenRecord = v.InferOutput<typeof TokenRecordSchema>
 
