@@ -13,6 +13,7 @@ import { parseJsonBody } from './body'
 import type { DispatcherOptions, DispatchRecord } from './dispatch-types'
 import { endpointFor } from './endpoints'
 import { hostedUrl } from './hosted'
+import { refuseUnallowedModel } from './model-access'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
 import { resolveTarget } from './resolve'
 import { translates } from './translates'
@@ -59,6 +60,9 @@ export function createCaller(
     try {
       const raw = Buffer.from(JSON.stringify(call.body))
       const body = parseJsonBody(raw, 'application/json', spec.schema) as Record<string, unknown>
+      const allowed = options.allowedModels?.(call.req)
+      if (allowed)
+        refuseUnallowedModel(allowed, body.model as string | undefined, spec.pinnedSlot, options.slots)
       const target = await resolveTarget(body.model as string | undefined, spec, options)
       let response: Response
       let model: string

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { ProviderRoute, SlotManager, SvcError } from '@svc/core'
+import type { ModelAllowed } from './model-access'
 import type { RequestUnits } from './units'
 import type { HostedUpstream } from './upstreams'
 import type { Usage } from './usage'
@@ -48,6 +49,11 @@ export interface DispatcherOptions {
    * request (the app's browser rule: with auth off, no page of another site spends a hosted key).
    */
   refuseHosted?: (req: IncomingMessage) => SvcError | undefined
+  /**
+   * The model names the caller of `req` may use (a token limited to models; `model-access.ts`), or
+   * undefined for every model. Asked once per request, before resolution; absent: nobody is limited.
+   */
+  allowedModels?: (req: IncomingMessage) => ModelAllowed | undefined
   /**
    * Called with an error that is not an `SvcError` (a bug: answered 500 `internal.error` without
    * its details), so the app can log it with the request id.

@@ -20,6 +20,7 @@ import { ClientWatch } from './client-watch'
 import type { DispatcherOptions, DispatchRecord } from './dispatch-types'
 import { endpointFor, requestPath } from './endpoints'
 import { type Exchange, hopSender } from './exchange'
+import { refuseUnallowedModel } from './model-access'
 import { readRequest } from './read-request'
 import { resolveTarget } from './resolve'
 import { writeError } from './respond'
@@ -64,6 +65,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const request = await readRequest(req, spec, caps)
       const units = request.json && requestUnits(spec.endpoint, request.json)
       if (units) record.units = units
+      const allowed = options.allowedModels?.(req)
+      if (allowed) refuseUnallowedModel(allowed, request.model, spec.pinnedSlot, options.slots)
       const target = await resolveTarget(request.model, spec, options)
       record.slot = target.kind === 'slot' ? target.slot.name : `upstream:${target.upstream.name}`
       if (target.kind === 'slot') await sendToSlot(context, exchange, target, spec, request)

@@ -19,6 +19,7 @@ export * from './vision'
 // Where it goes: slots and hosted upstreams.
 export * from './resolve'
 export * from './upstreams'
+export * from './model-access'
 
 // What comes back: upstream errors normalised, svc's errors written, token usage (and other units) read.
 export * from './normalise'
