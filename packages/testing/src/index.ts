@@ -53,6 +53,10 @@ export * from './chromium'
 export * from './docker'
 export * from './docker-registry'
 export * from './file-server'
+// The Hugging Face Hub and its CDN (two origins), serving repos a test writes; split GGUFs for them.
+export * from './hub/hub-repo'
+export * from './hub/hub-stand-in'
+export * from './hub/split-gguf'
 export * from './caddy'
 
 // Requests as tests send them.
