@@ -31,6 +31,13 @@ export const ERROR_CODES = {
   'slot.busy': { status: 429, type: 'rate_limit_error' },
   'request.invalid': { status: 400, type: 'invalid_request_error' },
   'request.too_large': { status: 413, type: 'invalid_request_error' },
+  /**
+   * The Hugging Face Hub refused a gated or private repo: 401 without `HF_TOKEN`, 403 when the token
+   * is not approved for it. The message names the repo and what to do.
+   */
+  'hub.unauthorized': { status: 401, type: 'authentication_error' },
+  /** The Hub is rate-limiting svc (its 429); `HF_TOKEN` raises the limit. */
+  'hub.rate_limited': { status: 429, type: 'rate_limit_error' },
   'upstream.unavailable': { status: 502, type: 'server_error' },
   'upstream.timeout': { status: 504, type: 'server_error' },
   // So that every response, even for a wrong URL, has the same body.
