@@ -87,11 +87,11 @@ describe('the Hub stand-in, driven by @huggingface/hub', () => {
     const info = await modelInfo({
       hubUrl: hub.url,
       name: 'unsloth/tiny-gguf',
-      additionalFields: ['sha', 'siblings'],
+      additionalFields: ['sha', 'filePaths'],
     })
     expect(info).toMatchObject({ name: 'Unsloth/Tiny-GGUF', gated: false, private: false, downloads: 500 })
     expect(info.sha).toBe(hub.sha('Unsloth/Tiny-GGUF'))
-    expect(info.siblings?.map((s) => s.rfilename)).toContain('BF16/Tiny-BF16-00001-of-00002.gguf')
+    expect(info.filePaths).toContain('BF16/Tiny-BF16-00001-of-00002.gguf')
     const gated = await modelInfo({ hubUrl: hub.url, name: 'acme/gated-GGUF' })
     expect(gated.gated).toBe('manual')
   })
