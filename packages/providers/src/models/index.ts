@@ -4,6 +4,9 @@
  */
 export * from './catalogue'
 export * from './download'
+// The model library: Hub search and a repo's quants (`hub/search.ts`, `hub/repo-quants.ts`).
+export * from './hub/repo-quants'
+export * from './hub/search'
 export * from './model-facts'
 export * from './model-files'
 export * from './model-store'
