@@ -41,6 +41,23 @@ export interface ModelEntry {
   mmproj?: ProjectorFile
   /** Capabilities beyond what provider and role imply (the catalogue's `capabilities`). */
   extraCapabilities?: Capability[]
+  /**
+   * What a preset (`<config>/presets.toml`) sets for this load's engine; absent without one. Part of
+   * the load key: the same file with other engine settings is another load.
+   */
+  engine?: EngineSettings
+}
+
+/**
+ * A preset's engine settings for one load. When the preset changes the engine, the entry's `id` is
+ * the preset's name and `ref` the registry ref of the file it runs (what the model store knows).
+ */
+export interface EngineSettings {
+  ref: string
+  /** Engine arguments after the slot's own `args` (a flag given twice: the later wins). */
+  args: readonly string[]
+  /** Context size over the slot's `ctx_size`. */
+  ctxSize?: number
 }
 
 /** A model's second file: the vision projector llama-server loads with `--mmproj`. */

@@ -27,10 +27,11 @@ export function createSlotDriver(options: SlotDriverOptions): SlotDriver {
     provider,
     model,
     backend,
-    args: config.args,
+    // A preset's engine settings come after the slot's (docs/models.md, "Presets").
+    args: model.engine ? [...config.args, ...model.engine.args] : config.args,
     signal,
     ...(config.role ? { role: config.role } : {}),
-    ...(config.ctxSize !== undefined ? { ctxSize: config.ctxSize } : {}),
+    ...ctxSizeOf(model, config),
     ...(config.replicas !== undefined ? { replicas: config.replicas } : {}),
     ...(config.constraints ? { constraints: config.constraints } : {}),
   })
@@ -45,16 +46,21 @@ export function createSlotDriver(options: SlotDriverOptions): SlotDriver {
     async needsPull(model) {
       // A remote upstream has its own model files; nothing is fetched here.
       if (remote) return false
-      if (downloadable(model) && !(await models.isPresent(model))) return true
+      if (downloadable(model) && !(await models.isPresent(stored(model)))) return true
       return (await runtime.needsPull?.(request(model, AbortSignal.timeout(30_000)))) ?? false
     },
     async pull(model, onProgress, signal) {
-      const entry = remote || !downloadable(model) ? model : await models.pull(model, onProgress, signal)
+      const entry =
+        remote || !downloadable(model)
+          ? model
+          : asLoaded(await models.pull(stored(model), onProgress, signal), model)
       await runtime.pull?.(request(entry, signal), onProgress)
       return entry
     },
     async start(model, signal) {
-      const entry = remote ? model : await models.get(model.id).then((found) => found ?? model)
+      const entry = remote
+        ? model
+        : await models.get(stored(model).id).then((found) => (found ? asLoaded(found, model) : model))
       if (!remote && !entry.path && entry.url) throw new Error(`model file of ${entry.id} is missing`)
       if (!remote && entry.mmproj && !entry.mmproj.path)
         throw new Error(`the vision projector of ${entry.id} is missing (${entry.mmproj.url ?? 'no file'})`)
@@ -73,6 +79,22 @@ export function createSlotDriver(options: SlotDriverOptions): SlotDriver {
       return { model, handle: found.handle }
     },
   }
+}
+
+/** The context size of a load: a preset's over the slot's. */
+function ctxSizeOf(model: ModelEntry, config: SlotConfig): { ctxSize?: number } {
+  const ctxSize = model.engine?.ctxSize ?? config.ctxSize
+  return ctxSize !== undefined ? { ctxSize } : {}
+}
+
+/** The entry as the model store knows it: a preset that changes the engine runs its ref's file. */
+function stored(model: ModelEntry): ModelEntry {
+  return model.engine && model.engine.ref !== model.id ? { ...model, id: model.engine.ref } : model
+}
+
+/** The store's entry (paths found) under the name and engine settings of the load. */
+function asLoaded(found: ModelEntry, model: ModelEntry): ModelEntry {
+  return model.engine ? { ...found, id: model.id, engine: model.engine } : found
 }
 
 /** Whether the model has a file svc downloads: its weights or its projector. */

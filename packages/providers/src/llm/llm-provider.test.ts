@@ -57,6 +57,14 @@ describe('llama-server argv', () => {
     expect(argv.filter((a) => a === '-ngl')).toHaveLength(1)
   })
 
+  it("gives a preset's ctx_size last, so it wins over the slot's -c; the slot's ctx_size otherwise", () => {
+    expect(llamaServerArgs({ ...base, ctxSize: 2048 }).join(' ')).toContain('-c 2048')
+    const model = { ...base.model, engine: { ref: base.model.id, args: ['-fa', 'on'], ctxSize: 8192 } }
+    const argv = llamaServerArgs({ ...base, model, ctxSize: 8192, args: ['-c', '256', '-fa', 'on'] })
+    expect(argv.slice(-6)).toEqual(['-c', '256', '-fa', 'on', '-c', '8192'])
+    expect(argv.filter((a) => a === '-c')).toHaveLength(2)
+  })
+
   it('names llama-server as the program and maps endpoints to its paths', () => {
     const p = createLlmProvider()
     expect(p.startCommand(base)[0]).toBe('llama-server')

@@ -5,7 +5,8 @@
  * `--embeddings --pooling mean`; rerank: `--reranking` — and per backend: vulkan/rocm/cuda offload
  * every layer (`-ngl 999`), cpu none (`-ngl 0`). Always `--host`, `--port`, `--alias <ref>` (the id
  * `/v1/models` reports) and `--metrics`; `--mmproj <file>` for a model with a vision projector. Extra `args` from the slot config come last, and a flag the
- * user gives there replaces ours (`--pooling cls` wins over the default `mean`).
+ * user gives there replaces ours (`--pooling cls` wins over the default `mean`); a preset's args
+ * follow the slot's, and a preset's `ctx_size` is given last of all (`-c`).
  */
 import type { ModelEntry } from '@svc/core'
 import { listenArgs, upstreamArgv } from '../argv'
@@ -55,8 +56,12 @@ export function llamaServerArgs(ctx: SlotContext): string[] {
   if (role === 'embed') argv.default('--embeddings').default('--pooling', 'mean')
   if (role === 'rerank') argv.default('--reranking')
   argv.default('-ngl', ctx.backend === 'cpu' ? '0' : '999')
-  if (ctx.ctxSize !== undefined) argv.default('-c', String(ctx.ctxSize))
-  return argv.build()
+  // A preset's context size wins over a `-c` in the slot's args: given last, it is the one
+  // llama-server keeps (docs/models.md, "Presets").
+  const presetCtx = ctx.model.engine?.ctxSize
+  if (ctx.ctxSize !== undefined && presetCtx === undefined) argv.default('-c', String(ctx.ctxSize))
+  const argvBuilt = argv.build()
+  return presetCtx === undefined ? argvBuilt : [...argvBuilt, '-c', String(presetCtx)]
 }
 
 export function createLlmProvider(options: LlmProviderOptions = {}): Provider {
