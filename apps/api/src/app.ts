@@ -13,6 +13,7 @@ import { authOpenRoutes } from './routes/auth-open'
 import { configRoutes } from './routes/config-urls'
 import { eventRoutes } from './routes/events'
 import { hardwareRoutes } from './routes/hardware'
+import { hubApiRoutes } from './routes/hub-api'
 import { imageCacheRoutes } from './routes/image-cache'
 import { installRoutes } from './routes/install'
 import { modelsApiRoutes } from './routes/models-api'
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps) {
     )
     .route('/api/slots', slotLogRoutes({ manager: deps.slots.manager, streams }))
     .route('/api/models', modelsApiRoutes(deps))
+    .route('/api/models', hubApiRoutes(deps))
     .route('/v1/audio/voices', audioVoicesRoutes({ manager: deps.slots.manager, voices: deps.slots.voices }))
     .route('/v1/audio/voices', voiceUploadRoutes({ voices: deps.slots.voices }))
     .route('/api/events', eventRoutes({ ...deps, streams }))

@@ -1,10 +1,12 @@
 import type { Logger } from '@svc/core/node'
 import type { Picker } from '@svc/providers'
+import type { HubAccess } from '@svc/providers/models'
 import type { DashboardFiles } from './dashboard/dashboard-files'
 import type { ApiMetrics } from './metrics'
 import type { AuthDeps } from './middleware/auth'
 import type { ModelPulls } from './slots/model-pulls'
 import type { SlotActivity } from './slots/slot-activity'
+import type { PresetsState } from './slots/presets-watch'
 import type { SlotSystem } from './slots/slot-system'
 import type { UsageRecorder } from './usage/usage-recorder'
 
@@ -52,6 +54,10 @@ export interface AppDeps {
   activity?: SlotActivity
   /** Pulls started from the Models page (`POST /api/models/:id/pull`). */
   pulls?: ModelPulls
+  /** The Hugging Face Hub (`HF_ENDPOINT`, `HF_TOKEN`) the model library searches (absent: no Hub routes). */
+  hub?: HubAccess
   /** The usage ledger behind `GET /api/usage` (absent: usage is off, the route answers 404). */
   usage?: UsageRecorder
+  /** Presets per model (`<config>/presets.toml`): `GET /api/presets` and the model lists (absent: none). */
+  presets?: PresetsState
 }

@@ -3,6 +3,7 @@
  * and the send that makes the hop and writes what it measured into the request's record.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AnswerFix } from './answer-fix'
 import type { ClientWatch } from './client-watch'
 import type { DispatchRecord } from './dispatch-types'
 import type { ForwardBody, ForwardResult, NormaliseBody } from './forward-types'
@@ -32,6 +33,8 @@ export interface Hop {
   auth?: string
   retryUnreachable?: boolean
   normaliseBody?: NormaliseBody
+  /** The correction of the answer to its surface's spec (answer-fix.ts), when it needs one. */
+  fix?: AnswerFix
 }
 
 /** Makes one hop and records it (status, outcome, usage, svc's overhead, time to first byte). */
@@ -46,6 +49,7 @@ export function hopSender(pools: UpstreamPools): SendHop {
       url: hop.url,
       headers: upstreamHeaders(exchange.req, hop.body, exchange.requestId, hop.auth),
       normaliseBody: hop.normaliseBody,
+      fix: hop.fix,
       retryUnreachable: hop.retryUnreachable === true,
       body: hop.body,
       res: exchange.res,

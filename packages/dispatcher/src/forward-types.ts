@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ProviderRoute, SvcError } from '@svc/core'
 import type { Dispatcher } from 'undici'
+import type { AnswerFix } from './answer-fix'
 import type { Usage } from './usage'
 
 export type ForwardBody =
@@ -45,6 +46,11 @@ export interface ForwardRequest {
    * undefined for a real success. When set, such replies are read whole before anything is sent.
    */
   normaliseBody?: NormaliseBody
+  /**
+   * The correction of a 2xx answer to its surface's spec (answer-fix.ts): JSON read whole and
+   * rewritten, SSE rewritten event by event. Undefined for nearly every request: relayed as it comes.
+   */
+  fix?: AnswerFix
   /**
    * When the upstream cannot be reached at all (refused, reset before any answer), resolve with
    * outcome `unreachable` and answer the client nothing: the caller tries another replica. Only for

@@ -5,9 +5,10 @@
  * generating). Upstream gone mid-stream → an SSE client gets a final `data: {"error":…}` event; any
  * other client sees its connection cut.
  *
- * The answer takes one of three paths once its head is in (`HopHandler.onResponseStart`): relayed as
- * it comes (`relay.ts`), read whole for the provider to judge (`relay-normalised.ts`), or, for an
- * error status, read (bounded) and answered as svc's error body.
+ * The answer takes one of four paths once its head is in (`HopHandler.onResponseStart`): relayed as
+ * it comes (`relay.ts`), read whole for the provider to judge or svc to correct (`relay-normalised.ts`),
+ * a stream corrected event by event (`relay-fixed.ts`, answer-fix.ts), or, for an error status, read
+ * (bounded) and answered as svc's error body.
  */
 import { PassThrough } from 'node:stream'
 import { SvcError } from '@svc/core'
@@ -17,6 +18,7 @@ import type { ForwardBody, ForwardRequest, ForwardResult, Settle } from './forwa
 import { normaliseUpstreamError } from './normalise'
 import { pipeCapped } from './pipe-capped'
 import { Relay } from './relay'
+import { FixedStream } from './relay-fixed'
 import { WholeReply } from './relay-normalised'
 import { ErrorBodyText } from './reply-text'
 import { writeError } from './respond'
@@ -115,7 +117,11 @@ class HopHandler implements Dispatcher.DispatchHandler, Settle {
     if (this.done) return
     const type = String(headers['content-type'] ?? '')
     const sse = /text\/event-stream/i.test(type)
-    if (this.hop.normaliseBody && !sse) this.reader = new WholeReply(status, headers, this.hop, this)
+    const { fix } = this.hop
+    if (fix && sse && status < 300) {
+      this.reader = new FixedStream(status, headers, fix, this.hop, this, this.controller!)
+    } else if ((this.hop.normaliseBody || fix) && !sse)
+      this.reader = new WholeReply(status, headers, this.hop, this)
     else if (status >= 400) this.reader = this.errorReader(status, type)
     else this.reader = new Relay(status, headers, sse, this.hop, this, this.controller!)
   }

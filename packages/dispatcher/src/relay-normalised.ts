@@ -1,7 +1,9 @@
 /**
  * The reader for providers whose errors hide in successes (`ForwardRequest.normaliseBody`,
  * FastFlowLM): the reply is read whole (bounded), judged by the provider, and either sent as it came
- * or replaced by the error it stands for. SSE streams never take this path.
+ * or replaced by the error it stands for. A JSON success whose request has a fix
+ * (`ForwardRequest.fix`, answer-fix.ts) is read whole too and sent corrected. SSE streams never take
+ * this path.
  */
 import { SvcError } from '@svc/core'
 import type { ForwardRequest, Settle } from './forward-types'
@@ -79,11 +81,16 @@ export class WholeReply {
       )
       return
     }
+    const fixed = hop.fix && parsed && isObject(body) ? JSON.stringify(hop.fix.json(body)) : undefined
     const headers = relayedHeaders(this.headers, hop.requestId)
-    headers['content-length'] = data.length
+    headers['content-length'] = fixed === undefined ? data.length : Buffer.byteLength(fixed)
     hop.res.writeHead(status, withAddedHeaders(hop.res, headers))
-    hop.res.end(data)
+    hop.res.end(fixed ?? data)
     const usage = usageFromTail(text.slice(-TAIL))
     this.settle.finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

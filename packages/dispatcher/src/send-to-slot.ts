@@ -5,6 +5,7 @@
  * replica when one cannot be reached. The lease is released when the hop is over, whatever happened.
  */
 import { type Lease, type LoadingNotice, SvcError } from '@svc/core'
+import { answerFixFor } from './answer-fix'
 import type { DispatcherOptions, SlotRoute } from './dispatch-types'
 import type { EndpointSpec } from './endpoints'
 import type { Exchange, SendHop } from './exchange'
@@ -77,6 +78,8 @@ export async function sendToSlot(
       return
     }
     const upstreamBody = bodyForSlot(route, exchange, spec, request, carried, lease)
+    // The answer held to its surface's spec where the engine is wrong (none for most requests).
+    const fix = answerFixFor(spec.endpoint, carried ?? json)
     // A replica that cannot be reached leaves the rotation and the request goes to another one.
     for (let attempt = 1; ; attempt++) {
       const result = await context.send(exchange, {
@@ -88,6 +91,7 @@ export async function sendToSlot(
         timeoutMs: context.upstreamTimeoutMs,
         retryUnreachable: lease.fail !== undefined && attempt < MAX_REPLICA_TRIES,
         normaliseBody: route.normaliseBody,
+        fix,
       })
       if (result.outcome !== 'unreachable') return
       lease.fail?.(`unreachable (${result.cause})`)

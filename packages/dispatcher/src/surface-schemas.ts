@@ -1,7 +1,9 @@
 /**
  * Request schemas of the other surfaces on the same slots: the OpenAI Responses API and Anthropic
- * Messages (and their token counts). Loose like the chat schemas (schemas.ts): unknown fields pass
- * through to the upstream, only what svc relies on or what surely fails is checked. What no slot
+ * Messages (and their token counts). Loose like the chat schemas (schemas.ts): unknown fields, beta
+ * values and new roles pass through to the upstream untouched (`thinking: {type: "adaptive"}`,
+ * `output_config`, `context_management`); only what svc relies on (the routing field, the stream
+ * flag, sizes and caps, the fields it translates) or what the spec forbids is checked. What no slot
  * does is refused here, naming the field: svc and llama-server keep no responses, so `store: true`,
  * `previous_response_id` and `conversation` are 400 `request.invalid` rather than silently ignored.
  */
@@ -43,8 +45,12 @@ export const ResponsesSchema = v.looseObject(ResponsesBody)
 /** `POST /v1/responses/input_tokens`: the same body; svc needs `model` to route it. */
 export const ResponsesInputTokensSchema = v.looseObject(ResponsesBody)
 
+/**
+ * A role is any string: Anthropic adds roles behind beta headers (`{"role":"system"}` inside
+ * `messages`, `mid-conversation-system-*`), and the engine judges them, not svc.
+ */
 const AnthropicMessage = v.looseObject({
-  role: v.picklist(['user', 'assistant'], 'role must be "user" or "assistant"'),
+  role: v.pipe(v.string('role must be a string'), v.minLength(1, 'role must not be empty')),
   content: v.union(
     [v.string(), v.array(v.looseObject({ type: v.string() }))],
     'content must be a string or an array of content blocks',

@@ -41,6 +41,11 @@ export interface MemoryReport {
 
 export interface MemoryBudget extends LoadAdmission {
   report(): Promise<MemoryReport>
+  /**
+   * The device a slot with `config` loads into, with its budget and what the other slots hold
+   * there now; undefined when it uses no local memory (remote, swarm) or nothing was detected.
+   */
+  deviceOf(config: SlotConfig): Promise<DeviceBudget | undefined>
 }
 
 export interface MemoryBudgetOptions {
@@ -200,6 +205,16 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
       const admitted = queue.then(() => admitNow(request))
       queue = admitted.catch(() => undefined)
       return admitted
+    },
+    async deviceOf(config) {
+      if (!local(config)) return undefined
+      const devices = await options.devices().catch(() => [])
+      const device = deviceFor(devices, options.place(config).backend)
+      if (!device) return undefined
+      const holders = (await holdersOn(device, devices)).filter((h) => h.slot !== config.name)
+      const usedBytes = holders.reduce((sum, h) => sum + h.chargedBytes, 0)
+      const freeBytes = device.budgetBytes === null ? null : device.budgetBytes - usedBytes
+      return { ...device, usedBytes, freeBytes, holders }
     },
     async report() {
       const devices = await options.devices().catch(() => []) // no detection: no budget to enforce

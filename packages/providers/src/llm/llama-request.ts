@@ -5,6 +5,8 @@
  * is read as a string only (an object falls back to `"auto"`), and Anthropic's `{type:"tool"}`
  * becomes `"required"` without the name. So:
  *
+ * - Responses `input` items the spec allows but the engine refuses (an assistant message without
+ *   `type`, a reasoning item without `content`): `responses-input.ts`.
  * - Responses `text.format` (`json_schema`, `json_object`) → `response_format`, unless one is set.
  * - A `tool_choice` that names one function (chat, Responses) or tool (Messages) → `"required"`
  *   with `tools` narrowed to that one, so the grammar can only produce a call to it. A name that
@@ -14,6 +16,7 @@
  * copy, the client's bytes go upstream as they came).
  */
 import { type Endpoint, SvcError } from '@svc/core'
+import { responsesInput } from './responses-input'
 
 type Body = Record<string, unknown>
 
@@ -24,7 +27,9 @@ export function carryToLlamaServer(endpoint: Endpoint, body: Body): Body | undef
       return forceNamedTool(body, namedChatTool(body.tool_choice), (t) => nameOf(t.function))
     case 'responses':
     case 'responses-input-tokens': {
-      const formatted = carryTextFormat(body)
+      const input = responsesInput(body.input)
+      const typed = input ? { ...body, input } : undefined
+      const formatted = carryTextFormat(typed ?? body) ?? typed
       const from = formatted ?? body
       return forceNamedTool(from, namedResponsesTool(body.tool_choice), nameOf) ?? formatted
     }
