@@ -109,4 +109,54 @@ export const CHAT_TABLE: readonly ConformanceRow[] = [
       expect(body.usage.completion_tokens).toBe(3)
     },
   },
+  {
+    rule: 'chat: unknown fields, llama.cpp samplers and new roles reach the engine untouched (svc validates only what it must know)',
+    only: 'wrong-engine',
+    request: {
+      path: '/v1/chat/completions',
+      body: {
+        messages: [
+          { role: 'developer', content: 'Be brief.' },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'hi' },
+              { type: 'future_part', data: 1 },
+            ],
+          },
+          { role: 'critic', content: 'new role' },
+        ],
+        max_tokens: 2,
+        reasoning_effort: 'minimal',
+        verbosity: 'low',
+        top_k: 20,
+        chat_template_kwargs: { enable_thinking: false },
+        prompt_cache_key: 'k1',
+        future_field: { nested: true },
+      },
+    },
+    expect: ({ status }, target) => {
+      expect(status).toBe(200)
+      const sent = target.received?.().findLast((r) => r.path === '/v1/chat/completions')?.body
+      expect(sent).toMatchObject({
+        messages: [
+          { role: 'developer', content: 'Be brief.' },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'hi' },
+              { type: 'future_part', data: 1 },
+            ],
+          },
+          { role: 'critic', content: 'new role' },
+        ],
+        reasoning_effort: 'minimal',
+        verbosity: 'low',
+        top_k: 20,
+        chat_template_kwargs: { enable_thinking: false },
+        prompt_cache_key: 'k1',
+        future_field: { nested: true },
+      })
+    },
+  },
 ]
