@@ -1,4 +1,5 @@
-import { type StatsFs, statfs } from 'node:fs/promises'
+import type { StatsFs } from 'node:fs'
+import { statfs } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { formatBytes, type ModelEntry, SvcError } from '@svc/core'
 import type { MemoryDevice } from '@svc/providers/memory'
