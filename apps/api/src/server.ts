@@ -64,6 +64,7 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
   const ollama = createOllamaHandler({
     call: wiring.dispatcher.call,
     authenticate,
+    queueTimeoutMs: env.queueTimeoutMs,
     ...(env.authEnabled && admit ? { admit } : {}),
     slots: wiring.deps.slots,
     startedAt: Date.now(),

@@ -2,11 +2,14 @@
  * Ollama's model lists, built from svc's slots and model store: `/api/tags` lists what `/v1/models`
  * lists (the slots but the image slot, refs on disk or in a slot, hosted refs) as `<id>:latest`;
  * `/api/ps` the refs of loaded slots; `/api/show` one of them. Sizes are the files' sizes (0 when svc
- * has no file: remote slots, hosted refs); svc keeps a slot loaded until it is unloaded, so `ps`'s
- * `expires_at` lies far ahead.
+ * has no file: remote slots, hosted refs). What a model is and can do (`details`, `model_info`,
+ * `capabilities`) comes from `modelFacts` (@svc/providers/models), the one place every listing reads:
+ * the GGUF header of the file on disk, the entry and the slot's kind. `ps`'s `expires_at` is when the
+ * slot's idle unload (`unload_after`, or a client's `keep_alive`) would fire, far ahead when never.
  */
 import { createHash } from 'node:crypto'
-import { type ModelEntry, modelCapabilities, type SlotState, SvcError } from '@svc/core'
+import { type ModelEntry, type SlotState, SvcError } from '@svc/core'
+import { chatTemplate, type ModelFacts, modelFacts, type SlotKind } from '@svc/providers/models'
 import type { SlotSystem } from '../slots/slot-system'
 import { ollamaName, svcModelName } from './names'
 
@@ -48,24 +51,44 @@ export async function tags(deps: ModelListDeps) {
     ...(deps.upstreamRefs?.() ?? []).map((r) => ({ id: r.id })),
   ]
   const seen = new Set<string>()
-  const models = listed
-    .filter((m) => !seen.has(m.id) && seen.add(m.id))
-    .map((m) => ({ ...summary(deps, m), details: details(m.entry) }))
+  const models = await Promise.all(
+    listed
+      .filter((m) => !seen.has(m.id) && seen.add(m.id))
+      .map(async (m) => ({ ...summary(deps, m), details: details(m.entry, await factsOf(deps, m)) })),
+  )
   return { models }
 }
 
 export async function ps(deps: ModelListDeps) {
   const byId = new Map((await deps.slots.store.list()).map((m) => [m.id, m]))
-  const models = deps.slots.manager
-    .list()
-    .filter((s) => s.model && LOADED.has(s.state))
-    .map((s) => {
-      const m = {
-        id: s.model!,
-        entry: byId.get(s.model!) ?? deps.slots.manager.get(s.name).currentModel() ?? undefined,
-      }
-      return { ...summary(deps, m), details: details(m.entry), expires_at: NEVER, size_vram: 0 }
-    })
+  const { manager } = deps.slots
+  const models = await Promise.all(
+    manager
+      .list()
+      .filter((s) => s.model && LOADED.has(s.state))
+      .map(async (s) => {
+        const m = {
+          id: s.model!,
+          entry: manager.get(s.name).currentModel() ?? byId.get(s.model!) ?? undefined,
+        }
+        const facts = await modelFacts(m.entry, slotKind(deps, s.name))
+        const size = m.entry?.size ?? 0
+        // The idle unload in force: when nobody asks for it until then, the slot unloads.
+        const after = manager.idlePolicy(s.name)
+        const from = s.state === 'serving' ? Date.now() : s.since
+        return {
+          ...summary(deps, m),
+          details: details(m.entry, facts),
+          expires_at:
+            after.unloadAfterMs > 0 && !after.pinned
+              ? new Date(from + after.unloadAfterMs).toISOString()
+              : NEVER,
+          // On a GPU backend the weights are in its memory; on the CPU, none are.
+          size_vram: s.backend && s.backend !== 'cpu' ? size : 0,
+          context_length: facts.contextLength ?? 0,
+        }
+      }),
+  )
   return { models }
 }
 
@@ -79,29 +102,63 @@ export async function show(deps: ModelListDeps, name: string) {
   const hosted = deps.upstreamRefs?.().some((r) => r.id === id)
   if (!manager.has(id) && !entry && !hosted)
     throw new SvcError('model.not_found', `model "${name}" not found`)
-  // A file loaded by path has no role of its own: the slot's role (embed, rerank) says what it does.
+  // A file loaded by path has no role of its own: the slot's kind (embed, rerank, tts) says what it does.
   const holder = manager.has(id) ? id : manager.findByModel(id)?.name
-  const role = entry?.role ?? (holder ? manager.config(holder).role : undefined)
-  const capabilities = entry ? modelCapabilities({ ...entry, ...(role ? { role } : {}) }) : ['chat']
+  const facts = await modelFacts(entry ?? undefined, holder ? slotKind(deps, holder) : undefined)
+  const projector = entry?.mmproj?.path
+    ? await modelFacts({
+        id: `${id}.mmproj`,
+        format: 'gguf',
+        provider: 'llm',
+        source: 'local',
+        path: entry.mmproj.path,
+      })
+    : undefined
   return {
     license: entry?.license ?? '',
     modelfile: `# svc model ${id}\nFROM ${entry?.id ?? id}\n`,
     parameters: '',
-    template: '',
-    details: details(entry),
-    model_info: { 'general.architecture': entry?.family ?? '', 'general.basename': entry?.id ?? id },
-    capabilities: ollamaCapabilities(capabilities),
+    template: await chatTemplate(entry ?? undefined),
+    details: details(entry ?? undefined, facts),
+    model_info: {
+      ...facts.header,
+      'general.architecture': facts.architecture ?? entry?.family ?? '',
+      'general.basename': entry?.id ?? id,
+    },
+    ...(projector?.header ? { projector_info: projector.header } : {}),
+    capabilities: ollamaCapabilities(facts),
     modified_at: new Date(deps.startedAt).toISOString(),
   }
 }
 
-/** svc's capabilities in Ollama's words; a chat model may be given tools (the engine's template decides). */
-function ollamaCapabilities(capabilities: readonly string[]): string[] {
+/**
+ * svc's facts in Ollama's capability words (completion, tools, insert, vision, embedding, thinking):
+ * `tools` and `thinking` when the chat template takes them, or when no template can be read (a remote
+ * or hosted upstream: its own template decides). `insert` never: svc refuses `suffix`. Speech,
+ * transcription, rerank and image models have no Ollama word, so they list none.
+ */
+export function ollamaCapabilities(facts: ModelFacts): string[] {
   const out: string[] = []
-  if (capabilities.includes('chat')) out.push('completion', 'tools')
-  if (capabilities.includes('vision')) out.push('vision')
-  if (capabilities.includes('embeddings')) out.push('embedding')
+  const chat = facts.capabilities.includes('chat')
+  if (chat) out.push('completion')
+  if (chat && (facts.tools || facts.header === null)) out.push('tools')
+  if (facts.capabilities.includes('vision')) out.push('vision')
+  if (facts.capabilities.includes('embeddings')) out.push('embedding')
+  if (chat && facts.thinking) out.push('thinking')
   return out
+}
+
+/** The kind of slot `name` (its provider and role), for a model in it that has no role of its own. */
+function slotKind(deps: ModelListDeps, name: string): SlotKind {
+  const config = deps.slots.manager.config(name)
+  return { provider: config.provider, role: config.role }
+}
+
+/** The facts of a listed model, with the kind of the slot it names or sits in. */
+function factsOf(deps: ModelListDeps, m: Described): Promise<ModelFacts> {
+  const { manager } = deps.slots
+  const holder = manager.has(m.id) ? m.id : manager.findByModel(m.id)?.name
+  return modelFacts(m.entry, holder ? slotKind(deps, holder) : undefined)
 }
 
 function slotModel(deps: ModelListDeps, slot: string): ModelEntry | undefined {
@@ -123,14 +180,15 @@ function summary(deps: ModelListDeps, m: Described) {
   }
 }
 
-function details(entry: ModelEntry | undefined) {
-  const quant = /[-_.](i?q\d[\w]*|f16|bf16|f32)$/i.exec(entry?.id ?? '')?.[1]
+function details(entry: ModelEntry | undefined, facts: ModelFacts) {
+  const quant = /[-_.:](i?q\d[\w]*|f16|bf16|f32)$/i.exec(entry?.id ?? '')?.[1]
+  const family = facts.architecture ?? entry?.family ?? ''
   return {
     parent_model: '',
     format: entry?.format ?? '',
-    family: entry?.family ?? '',
-    families: entry?.family ? [entry.family] : null,
-    parameter_size: '',
-    quantization_level: quant?.toUpperCase() ?? '',
+    family,
+    families: family ? [family] : null,
+    parameter_size: facts.parameterSize ?? '',
+    quantization_level: facts.quantization ?? quant?.toUpperCase() ?? '',
   }
 }

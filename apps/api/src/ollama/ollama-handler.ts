@@ -10,6 +10,7 @@ import { type Caller, readBody, requestPath } from '@svc/dispatcher'
 import type * as v from 'valibot'
 import type { Authenticate } from '../middleware/auth'
 import type { QuotaGate } from '../usage/quota-gate'
+import { isAdmin } from '../views/redact'
 import { chat, embed, embeddings, generate, type InferenceContext } from './inference'
 import { type ModelListDeps, OLLAMA_API_VERSION, ps, show, tags } from './models'
 import { writeJson, writeOllamaError } from './ndjson'
@@ -56,6 +57,8 @@ export interface OllamaDeps extends ModelListDeps, PullDeps {
   admit?: QuotaGate['admit']
   /** Largest JSON body (bytes), as on `/v1`. */
   maxJsonBytes?: number
+  /** How long a load request waits for the model (SVC_QUEUE_TIMEOUT, ms). */
+  queueTimeoutMs?: number
 }
 
 export type OllamaHandler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>
@@ -114,6 +117,8 @@ export function createOllamaHandler(deps: OllamaDeps): OllamaHandler {
         signal: controller.signal,
         route,
         started,
+        lifecycle: deps,
+        manages: isAdmin(outcome.principal),
       }
       switch (route) {
         case '/api/version':

@@ -1,4 +1,5 @@
-import { type ModelEntry, modelCapabilities, SvcError } from '@svc/core'
+import { type ModelEntry, SvcError } from '@svc/core'
+import { modelFacts } from '@svc/providers/models'
 import { Hono } from 'hono'
 import type { ModelPulls } from '../slots/model-pulls'
 import type { SlotSystem } from '../slots/slot-system'
@@ -9,7 +10,9 @@ import { type OfferContext, offer } from './model-offer'
  * Models, mounted at `/api/models`.
  *
  * - `GET /` → `{models:[{id, provider, format, role, source, present, needs_pull, size, path, url,
- *   slot, capabilities, mmproj, offered, reason, pulling, …}]}`: every curated, pulled and local model,
+ *   slot, capabilities, context_length, architecture, mmproj, offered, reason, pulling, …}]}`: every
+ *   curated, pulled and local model (capabilities, context and architecture from `modelFacts`, as in
+ *   every listing; the last two null until svc has read the file's header),
  *   whether its files are on disk (a vision model's projector too), the slot holding it, what it
  *   accepts, whether svc offers it on this machine (and why not), and the progress of a pull started
  *   here (`pulling: {done, total} | null`). `path` and `url` (where the file lies, where it is
@@ -34,9 +37,17 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
       const admin = isAdmin(c.get('principal'))
       const models = await deps.slots.store.list()
       const ctx = await offerContext(deps.slots)
+      const facts = await Promise.all(
+        models.map((m) => {
+          const slot = holder(m.id)
+          const config = slot ? deps.slots.manager.config(slot) : undefined
+          return modelFacts(m, config && { provider: config.provider, role: config.role })
+        }),
+      )
       return c.json({
-        models: models.map((m) => {
+        models: models.map((m, i) => {
           const pull = deps.pulls?.get(m.id)
+          const known = facts[i]!
           return {
             id: m.id,
             provider: m.provider,
@@ -57,7 +68,9 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
             badge: m.badge ?? null,
             description: m.description ?? null,
             slot: holder(m.id) ?? null,
-            capabilities: modelCapabilities(m),
+            capabilities: known.capabilities,
+            context_length: known.contextLength,
+            architecture: known.architecture,
             // The vision projector, a second file (its path and url follow the model's own redaction).
             mmproj: m.mmproj
               ? {

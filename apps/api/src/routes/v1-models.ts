@@ -1,13 +1,8 @@
-import {
-  type Capability,
-  type ModelEntry,
-  modelCapabilities,
-  type SlotSnapshot,
-  type SlotState,
-  SvcError,
-} from '@svc/core'
+import { type Capability, type ModelEntry, type SlotSnapshot, type SlotState, SvcError } from '@svc/core'
+import { type ModelFacts, modelFacts } from '@svc/providers/models'
 import { Hono } from 'hono'
 import type { AppDeps } from '../deps'
+import { svcModelName } from '../ollama/names'
 
 /** svc's extension of a `/v1/models` entry: which slot answers for it and whether it is loaded. */
 export interface SvcModelView {
@@ -35,6 +30,12 @@ const LOADED: ReadonlySet<SlotState> = new Set(['ready', 'serving', 'idle'])
  * And `capabilities` (`["chat","vision"]`, see `modelCapabilities`): a slot alias has those of the
  * model it holds or is loading (an empty slot those of its role, without `vision`); a hosted ref and
  * a remote chat slot (and what it serves) have `null` (the upstream decides whether it sees images). Front ends offer image attachments by it.
+ * Capabilities, `context_length` (the training context, tokens) and `architecture` come from
+ * `modelFacts` (the GGUF header, the entry, the slot's kind), as every other listing's do; the last
+ * two are there only when svc has read them from a file.
+ *
+ * `GET /v1/models/{id}` takes every form a client may hold: a slot name, a registry ref, Ollama's
+ * `name:latest` (`primary:latest`), Hub names with `/` and `:` (`hf.co/o/r:Q4_K_M`).
  */
 export function v1ModelsRoutes(deps: AppDeps) {
   const created = Math.floor(deps.startedAt / 1000)
@@ -48,20 +49,20 @@ export function v1ModelsRoutes(deps: AppDeps) {
     const slots = deps.slots.manager.list()
     const bySlot = new Map(slots.map((slot) => [slot.name, slot]))
     const byModel = new Map(slots.filter((slot) => slot.model).map((slot) => [slot.model!, slot]))
-    const slotCapabilities = (name: string): Capability[] | null => {
+    const slotCapabilities = async (name: string): Promise<Described> => {
       const holds = deps.slots.manager.get(name).currentModel()
       const config = deps.slots.manager.config(name)
-      const known = modelCapabilities(
-        holds ?? { provider: config.provider, ...(config.role ? { role: config.role } : {}) },
-      )
+      const facts = await modelFacts(holds ?? undefined, { provider: config.provider, role: config.role })
       // A remote chat upstream has its own files, a projector or not: whether it sees images is
       // unknown, so the whole answer is (null, like a hosted ref). Its other roles are the slot's.
-      return config.runtime === 'remote' && known.includes('chat') ? null : known
+      return described(config.runtime === 'remote' && facts.capabilities.includes('chat') ? null : facts)
     }
     /** A stored model's capabilities, unless a remote slot serves it (then that slot's). */
-    const refCapabilities = (model: ModelEntry): Capability[] | null => {
+    const refCapabilities = async (model: ModelEntry): Promise<Described> => {
       const holder = byModel.get(model.id)
-      return holder?.runtime === 'remote' ? slotCapabilities(holder.name) : modelCapabilities(model)
+      if (holder?.runtime === 'remote') return slotCapabilities(holder.name)
+      const config = holder ? deps.slots.manager.config(holder.name) : undefined
+      return described(await modelFacts(model, config && { provider: config.provider, role: config.role }))
     }
     const view = (slot: SlotSnapshot | undefined, model: string | null): SvcModelView => ({
       slot: slot?.name ?? null,
@@ -70,24 +71,30 @@ export function v1ModelsRoutes(deps: AppDeps) {
       loaded: slot !== undefined && LOADED.has(slot.state),
     })
     const refs = [
-      ...(await deps.slots.store.list())
-        .filter((m) => m.path !== undefined || byModel.has(m.id))
-        .map((m) => ({
-          id: m.id,
-          owned_by: 'svc',
-          capabilities: refCapabilities(m),
-          _svc: view(byModel.get(m.id), m.id),
-        })),
+      ...(await Promise.all(
+        (
+          await deps.slots.store.list()
+        )
+          .filter((m) => m.path !== undefined || byModel.has(m.id))
+          .map(async (m) => ({
+            id: m.id,
+            owned_by: 'svc',
+            ...(await refCapabilities(m)),
+            _svc: view(byModel.get(m.id), m.id),
+          })),
+      )),
       // Models svc has no entry for: what a remote slot's upstream serves under its own name.
-      ...[...byModel].map(([id, slot]) => ({
-        id,
-        owned_by: 'svc',
-        capabilities: slotCapabilities(slot.name),
-        _svc: view(slot, id),
-      })),
+      ...(await Promise.all(
+        [...byModel].map(async ([id, slot]) => ({
+          id,
+          owned_by: 'svc',
+          ...(await slotCapabilities(slot.name)),
+          _svc: view(slot, id),
+        })),
+      )),
       ...(deps.upstreamRefs?.() ?? []).map((r) => ({
         ...r,
-        capabilities: null,
+        ...described(null),
         _svc: { slot: null, model: r.id, state: null, loaded: true },
       })),
     ]
@@ -99,15 +106,19 @@ export function v1ModelsRoutes(deps: AppDeps) {
       owned_by: string
       /** What the model accepts; null when svc cannot know (hosted upstream refs). */
       capabilities: Capability[] | null
+      context_length?: number
+      architecture?: string
       _svc: SvcModelView
     }[] = []
     const entries = [
-      ...aliases.map((id) => ({
-        id,
-        owned_by: 'svc',
-        capabilities: slotCapabilities(id),
-        _svc: view(bySlot.get(id), null),
-      })),
+      ...(await Promise.all(
+        aliases.map(async (id) => ({
+          id,
+          owned_by: 'svc',
+          ...(await slotCapabilities(id)),
+          _svc: view(bySlot.get(id), null),
+        })),
+      )),
       ...refs,
     ]
     for (const entry of entries) {
@@ -119,6 +130,8 @@ export function v1ModelsRoutes(deps: AppDeps) {
         created,
         owned_by: entry.owned_by,
         capabilities: entry.capabilities,
+        ...(entry.context_length ? { context_length: entry.context_length } : {}),
+        ...(entry.architecture ? { architecture: entry.architecture } : {}),
         _svc: entry._svc,
       })
     }
@@ -128,8 +141,26 @@ export function v1ModelsRoutes(deps: AppDeps) {
     .get('/', async (c) => c.json({ object: 'list' as const, data: await list() }))
     .get('/:id{.+}', async (c) => {
       const id = c.req.param('id')
-      const found = (await list()).find((m) => m.id === id)
+      const all = await list()
+      // Ollama's `name:latest` is the untagged id (`primary:latest` is `primary`).
+      const found = all.find((m) => m.id === id) ?? all.find((m) => m.id === svcModelName(id))
       if (!found) throw new SvcError('model.not_found', `model "${id}" does not exist`, { param: 'model' })
       return c.json(found)
     })
+}
+
+/** The listing fields a model's facts give; all null/absent when svc cannot know (a hosted ref). */
+interface Described {
+  capabilities: Capability[] | null
+  context_length?: number
+  architecture?: string
+}
+
+function described(facts: ModelFacts | null): Described {
+  if (!facts) return { capabilities: null }
+  return {
+    capabilities: facts.capabilities,
+    ...(facts.contextLength ? { context_length: facts.contextLength } : {}),
+    ...(facts.architecture ? { architecture: facts.architecture } : {}),
+  }
 }
