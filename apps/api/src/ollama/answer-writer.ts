@@ -40,6 +40,8 @@ function finished(ctx: AnswerContext, piece: AnswerPiece): Record<string, unknow
     ...body(ctx, piece),
     done: true,
     done_reason: doneReason(piece.finish),
+    // Ollama's deprecated conversation memory: svc keeps none (and ignores a `context` sent back).
+    ...(ctx.shape === 'generate' ? { context: [] } : {}),
     ...ollamaStats(ctx.started, piece.usage, piece.timings),
   }
 }

@@ -184,14 +184,21 @@ async function lifecycle(
   } else {
     await loadModel(ctx.lifecycle, name, shape, ctx.signal, (model) => keep(ctx, model, keepAlive))
   }
+  // The whole time went to the load (or unload); nothing was evaluated.
   const stats = ollamaStats(ctx.started)
+  stats.load_duration = stats.total_duration
   const head = { model: name, created_at: new Date().toISOString() }
-  const timing = { total_duration: stats.total_duration, load_duration: stats.total_duration }
   const answer =
     shape === 'embed'
-      ? { model: name, embeddings: [], ...timing, prompt_eval_count: 0 }
+      ? {
+          model: name,
+          embeddings: [],
+          total_duration: stats.total_duration,
+          load_duration: stats.load_duration,
+          prompt_eval_count: 0,
+        }
       : shape === 'chat'
-        ? { ...head, message: { role: 'assistant', content: '' }, done_reason: reason, done: true, ...timing }
-        : { ...head, response: '', done: true, done_reason: reason, ...timing }
+        ? { ...head, message: { role: 'assistant', content: '' }, done_reason: reason, done: true, ...stats }
+        : { ...head, response: '', done: true, done_reason: reason, context: [], ...stats }
   writeJson(ctx.res, 200, answer, ctx.requestId)
 }

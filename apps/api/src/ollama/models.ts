@@ -119,6 +119,8 @@ export async function show(deps: ModelListDeps, name: string) {
     modelfile: `# svc model ${id}\nFROM ${entry?.id ?? id}\n`,
     parameters: '',
     template: await chatTemplate(entry ?? undefined),
+    system: '',
+    messages: [],
     details: details(entry ?? undefined, facts),
     model_info: {
       ...facts.header,
