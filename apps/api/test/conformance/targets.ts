@@ -68,10 +68,10 @@ export function conformanceTargets(): ConformanceTargets {
   }
   const targets: ConformanceTargets = {
     available,
-    get real() {
+    get real(): ConformanceTarget {
       return { kind: 'llama-server', url: started().api.url, model: 'primary' }
     },
-    get wrong() {
+    get wrong(): ConformanceTarget {
       const { api, engine } = started()
       return { kind: 'wrong-engine', url: api.url, model: 'wrong', received: () => engine.received() }
     },

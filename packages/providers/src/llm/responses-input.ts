@@ -4,7 +4,7 @@
  *
  * - An item with a `role` and no `type` is an input message (OpenAPI `EasyInputMessage`: "type …
  *   Always `message`", optional). The engine takes it for user, system and developer, but refuses an
- *   assistant one with 400 `Cannot determine type of 'item'`: svc adds `type: "message"`.
+ *   assistant one with 400 `Cannot determine type of 'item'`: svc adds `type: "message"` there.
  * - A `reasoning` item as clients echo it back (`{type, id, summary, encrypted_content}`, `content`
  *   optional in the spec) is refused unless it has a non-empty `content`: svc fills `content` from
  *   the summary's text (`reasoning_text`), or drops an item with neither (it carries nothing the
@@ -16,6 +16,9 @@
 import { SvcError } from '@svc/core'
 
 type Item = Record<string, unknown>
+
+/** The roles whose untyped messages the engine reads as they are. */
+const UNTYPED_ROLES = new Set(['user', 'system', 'developer'])
 
 export function responsesInput(input: unknown): unknown[] | undefined {
   if (!Array.isArray(input)) return undefined
@@ -36,7 +39,9 @@ export function responsesInput(input: unknown): unknown[] | undefined {
 /** The item as the engine reads it: itself, a copy, or undefined to drop it. */
 function carriedItem(item: unknown, index: number): unknown {
   if (!isObject(item)) return item
-  if (item.type === undefined && typeof item.role === 'string') return { ...item, type: 'message' }
+  if (item.type === undefined && typeof item.role === 'string' && !UNTYPED_ROLES.has(item.role)) {
+    return { ...item, type: 'message' }
+  }
   if (item.type === 'reasoning') return reasoningItem(item)
   if (item.type === 'item_reference') {
     throw new SvcError(
