@@ -112,7 +112,10 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
       )
     })
     .delete('/:id/pull', async (c) => {
-      const entry = await known(c.req.param('id'))
+      const id = c.req.param('id')
+      // A Hub model is registered once its pull completes: a running pull is cancelled by its id alone.
+      if (deps.pulls?.get(id)) return c.json({ model: id, cancelled: deps.pulls.cancel(id) })
+      const entry = await known(id)
       return c.json({ model: entry.id, cancelled: deps.pulls?.cancel(entry.id) ?? false })
     })
     .delete('/:id', async (c) => {
