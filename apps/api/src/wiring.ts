@@ -10,6 +10,7 @@ import type { ApiMetrics } from './metrics'
 import type { AuthDeps } from './middleware/auth'
 import { refuseHostedFromOtherSites } from './middleware/host'
 import { watchSlotConfigs } from './slots/config-watch'
+import { allowedModelsOf } from './middleware/token-models'
 import { wireHardware } from './slots/hardware'
 import { loadHostedUpstreams } from './slots/hosted-upstreams'
 import { createModelPulls } from './slots/model-pulls'
@@ -151,7 +152,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
         }
       : metricsAndActivity,
     // With auth on, whoever reaches a hosted upstream holds a token (or the proxy's identity).
-    ...(env.authEnabled ? {} : { refuseHosted: refuseHostedFromOtherSites }),
+    ...(env.authEnabled ? { allowedModels: allowedModelsOf } : { refuseHosted: refuseHostedFromOtherSites }),
     onUnexpected: (error, { requestId, route }) =>
       logger.error('unhandled error', { requestId, path: route, error }),
   })

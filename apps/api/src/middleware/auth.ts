@@ -20,6 +20,7 @@ import {
 import { SvcError } from '@svc/core'
 import { requestPath, writeError } from '@svc/dispatcher'
 import type { Context, MiddlewareHandler } from 'hono'
+import { noteAllowedModels } from './token-models'
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -248,6 +249,7 @@ export function authGuard(
         writeError(res, o.error, requestId)
         return false
       }
+      noteAllowedModels(req, o.principal)
       return admit ? admit(o.principal, req, res, requestId) : true
     }
     return outcome instanceof Promise ? outcome.then(done) : done(outcome)

@@ -5,14 +5,18 @@
  * answer, refusals included, is in Ollama's shape (`{"error": "…"}` with svc's status).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Principal } from '@svc/auth'
 import { parseJsonRequest, SvcError } from '@svc/core'
-import { type Caller, readBody, requestPath } from '@svc/dispatcher'
+import { type Caller, readBody, refuseUnallowedModel, requestPath } from '@svc/dispatcher'
 import type * as v from 'valibot'
 import type { Authenticate } from '../middleware/auth'
+import { allowedModelsFor, allowedModelsOf, mayList, noteAllowedModels } from '../middleware/token-models'
+import type { SlotSystem } from '../slots/slot-system'
 import type { QuotaGate } from '../usage/quota-gate'
 import { isAdmin } from '../views/redact'
 import { chat, embed, embeddings, generate, type InferenceContext } from './inference'
 import { type ModelListDeps, OLLAMA_API_VERSION, ps, show, tags } from './models'
+import { svcModelName } from './names'
 import { writeJson, writeOllamaError } from './ndjson'
 import { type PullDeps, pull } from './pull'
 import {
@@ -69,7 +73,15 @@ export function createOllamaHandler(deps: OllamaDeps): OllamaHandler {
   async function read<S extends v.GenericSchema>(req: IncomingMessage, schema: S): Promise<v.InferOutput<S>> {
     const raw = await readBody(req, maxJson)
     // Ollama ignores Content-Type (its own curl examples send form-encoded JSON), so svc does too.
-    return parseJsonRequest(raw.toString('utf8'), undefined, schema, { emptyIsObject: true })
+    const body = parseJsonRequest(raw.toString('utf8'), undefined, schema, { emptyIsObject: true })
+    // A token limited to models names only those (middleware/token-models.ts), whatever the route
+    // does with the name (a load or unload request included, which reaches no dispatcher).
+    const allowed = allowedModelsOf(req)
+    const { model, name } = (body ?? {}) as { model?: unknown; name?: unknown }
+    const named = model || name
+    if (allowed && typeof named === 'string')
+      refuseUnallowedModel(allowed, svcModelName(named), undefined, deps.slots.manager)
+    return body
   }
 
   return async function handleOllama(req, res, requestId) {
@@ -91,6 +103,7 @@ export function createOllamaHandler(deps: OllamaDeps): OllamaHandler {
         peer: () => req.socket.remoteAddress,
       })
       if (!outcome.ok) throw outcome.error
+      noteAllowedModels(req, outcome.principal)
       const route = path.startsWith('/api/blobs/') ? '/api/blobs' : path
       if (NOT_IMPLEMENTED.has(route))
         throw new SvcError(
@@ -124,9 +137,19 @@ export function createOllamaHandler(deps: OllamaDeps): OllamaHandler {
         case '/api/version':
           return writeJson(res, 200, { version: OLLAMA_API_VERSION }, requestId)
         case '/api/tags':
-          return writeJson(res, 200, await tags(deps), requestId)
+          return writeJson(
+            res,
+            200,
+            listable(await tags(deps), outcome.principal, deps.slots.manager),
+            requestId,
+          )
         case '/api/ps':
-          return writeJson(res, 200, await ps(deps), requestId)
+          return writeJson(
+            res,
+            200,
+            listable(await ps(deps), outcome.principal, deps.slots.manager),
+            requestId,
+          )
         case '/api/show':
           return writeJson(
             res,
@@ -163,4 +186,14 @@ function modelName(body: { model?: string | undefined; name?: string | undefined
   const name = body.model || body.name
   if (!name) throw new SvcError('request.invalid', 'model is required', { param: 'model' })
   return name
+}
+
+/** `/api/tags` as `principal` may see it: a token limited to models sees only those. */
+function listable<T extends { models: { name: string }[] }>(
+  list: T,
+  principal: Principal,
+  slots: SlotSystem['manager'],
+): T {
+  if (!allowedModelsFor(principal)) return list
+  return { ...list, models: list.models.filter((m) => mayList(principal, svcModelName(m.name), slots)) }
 }

@@ -1,4 +1,11 @@
-import { QuotaLimitsSchema, SCOPES, TOKEN_ID_PATTERN, TokenLabelSchema, type TokenStore } from '@svc/auth'
+import {
+  QuotaLimitsSchema,
+  SCOPES,
+  TOKEN_ID_PATTERN,
+  TokenLabelSchema,
+  TokenModelsInputSchema,
+  type TokenStore,
+} from '@svc/auth'
 import { SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import * as v from 'valibot'
@@ -9,6 +16,8 @@ export const CreateTokenSchema = v.object({
   label: TokenLabelSchema,
   scope: v.optional(v.picklist(SCOPES, `one of ${SCOPES.join(', ')}`), 'v1-only'),
   limits: v.nullish(QuotaLimitsSchema),
+  /** Globs over the model names it may send (`["qwen3-8b*", "embed"]`); null, absent or `[]`: every model. */
+  models: TokenModelsInputSchema,
 })
 
 export const PatchTokenSchema = v.strictObject({ limits: v.nullable(QuotaLimitsSchema) })
@@ -20,12 +29,14 @@ export const TOKEN_WARNING =
 /**
  * Token management, mounted at `/api/auth/tokens` (admin only, by the scope policy).
  *
- * - `POST /` `{label, scope?, limits?}` → 201 `{id, label, scope, created_at, last_used_at, limits,
- *   token, warning}`; `scope` defaults to `v1-only`; `limits` is `{requests_per_minute?,
- *   tokens_per_minute?, tokens_per_day?}` (whole numbers >= 1). The only response that carries a token.
+ * - `POST /` `{label, scope?, limits?, models?}` → 201 `{id, label, scope, created_at, last_used_at,
+ *   limits, models, token, warning}`; `scope` defaults to `v1-only`; `limits` is `{requests_per_minute?,
+ *   tokens_per_minute?, tokens_per_day?}` (whole numbers >= 1); `models` globs over the model names
+ *   the token may send (`*`, `?`; null or empty: every model; docs/auth.md#tokens-limited-to-models).
+ *   The only response that carries a token.
  * - `PATCH /:id` `{limits}` → the token as listed: its limits replaced (`null` or `{}` removes them);
  *   they apply from its next request. Unknown id → 404 `token.not_found`.
- * - `GET /` → `{tokens: [{id, label, scope, created_at, last_used_at}], problem}`: no secrets, no
+ * - `GET /` → `{tokens: [{id, label, scope, created_at, last_used_at, limits, models}], problem}`: no secrets, no
  *   hashes; `problem` (or null) says why tokens.toml is unusable — the tokens listed are then the
  *   last good ones, still in force, and changes answer 409 `config.invalid` until it is fixed.
  * - `DELETE /:id` → `{id, revoked: true}`; the token fails on its very next use. Unknown id → 404

@@ -1,7 +1,9 @@
+import type { Principal } from '@svc/auth'
 import { type Capability, type ModelEntry, type SlotSnapshot, type SlotState, SvcError } from '@svc/core'
 import { type ModelFacts, modelFacts } from '@svc/providers/models'
 import { Hono } from 'hono'
 import type { AppDeps } from '../deps'
+import { mayList } from '../middleware/token-models'
 import { svcModelName } from '../ollama/names'
 
 /** svc's extension of a `/v1/models` entry: which slot answers for it and whether it is loaded. */
@@ -138,14 +140,17 @@ export function v1ModelsRoutes(deps: AppDeps) {
     return data
   }
   return new Hono()
-    .get('/', async (c) => c.json({ object: 'list' as const, data: await list() }))
+    .get('/', async (c) => c.json({ object: 'list' as const, data: await visible(c.get('principal')) }))
     .get('/:id{.+}', async (c) => {
       const id = c.req.param('id')
-      const all = await list()
+      const all = await visible(c.get('principal'))
       // Ollama's `name:latest` is the untagged id (`primary:latest` is `primary`).
       const found = all.find((m) => m.id === id) ?? all.find((m) => m.id === svcModelName(id))
       if (!found) throw new SvcError('model.not_found', `model "${id}" does not exist`, { param: 'model' })
       return c.json(found)
+  // A token limited to models sees those only (middleware/token-models.ts); everyone else, all.
+  const visible = async (principal: Principal | undefined) =>
+    (await list()).filter((m) => mayList(principal, m.id, deps.slots.manager))
     })
 }
 
