@@ -34,9 +34,9 @@ describe('svc token', () => {
     expect(await readFile(file, 'utf8')).not.toContain(token.split('.')[1])
 
     const ls = await svc(['token', 'ls'], env)
-    expect(ls.stdout).toMatch(/^ID\s+LABEL\s+SCOPE\s+LIMITS\s+CREATED\s+LAST USED\n/)
+    expect(ls.stdout).toMatch(/^ID\s+LABEL\s+SCOPE\s+MODELS\s+LIMITS\s+CREATED\s+LAST USED\n/)
     expect(ls.stdout).toMatch(
-      new RegExp(`${id}\\s+ci runner\\s+all\\s+none\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\dZ\\s+never`),
+      new RegExp(`${id}\\s+ci runner\\s+all\\s+all\\s+none\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\dZ\\s+never`),
     )
     expect(ls.stdout).not.toContain(token)
 
@@ -49,6 +49,24 @@ describe('svc token', () => {
     expect(again.stderr).toContain(`no token with id ${id}`)
   })
 
+  it('limits a token to models with --models, kept in the file and shown by ls', async () => {
+    const dir = await configDir()
+    const env = { SVC_API_URL: NO_API, SVC_CONFIG_DIR: dir }
+    const created = await svc(['token', 'create', '--label', 'kid', '--models', 'qwen3-8b*, embed'], env)
+    expect(created.code, created.stderr).toBe(0)
+    expect(created.stderr).toContain('(scope v1-only, models qwen3-8b*,embed)')
+    const id = created.stdout.trim().slice(4, 16)
+    expect(await readFile(join(dir, 'tokens.toml'), 'utf8')).toContain('models = [ "qwen3-8b*", "embed" ]')
+    expect((await svc(['token', 'ls'], env)).stdout).toMatch(
+      new RegExp(`${id}\\s+kid\\s+v1-only\\s+qwen3-8b\\*,embed\\s+none`),
+    )
+    const listed = JSON.parse((await svc(['token', 'ls', '--json'], env)).stdout)
+    expect(listed.tokens[0].models).toEqual(['qwen3-8b*', 'embed'])
+    const bad = await svc(['token', 'create', '--label', 'x', '--models', 'a b'], env)
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('models.0')
+  })
+
   it('sets a quota at creation and changes, shows or clears it with token limits', async () => {
     const dir = await configDir()
     const env = { SVC_API_URL: NO_API, SVC_CONFIG_DIR: dir }
@@ -58,7 +76,7 @@ describe('svc token', () => {
     const id = created.stdout.trim().slice(4, 16)
     expect(await readFile(join(dir, 'tokens.toml'), 'utf8')).toContain('requests_per_minute = 60')
     expect((await svc(['token', 'ls'], env)).stdout).toMatch(
-      new RegExp(`${id}\\s+kid\\s+v1-only\\s+60 rpm, 200000 tpd`),
+      new RegExp(`${id}\\s+kid\\s+v1-only\\s+all\\s+60 rpm, 200000 tpd`),
     )
     expect((await svc(['token', 'limits', id], env)).stdout).toBe(`Token ${id} "kid": 60 rpm, 200000 tpd.\n`)
     expect((await svc(['token', 'limits', id, '--tpm', '500'], env)).stdout).toBe(
@@ -138,10 +156,13 @@ describe('svc token', () => {
     expect(first.stderr).toContain('needs credentials (SVC_TOKEN); using the config dir directly')
     const admin = first.stdout.trim()
 
-    const viaApi = await svc(['token', 'create', '--label', 'app', '--scope', 'v1-only'], {
-      ...env,
-      SVC_TOKEN: admin,
-    })
+    const viaApi = await svc(
+      ['token', 'create', '--label', 'app', '--scope', 'v1-only', '--models', 'app-*'],
+      {
+        ...env,
+        SVC_TOKEN: admin,
+      },
+    )
     expect(viaApi.code, viaApi.stderr).toBe(0)
     expect(viaApi.stderr).not.toContain('config dir')
     const v1 = viaApi.stdout.trim()
@@ -153,9 +174,9 @@ describe('svc token', () => {
 
     const ls = await svc(['token', 'ls'], { ...env, SVC_TOKEN: admin })
     expect(ls.stdout).toMatch(/root\s+admin/)
-    expect(ls.stdout).toMatch(/app\s+v1-only/)
+    expect(ls.stdout).toMatch(/app\s+v1-only\s+app-\*\s+none/)
     // root was used for the calls above; the API reports use it has not written yet.
-    expect(ls.stdout).not.toMatch(/root\s+admin\s+none\s+\S+ \S+\s+never/)
+    expect(ls.stdout).not.toMatch(/root\s+admin\s+all\s+none\s+\S+ \S+\s+never/)
 
     // Limits through the API (PATCH), and what was used (svc usage) as the admin sees it.
     const appId = v1.slice(4, 16)

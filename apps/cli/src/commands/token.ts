@@ -4,6 +4,7 @@ import {
   createTokenStore,
   isScope,
   LIMIT_SHORT_NAMES,
+  parseModelGlobList,
   parseToken,
   type QuotaLimits,
   SCOPES,
@@ -26,17 +27,20 @@ const WARNING =
 
 const HELP = `Usage: svc token <command> [options]
 
-  svc token create --label LABEL [--scope SCOPE] [--rpm N] [--tpm N] [--tpd N] [--json]
+  svc token create --label LABEL [--scope SCOPE] [--models GLOBS] [--rpm N] [--tpm N] [--tpd N] [--json]
       Creates a token and prints it once: the token alone on stdout (so that
       TOKEN=$(svc token create --label ci) works), what it is and a warning on stderr.
       SCOPE: ${SCOPES.join(', ')} (default v1-only).
       --rpm/--tpm/--tpd: its quota in requests per minute, tokens per minute and
       tokens per UTC day (each optional; none: not limited). See docs/usage.md.
+      --models: the only models it may use, comma-separated names or globs (* and ?)
+      over aliases, refs and slot names: --models 'qwen3-8b*,embed'. Default: every
+      model. See docs/auth.md#tokens-limited-to-models.
   svc token limits ID [--rpm N] [--tpm N] [--tpd N] [--none] [--json]
       Replaces a token's quota with the limits given (--none: no limits); without
       options, shows it. Applies from the token's next request.
   svc token ls [--json]
-      Lists tokens: id, label, scope, limits, created, last used. Never a secret.
+      Lists tokens: id, label, scope, models, limits, created, last used. Never a secret.
   svc token revoke ID
       Revokes a token at once (ID as listed; a whole svc_… token works too).
 
@@ -50,7 +54,12 @@ Scopes: admin (everything), all (/v1 and reads of /api), v1-only (/v1 and genera
 read-only (probes and listings).`
 
 interface Backend {
-  create(input: { label: string; scope: Scope; limits?: QuotaLimits }): Promise<CreatedToken>
+  create(input: {
+    label: string
+    scope: Scope
+    limits?: QuotaLimits
+    models?: string[]
+  }): Promise<CreatedToken>
   list(): Promise<TokenInfo[]>
   setLimits(id: string, limits: QuotaLimits | null): Promise<TokenInfo | undefined>
   revoke(id: string): Promise<boolean>
@@ -79,15 +88,17 @@ async function create(opts: Options, ctx: CliContext): Promise<number> {
   if (!isScope(scope)) throw new CliError(`--scope must be one of ${SCOPES.join(', ')}`, 2)
   const limits = opts.limits
   if (opts.none) throw new CliError('--none is for svc token limits', 2)
+  const models = parseModelGlobList(opts.values.models)
   const created = await withBackend(ctx, opts.local, (b) =>
-    b.create({ label, scope, ...(limits ? { limits } : {}) }),
+    b.create({ label, scope, ...(limits ? { limits } : {}), ...(models ? { models } : {}) }),
   )
   if (opts.json) {
     ctx.stdout.write(`${JSON.stringify({ ...created, warning: WARNING }, null, 2)}\n`)
   } else {
     const quota = created.limits ? `, limits ${limitsText(created.limits)}` : ''
+    const only = created.models ? `, models ${created.models.join(',')}` : ''
     ctx.stderr.write(
-      `Created token ${created.id} "${created.label}" (scope ${created.scope}${quota}).\n${WARNING}\n`,
+      `Created token ${created.id} "${created.label}" (scope ${created.scope}${only}${quota}).\n${WARNING}\n`,
     )
     ctx.stdout.write(`${created.token}\n`)
   }
@@ -102,11 +113,12 @@ async function list(opts: Options, ctx: CliContext): Promise<number> {
   else {
     ctx.stdout.write(
       table(
-        ['ID', 'LABEL', 'SCOPE', 'LIMITS', 'CREATED', 'LAST USED'],
+        ['ID', 'LABEL', 'SCOPE', 'MODELS', 'LIMITS', 'CREATED', 'LAST USED'],
         tokens.map((t) => [
           t.id,
           t.label,
           t.scope,
+          t.models ? t.models.join(',') : 'all',
           t.limits ? limitsText(t.limits) : 'none',
           when(t.created_at),
           t.last_used_at ? when(t.last_used_at) : 'never',
@@ -160,7 +172,7 @@ function limitsText(limits: QuotaLimits): string {
 }
 
 interface Options {
-  values: { label?: string; scope?: string }
+  values: { label?: string; scope?: string; models?: string }
   limits: QuotaLimits | undefined
   none: boolean
   positional: string[]
@@ -182,7 +194,7 @@ function parseOptions(args: string[]): Options {
     if (arg === '--json') out.json = true
     else if (arg === '--local') out.local = true
     else if (arg === '--none') out.none = true
-    else if (/^--(label|scope|rpm|tpm|tpd)(=|$)/.test(arg)) {
+    else if (/^--(label|scope|models|rpm|tpm|tpd)(=|$)/.test(arg)) {
       const [flag, inline] = arg.includes('=')
         ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
         : [arg]
@@ -195,7 +207,7 @@ function parseOptions(args: string[]): Options {
         if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
           throw new CliError(`${flag} must be a whole number >= 1, got "${value}"`, 2)
         out.limits = { ...out.limits, [limit]: n }
-      } else out.values[name as 'label' | 'scope'] = value
+      } else out.values[name as 'label' | 'scope' | 'models'] = value
     } else if (arg.startsWith('--')) throw new CliError(`unknown option ${arg} (see svc token --help)`, 2)
     else out.positional.push(arg)
   }
