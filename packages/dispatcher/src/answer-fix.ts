@@ -6,22 +6,11 @@
  * `end_turn`). Every other request gets none, and its answer is relayed byte for byte as before.
  */
 import type { Endpoint } from '@svc/core'
+import type { AnswerFix } from './answer-fix-types'
 import { messagesFix } from './messages-fix'
 import { responsesFix } from './responses-fix'
 
-/** One SSE event: its `event:` name (absent when the upstream wrote none) and its parsed JSON data. */
-export interface FixedEvent {
-  event?: string
-  data: Record<string, unknown>
-}
-
-/** The correction of one request's answer (state is per request: one fix, one answer). */
-export interface AnswerFix {
-  /** A whole 2xx JSON answer, corrected (changed in place or replaced). */
-  json(body: Record<string, unknown>): Record<string, unknown>
-  /** One SSE event of a 2xx stream: the events to write in its place, in order (usually itself, corrected). */
-  event(event: FixedEvent): FixedEvent[]
-}
+export type { AnswerFix, FixedEvent } from './answer-fix-types'
 
 /** The fix for a slot's answer to `body` at `endpoint`, or undefined when it needs none. */
 export function answerFixFor(

@@ -3,7 +3,7 @@
  * and the send that makes the hop and writes what it measured into the request's record.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { AnswerFix } from './answer-fix'
+import type { AnswerFix } from './answer-fix-types'
 import type { ClientWatch } from './client-watch'
 import type { DispatchRecord } from './dispatch-types'
 import type { ForwardBody, ForwardResult, NormaliseBody } from './forward-types'

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ProviderRoute, SvcError } from '@svc/core'
 import type { Dispatcher } from 'undici'
-import type { AnswerFix } from './answer-fix'
+import type { AnswerFix } from './answer-fix-types'
 import type { Usage } from './usage'
 
 export type ForwardBody =

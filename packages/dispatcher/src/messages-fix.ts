@@ -5,7 +5,7 @@
  * "stop_sequence"`, in the JSON answer and in the stream's `message_delta`. Only requests with
  * `stop_sequences` get this fix.
  */
-import type { AnswerFix, FixedEvent } from './answer-fix'
+import type { AnswerFix, FixedEvent } from './answer-fix-types'
 
 type Body = Record<string, unknown>
 

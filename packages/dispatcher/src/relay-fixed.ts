@@ -8,7 +8,7 @@
 import { StringDecoder } from 'node:string_decoder'
 import { SvcError } from '@svc/core'
 import type { Dispatcher } from 'undici'
-import type { AnswerFix, FixedEvent } from './answer-fix'
+import type { AnswerFix, FixedEvent } from './answer-fix-types'
 import type { ForwardRequest, Settle } from './forward-types'
 import { relayedHeaders } from './relayed-headers'
 import { TAIL } from './reply-text'

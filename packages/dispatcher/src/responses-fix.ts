@@ -16,7 +16,7 @@
  *   `responses.stream()` throws "missing output at index undefined" without). A reasoning item gets
  *   the `response.content_part.added` the engine leaves out before its `reasoning_text` deltas.
  */
-import type { AnswerFix, FixedEvent } from './answer-fix'
+import type { AnswerFix, FixedEvent } from './answer-fix-types'
 
 type Body = Record<string, unknown>
 
