@@ -27,6 +27,8 @@ export function TokensSection() {
   const [created, setCreated] = useState<{ token: string; warning: string; label: string } | null>(null)
   const [revoking, setRevoking] = useState<TokenRow | null>(null)
   const [limits, setLimits] = useState<LimitDraft>(NO_LIMITS)
+  const [models, setModels] = useState('')
+  const [modelsError, setModelsError] = useState<string | null>(null)
   const [limitError, setLimitError] = useState<{ param: string; message: string } | null>(null)
   const [editing, setEditing] = useState<TokenRow | null>(null)
 
@@ -39,16 +41,30 @@ export function TokensSection() {
           e.preventDefault()
           setLabelError(null)
           setLimitError(null)
+          setModelsError(null)
           try {
             const quota = limitsOf(limits)
-            const json = { label: label.trim(), scope, ...(quota ? { limits: quota } : {}) }
+            // Comma-separated globs; empty: every model (docs/auth.md#tokens-limited-to-models).
+            const only = models
+              .split(',')
+              .map((m) => m.trim())
+              .filter(Boolean)
+            const json = {
+              label: label.trim(),
+              scope,
+              ...(quota ? { limits: quota } : {}),
+              ...(only.length > 0 ? { models: only } : {}),
+            }
             const made = await ok(api.api.auth.tokens.$post({ json }))
             setCreated({ token: made.token, warning: made.warning, label: made.label })
             setLabel('')
             setLimits(NO_LIMITS)
+            setModels('')
             tokens.reload()
           } catch (error) {
             if (error instanceof ApiError && error.param === 'label') setLabelError(error.message)
+            else if (error instanceof ApiError && error.param?.startsWith('models'))
+              setModelsError(error.message)
             else if (error instanceof ApiError && error.param?.startsWith('limits.'))
               setLimitError({ param: error.param, message: error.message })
             else toasts.show('error', `Creating the token failed: ${(error as Error).message}`)
@@ -68,6 +84,15 @@ export function TokensSection() {
         <Field id={`${id}-scope`} label="Scope">
           <Select id={`${id}-scope`} value={scope} choices={SCOPES} onChange={setScope} />
         </Field>
+        <Field id={`${id}-models`} label="Models (comma-separated globs, empty = all)" error={modelsError}>
+          <input
+            id={`${id}-models`}
+            value={models}
+            placeholder="qwen3-8b*, embed"
+            onInput={(e) => setModels((e.target as HTMLInputElement).value)}
+            {...described(`${id}-models`, modelsError)}
+          />
+        </Field>
         <LimitFields draft={limits} onChange={setLimits} error={limitError} />
         <button type="submit" class="svc-button svc-button-primary">
           Create token
@@ -80,6 +105,7 @@ export function TokensSection() {
           'Label',
           'Id',
           'Scope',
+          'Models',
           'Limits',
           'Created',
           'Last used',
@@ -93,6 +119,7 @@ export function TokensSection() {
               <code>{t.id}</code>
             </td>
             <td>{t.scope}</td>
+            <td>{t.models ? t.models.join(', ') : 'all'}</td>
             <td>{limitsText(t.limits)}</td>
             <td>{when(t.created_at)}</td>
             <td>{when(t.last_used_at)}</td>
