@@ -8,3 +8,9 @@ export type TokenRow = InferResponseType<(typeof api.api.auth.tokens)['$get'], 2
 /** `GET /api/usage`: rows and totals of the ledger's counters. */
 export type UsageAnswer = InferResponseType<(typeof api.api.usage)['$get'], 200>
 export type HardwareReport = InferResponseType<(typeof api.api.hardware)['$get'], 200>
+/** `GET /api/models/search`: one Hub repo found. */
+export type HubHit = InferResponseType<(typeof api.api.models.search)['$get'], 200>['models'][number]
+/** `GET /api/models/hub/:owner/:repo`: a repo's quants and header facts. */
+export type HubRepoAnswer = InferResponseType<(typeof api.api.models.hub)[':owner'][':repo']['$get'], 200>
+/** `GET /api/models/disk`. */
+export type DiskUse = InferResponseType<(typeof api.api.models.disk)['$get'], 200>

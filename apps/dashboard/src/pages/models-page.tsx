@@ -11,12 +11,15 @@ import { Page } from '../components/page'
 import { useFetch } from '../hooks/use-fetch'
 import { useSession } from '../session-context'
 import { useLive } from '../store/use-live'
+import { DiskUse } from './models/disk-use'
+import { HubLibrary } from './models/hub-library'
 import { filterModels, providersOf } from './models/model-filter'
 import { ModelRowView } from './models/model-row'
 
 /**
- * The catalogue and the local registry in one table: what each model is, whether it is on disk and
- * which slot holds it. Pull without loading (progress live from `model.pull`), cancel, delete. By
+ * The model library: the Hugging Face Hub searched from here (a repo's quants, whether each fits,
+ * pull, load, delete), disk use, then the catalogue and the local registry in one table: what each
+ * model is, whether it is on disk and which slot holds it. Pull without loading (progress live from `model.pull`), cancel, delete. By
  * default only what this machine can run (plus what is on disk or held); "Show all" adds the rest,
  * each saying why it is not offered here.
  */
@@ -29,6 +32,7 @@ export function ModelsPage() {
   const [provider, setProvider] = useState('')
   const [showAll, setShowAll] = useState(false)
   const [deleting, setDeleting] = useState<ModelRow | null>(null)
+  const [diskTick, setDiskTick] = useState(0)
   const searchId = useId()
   const providerId = useId()
   // Refetched when a pull finishes and when a slot changes model (the "slot" column).
@@ -57,39 +61,47 @@ export function ModelsPage() {
       toasts.show('error', `${what}: ${(e as Error).message}`)
     }
     models.reload()
+    setDiskTick((n) => n + 1)
   }
 
   return (
-    <Page
-      title="Models"
-      tools={
-        <>
-          <Field id={searchId} label="Search" inline>
-            <input
-              id={searchId}
-              type="search"
-              value={query}
-              onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
-            />
-          </Field>
-          <Field id={providerId} label="Provider" inline>
-            <Select
-              id={providerId}
-              value={provider}
-              choices={providers}
-              blank="All providers"
-              onChange={setProvider}
-            />
-          </Field>
-          <CheckField
-            label={`Show all (${notOffered} not offered here)`}
-            checked={showAll}
-            onChange={setShowAll}
-          />
-        </>
-      }
-    >
+    <Page title="Models">
       <Notice text={denied} />
+      <DiskUse version={`${settled}|${diskTick}`} />
+      <HubLibrary
+        denied={denied}
+        slots={slots}
+        pulls={pulls}
+        onChanged={() => {
+          models.reload()
+          setDiskTick((n) => n + 1)
+        }}
+      />
+      <div class="page-head models-head">
+        <h2>Models on this server</h2>
+        <Field id={searchId} label="Search" inline>
+          <input
+            id={searchId}
+            type="search"
+            value={query}
+            onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+          />
+        </Field>
+        <Field id={providerId} label="Provider" inline>
+          <Select
+            id={providerId}
+            value={provider}
+            choices={providers}
+            blank="All providers"
+            onChange={setProvider}
+          />
+        </Field>
+        <CheckField
+          label={`Show all (${notOffered} not offered here)`}
+          checked={showAll}
+          onChange={setShowAll}
+        />
+      </div>
       {models.error ? <p role="alert">{models.error}</p> : null}
       <DataTable
         class="models"
@@ -104,11 +116,13 @@ export function ModelsPage() {
             denied={denied}
             onPull={() =>
               act(`Pull of ${m.id} failed`, () =>
-                ok(api.api.models[':id'].pull.$post({ param: { id: m.id } })),
+                ok(api.api.models[':id'].pull.$post({ param: { id: encodeURIComponent(m.id) } })),
               )
             }
             onCancel={() =>
-              act('Cancel failed', () => ok(api.api.models[':id'].pull.$delete({ param: { id: m.id } })))
+              act('Cancel failed', () =>
+                ok(api.api.models[':id'].pull.$delete({ param: { id: encodeURIComponent(m.id) } })),
+              )
             }
             onDelete={() => setDeleting(m)}
           />
@@ -131,7 +145,7 @@ export function ModelsPage() {
             const id = deleting.id
             setDeleting(null)
             void act(`Deleting ${id} failed`, async () => {
-              await ok(api.api.models[':id'].$delete({ param: { id } }))
+              await ok(api.api.models[':id'].$delete({ param: { id: encodeURIComponent(id) } }))
               toasts.show('success', `Deleted ${id}`)
             })
           }}
