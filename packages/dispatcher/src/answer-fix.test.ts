@@ -86,4 +86,40 @@ describe('answerFixFor', () => {
     })
     expect(events[0]?.data.response).toMatchObject({ output: [], incomplete_details: null })
   })
+
+  it('Responses stream: a stream that already follows the spec keeps its indexes and gets no second content part', () => {
+    const fix = answerFixFor('responses', {})!
+    const events = [
+      {
+        data: {
+          type: 'response.output_item.added',
+          output_index: 0,
+          item: { id: 'rs_1', type: 'reasoning' },
+        },
+      },
+      {
+        data: {
+          type: 'response.content_part.added',
+          item_id: 'rs_1',
+          output_index: 0,
+          content_index: 0,
+          part: { type: 'reasoning_text', text: '' },
+        },
+      },
+      {
+        data: {
+          type: 'response.reasoning_text.delta',
+          item_id: 'rs_1',
+          output_index: 0,
+          content_index: 0,
+          delta: 'a',
+        },
+      },
+    ].flatMap((e) => fix.event(e))
+    expect(events.map((e) => e.data.type)).toEqual([
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.reasoning_text.delta',
+    ])
+  })
 })

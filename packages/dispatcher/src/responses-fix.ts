@@ -13,8 +13,9 @@
  *   `usage.output_tokens_details.reasoning_tokens` is 0 when no reasoning item was written.
  * - Every stream event has `sequence_number`, and those about an item `output_index` (and
  *   `content_index`): the SDKs' stream helpers accumulate by them (`openai`'s
- *   `responses.stream()` throws "missing output at index undefined" without). A reasoning item gets
- *   the `response.content_part.added` the engine leaves out before its `reasoning_text` deltas.
+ *   `responses.stream()` throws "missing output at index undefined" without). A reasoning item's
+ *   first `reasoning_text` delta is preceded by the `response.content_part.added` the engine leaves
+ *   out (only when none was sent).
  */
 import type { AnswerFix, FixedEvent } from './answer-fix-types'
 
@@ -70,6 +71,8 @@ export function responsesFix(request: Body): AnswerFix {
     }
     return index
   }
+  /** Items whose content part was announced (`response.content_part.added`). */
+  const opened = new Set<unknown>()
   const numbered = (event: FixedEvent): FixedEvent => {
     event.data.sequence_number = sequence++
     return event
@@ -93,33 +96,32 @@ export function responsesFix(request: Body): AnswerFix {
       if (type === 'response.output_item.added' || type === 'response.output_item.done') {
         const item = isObject(data.item) ? data.item : {}
         if (data.output_index === undefined) data.output_index = indexOf(item.id)
-        const events = [numbered(event)]
-        if (type === 'response.output_item.added' && item.type === 'reasoning') {
-          const part = { type: 'reasoning_text', text: '' }
-          const added = {
-            type: 'response.content_part.added',
-            item_id: item.id,
-            output_index: data.output_index,
-            content_index: 0,
-            part,
-          }
-          events.push(numbered({ ...(event.event ? { event: added.type } : {}), data: added }))
-        }
-        return events
+        return [numbered(event)]
       }
-      if (typeof type === 'string' && data.item_id !== undefined) {
-        if (data.output_index === undefined) data.output_index = indexOf(data.item_id)
-        if (data.content_index === undefined && !type.startsWith('response.function_call'))
-          data.content_index = 0
-        if (
-          type === 'response.content_part.added' &&
-          isObject(data.part) &&
-          data.part.type === 'output_text'
-        ) {
-          data.part.annotations ??= []
-        }
+      if (typeof type !== 'string' || data.item_id === undefined) return [numbered(event)]
+      if (data.output_index === undefined) data.output_index = indexOf(data.item_id)
+      if (data.content_index === undefined && !type.startsWith('response.function_call')) {
+        data.content_index = 0
       }
-      return [numbered(event)]
+      if (type === 'response.content_part.added') {
+        opened.add(data.item_id)
+        if (isObject(data.part) && data.part.type === 'output_text') data.part.annotations ??= []
+      }
+      const events: FixedEvent[] = []
+      if (type === 'response.reasoning_text.delta' && !opened.has(data.item_id)) {
+        // The part its deltas go into, which the engine never announces.
+        opened.add(data.item_id)
+        const added = {
+          type: 'response.content_part.added',
+          item_id: data.item_id,
+          output_index: data.output_index,
+          content_index: data.content_index,
+          part: { type: 'reasoning_text', text: '' },
+        }
+        events.push(numbered(event.event ? { event: added.type, data: added } : { data: added }))
+      }
+      events.push(numbered(event))
+      return events
     },
   }
 }
