@@ -135,6 +135,17 @@ export const ENV_VARIABLES = [
   },
   { name: 'SVC_MODELS_MANIFEST', defaultText: '`manifests/models.toml`', meaning: 'the model catalogue' },
   {
+    name: 'HF_ENDPOINT',
+    defaultText: '`https://huggingface.co`',
+    meaning:
+      "the Hugging Face Hub that `hf.co/…` model names resolve against and download from (a mirror), as the Hub's own clients read it ([models.md](models.md#models-from-the-hugging-face-hub))",
+  },
+  {
+    name: 'HF_TOKEN',
+    meaning:
+      'a Hugging Face access token (`hf_…`) for gated and private repos; sent to `HF_ENDPOINT` only, never to the CDN it redirects downloads to',
+  },
+  {
     name: 'SVC_IMAGES_MANIFEST',
     defaultText: '`manifests/images.toml`',
     meaning: 'the pinned container images',

@@ -10,6 +10,7 @@ import {
   type SvcPaths,
 } from '@svc/core/node'
 import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers/memory'
+import { type HubConfig, hubConfig } from '@svc/providers/models'
 import { type CorsOrigins, parseCorsOrigins } from './cors'
 import { fallbackOf, type ServeVariable } from './env-variables'
 import { readUsageEnv, type UsageEnv } from './usage/usage-env'
@@ -59,6 +60,8 @@ export interface ServeEnv {
   providerModules: string[]
   /** `SVC_MODELS_MANIFEST`: another model catalogue; unset: `manifests/models.toml`. */
   modelsManifest: string | undefined
+  /** `HF_ENDPOINT` and `HF_TOKEN`: the Hugging Face Hub that `hf.co/…` names resolve against. */
+  hub: HubConfig
   /** `SVC_IMAGES_MANIFEST`: another image manifest; unset: `manifests/images.toml`. */
   imagesManifest: string | undefined
   /** `SVC_DASHBOARD_DIR`: another dashboard build (tests); unset: `apps/dashboard/dist`. */
@@ -120,6 +123,7 @@ export function readServeEnv(env: Env): ServeEnv {
       .map((s) => s.trim())
       .filter(Boolean),
     modelsManifest: read('SVC_MODELS_MANIFEST') || undefined,
+    hub: hubConfig({ HF_ENDPOINT: read('HF_ENDPOINT'), HF_TOKEN: read('HF_TOKEN') }),
     imagesManifest: read('SVC_IMAGES_MANIFEST') || undefined,
     dashboardDir: read('SVC_DASHBOARD_DIR') || undefined,
     processEnv: Object.freeze({ ...env }),

@@ -73,6 +73,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     demand: env.demand,
     logger,
     ...(env.modelsManifest ? { catalogueFile: env.modelsManifest } : {}),
+    hub: env.hub,
   })
   for (const error of slots.configErrors) {
     logger.warn('slot config ignored', { error: error.message })

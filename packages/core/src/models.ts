@@ -41,6 +41,13 @@ export interface ModelEntry {
   mmproj?: ProjectorFile
   /** Capabilities beyond what provider and role imply (the catalogue's `capabilities`). */
   extraCapabilities?: Capability[]
+  /** A model pulled from the Hugging Face Hub by name (`id` is then `hf.co/<owner>/<repo>:<QUANT>`). */
+  hub?: HubSource
+  /**
+   * The further shards of a split GGUF (`…-00002-of-00003.gguf` on), pulled beside the first (`url`,
+   * `path`), in order: llama-server loads the first and finds the others next to it.
+   */
+  parts?: ModelPart[]
   /**
    * What a preset (`<config>/presets.toml`) sets for this load's engine; absent without one. Part of
    * the load key: the same file with other engine settings is another load.
@@ -58,6 +65,27 @@ export interface EngineSettings {
   args: readonly string[]
   /** Context size over the slot's `ctx_size`. */
   ctxSize?: number
+}
+
+/** Where a Hub model came from: what its name resolved to when it was pulled. */
+export interface HubSource {
+  /** `owner/repo` as the Hub spells it. */
+  repo: string
+  /** The commit the files were resolved at (downloads are pinned to it). */
+  revision: string
+  /** The model's (first) GGUF file, its path in the repo. */
+  file: string
+  /** The quant label the name carries (`Q4_K_M`), or the file's stem when it has none. */
+  quant: string
+}
+
+/** One further file of a model (a shard of a split GGUF): where from, what it must hash to, where it is. */
+export interface ModelPart {
+  url: string
+  sha256?: string
+  size?: number
+  /** Absolute path once on disk. */
+  path?: string
 }
 
 /** A model's second file: the vision projector llama-server loads with `--mmproj`. */

@@ -46,7 +46,7 @@ import {
 } from '@svc/providers'
 import type { ImageManifest } from '@svc/providers/manifest'
 import { type MemoryDeviceOptions, memoryDevices } from '@svc/providers/memory'
-import { loadCatalogue, ModelStore } from '@svc/providers/models'
+import { type HubConfig, loadCatalogue, ModelStore } from '@svc/providers/models'
 import { createMemoryBudget, type MemoryBudget } from './memory-budget'
 import { createModelRoutedRuntime } from './model-runtime'
 import { createPlacer } from './placement'
@@ -71,6 +71,8 @@ export interface SlotSystemOptions {
   providers?: Provider[]
   /** The curated catalogue (default `manifests/models.toml`; SVC_MODELS_MANIFEST overrides). */
   catalogueFile?: string
+  /** The Hugging Face Hub for `hf.co/…` names (HF_ENDPOINT, HF_TOKEN); default huggingface.co, no token. */
+  hub?: HubConfig
   clock?: Clock
   /** The server's environment (`ServeEnv.processEnv`): engine lookup and what upstreams inherit. */
   env: Readonly<Record<string, string | undefined>>
@@ -131,6 +133,7 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     stateDir: options.stateDir,
     catalogue: catalogue.entries,
     models: npuModelEntries(),
+    ...(options.hub ? { hub: options.hub } : {}),
   })
   const imageCache = createImageCache({
     dir: join(options.stateDir, 'images', 'cache'),

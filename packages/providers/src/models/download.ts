@@ -22,6 +22,11 @@ export interface DownloadOptions {
   onProgress?: (p: PullProgress) => void
   /** Minimum time between progress reports (ms). Default 200. */
   progressEveryMs?: number
+  /**
+   * Headers for `url`'s own origin only (the Hub's `Authorization`): never sent on after a redirect
+   * to another origin (the Hub's CDN), whatever fetch would do.
+   */
+  originHeaders?: Record<string, string>
 }
 
 export class DownloadError extends Error {}
@@ -38,7 +43,7 @@ export async function downloadFile(options: DownloadOptions): Promise<{ bytes: n
   const headers: Record<string, string> = {}
   if (offset > 0) headers.range = `bytes=${offset}-`
 
-  const res = await fetchFollowing(url, headers, signal)
+  const res = await fetchFollowing(url, headers, signal, options.originHeaders)
   if (res.status === 416 && offset > 0) {
     // The part already holds the whole file (we were cut right before the rename).
     await res.body?.cancel()
@@ -98,12 +103,15 @@ async function fetchFollowing(
   url: string,
   headers: Record<string, string>,
   signal: AbortSignal,
+  originHeaders: Record<string, string> = {},
 ): Promise<Response> {
+  const origin = originOf(url)
   let target = url
   for (let hops = 0; ; hops++) {
     let res: Response
+    const sent = originOf(target) === origin ? { ...headers, ...originHeaders } : headers
     try {
-      res = await fetch(target, { headers, signal, redirect: 'manual' })
+      res = await fetch(target, { headers: sent, signal, redirect: 'manual' })
     } catch (error) {
       if (signal.aborted) throw error
       throw new DownloadError(`pull of ${url} failed: ${causeOf(error)}`)
@@ -127,6 +135,14 @@ async function fetchFollowing(
       throw new DownloadError(`pull of ${url} failed: more than ${MAX_REDIRECTS} redirects`)
     }
     target = next.href
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return '' // fetch reports the bad URL
   }
 }
 

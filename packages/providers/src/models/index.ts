@@ -4,6 +4,11 @@
  */
 export * from './catalogue'
 export * from './download'
+// Hugging Face names (`hf.co/<owner>/<repo>:<quant>`): the Hub's config, parsing, picking a repo's files, resolving.
+export * from './hub/hub-config'
+export * from './hub/hub-name'
+export * from './hub/pick-files'
+export * from './hub/resolve-hub'
 // The model library: Hub search and a repo's quants (`hub/search.ts`, `hub/repo-quants.ts`).
 export * from './hub/repo-quants'
 export * from './hub/search'

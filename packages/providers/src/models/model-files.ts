@@ -3,8 +3,8 @@
  * `qwen3-0.6b-q8_0`, and by its extension its format and provider), and where a downloaded model
  * goes under `<state>`. Pure.
  */
-import { basename, extname, join, sep } from 'node:path'
-import { type ModelEntry, SvcError } from '@svc/core'
+import { basename, dirname, extname, join, sep } from 'node:path'
+import { type HubSource, type ModelEntry, SvcError } from '@svc/core'
 import { volumeHostDir } from '../runtimes/volumes'
 import { fileNameFromUrl, urlOrUndefined } from './model-url'
 
@@ -44,7 +44,9 @@ export function modelDest(stateDir: string, entry: ModelEntry): string {
   const dir =
     entry.provider === 'image'
       ? join(volumeHostDir(stateDir, 'comfyui/models'), 'checkpoints', entry.id)
-      : join(stateDir, 'models', entry.id)
+      : entry.hub
+        ? hubModelDir(stateDir, entry.hub)
+        : join(stateDir, 'models', entry.id)
   const path = join(dir, file)
   // The names above are sanitised; this is the invariant they exist for, checked where it matters.
   if (!path.startsWith(dir + sep) || !dir.startsWith(join(stateDir) + sep)) {
@@ -53,4 +55,25 @@ export function modelDest(stateDir: string, entry: ModelEntry): string {
     })
   }
   return path
+}
+
+/**
+ * A Hub model's folder: `<state>/models/hf/<owner>/<repo>/<quant>/` (lower case, each part made safe),
+ * one per quant, so deleting one quant never takes a file another still needs.
+ */
+function hubModelDir(stateDir: string, hub: HubSource): string {
+  const safe = (part: string | undefined) =>
+    (part ?? '')
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '_')
+      .replace(/^\.+/, '_')
+  const [owner, repo] = hub.repo.split('/')
+  return join(stateDir, 'models', 'hf', safe(owner), safe(repo), safe(hub.quant))
+}
+
+/** Where a further file of a model (a shard, `url`) goes: beside the model's file at `modelPath`. */
+export function partDest(modelPath: string, url: string): string | undefined {
+  const parsed = urlOrUndefined(url)
+  const file = parsed && fileNameFromUrl(parsed)
+  return file && file !== basename(modelPath) ? join(dirname(modelPath), file) : undefined
 }

@@ -3,16 +3,20 @@
  * (`<state>/models/registry.json`). `resolve` turns what a user typed after `--model` into an entry;
  * `pull` downloads a missing file to where `dest` says and records it.
  */
-import { rm, rmdir, stat } from 'node:fs/promises'
+import { rm, stat } from 'node:fs/promises'
 import { dirname, isAbsolute, join, resolve as resolvePath } from 'node:path'
-import { type ModelEntry, type ProjectorFile, type PullProgress, SvcError } from '@svc/core'
+import { type ModelEntry, type PullProgress, SvcError } from '@svc/core'
 import { withFileLock } from '@svc/core/node'
 import { type CatalogueEntry, catalogueToModel } from './catalogue'
 import { sha256OfFile } from './download'
+import { DEFAULT_HUB_URL, type HubConfig, hubHeadersFor } from './hub/hub-config'
+import { parseHubName } from './hub/hub-name'
+import { resolveHubSpec } from './hub/hub-store'
 import { fileKind, modelDest, refFromFileName } from './model-files'
-import { fileSize, projectorDestBeside, projectorFromSpec, projectorOnDisk } from './model-projector'
+import { allOnDisk, partDests, projectorDest, pullPlan, removeEmptyDirs, withPath } from './model-on-disk'
+import { projectorFromSpec } from './model-projector'
 import { fileNameFromUrl, parseModelUrl } from './model-url'
-import { type PullFile, pullFile, pullFiles } from './pull-files'
+import { pullFiles } from './pull-files'
 import { readRegistryFile, writeRegistryFile } from './registry-file'
 
 export interface ModelStoreOptions {
@@ -20,6 +24,8 @@ export interface ModelStoreOptions {
   catalogue: CatalogueEntry[]
   /** More curated entries that need no file (e.g. FastFlowLM tags, which the NPU server pulls itself). */
   models?: ModelEntry[]
+  /** The Hugging Face Hub that `hf.co/…` names resolve against; default huggingface.co, no token. */
+  hub?: HubConfig
 }
 
 export interface ResolveOptions {
@@ -63,10 +69,14 @@ export class ModelStore {
     return modelDest(this.options.stateDir, entry)
   }
 
+  /** The Hub that `hf.co/…` names resolve against (HF_ENDPOINT, HF_TOKEN), for the model library too. */
+  get hub(): HubConfig {
+    return this.options.hub ?? { hubUrl: DEFAULT_HUB_URL }
+  }
+
   /** Where a model's projector is downloaded to: beside the model, `<state>/models/<id>/<file>`. */
   projectorDest(entry: ModelEntry): string | undefined {
-    const model = this.destOrUndefined(entry)
-    return entry.mmproj?.url && model ? projectorDestBeside(model, entry.mmproj.url) : undefined
+    return projectorDest(this.options.stateDir, entry)
   }
 
   /** Every known model, with `path` set when its file is on disk. Registered entries win over curated. */
@@ -83,10 +93,12 @@ export class ModelStore {
   }
 
   /**
-   * Resolves what a user named: a curated id or registry ref; an http(s) URL (registered as a ref
-   * named after the file, pulled on load; with `sha256`, verified against it); or a path to a local
-   * file (registered as a ref named after the file stem). Throws 404 `model.not_found` otherwise,
-   * 400 `request.invalid` for a malformed URL or a `sha256` that cannot apply or does not match.
+   * Resolves what a user named: a curated id or registry ref; a Hugging Face name
+   * (`hf.co/<owner>/<repo>[:<quant>]`, `hf:…`; see hub/hub-store.ts: registered once pulled); an
+   * http(s) URL (registered as a ref named after the file, pulled on load; with `sha256`, verified
+   * against it); or a path to a local file (registered as a ref named after the file stem). Throws
+   * 404 `model.not_found` otherwise, 400 `request.invalid` for a malformed URL or a `sha256` that
+   * cannot apply or does not match; the Hub's refusals as hub/hub-errors.ts says.
    */
   async resolve(spec: string, options: ResolveOptions = {}): Promise<ModelEntry> {
     const entry = await this.resolveSpec(spec, options)
@@ -101,6 +113,9 @@ export class ModelStore {
       const why = 'sha256 applies to models pulled from an http(s) URL'
       throw new SvcError('request.invalid', why, { param: 'sha256' })
     }
+    const hubName = parseHubName(spec)
+    if (hubName)
+      return resolveHubSpec(this.hubContext(), hubName, options.mmproj ? undefined : options.accept)
     const known = isUrl ? undefined : await this.get(spec)
     if (known && !options.mmproj) await options.accept?.(known)
     if (known) return known
@@ -142,11 +157,10 @@ export class ModelStore {
 
   /**
    * Whether the model's files are on disk (complete: partial downloads are `.part` files): the
-   * weights and, for a model with a projector, the projector too.
+   * weights (every shard of a split), and the projector of a model that has one.
    */
   async isPresent(entry: ModelEntry): Promise<boolean> {
-    const found = await this.withPath(entry)
-    return found.path !== undefined && (!found.mmproj || found.mmproj.path !== undefined)
+    return allOnDisk(await this.withPath(entry))
   }
 
   /**
@@ -159,24 +173,9 @@ export class ModelStore {
     signal: AbortSignal,
   ): Promise<ModelEntry> {
     const found = await this.withPath(entry)
-    const files: PullFile[] = []
-    if (!found.path) {
-      if (!entry.url)
-        throw new SvcError(
-          'model.not_found',
-          `model "${entry.id}" has no file on disk and no URL to pull it from`,
-        )
-      files.push(pullFile(entry.url, this.dest(entry), entry))
-    }
-    const projector = this.projectorDest(entry)
-    if (found.mmproj && !found.mmproj.path) {
-      if (!found.mmproj.url || !projector)
-        throw new SvcError('model.not_found', `the projector of "${entry.id}" is not on disk and has no URL`)
-      files.push(pullFile(found.mmproj.url, projector, found.mmproj))
-    }
+    const { files, onDisk } = pullPlan(this.options.stateDir, entry, found, hubHeadersFor(this.hub))
     if (files.length === 0) return found
     // What is complete already counts as done, so the figure is the whole model's.
-    const onDisk = (found.path ? (found.size ?? 0) : 0) + (found.mmproj?.path ? (found.mmproj.size ?? 0) : 0)
     await pullFiles(files, onProgress, signal, onDisk)
     const pulled = await this.withPath(entry)
     if (entry.source !== 'catalogue') await this.register(pulled)
@@ -214,12 +213,12 @@ export class ModelStore {
     await rm(dest, { force: true })
     await rm(`${dest}.part`, { force: true })
     // A downloaded projector goes with its model (one the user named by path is theirs to keep).
-    const projector = this.projectorDest(entry)
-    if (projector) {
-      await rm(projector, { force: true })
-      await rm(`${projector}.part`, { force: true })
+    for (const other of [this.projectorDest(entry), ...partDests(this.options.stateDir, entry)]) {
+      if (!other) continue
+      await rm(other, { force: true })
+      await rm(`${other}.part`, { force: true })
     }
-    await rmdir(dirname(dest)).catch(() => undefined) // only when empty
+    await removeEmptyDirs(dirname(dest), join(this.options.stateDir, 'models'))
     if (entry.source === 'pulled') {
       await withFileLock(this.registryPath, async () => {
         await this.reloadForChange()
@@ -270,30 +269,17 @@ export class ModelStore {
     await writeRegistryFile(this.registryPath, [...this.registered.values()])
   }
 
-  /** `dest`, or undefined for an entry (say, from an edited registry file) that has no safe place. */
-  private destOrUndefined(entry: ModelEntry): string | undefined {
-    try {
-      return this.dest(entry)
-    } catch {
-      return undefined
-    }
+  private withPath(entry: ModelEntry): Promise<ModelEntry> {
+    return withPath(this.options.stateDir, entry)
   }
 
-  private async withPath(entry: ModelEntry): Promise<ModelEntry> {
-    const mmproj = entry.mmproj ? await this.projectorWithPath(entry, entry.mmproj) : undefined
-    const candidates =
-      entry.source === 'local' && entry.path ? [entry.path] : [entry.path, this.destOrUndefined(entry)]
-    const { path: _gone, mmproj: _projector, ...rest } = entry
-    const out: ModelEntry = mmproj ? { ...rest, mmproj } : rest
-    for (const path of candidates) {
-      const size = await fileSize(path)
-      if (size !== undefined) return { ...out, path: path!, size }
+  private hubContext() {
+    return {
+      config: this.hub,
+      registered: () => this.registered.values(),
+      withPath: (e: ModelEntry) => this.withPath(e),
+      isPresent: (e: ModelEntry) => this.isPresent(e),
+      register: (e: ModelEntry) => this.register(e),
     }
-    return out
-  }
-
-  /** The projector with `path` set when it is on disk (a local file, or the pulled one). */
-  private projectorWithPath(entry: ModelEntry, mmproj: ProjectorFile): Promise<ProjectorFile> {
-    return projectorOnDisk(mmproj, mmproj.url ? [mmproj.path, this.projectorDest(entry)] : [mmproj.path])
   }
 }

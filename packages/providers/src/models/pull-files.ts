@@ -13,6 +13,8 @@ export interface PullFile {
   sha256?: string
   /** The catalogue's size, used as this file's total until its download says the real one. */
   expectedBytes?: number
+  /** Headers for the URL's own origin only (see `DownloadOptions.originHeaders`). */
+  originHeaders?: Record<string, string>
 }
 
 /**
@@ -43,6 +45,7 @@ export async function pullFiles(
       dest: file.dest,
       signal,
       ...(file.sha256 ? { sha256: file.sha256 } : {}),
+      ...(file.originHeaders ? { originHeaders: file.originHeaders } : {}),
       onProgress: (p) => {
         done[i] = p.done
         if (p.total !== null) totals[i] = p.total

@@ -38,8 +38,10 @@ export function splitGguf(bytes: Buffer, count: number): Buffer[] {
     return v
   }
   const skipValue = (type: number): void => {
-    if (type === STRING) at += u64()
-    else if (type === ARRAY) {
+    if (type === STRING) {
+      const n = u64() // read first: `at += u64()` would add to the old `at`
+      at += n
+    } else if (type === ARRAY) {
       const inner = u32()
       const n = u64()
       for (let i = 0; i < n; i++) skipValue(inner)
@@ -53,14 +55,16 @@ export function splitGguf(bytes: Buffer, count: number): Buffer[] {
   const nKv = u64()
   const kvStart = at
   for (let i = 0; i < nKv; i++) {
-    at += u64() // key
+    const keyLength = u64()
+    at += keyLength
     skipValue(u32())
   }
   const kv = bytes.subarray(kvStart, at)
   const infos: { head: Buffer; offset: number }[] = []
   for (let i = 0; i < nTensors; i++) {
     const start = at
-    at += u64() // name
+    const nameLength = u64()
+    at += nameLength
     const dims = u32()
     at += 8 * dims + 4 // dims, type
     const head = bytes.subarray(start, at)

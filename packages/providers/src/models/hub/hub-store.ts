@@ -1,0 +1,77 @@
+/**
+ * How the model store answers a Hub name. A name already pulled (its files complete on disk) loads
+ * as it was pulled, without asking the Hub (so offline, and pinned to that commit); otherwise the
+ * Hub resolves it (`resolve-hub.ts`). A resolved name is registered only when its files are on disk:
+ * the pull registers it once they are complete and verified, so a failed or corrupt download leaves
+ * no ref behind. When the Hub cannot be reached, a name without a quant falls back to a quant of that
+ * repo already on disk.
+ */
+import type { ModelEntry } from '@svc/core'
+import type { HubConfig } from './hub-config'
+import type { HubName } from './hub-name'
+import { resolveHubModel } from './resolve-hub'
+
+/** What the store lends the Hub branch of `resolve`. */
+export interface HubStoreContext {
+  config: HubConfig
+  registered(): Iterable<ModelEntry>
+  withPath(entry: ModelEntry): Promise<ModelEntry>
+  isPresent(entry: ModelEntry): Promise<boolean>
+  /** Registers (no judging: `accept` has run). */
+  register(entry: ModelEntry): Promise<ModelEntry>
+}
+
+export async function resolveHubSpec(
+  ctx: HubStoreContext,
+  name: HubName,
+  accept?: (entry: ModelEntry) => void | Promise<void>,
+): Promise<ModelEntry> {
+  const pulled = async (tagged: boolean) => {
+    const known = findPulled(ctx.registered(), name, tagged)
+    if (!known || !(await ctx.isPresent(known))) return undefined
+    const found = await ctx.withPath(known)
+    await accept?.(found)
+    return found
+  }
+  if (name.tag) {
+    const found = await pulled(true)
+    if (found) return found
+  }
+  let entry: ModelEntry
+  try {
+    entry = await resolveHubModel(ctx.config, name)
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    const offline = code === 'upstream.unavailable' || code === 'hub.rate_limited'
+    const fallback = offline && !name.tag ? await pulled(false) : undefined
+    if (fallback) return fallback
+    throw error
+  }
+  const found = await ctx.withPath(entry)
+  await accept?.(found)
+  // On disk already (pulled before the registry lost it, or another quant's name for the same files).
+  if (await ctx.isPresent(entry)) return ctx.register(entry)
+  return found
+}
+
+/**
+ * A registered Hub model `name` names: with a quant, that quant (or that file); without, the default
+ * rule over the repo's pulled quants (Q4_K_M, then Q8_0, then the first).
+ */
+function findPulled(
+  registered: Iterable<ModelEntry>,
+  name: HubName,
+  tagged: boolean,
+): ModelEntry | undefined {
+  const repo = name.repo.toLowerCase()
+  const ofRepo = [...registered].filter((e) => e.hub?.repo.toLowerCase() === repo)
+  if (tagged) {
+    const tag = (name.tag ?? '').toLowerCase()
+    return ofRepo.find((e) => {
+      const file = e.hub!.file.toLowerCase()
+      return e.hub!.quant.toLowerCase() === tag || file === tag || file.endsWith(`/${tag}`)
+    })
+  }
+  const byQuant = (q: string) => ofRepo.find((e) => e.hub!.quant.toUpperCase() === q)
+  return byQuant('Q4_K_M') ?? byQuant('Q8_0') ?? ofRepo[0]
+}
