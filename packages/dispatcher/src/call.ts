@@ -15,6 +15,7 @@ import { endpointFor } from './endpoints'
 import { hostedUrl } from './hosted'
 import { refuseUnallowedModel } from './model-access'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
+import { presetFields } from './preset-fields'
 import { resolveTarget } from './resolve'
 import { translates } from './translates'
 import { refuseImagesWithoutVision } from './vision'
@@ -78,7 +79,12 @@ export function createCaller(
         const seeing = spec.endpoint === 'chat' && !remote
         const planned = slot.currentModel()
         if (seeing && planned) refuseImagesWithoutVision(body, planned, slot.name)
-        const lease = await slot.acquire({ signal: call.signal, timeoutMs: options.queueTimeoutMs })
+        // Through the slot's queue, for the ref asked: a slot that loads on request loads it.
+        const lease = await options.slots.acquire(slot.name, {
+          ...(target.ref !== undefined ? { ref: target.ref } : {}),
+          signal: call.signal,
+          timeoutMs: options.queueTimeoutMs,
+        })
         release = () => lease.release()
         if (seeing) refuseImagesWithoutVision(body, lease.model, slot.name)
         model = lease.model.id
@@ -93,7 +99,9 @@ export function createCaller(
           })
         } else {
           const upstreamModel = route.upstreamModel?.({ model: lease.model })
-          const out = upstreamModel === undefined ? body : { ...body, model: upstreamModel }
+          const asked = target.ref === undefined ? lease.model.id : (body.model as string)
+          const sent = presetFields(options.presets, asked, spec.endpoint, body) ?? body
+          const out = upstreamModel === undefined ? sent : { ...sent, model: upstreamModel }
           const url = new URL(route.requestPath(spec.endpoint), lease.base)
           response = await post(url, out, call, options.upstreamTimeoutMs, `slot ${slot.name}`, lease.apiKey)
         }

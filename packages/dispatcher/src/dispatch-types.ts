@@ -4,7 +4,7 @@
  * slot and hosted sends all import it, none of them each other.
  */
 import type { IncomingMessage } from 'node:http'
-import type { ProviderRoute, SlotManager, SvcError } from '@svc/core'
+import type { Endpoint, ProviderRoute, SlotManager, SvcError } from '@svc/core'
 import type { ModelAllowed } from './model-access'
 import type { RequestUnits } from './units'
 import type { HostedUpstream } from './upstreams'
@@ -31,11 +31,31 @@ export interface DispatchRecord {
   units?: RequestUnits
 }
 
+/**
+ * Per-model presets (`<config>/presets.toml`, docs/models.md "Presets"), as the app's current table
+ * answers them; the dispatcher only asks. Both answers are cheap when no preset applies.
+ */
+export interface RequestPresets {
+  /** The name the slots know preset `model`'s engine by (an alias or a ref); undefined: no preset. */
+  resolveAlias(model: string): string | undefined
+  /**
+   * `body` with the request fields for `model` (its preset's, else `*`'s) applied in `endpoint`'s
+   * vocabulary, as a new object; undefined when none apply (the client's bytes go on as they came).
+   */
+  applyRequestFields(
+    model: string,
+    endpoint: Endpoint,
+    body: Record<string, unknown>,
+  ): Record<string, unknown> | undefined
+}
+
 export interface DispatcherOptions {
   slots: SlotManager
   routeFor(slot: string): SlotRoute
   upstreams: () => readonly HostedUpstream[]
   isKnownModel(id: string): Promise<boolean>
+  /** Presets per model: aliases, variants and their request fields. Absent: none. */
+  presets?: RequestPresets
   /** Bounded wait for a loading slot (SVC_QUEUE_TIMEOUT). Default 120 s. */
   queueTimeoutMs?: number
   /** Until upstream response headers (model load excluded). Default 600 s. */

@@ -2,8 +2,11 @@
  * Resolution of the `model` field (docs/architecture.md, "A request's path"): slot name → its model; registry ref →
  * the slot that owns it; upstream ref → the hosted service; a known ref in no slot → 409
  * `model.not_loaded`; anything else → 404 `model.not_found`. `/v1/images/*` is pinned to `img`.
+ * A preset's name (an alias or a variant, `presets.toml`) resolves as the name its engine is
+ * loaded under, so a variant finds the slot that holds its base.
  */
 import { type Slot, type SlotManager, SvcError } from '@svc/core'
+import type { RequestPresets } from './dispatch-types'
 import type { EndpointSpec } from './endpoints'
 import { type HostedUpstream, matchUpstream } from './upstreams'
 
@@ -16,6 +19,7 @@ export interface ResolveDeps {
   upstreams: () => readonly HostedUpstream[]
   /** Whether svc knows the ref (curated, pulled or local), loaded or not. */
   isKnownModel: (id: string) => Promise<boolean>
+  presets?: Pick<RequestPresets, 'resolveAlias'> | undefined
 }
 
 export async function resolveTarget(
@@ -25,6 +29,10 @@ export async function resolveTarget(
 ): Promise<Target> {
   if (spec.pinnedSlot) return resolvePinned(model, spec.pinnedSlot, deps)
   if (!model) throw new SvcError('request.invalid', 'model is required', { param: 'model' })
+  return resolveName(deps.presets?.resolveAlias(model) ?? model, deps)
+}
+
+async function resolveName(model: string, deps: ResolveDeps): Promise<Target> {
   if (deps.slots.has(model)) return { kind: 'slot', slot: deps.slots.get(model) }
   const owner = deps.slots.findByModel(model)
   if (owner) return { kind: 'slot', slot: owner, ref: model }

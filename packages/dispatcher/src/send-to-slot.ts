@@ -13,6 +13,7 @@ import type { ForwardBody } from './forward-types'
 import { loadingWriter } from './loading-notice'
 import { prependFields } from './multipart-fields'
 import { rewriteModel, upstreamUrl, writeResponse } from './outbound'
+import { presetFields } from './preset-fields'
 import type { ReadRequest } from './read-request'
 import type { Target } from './resolve'
 import { translates } from './translates'
@@ -49,8 +50,12 @@ export async function sendToSlot(
   // loads its own files (a projector or not): svc cannot tell, the remote judges.
   const remote = options.slots.config(target.slot.name).runtime === 'remote'
   const seeing = spec.endpoint === 'chat' && json && !remote ? json : undefined
-  // The provider's own preparation of the body, before any wait: a body it cannot carry is refused now.
-  const carried = json && route.prepareBody?.(spec.endpoint, json)
+  // A preset's request fields (for what the request named, or what the slot it named holds), then the
+  // provider's own preparation of the body, before any wait: a body it cannot carry is refused now.
+  const asked = target.ref === undefined ? target.slot.currentModel()?.id : request.model
+  const fielded = presetFields(options.presets, asked, spec.endpoint, json)
+  const prepared = fielded ?? json
+  const carried = (prepared && route.prepareBody?.(spec.endpoint, prepared)) ?? fielded
   const planned = target.slot.currentModel()
   if (seeing && planned) refuseImagesWithoutVision(seeing, planned, target.slot.name)
   const notice = loadingWriter(res, json, requestId)
