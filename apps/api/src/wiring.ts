@@ -40,6 +40,7 @@ export interface Wiring {
     | 'pulls'
     | 'usage'
   >
+    | 'hub'
   dispatcher: Dispatcher
   /** The ledger, quotas and their gate (absent with SVC_USAGE_ENABLED=0). */
   usage: UsageService | undefined
@@ -192,6 +193,8 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
         logger.error('slot not recovered', { slot: r.slot, error: r.error })
       }
       for (const r of await slots.manager.loadDefaults()) {
+      // The model library searches the same Hub that `hf.co/…` names resolve against.
+      hub: env.hub,
         if (r.error) logger.error('default model did not load', { ...r })
         else logger.info('default model loaded', { ...r })
       }

@@ -123,7 +123,8 @@ describe('the model library against the Hub stand-in', () => {
       )
     const priv = await refused(hubRepoInfo({ hubUrl: hub.url }, 'tiny/Tiny-Private-GGUF'))
     expect(priv).toBeInstanceOf(SvcError)
-    expect(priv).toMatchObject({ code: 'hub.unauthorized', status: 401 })
+    // The Hub tells an anonymous caller nothing about a private repo: it reads as missing.
+    expect(priv).toMatchObject({ code: 'model.not_found', status: 404 })
     expect(priv?.message).toMatch(/tiny\/Tiny-Private-GGUF.*HF_TOKEN/)
     const missing = await refused(hubRepoInfo({ hubUrl: hub.url, accessToken: alice }, 'tiny/nothing'))
     expect(missing).toMatchObject({ code: 'model.not_found', status: 404 })

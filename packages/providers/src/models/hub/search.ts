@@ -6,25 +6,21 @@
  * fits this machine is the caller's to decide (`quantNeed` gives the bytes; apps know the budget).
  *
  * Every call goes to `hub.hubUrl` with `hub.accessToken` (the library reads neither `HF_ENDPOINT`
- * nor `HF_TOKEN`: svc passes them). Failures are `SvcError`s (`hubFailure`).
+ * nor `HF_TOKEN`: svc passes them). Failures are `SvcError`s (`hubError`, as for
+ * resolving a Hub name).
  */
 
 import { gguf } from '@huggingface/gguf'
-import { HubApiError, listFiles, listModels } from '@huggingface/hub'
-import { formatBytes, SvcError } from '@svc/core'
+import { listFiles, listModels } from '@huggingface/hub'
+import { formatBytes } from '@svc/core'
 import { contextSize, kvCacheBytes } from '../../memory/estimate'
 import type { GgufFacts } from '../../memory/gguf-metadata'
+import type { HubConfig } from './hub-config'
+import { hubError, trackErrors } from './hub-errors'
 import { groupQuants, type RepoQuant, type RepoQuants } from './repo-quants'
 
-/** Where the Hub is and who asks: `@huggingface/hub`'s own parameter names. */
-export interface HubAccess {
-  /** `HF_ENDPOINT`, e.g. `https://huggingface.co` (no trailing slash). */
-  hubUrl: string
-  /** `HF_TOKEN` (`hf_…`), for gated and private repos. */
-  accessToken?: string
-  /** For tests' and proxies' sake; default the global fetch. */
-  fetch?: typeof fetch
-}
+/** Where the Hub is and who asks (`HF_ENDPOINT`, `HF_TOKEN`): the store's own Hub config. */
+export type HubAccess = HubConfig
 
 /** One search hit. */
 export interface HubModelHit {
@@ -54,9 +50,11 @@ export async function searchHub(
 ): Promise<HubModelHit[]> {
   const limit = Math.min(Math.max(1, options.limit ?? 20), SEARCH_LIMIT_MAX)
   const hits: HubModelHit[] = []
+  const tracked = trackErrors(hub.fetch)
   try {
     for await (const m of listModels({
       ...access(hub),
+      fetch: tracked.fetch,
       search: { query: options.query, tags: ['gguf'] },
       sort: 'downloads',
       limit,
@@ -73,7 +71,7 @@ export async function searchHub(
       })
     }
   } catch (error) {
-    throw hubFailure(error, { hub: hub.hubUrl, what: `searching the Hub for "${options.query}"` })
+    throw hubError(error, { ...said(hub, tracked.last), repo: '', what: `searching for "${options.query}"` })
   }
   return hits
 }
@@ -105,16 +103,18 @@ export interface HubRepoInfo extends RepoQuants {
  */
 export async function hubRepoInfo(hub: HubAccess, repo: string): Promise<HubRepoInfo> {
   const files: { path: string; size: number; lfs?: { size: number } }[] = []
+  const tracked = trackErrors(hub.fetch)
   try {
     for await (const f of listFiles({
       ...access(hub),
+      fetch: tracked.fetch,
       repo: { type: 'model', name: repo },
       recursive: true,
     })) {
       if (f.type === 'file') files.push({ path: f.path, size: f.size, ...(f.lfs ? { lfs: f.lfs } : {}) })
     }
   } catch (error) {
-    throw hubFailure(error, { hub: hub.hubUrl, what: `listing the files of ${repo}`, repo })
+    throw hubError(error, { ...said(hub, tracked.last), repo, what: `listing the files of ${repo}` })
   }
   const grouped = groupQuants(repo, files)
   const first = grouped.quants.find((q) => q.quant === grouped.defaultQuant)?.files[0]
@@ -204,41 +204,7 @@ function access(hub: HubAccess) {
   }
 }
 
-/**
- * A Hub failure as svc's error: the repo missing (404 `model.not_found`), refused for want of an
- * approved `HF_TOKEN` (`hub.unauthorized`), rate-limited (`hub.rate_limited`), unreachable (502
- * `upstream.unavailable` naming the endpoint), anything else 502 `upstream.error`.
- */
-export function hubFailure(error: unknown, at: { hub: string; what: string; repo?: string }): SvcError {
-  if (error instanceof SvcError) return error
-  if (error instanceof HubApiError) {
-    const status = error.statusCode
-    const said = error.message ? `: ${error.message}` : ''
-    if (status === 404 && at.repo)
-      return new SvcError('model.not_found', `the Hub at ${at.hub} has no repo "${at.repo}"`, {
-        param: 'repo',
-      })
-    if (status === 401 || status === 403) {
-      // The Hub answers 401 for a private repo and a missing one alike, when no token is sent.
-      const whose = at.repo
-        ? `the Hub refused "${at.repo}" (${status}): it is private, gated or does not exist`
-        : `the Hub refused ${at.what} (${status}): HF_TOKEN is not valid there`
-      return new SvcError('hub.unauthorized', `${whose}; set HF_TOKEN to a token that has access${said}`, {
-        param: at.repo ? 'repo' : null,
-      })
-    }
-    if (status === 429)
-      return new SvcError(
-        'hub.rate_limited',
-        `the Hub at ${at.hub} is rate-limiting ${at.what}; try again in a minute (HF_TOKEN raises the limit)`,
-      )
-    return new SvcError('upstream.error', `${at.what}: the Hub at ${at.hub} answered ${status}${said}`)
-  }
-  const why =
-    error instanceof Error
-      ? error.cause instanceof Error
-        ? error.cause.message
-        : error.message
-      : String(error)
-  return new SvcError('upstream.unavailable', `${at.what}: cannot reach the Hub at ${at.hub} (${why})`)
+/** What `hubError` needs to know of the call: the endpoint, whether a token went, what the Hub said. */
+function said(hub: HubAccess, last: { code: string | null; message: string | null }) {
+  return { hubUrl: hub.hubUrl, token: hub.accessToken !== undefined, code: last.code, message: last.message }
 }
