@@ -16,64 +16,27 @@
  * reads a truncated local file as if it were whole, and does not export its table of type sizes.
  */
 import { type FileHandle, open } from 'node:fs/promises'
-import { SvcError } from '@svc/core'
+import { type ModelEntry, SvcError } from '@svc/core'
 
 /** A header bigger than this is not read (a real one is a few MiB of vocabulary). */
 const MAX_HEADER_BYTES = 256 * 1024 * 1024
 const CHUNK = 1024 * 1024
 /** Byte sizes of GGUF's fixed-size value types by id (u8 i8 u16 i16 u32 i32 f32 bool, u64 i64 f64). */
-const FIXED: Readonly<Record<number, number>> = {
-  0: 1,
-  1: 1,
-  2: 2,
-  3: 2,
-  4: 4,
-  5: 4,
-  6: 4,
-  7: 1,
-  10: 8,
-  11: 8,
-  12: 8,
-}
+// biome-ignore format: a table
+const FIXED: Readonly<Record<number, number>> = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 }
 const STRING = 8
 const ARRAY = 9
 /**
  * ggml's tensor types by id: `[elements per block, bytes per block]` (ggml.c's `type_traits`). A type
  * not here (newer than this table) is not counted in the data-size check.
  */
+// biome-ignore format: a table
 const TENSOR_TYPES: Readonly<Record<number, readonly [number, number]>> = {
-  0: [1, 4],
-  1: [1, 2],
-  2: [32, 18],
-  3: [32, 20],
-  6: [32, 22],
-  7: [32, 24],
-  8: [32, 34],
-  9: [32, 40],
-  10: [256, 84],
-  11: [256, 110],
-  12: [256, 144],
-  13: [256, 176],
-  14: [256, 210],
-  15: [256, 292],
-  16: [256, 66],
-  17: [256, 74],
-  18: [256, 98],
-  19: [256, 50],
-  20: [32, 18],
-  21: [256, 110],
-  22: [256, 82],
-  23: [256, 136],
-  24: [1, 1],
-  25: [1, 2],
-  26: [1, 4],
-  27: [1, 8],
-  28: [1, 8],
-  29: [256, 56],
-  30: [1, 2],
-  34: [256, 54],
-  35: [256, 66],
-  39: [32, 17],
+  0: [1, 4], 1: [1, 2], 2: [32, 18], 3: [32, 20], 6: [32, 22], 7: [32, 24], 8: [32, 34], 9: [32, 40],
+  10: [256, 84], 11: [256, 110], 12: [256, 144], 13: [256, 176], 14: [256, 210], 15: [256, 292],
+  16: [256, 66], 17: [256, 74], 18: [256, 98], 19: [256, 50], 20: [32, 18], 21: [256, 110],
+  22: [256, 82], 23: [256, 136], 24: [1, 1], 25: [1, 2], 26: [1, 4], 27: [1, 8], 28: [1, 8],
+  29: [256, 56], 30: [1, 2], 34: [256, 54], 35: [256, 66], 39: [32, 17],
 }
 
 /**
@@ -109,6 +72,33 @@ export async function refuseNonModel(path: string, format: string, what: string)
     throw new SvcError('request.invalid', `${what} is not a model svc can load: ${problem}`, {
       param: 'model',
     })
+}
+
+/**
+ * Refuses a finished download that is not a model (an HTML login page, a cut file) with 400
+ * `request.invalid`, after `discard` deleted what was downloaded, ref and all (a failure of `discard`
+ * does not hide the refusal). Checks the weights (by the ref's format) and the projector (GGUF).
+ */
+export async function refuseNonModelDownload(
+  entry: ModelEntry,
+  pulled: ModelEntry,
+  discard: () => Promise<unknown>,
+): Promise<void> {
+  const files: [string | undefined, string][] = [
+    [pulled.path, entry.format],
+    [pulled.mmproj?.path, 'gguf'],
+  ]
+  for (const [path, format] of files) {
+    const problem = path === undefined ? undefined : await modelFileProblem(path, format)
+    if (problem === undefined) continue
+    const from = entry.url ?? pulled.mmproj?.url ?? entry.id
+    await discard().catch(() => undefined)
+    throw new SvcError(
+      'request.invalid',
+      `the download of "${entry.id}" (${from}) is not a model svc can load: ${problem}; it was deleted`,
+      { param: 'model' },
+    )
+  }
 }
 
 /** What a file that is not a `wanted` seems to be, from its first bytes. */

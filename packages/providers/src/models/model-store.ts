@@ -13,6 +13,7 @@ import { DEFAULT_HUB_URL, type HubConfig, hubHeadersFor } from './hub/hub-config
 import { parseHubName } from './hub/hub-name'
 import { resolveHubSpec } from './hub/hub-store'
 import { fileKind, modelDest, refFromFileName } from './model-files'
+import { refuseNonModel, refuseNonModelDownload } from './model-header'
 import { allOnDisk, partDests, projectorDest, pullPlan, removeEmptyDirs, withPath } from './model-on-disk'
 import { projectorFromSpec } from './model-projector'
 import { fileNameFromUrl, parseModelUrl } from './model-url'
@@ -143,6 +144,7 @@ export class ModelStore {
       if (!info?.isFile())
         throw new SvcError('model.not_found', `no model file at ${path}`, { param: 'model' })
       const kind = fileKind(path)
+      await refuseNonModel(path, kind.format, `the file ${path}`) // a text file, an image: never a ref
       const entry: ModelEntry = { id: refFromFileName(path), ...kind, source: 'local', path, size: info.size }
       return this.register(entry, options.accept)
     }
@@ -178,6 +180,7 @@ export class ModelStore {
     // What is complete already counts as done, so the figure is the whole model's.
     await pullFiles(files, onProgress, signal, onDisk)
     const pulled = await this.withPath(entry)
+    await refuseNonModelDownload(entry, pulled, () => this.remove(entry)) // an HTML page, a cut file
     if (entry.source !== 'catalogue') await this.register(pulled)
     return pulled
   }
@@ -205,7 +208,7 @@ export class ModelStore {
     if (entry.source === 'local')
       throw new SvcError(
         'request.invalid',
-        `"${entry.id}" is a local file svc did not download; delete it yourself if you mean to`,
+        `"${entry.id}" is a local file svc did not download: forget the ref instead (svc models forget ${entry.id}; the file stays), and delete the file yourself if you mean to`,
         { param: 'id' },
       )
     const dest = this.dest(entry)
@@ -219,13 +222,16 @@ export class ModelStore {
       await rm(`${other}.part`, { force: true })
     }
     await removeEmptyDirs(dirname(dest), join(this.options.stateDir, 'models'))
-    if (entry.source === 'pulled') {
-      await withFileLock(this.registryPath, async () => {
-        await this.reloadForChange()
-        if (this.registered.delete(entry.id)) await this.saveRegistry()
-      })
-    }
+    if (entry.source === 'pulled') await this.unregister(entry.id)
     return { deleted: present ? dest : null }
+  }
+
+  /** Drops a registered ref, touching no file (forgetting a local file's ref). Idempotent. */
+  unregister(id: string): Promise<void> {
+    return withFileLock(this.registryPath, async () => {
+      await this.reloadForChange()
+      if (this.registered.delete(id)) await this.saveRegistry()
+    })
   }
 
   /**
