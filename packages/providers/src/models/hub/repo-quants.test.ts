@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { isNoMatch, pickHubFiles } from './pick-files'
 import { groupQuants } from './repo-quants'
 import { quantNeed } from './search'
 
@@ -62,6 +63,29 @@ describe('groupQuants', () => {
       mmproj: [],
       defaultQuant: null,
     })
+  })
+})
+
+describe('groupQuants and name resolution', () => {
+  it('lists names that resolve to exactly the files listed for them', () => {
+    const files = [
+      lfs('Q8_0/m-Q8_0-00001-of-00002.gguf', 10),
+      lfs('Q8_0/m-Q8_0-00002-of-00002.gguf', 10),
+      lfs('m-Q4_K_M.gguf', 5),
+      lfs('m-q4_k_s.gguf', 4),
+      lfs('m-IQ4_XS.gguf', 4),
+      lfs('m-UD-Q4_K_XL.gguf', 6),
+      lfs('other/m-Q4_K_M.gguf', 5),
+      lfs('m-BF16.gguf', 20),
+      lfs('tiny.gguf', 1),
+      lfs('mmproj-m-f16.gguf', 2),
+    ]
+    const { quants } = groupQuants('o/m', files)
+    expect(quants).toHaveLength(8)
+    for (const q of quants) {
+      const picked = pickHubFiles(files, q.quant)
+      expect(isNoMatch(picked) ? picked : picked.model.map((f) => f.path), q.name).toEqual(q.files)
+    }
   })
 })
 

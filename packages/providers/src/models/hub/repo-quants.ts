@@ -17,7 +17,7 @@ export interface RepoFile {
 
 /** One quantisation of a repo. */
 export interface RepoQuant {
-  /** The quant label (`Q4_K_M`), else the file's name without `.gguf`. */
+  /** The quant label (`Q4_K_M`), else the file's name without `.gguf`; its path when two share a label. */
   quant: string
   /** The Hub name that pulls and loads exactly this quant. */
   name: string
@@ -60,9 +60,10 @@ export function groupQuants(repo: string, files: readonly RepoFile[]): RepoQuant
   for (const [key, group] of groups) {
     group.files.sort((a, b) => a.path.localeCompare(b.path))
     const stem = baseName(key).replace(/\.gguf$/i, '')
-    // Two files with one label (the same quant in two folders): the second goes by its file name.
+    // Two files with one label (the same quant in two folders): the second goes by its path, which
+    // the name resolution matches exactly (a split by its first part).
     let quant = parseGGUFQuantLabel(stem) ?? stem
-    if (taken.has(quant.toUpperCase())) quant = stem
+    if (taken.has(quant.toUpperCase())) quant = group.files[0]!.path
     taken.add(quant.toUpperCase())
     quants.push({
       quant,
