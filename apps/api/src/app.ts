@@ -17,6 +17,7 @@ import { hubApiRoutes } from './routes/hub-api'
 import { imageCacheRoutes } from './routes/image-cache'
 import { installRoutes } from './routes/install'
 import { modelsApiRoutes } from './routes/models-api'
+import { presetRoutes } from './routes/presets'
 import { slotLogRoutes } from './routes/slot-logs'
 import { slotRoutes } from './routes/slots'
 import { systemRoutes } from './routes/system'
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps) {
     )
     .route('/api/slots', slotLogRoutes({ manager: deps.slots.manager, streams }))
     .route('/api/models', modelsApiRoutes(deps))
+    .route('/api/presets', presetRoutes(deps))
     .route('/api/models', hubApiRoutes(deps))
     .route('/v1/audio/voices', audioVoicesRoutes({ manager: deps.slots.manager, voices: deps.slots.voices }))
     .route('/v1/audio/voices', voiceUploadRoutes({ voices: deps.slots.voices }))

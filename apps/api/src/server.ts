@@ -70,6 +70,7 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     startedAt: Date.now(),
     ...(wiring.deps.pulls ? { pulls: wiring.deps.pulls } : {}),
     ...(wiring.deps.upstreamRefs ? { upstreamRefs: wiring.deps.upstreamRefs } : {}),
+    ...(wiring.deps.presets ? { presets: wiring.deps.presets } : {}),
   })
   const server = newServer()
   const handler = createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, refuse, ollama, ...guard })

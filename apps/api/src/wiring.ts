@@ -2,6 +2,7 @@ import { createTokenStore, createTokenVerifier, isLoopbackHost } from '@svc/auth
 import type { Logger } from '@svc/core/node'
 import { createDispatcher, type Dispatcher, hostedRefs } from '@svc/dispatcher'
 import { memoryDevices, unknownDevices } from '@svc/providers/memory'
+import { PresetTable } from '@svc/providers/models'
 import { loadDashboardFiles } from './dashboard/dashboard-files'
 import type { AppDeps } from './deps'
 import { createDispatchMetrics } from './dispatch-metrics'
@@ -14,6 +15,7 @@ import { allowedModelsOf } from './middleware/token-models'
 import { wireHardware } from './slots/hardware'
 import { loadHostedUpstreams } from './slots/hosted-upstreams'
 import { createModelPulls } from './slots/model-pulls'
+import { type PresetsWatcher, watchPresets } from './slots/presets-watch'
 import { loadProviderModules } from './slots/provider-modules'
 import { createSlotActivity } from './slots/slot-activity'
 import { registerSlotMetrics } from './slots/slot-metrics'
@@ -39,6 +41,7 @@ export interface Wiring {
     | 'activity'
     | 'pulls'
     | 'usage'
+    | 'presets'
   >
     | 'hub'
   dispatcher: Dispatcher
@@ -60,7 +63,11 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     ...(env.imagesManifest ? { imagesManifest: env.imagesManifest } : {}),
     logger,
   })
+  // Read once the model store and hosted upstreams exist (to check the models presets name); loads
+  // before then (none: defaults load in start()) see no presets.
+  let presets: PresetsWatcher | undefined
   const slots = await createSlotSystem({
+    presets: () => presets?.table ?? PresetTable.EMPTY,
     hardware,
     ...(hardware.container ? { container: hardware.container } : {}),
     ...(hardware.swarm ? { swarm: hardware.swarm } : {}),
@@ -108,6 +115,13 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     logger.error('upstreams.toml ignored', { error: error.message })
     return []
   })
+  const presetsWatch = await watchPresets({
+    configDir: env.paths.configDir,
+    logger,
+    knows: async (model) =>
+      (await slots.store.get(model)) !== undefined || hostedRefs(upstreams).some((r) => r.id === model),
+  })
+  presets = presetsWatch
   const tokens = createTokenStore({
     configDir: env.paths.configDir,
     onProblem: (message) => logger.error('tokens.toml problem', { error: message }),
@@ -144,7 +158,14 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     slots: slots.manager,
     routeFor: (name) => slots.provider(slots.manager.config(name)),
     upstreams: () => upstreams,
-    isKnownModel: async (id) => (await slots.store.get(id)) !== undefined,
+    // A preset's name is known when the model it runs is.
+    isKnownModel: async (id) =>
+      (await slots.store.get(presetsWatch.table.loadTarget(id)?.model ?? id)) !== undefined,
+    presets: {
+      resolveAlias: (model) => presetsWatch.table.resolveAlias(model),
+      applyRequestFields: (model, endpoint, body) =>
+        presetsWatch.table.applyRequestFields(model, endpoint, body),
+    },
     queueTimeoutMs: env.queueTimeoutMs,
     upstreamTimeoutMs: env.upstreamTimeoutMs,
     observe: usage
@@ -173,6 +194,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       activity,
       pulls,
       slots,
+      presets: presetsWatch,
       ...(slots.picker ? { hardware: slots.picker } : {}),
       upstreamMetrics: () => slotMetrics.scrapeUpstreams(),
       upstreamRefs: () => hostedRefs(upstreams),
@@ -201,6 +223,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     },
     async stop() {
       configWatch.close()
+      presetsWatch.close()
       activity.stop()
       pulls.stop()
       await slots.manager.stopAll()

@@ -4,6 +4,7 @@ import { doctorCommand } from './commands/doctor'
 import { enginesCommand } from './commands/engines'
 import { manifestCommand } from './commands/manifest'
 import { modelsCommand } from './commands/models'
+import { presetsCommand } from './commands/presets'
 import { serveCommand } from './commands/serve'
 import { slotCommand } from './commands/slot'
 import { startCommand, stopCommand } from './commands/start'
@@ -19,6 +20,7 @@ export const COMMANDS: Command[] = [
   statusCommand,
   slotCommand,
   modelsCommand,
+  presetsCommand,
   enginesCommand,
   manifestCommand,
   tokenCommand,

@@ -10,6 +10,8 @@
 import { createHash } from 'node:crypto'
 import { type ModelEntry, type SlotState, SvcError } from '@svc/core'
 import { chatTemplate, type ModelFacts, modelFacts, type SlotKind } from '@svc/providers/models'
+import { presetListings } from '../routes/preset-listing'
+import type { PresetsState } from '../slots/presets-watch'
 import type { SlotSystem } from '../slots/slot-system'
 import { ollamaName, svcModelName } from './names'
 
@@ -17,6 +19,8 @@ export interface ModelListDeps {
   slots: SlotSystem
   upstreamRefs?: () => { id: string; owned_by: string }[]
   startedAt: number
+  /** Presets (`presets.toml`): their aliases and variants are listed too. */
+  presets?: PresetsState
 }
 
 const LOADED: ReadonlySet<SlotState> = new Set(['ready', 'serving', 'idle'])
@@ -44,6 +48,7 @@ export async function tags(deps: ModelListDeps) {
       .names()
       .filter((name) => manager.config(name).provider !== 'image')
       .map((name) => ({ id: name, entry: slotModel(deps, name) })),
+    ...(await presetListings(deps.presets, deps.slots)).map((p) => ({ id: p.id, entry: p.entry })),
     ...[...byId.values()]
       .filter((m) => m.path !== undefined || held.has(m.id))
       .map((m) => ({ id: m.id, entry: m })),
@@ -93,8 +98,11 @@ export async function ps(deps: ModelListDeps) {
 }
 
 export async function show(deps: ModelListDeps, name: string) {
-  const id = svcModelName(name)
   const { manager, store } = deps.slots
+  // A preset's name (presets.toml) shows the model it runs: its engine's when loaded, else its file's.
+  const asked = svcModelName(name)
+  const target = deps.presets?.table.loadTarget(asked)
+  const id = !target ? asked : manager.findByModel(target.id) ? target.id : target.model
   // A slot's own entry first: it carries the role the slot gave a file loaded by path.
   const entry = manager.has(id)
     ? slotModel(deps, id)

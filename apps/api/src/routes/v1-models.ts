@@ -5,6 +5,7 @@ import { Hono } from 'hono'
 import type { AppDeps } from '../deps'
 import { mayList } from '../middleware/token-models'
 import { svcModelName } from '../ollama/names'
+import { presetListings } from './preset-listing'
 
 /** svc's extension of a `/v1/models` entry: which slot answers for it and whether it is loaded. */
 export interface SvcModelView {
@@ -20,8 +21,8 @@ const LOADED: ReadonlySet<SlotState> = new Set(['ready', 'serving', 'idle'])
 /**
  * `GET /v1/models` → `{object:"list", data:[{id, object:"model", created, owned_by}]}` in OpenAI's
  * shape: the slot aliases (`primary`, `embed`, `stt`, `tts`, custom slots) first, so a client that
- * picks the first model gets the primary chat slot, then the refs usable without a download (on
- * disk or in a slot) and hosted upstream refs.
+ * picks the first model gets the primary chat slot, then the presets' aliases and variants
+ * (`presets.toml`), the refs usable without a download (on disk or in a slot) and hosted upstream refs.
  * `GET /v1/models/:id` → one of those objects, or 404 `model.not_found`.
  *
  * Each entry also carries `_svc: {slot, model, state, loaded}` so that a `v1-only` caller (the chat
@@ -121,6 +122,14 @@ export function v1ModelsRoutes(deps: AppDeps) {
           _svc: view(bySlot.get(id), null),
         })),
       )),
+      // Presets' aliases and variants (presets.toml), with the context their engine runs with.
+      ...(await presetListings(deps.presets, deps.slots)).map((p) => ({
+        id: p.id,
+        owned_by: 'svc',
+        ...described(p.facts),
+        ...(p.contextLength ? { context_length: p.contextLength } : {}),
+        _svc: view(p.slot, p.loadAs),
+      })),
       ...refs,
     ]
     for (const entry of entries) {

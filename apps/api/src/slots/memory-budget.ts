@@ -70,22 +70,25 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
   })
   const estimates = new Map<string, Promise<LoadEstimate>>()
   const estimate = (model: ModelEntry, config: SlotConfig): Promise<LoadEstimate> => {
+    // A preset's engine settings (presets.toml) are part of what runs: its args after the slot's,
+    // its context size last (as llama-server is given it: it wins over a -c in the slot's args).
+    const engine = model.engine
+    const ctxSize = engine?.ctxSize ?? config.ctxSize
+    const args = engine
+      ? [...config.args, ...engine.args, ...(engine.ctxSize ? ['-c', String(engine.ctxSize)] : [])]
+      : config.args
     const key = JSON.stringify([
       model.id,
       model.path ?? null,
       model.size ?? null,
       model.mmproj?.path ?? model.mmproj?.url ?? null,
-      config.ctxSize ?? null,
-      config.args,
+      ctxSize ?? null,
+      args,
     ])
     let found = estimates.get(key)
     if (!found) {
       if (estimates.size > 256) estimates.clear()
-      found = estimateLoad({
-        model,
-        args: config.args,
-        ...(config.ctxSize !== undefined ? { ctxSize: config.ctxSize } : {}),
-      })
+      found = estimateLoad({ model, args, ...(ctxSize !== undefined ? { ctxSize } : {}) })
       estimates.set(key, found)
       found.catch(() => estimates.delete(key))
     }

@@ -46,10 +46,11 @@ import {
 } from '@svc/providers'
 import type { ImageManifest } from '@svc/providers/manifest'
 import { type MemoryDeviceOptions, memoryDevices } from '@svc/providers/memory'
-import { type HubConfig, loadCatalogue, ModelStore } from '@svc/providers/models'
+import { type HubConfig, loadCatalogue, ModelStore, type PresetTable } from '@svc/providers/models'
 import { createMemoryBudget, type MemoryBudget } from './memory-budget'
 import { createModelRoutedRuntime } from './model-runtime'
 import { createPlacer } from './placement'
+import { describeWithPresets, resolveWithPresets } from './preset-models'
 import { remoteProvider } from './remote-model'
 import { createModelResolver } from './resolve-model'
 import { createRuntimes } from './runtimes'
@@ -93,6 +94,8 @@ export interface SlotSystemOptions {
   /** SVC_LOAD_ON_REQUEST / SVC_UNLOAD_AFTER: defaults for slot files that leave them unset. */
   demand?: { loadOnRequest?: boolean; unloadAfterMs?: number }
   logger?: Logger
+  /** The presets in use (`<config>/presets.toml`, `presets-watch.ts`): loads of a preset's name follow it. */
+  presets?: () => PresetTable
 }
 
 export type { SlotConfigProblem, SlotStatus }
@@ -229,7 +232,8 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
       return unavailableDriver(error)
     }
   }
-  const resolveModel = createModelResolver({ store, providerFor, placer })
+  const resolveFile = createModelResolver({ store, providerFor, placer })
+  const resolveModel = options.presets ? resolveWithPresets(resolveFile, options.presets) : resolveFile
   const { configs, errors } = await readSlotConfigDir(options.configDir)
   const memory = createMemoryBudget({
     manager: () => manager,
@@ -245,7 +249,9 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     createDriver,
     resolveModel,
     admission: memory,
-    describeModel: (ref) => store.get(ref),
+    describeModel: options.presets
+      ? describeWithPresets((ref) => store.get(ref), options.presets)
+      : (ref) => store.get(ref),
     ...(options.demand ? { demandDefaults: options.demand } : {}),
     ...(options.slotOptions ? { slotOptions: options.slotOptions } : {}),
   })
