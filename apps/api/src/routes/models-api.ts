@@ -24,6 +24,10 @@ import { type OfferContext, offer } from './model-offer'
  * - `DELETE /:id` → `{id, deleted}`: removes the downloaded file (a ref pulled from a URL is
  *   forgotten too). 409 `model.in_use` while a slot holds it or it is being pulled; 400 for a local
  *   file (not svc's to delete); 404 `model.not_found` for an unknown id.
+ * - `POST /:id/forget` → `{id, forgotten: true, deleted}`: the ref is gone from every list. A local
+ *   file's ref goes and the file stays (whether it is still there or not); a pulled ref goes with its
+ *   download (`deleted` says whether a file was removed). 409 `model.in_use` as for `DELETE`; 400 for
+ *   a curated id (its catalogue entry stays; `DELETE` removes its download).
  */
 export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls }) {
   const known = async (id: string): Promise<ModelEntry> => {
@@ -131,6 +135,28 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
         })
       const { deleted } = await deps.slots.store.remove(entry)
       return c.json({ id: entry.id, deleted: deleted !== null })
+    })
+    .post('/:id/forget', async (c) => {
+      const entry = await known(c.req.param('id'))
+      if (entry.source === 'catalogue')
+        throw new SvcError(
+          'request.invalid',
+          `"${entry.id}" is a curated model: it cannot be forgotten (DELETE /api/models/${entry.id} deletes its download)`,
+          { param: 'id' },
+        )
+      const slot = holder(entry.id)
+      if (slot)
+        throw new SvcError('model.in_use', `slot "${slot}" holds "${entry.id}": unload it first`, {
+          param: 'id',
+        })
+      if (deps.pulls?.get(entry.id))
+        throw new SvcError('model.in_use', `"${entry.id}" is being pulled: cancel the pull first`, {
+          param: 'id',
+        })
+      // A local file is the user's: only the ref goes. A pulled ref takes its download with it.
+      if (entry.source === 'local') await deps.slots.store.unregister(entry.id)
+      const deleted = entry.source === 'local' ? null : (await deps.slots.store.remove(entry)).deleted
+      return c.json({ id: entry.id, forgotten: true as const, deleted: deleted !== null })
     })
 }
 
