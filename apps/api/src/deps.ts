@@ -7,7 +7,6 @@ import type { AuthDeps } from './middleware/auth'
 import type { ModelPulls } from './slots/model-pulls'
 import type { PresetsState } from './slots/presets-watch'
 import type { SlotActivity } from './slots/slot-activity'
-import type { PresetsState } from './slots/presets-watch'
 import type { SlotSystem } from './slots/slot-system'
 import type { UsageRecorder } from './usage/usage-recorder'
 
