@@ -162,7 +162,8 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     isKnownModel: async (id) =>
       (await slots.store.get(presetsWatch.table.loadTarget(id)?.model ?? id)) !== undefined,
     presets: {
-      resolveAlias: (model) => presetsWatch.table.resolveAlias(model),
+      // A Hub name in another spelling (`hf:o/r`, a lower-case quant) is the canonical name it stands for.
+      resolveAlias: (model) => presetsWatch.table.resolveAlias(model) ?? slots.store.hubNames.alias(model),
       applyRequestFields: (model, endpoint, body) =>
         presetsWatch.table.applyRequestFields(model, endpoint, body),
     },

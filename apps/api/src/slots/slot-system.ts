@@ -250,8 +250,8 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     resolveModel,
     admission: memory,
     describeModel: options.presets
-      ? describeWithPresets((ref) => store.get(ref), options.presets)
-      : (ref) => store.get(ref),
+      ? describeWithPresets(store.hubNames.describe, options.presets)
+      : store.hubNames.describe,
     ...(options.demand ? { demandDefaults: options.demand } : {}),
     ...(options.slotOptions ? { slotOptions: options.slotOptions } : {}),
   })

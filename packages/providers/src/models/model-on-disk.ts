@@ -3,9 +3,10 @@
  * of a split GGUF (`parts`, beside the first) and the projector (`mmproj`), and the plan for pulling
  * what is missing. Helpers of `ModelStore`, which knows the state dir.
  */
-import { rmdir } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { rm, rmdir, stat } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { type ModelEntry, type ModelPart, type ProjectorFile, SvcError } from '@svc/core'
+import { sha256OfFile } from './download'
 import { modelDest, partDest } from './model-files'
 import { fileSize, projectorDestBeside, projectorOnDisk } from './model-projector'
 import { type PullFile, pullFile } from './pull-files'
@@ -139,5 +140,34 @@ export async function removeEmptyDirs(dir: string, top: string): Promise<void> {
       () => false,
     )
     if (!removed) return
+  }
+}
+
+/**
+ * Deletes what a pull put on disk for `entry` (its file at `dest`, the shards, a downloaded projector,
+ * their `.part`s; one the user named by path is theirs to keep), then the folders left empty.
+ * Whether the model's file was there.
+ */
+export async function removeModelFiles(stateDir: string, entry: ModelEntry, dest: string): Promise<boolean> {
+  const present = (await stat(dest).catch(() => undefined))?.isFile() ?? false
+  for (const file of [dest, projectorDest(stateDir, entry), ...partDests(stateDir, entry)]) {
+    if (!file) continue
+    await rm(file, { force: true })
+    await rm(`${file}.part`, { force: true })
+  }
+  await removeEmptyDirs(dirname(dest), join(stateDir, 'models'))
+  return present
+}
+
+/** A file already at `path` for `entry` must have the sha256 asked for (it is what would be served). */
+export async function checkPresentFile(path: string, entry: ModelEntry, sha256: string): Promise<void> {
+  if (!(await stat(path).catch(() => undefined))?.isFile()) return
+  const digest = await sha256OfFile(path)
+  if (digest !== sha256) {
+    throw new SvcError(
+      'request.invalid',
+      `the file already pulled as "${entry.id}" has sha256 ${digest}, not ${sha256}; delete ${path} to pull ${entry.url} again`,
+      { param: 'sha256' },
+    )
   }
 }

@@ -3,18 +3,24 @@
  * (`<state>/models/registry.json`). `resolve` turns what a user typed after `--model` into an entry;
  * `pull` downloads a missing file to where `dest` says and records it.
  */
-import { rm, stat } from 'node:fs/promises'
-import { dirname, isAbsolute, join, resolve as resolvePath } from 'node:path'
+import { stat } from 'node:fs/promises'
+import { isAbsolute, join, resolve as resolvePath } from 'node:path'
 import { type ModelEntry, type PullProgress, SvcError } from '@svc/core'
 import { withFileLock } from '@svc/core/node'
 import { type CatalogueEntry, catalogueToModel } from './catalogue'
-import { sha256OfFile } from './download'
 import { DEFAULT_HUB_URL, type HubConfig, hubHeadersFor } from './hub/hub-config'
 import { parseHubName } from './hub/hub-name'
-import { resolveHubSpec } from './hub/hub-store'
+import { describeHub, hubAlias, resolveHubSpec } from './hub/hub-store'
 import { fileKind, modelDest, refFromFileName } from './model-files'
 import { refuseNonModel, refuseNonModelDownload } from './model-header'
-import { allOnDisk, partDests, projectorDest, pullPlan, removeEmptyDirs, withPath } from './model-on-disk'
+import {
+  allOnDisk,
+  checkPresentFile,
+  projectorDest,
+  pullPlan,
+  removeModelFiles,
+  withPath,
+} from './model-on-disk'
 import { projectorFromSpec } from './model-projector'
 import { fileNameFromUrl, parseModelUrl } from './model-url'
 import { pullFiles } from './pull-files'
@@ -49,9 +55,12 @@ export class ModelStore {
   private registryProblem: string | null = null
   private readonly curated = new Map<string, ModelEntry>()
   private readonly registryPath: string
+  /** The Hub that `hf.co/…` names resolve against (HF_ENDPOINT, HF_TOKEN), for the model library too. */
+  readonly hub: HubConfig
 
   private constructor(private readonly options: ModelStoreOptions) {
     this.registryPath = join(options.stateDir, 'models', 'registry.json')
+    this.hub = options.hub ?? { hubUrl: DEFAULT_HUB_URL }
     for (const entry of options.catalogue) this.curated.set(entry.id, catalogueToModel(entry))
     for (const entry of options.models ?? []) this.curated.set(entry.id, entry)
   }
@@ -70,14 +79,16 @@ export class ModelStore {
     return modelDest(this.options.stateDir, entry)
   }
 
-  /** The Hub that `hf.co/…` names resolve against (HF_ENDPOINT, HF_TOKEN), for the model library too. */
-  get hub(): HubConfig {
-    return this.options.hub ?? { hubUrl: DEFAULT_HUB_URL }
-  }
-
   /** Where a model's projector is downloaded to: beside the model, `<state>/models/<id>/<file>`. */
   projectorDest(entry: ModelEntry): string | undefined {
     return projectorDest(this.options.stateDir, entry)
+  }
+
+  /** Hub names for the dispatcher (`alias`: cheap, sync) and load on request (`describe`): hub/hub-store.ts. */
+  readonly hubNames = {
+    alias: (spec: string) =>
+      this.registered.has(spec) ? undefined : hubAlias(this.registered.values(), spec),
+    describe: async (ref: string) => (await this.get(ref)) ?? describeHub(this.hubContext(), ref),
   }
 
   /** Every known model, with `path` set when its file is on disk. Registered entries win over curated. */
@@ -94,12 +105,11 @@ export class ModelStore {
   }
 
   /**
-   * Resolves what a user named: a curated id or registry ref; a Hugging Face name
-   * (`hf.co/<owner>/<repo>[:<quant>]`, `hf:…`; see hub/hub-store.ts: registered once pulled); an
-   * http(s) URL (registered as a ref named after the file, pulled on load; with `sha256`, verified
-   * against it); or a path to a local file (registered as a ref named after the file stem). Throws
-   * 404 `model.not_found` otherwise, 400 `request.invalid` for a malformed URL or a `sha256` that
-   * cannot apply or does not match; the Hub's refusals as hub/hub-errors.ts says.
+   * Resolves what a user named: a curated id or registry ref; a Hub name (`hf.co/<owner>/<repo>:<quant>`:
+   * hub/hub-store.ts); an http(s) URL (registered as a ref named after the file, pulled on load; with
+   * `sha256`, verified against it); or a path to a local file (registered as a ref named after the file
+   * stem). Throws 404 `model.not_found` otherwise, 400 `request.invalid` for a malformed URL or a
+   * `sha256` that cannot apply or does not match.
    */
   async resolve(spec: string, options: ResolveOptions = {}): Promise<ModelEntry> {
     const entry = await this.resolveSpec(spec, options)
@@ -130,7 +140,7 @@ export class ModelStore {
       const sha256 = options.sha256 ?? (previous?.url === spec ? previous.sha256 : undefined)
       const entry: ModelEntry = { id, ...kind, source: 'pulled', url: spec, ...(sha256 ? { sha256 } : {}) }
       const verified = previous?.url === spec && previous.sha256 === options.sha256
-      if (options.sha256 && !verified) await this.checkPresentFile(entry, options.sha256)
+      if (options.sha256 && !verified) await checkPresentFile(this.dest(entry), entry, options.sha256)
       return this.register(entry, options.accept)
     }
     if (
@@ -185,20 +195,6 @@ export class ModelStore {
     return pulled
   }
 
-  /** A file already on disk for `entry` must have the sha256 asked for (it is what would be served). */
-  private async checkPresentFile(entry: ModelEntry, sha256: string): Promise<void> {
-    const path = this.dest(entry)
-    if (!(await stat(path).catch(() => undefined))?.isFile()) return
-    const digest = await sha256OfFile(path)
-    if (digest !== sha256) {
-      throw new SvcError(
-        'request.invalid',
-        `the file already pulled as "${entry.id}" has sha256 ${digest}, not ${sha256}; delete ${path} to pull ${entry.url} again`,
-        { param: 'sha256' },
-      )
-    }
-  }
-
   /**
    * Deletes what a pull put on disk: the model's file under `<state>` (and a partial `.part`), then its
    * folder when empty; a ref registered by a pull from a URL is forgotten too. A local file is the
@@ -212,16 +208,7 @@ export class ModelStore {
         { param: 'id' },
       )
     const dest = this.dest(entry)
-    const present = (await stat(dest).catch(() => undefined))?.isFile() ?? false
-    await rm(dest, { force: true })
-    await rm(`${dest}.part`, { force: true })
-    // A downloaded projector goes with its model (one the user named by path is theirs to keep).
-    for (const other of [this.projectorDest(entry), ...partDests(this.options.stateDir, entry)]) {
-      if (!other) continue
-      await rm(other, { force: true })
-      await rm(`${other}.part`, { force: true })
-    }
-    await removeEmptyDirs(dirname(dest), join(this.options.stateDir, 'models'))
+    const present = await removeModelFiles(this.options.stateDir, entry, dest)
     if (entry.source === 'pulled') await this.unregister(entry.id)
     return { deleted: present ? dest : null }
   }

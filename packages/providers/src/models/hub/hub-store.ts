@@ -8,7 +8,7 @@
  */
 import type { ModelEntry } from '@svc/core'
 import type { HubConfig } from './hub-config'
-import type { HubName } from './hub-name'
+import { type HubName, hubModelName, isHubName, parseHubName } from './hub-name'
 import { resolveHubModel } from './resolve-hub'
 
 /** What the store lends the Hub branch of `resolve`. */
@@ -52,6 +52,41 @@ export async function resolveHubSpec(
   // On disk already (pulled before the registry lost it, or another quant's name for the same files).
   if (await ctx.isPresent(entry)) return ctx.register(entry)
   return found
+}
+
+/**
+ * The canonical name a request's Hub name stands for, without asking the Hub (the dispatcher calls
+ * this for every model it cannot find, so it must be cheap): the registered model it names in any
+ * spelling (`hf:org/repo`, a lower-case quant, no quant), else `hf.co/<owner>/<repo>:<QUANT>` with the
+ * quant upper-cased. Undefined for what is not a Hub name, a malformed one, or a file name as quant.
+ */
+export function hubAlias(registered: Iterable<ModelEntry>, spec: string): string | undefined {
+  if ((spec.charCodeAt(0) | 0x20) !== 0x68 || !isHubName(spec)) return undefined // not "h…"
+  let name: HubName | undefined
+  try {
+    name = parseHubName(spec)
+  } catch {
+    return undefined
+  }
+  if (!name) return undefined
+  const known = findPulled(registered, name, name.tag !== undefined)
+  if (known) return known.id
+  if (!name.tag || /\.gguf$/i.test(name.tag) || name.tag.includes('/')) return undefined
+  return hubModelName(name.repo, name.tag.toUpperCase())
+}
+
+/**
+ * A Hub name not pulled yet, as the Hub resolves it (no judging, nothing registered), when that is
+ * the name itself: for the slots that load on request. Undefined for anything else or on failure.
+ */
+export async function describeHub(ctx: HubStoreContext, ref: string): Promise<ModelEntry | undefined> {
+  if (!isHubName(ref)) return undefined
+  try {
+    const entry = await resolveHubSpec(ctx, parseHubName(ref)!)
+    return entry.id === ref ? entry : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /**
