@@ -61,6 +61,29 @@ describe('presets on the dispatcher', () => {
     expect(h.seen.at(-1)!.body).toBe(raw)
   })
 
+  it("answers with the name the client sent, not the engine's, whole and streamed", async () => {
+    const post = (body: unknown) =>
+      fetch(`${h.url}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    h.route('/v1/completions', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ model: 'qwen', choices: [] }))
+    })
+    expect(await (await post({ model: 'fast', prompt: 'x' })).json()).toEqual({ model: 'fast', choices: [] })
+    expect(await (await post({ model: 'qwen', prompt: 'x' })).json()).toEqual({ model: 'qwen', choices: [] })
+    h.route('/v1/completions', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.end('data: {"model":"qwen","choices":[]}\n\ndata: [DONE]\n\n')
+    })
+    const streamed = await (await post({ model: 'fast', prompt: 'x', stream: true })).text()
+    expect(streamed).toContain('"model":"fast"')
+    expect(streamed).not.toContain('qwen')
+    expect(streamed).toContain('data: [DONE]')
+  })
+
   it('applies the fields on the in-process path the Ollama API takes', async () => {
     const req = new IncomingMessage(new Socket())
     const out = await h.dispatcher.call(

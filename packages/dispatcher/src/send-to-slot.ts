@@ -11,6 +11,7 @@ import type { EndpointSpec } from './endpoints'
 import type { Exchange, SendHop } from './exchange'
 import type { ForwardBody } from './forward-types'
 import { loadingWriter } from './loading-notice'
+import { bothFixes, namedAnswerFix } from './model-name-fix'
 import { prependFields } from './multipart-fields'
 import { rewriteModel, upstreamUrl, writeResponse } from './outbound'
 import { presetFields } from './preset-fields'
@@ -84,7 +85,11 @@ export async function sendToSlot(
     }
     const upstreamBody = bodyForSlot(route, exchange, spec, request, carried, lease)
     // The answer held to its surface's spec where the engine is wrong (none for most requests).
-    const fix = answerFixFor(spec.endpoint, carried ?? json)
+    // ... and named as the client named it (a preset's alias runs on an engine of another name).
+    const fix = bothFixes(
+      answerFixFor(spec.endpoint, carried ?? json),
+      namedAnswerFix(request.model, target.ref),
+    )
     // A replica that cannot be reached leaves the rotation and the request goes to another one.
     for (let attempt = 1; ; attempt++) {
       const result = await context.send(exchange, {
