@@ -3,6 +3,7 @@ import type { ModelView } from '../api-types'
 import type { CliContext, Command } from '../context'
 import { bytes, table } from '../format'
 import { runSubcommand } from '../subcommands'
+import { forget } from './models-forget'
 import { pull, quants, rm, search } from './models-library'
 
 const HELP = `Usage: svc models <subcommand>
@@ -20,6 +21,9 @@ const HELP = `Usage: svc models <subcommand>
                                       a registry ref or an http(s) URL
   svc models rm <id>                  delete a model's downloaded files (refused while a slot holds
                                       it; a local file svc did not download is never deleted)
+  svc models forget <id>              drop a ref from every list: a local file's ref goes and the
+                                      file stays; a pulled ref goes with its download (refused while
+                                      a slot holds it, and for curated ids)
 
 The Hub is HF_ENDPOINT (default https://huggingface.co) with HF_TOKEN for gated and private repos,
 as the API server reads them. Exit status: 0 on success, 1 with the error, 130 when a pull was
@@ -32,7 +36,7 @@ export const modelsCommand: Command = {
   run: (args, ctx) => (args.length === 0 ? list(args, ctx) : subcommands(args, ctx)),
 }
 
-const subcommands = runSubcommand(HELP, { ls: list, list, search, quants, pull, rm })
+const subcommands = runSubcommand(HELP, { ls: list, list, search, quants, pull, rm, forget })
 
 async function list(args: string[], ctx: CliContext): Promise<number> {
   if (args.length > 0) {
