@@ -21,7 +21,7 @@ export const ENV_VARIABLES = [
   {
     name: 'SVC_CONFIG_DIR',
     defaultText: '`/etc/svc` if it exists, else `$XDG_CONFIG_HOME/svc` (`~/.config/svc`)',
-    meaning: 'slot configs, `tokens.toml`, `upstreams.toml`',
+    meaning: 'slot configs, `presets.toml`, `tokens.toml`, `upstreams.toml`',
   },
   {
     name: 'SVC_STATE_DIR',
