@@ -222,3 +222,34 @@ export function pickExpanded(
   for (const key of expand) if (key in info) out[key] = info[key]
   return out
 }
+
+/** `POST /api/models/{repo}/paths-info/{rev}`: the entries of the paths that exist (files and folders). */
+export function pathsInfo(repo: HubRepo, paths: readonly string[], expand: boolean): TreeEntry[] {
+  return paths.flatMap((p) => {
+    const file = repo.files.find((f) => f.path === p)
+    if (file) return [fileEntry(repo, file, expand)]
+    const dir = treeEntries(repo, '', true, expand)?.find((e) => e.type === 'directory' && e.path === p)
+    return dir ? [dir] : []
+  })
+}
+
+/** `GET /api/models/{repo}/refs`: one branch, `main`, at the repo's commit. */
+export function refsOf(repo: HubRepo) {
+  return {
+    branches: [{ name: 'main', ref: 'refs/heads/main', targetCommit: repo.sha }],
+    converts: [],
+    tags: [],
+  }
+}
+
+/** `GET /api/whoami-v2` for a user with a read token. */
+export function whoami(name: string) {
+  return {
+    type: 'user',
+    id: name,
+    name,
+    fullname: name,
+    orgs: [],
+    auth: { type: 'access_token', accessToken: { displayName: 'svc-tests', role: 'read' } },
+  }
+}
