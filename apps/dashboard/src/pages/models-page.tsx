@@ -125,6 +125,12 @@ export function ModelsPage() {
               )
             }
             onDelete={() => setDeleting(m)}
+            onForget={() =>
+              act(`Forgetting ${m.id} failed`, async () => {
+                await ok(api.api.models[':id'].forget.$post({ param: { id: encodeURIComponent(m.id) } }))
+                toasts.show('success', `Forgot ${m.id}; its file stays on disk`)
+              })
+            }
           />
         ))}
       </DataTable>

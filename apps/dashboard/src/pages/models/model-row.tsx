@@ -12,14 +12,26 @@ export interface ModelRowProps {
   onPull(): void
   onCancel(): void
   onDelete(): void
+  /** Forget a local file's ref (the file stays on disk). */
+  onForget(): void
 }
 
 /**
  * One model: what it is, whether it is on disk, which slot holds it, and what can be done with it
  * here. A model this machine cannot run says why in place of the actions (never an empty cell).
  */
-export function ModelRowView({ model: m, pull, denied, onPull, onCancel, onDelete }: ModelRowProps) {
+export function ModelRowView({
+  model: m,
+  pull,
+  denied,
+  onPull,
+  onCancel,
+  onDelete,
+  onForget,
+}: ModelRowProps) {
   const deletable = m.present && m.source !== 'local'
+  // A local file's ref can be forgotten, file there or not (docs/models.md#forgetting-a-model).
+  const forgettable = m.source === 'local'
   return (
     <tr class={m.offered ? undefined : 'not-offered'}>
       <th scope="row">
@@ -73,9 +85,20 @@ export function ModelRowView({ model: m, pull, denied, onPull, onCancel, onDelet
               Delete
             </GuardedButton>
           ) : null}
+          {forgettable ? (
+            <GuardedButton
+              denied={denied}
+              disabled={m.slot !== null}
+              title={m.slot ? `Slot ${m.slot} holds it: unload it first` : 'The file stays on disk'}
+              aria-label={`Forget ${m.id}`}
+              onClick={onForget}
+            >
+              Forget
+            </GuardedButton>
+          ) : null}
           {!m.offered ? (
             <span class="why-not">Not offered here: {m.reason ?? 'unknown reason'}</span>
-          ) : !pull && !m.needs_pull && !deletable ? (
+          ) : !pull && !m.needs_pull && !deletable && !forgettable ? (
             <span class="why-not" title="Load it from a slot on the Slots page">
               —
             </span>
