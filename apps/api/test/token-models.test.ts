@@ -5,7 +5,7 @@
  * (each in its own error shape), reaches its own (and `primary`, the slot that holds it) as usual,
  * and sees only those in `/v1/models` and `/api/tags`.
  */
-import { writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createTokenStore } from '@svc/auth'
 import { writeSvcConfig, writeTinyGguf } from '@svc/testing'
@@ -15,12 +15,19 @@ import { LIGHT_ARGS, llamaServerAvailable } from './live'
 
 const available = llamaServerAvailable()
 
+/** The message of an error body in any surface's shape (svc's, Anthropic's, Ollama's). */
+function messageOf(json: Record<string, unknown>): unknown {
+  const error = json.error
+  return typeof error === 'string' ? error : (error as { message?: unknown } | undefined)?.message
+}
+
 describe.skipIf(!available)('a token limited to models', () => {
   let gguf = ''
   const server = useAuthServer({}, async ({ configDir, stateDir }) => {
     await writeSvcConfig(configDir, {
       slots: { primary: `backend = "cpu"\nruntime = "process"\nrestart = "no"\n${LIGHT_ARGS}` },
     })
+    await mkdir(stateDir, { recursive: true })
     gguf = (await writeTinyGguf(join(stateDir, 'tiny-chat.gguf'), { role: 'chat' })).path
   })
   let admin = ''
@@ -93,14 +100,17 @@ describe.skipIf(!available)('a token limited to models', () => {
       for (const model of ['embed', 'stt', 'tts', 'img', 'no-such-model', 'primary-not']) {
         const r = await request(kid, method, path, body(model))
         expect(r.status, `${model}: ${r.text}`).toBe(403)
-        expect(r.text).toContain(`"${model}"`)
+        expect(messageOf(r.json)).toBe(`this token may not use model "${model}"`)
         if (path.startsWith('/v1/messages'))
           expect(r.json).toMatchObject({
             type: 'error',
             error: { type: 'permission_error', svc_code: 'auth.forbidden' },
           })
         else if (path.startsWith('/api/'))
-          expect(r.json).toEqual({ error: expect.stringContaining('may not use model') })
+          expect(r.json).toEqual({
+            error: expect.stringContaining('may not use model'),
+            code: 'auth.forbidden',
+          })
         else expect(r.json).toMatchObject({ error: { code: 'auth.forbidden', param: 'model' } })
       }
     },
@@ -109,7 +119,7 @@ describe.skipIf(!available)('a token limited to models', () => {
   it('refuses an image request that names no model: it stands for the img slot', async () => {
     const r = await request(kid, 'POST', '/v1/images/generations', { prompt: 'a cat' })
     expect(r.status, r.text).toBe(403)
-    expect(r.text).toContain('"img"')
+    expect(messageOf(r.json)).toBe('this token may not use model "img"')
   })
 
   it.each(['tiny-chat', 'primary'])(
