@@ -5,9 +5,11 @@
  */
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { buildTinyGguf, serveFiles } from '@svc/testing'
+import { buildTinyGguf, serveFiles, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
+import { startAuthServer } from './auth-harness'
 import { testApp } from './helpers'
+import { LIGHT_ARGS, llamaServerAvailable } from './live'
 
 /** What these routes answer: a model list, an error body, or the forget/load answer. */
 interface Answer {
@@ -128,4 +130,39 @@ describe('forgetting a ref', () => {
     })
     expect((await json('POST', '/api/models/no-such-ref/forget')).body.error.code).toBe('model.not_found')
   })
+})
+
+describe.skipIf(!llamaServerAvailable())('forgetting a ref a slot holds', () => {
+  it('is refused while the slot runs it, and forgets it (file kept) once unloaded', async () => {
+    let gguf = ''
+    await using server = await startAuthServer({ SVC_AUTH_ENABLED: '0' }, async ({ configDir, stateDir }) => {
+      await writeSvcConfig(configDir, {
+        slots: { primary: `backend = "cpu"\nruntime = "process"\nrestart = "no"\n${LIGHT_ARGS}` },
+      })
+      await mkdir(stateDir, { recursive: true })
+      gguf = (await writeTinyGguf(join(stateDir, 'held.gguf'), { role: 'chat' })).path
+    })
+    const post = async (path: string, body?: unknown) => {
+      const res = await fetch(server.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+      return { status: res.status, body: (await res.json()) as Answer }
+    }
+    const load = await post('/api/slots/primary/load?wait=true', { model: gguf })
+    expect(load.status, JSON.stringify(load.body)).toBe(200)
+    const held = await post('/api/models/held/forget')
+    expect(held.status).toBe(409)
+    expect(held.body.error).toMatchObject({
+      code: 'model.in_use',
+      message: expect.stringContaining('primary'),
+    })
+    expect((await post('/api/slots/primary/unload?wait=true')).status).toBe(200)
+    expect(await post('/api/models/held/forget')).toEqual({
+      status: 200,
+      body: { id: 'held', forgotten: true, deleted: false },
+    })
+    expect((await stat(gguf)).isFile()).toBe(true)
+  }, 120_000)
 })
