@@ -6,6 +6,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { formatBytes } from '@svc/core'
 import {
   buildTinyGguf,
   type HubStandIn,
@@ -15,6 +16,7 @@ import {
   startHubStandIn,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { estimateLoad } from '../src/memory/estimate'
 import { type HubConfig, ModelStore } from '../src/models/index'
 
 const alice = hubToken('alice')
@@ -88,6 +90,8 @@ describe('Hub names in the model store', () => {
     expect(pulled).toMatchObject({ size: total })
     expect(seen.at(-1)).toEqual({ done: total, total })
     expect(await store.isPresent(entry)).toBe(true)
+    // The memory estimate counts every shard's weights, not the first's alone.
+    expect((await estimateLoad({ model: pulled })).detail).toContain(`weights ${formatBytes(total)}`)
     const dir = join(stateDir, 'models', 'hf', 'org', 'split-gguf')
     expect((await readdir(join(dir, 'bf16'))).sort()).toEqual([
       splitFileName('S-BF16', 0, 2),

@@ -65,7 +65,8 @@ async function projectorBytes(model: ModelEntry): Promise<number | undefined> {
 async function fromFile(input: EstimateInput): Promise<LoadEstimate | undefined> {
   const path = input.model.path
   if (!path) return undefined
-  const size = (await stat(path)).size
+  // A split GGUF's weights are all its shards (the first is `path`, the others lie beside it).
+  const size = (await stat(path)).size + (input.model.parts ?? []).reduce((sum, p) => sum + (p.size ?? 0), 0)
   if (input.model.format !== 'gguf') {
     const what = input.model.format === 'checkpoint' ? 'checkpoint' : 'model file'
     return { bytes: size, detail: `${what} ${formatBytes(size)}` }
