@@ -21,7 +21,7 @@ import {
   writeSvcConfig,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, collectEvents, LIGHT_ARGS, llamaServerAvailable, requestLoad } from './live'
+import { call, cli, collectEvents, LIGHT_ARGS, llamaServerAvailable, requestLoad } from './live'
 
 const available = llamaServerAvailable()
 const alice = hubToken('alice')
@@ -137,8 +137,10 @@ describe.skipIf(!available)('models from the Hugging Face Hub (stand-in), loaded
   }, 60_000)
 
   it('brings a vision repo’s mmproj: vision among the capabilities, the projector in the engine', async () => {
-    const load = await requestLoad(svc, 'primary', { model: 'hf.co/tiny/Vision-GGUF:q8_0' })
-    expect(load.status, JSON.stringify(load.body)).toBe(200)
+    // Through the CLI, as a person types it.
+    const load = await cli(svc, ['slot', 'load', 'primary', '--model', 'hf.co/tiny/Vision-GGUF:q8_0'])
+    expect(load.code, load.stderr).toBe(0)
+    expect(load.stdout).toMatch(/primary is ready with hf\.co\/tiny\/Vision-GGUF:Q8_0/)
     const listed = await call<Listed>(svc, '/api/models')
     expect(listed.body.models.find((m) => m.id === 'hf.co/tiny/Vision-GGUF:Q8_0')).toMatchObject({
       present: true,
