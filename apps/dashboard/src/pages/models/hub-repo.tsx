@@ -115,7 +115,12 @@ export function HubRepo({ repo, denied, slots, pulls, onChanged }: HubRepoProps)
                     <span class={q.fits === false ? 'hub-fit no' : 'hub-fit'} title={q.reason}>
                       {q.fits === null ? 'Fit unknown' : q.fits ? 'Fits' : 'Does not fit'}
                     </span>
-                    {q.fits === false ? <span class="why-not">{q.reason}</span> : null}
+                    {q.fits === false && r.device && r.device.budget !== null ? (
+                      // Sizes in this page's units; the server's reckoning is the tooltip.
+                      <span class="why-not" title={q.reason}>
+                        More than {r.device.label}'s budget of {formatBytes(r.device.budget)}
+                      </span>
+                    ) : null}
                   </div>
                   <div class="row-actions">
                     {running ? (
