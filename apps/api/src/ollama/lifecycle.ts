@@ -15,6 +15,7 @@
  */
 import { type Slot, SvcError } from '@svc/core'
 import { modelFacts } from '@svc/providers/models'
+import type { PresetsState } from '../slots/presets-watch'
 import type { SlotSystem } from '../slots/slot-system'
 import { svcModelName } from './names'
 
@@ -23,6 +24,8 @@ export interface LifecycleDeps {
   upstreamRefs?: () => { id: string }[]
   /** How long a load may take before 503 (SVC_QUEUE_TIMEOUT, ms). */
   queueTimeoutMs?: number
+  /** Presets (`presets.toml`): an alias or variant loads the engine it runs on. */
+  presets?: PresetsState
 }
 
 /** What a name is: a slot (and the ref asked for, when it was one), or a hosted upstream's model. */
@@ -36,7 +39,7 @@ const DEFAULT_QUEUE_TIMEOUT_MS = 120_000
  * nothing would load, 404 `model.not_found` otherwise.
  */
 async function holderOf(deps: LifecycleDeps, name: string): Promise<Holder> {
-  const id = svcModelName(name)
+  const id = runsAs(deps, name)
   const { manager, store } = deps.slots
   if (manager.has(id)) return { kind: 'slot', slot: manager.get(id) }
   const owner = manager.findByModel(id)
@@ -44,7 +47,7 @@ async function holderOf(deps: LifecycleDeps, name: string): Promise<Holder> {
   if (deps.upstreamRefs?.().some((r) => r.id === id)) return { kind: 'hosted' }
   const home = await manager.routeRef(id)
   if (home) return { kind: 'slot', slot: home, ref: id }
-  if (await store.get(id))
+  if (await store.get(deps.presets?.table.loadTarget(id)?.model ?? id))
     throw new SvcError('model.not_loaded', `model "${name}" is not loaded in any slot`, { param: 'model' })
   throw new SvcError('model.not_found', `model "${name}" does not exist`, { param: 'model' })
 }
@@ -92,14 +95,15 @@ export async function loadModel(
  * slot holds (or a hosted one) needs nothing: it is not loaded. Unknown: 404.
  */
 export async function unloadModel(deps: LifecycleDeps, name: string): Promise<void> {
-  const id = svcModelName(name)
+  const id = runsAs(deps, name)
   const { manager } = deps.slots
   const slot = manager.has(id) ? manager.get(id) : manager.findByModel(id)
   if (slot) {
     if (slot.currentModel()) await manager.unload(slot.name)
     return
   }
-  if (deps.upstreamRefs?.().some((r) => r.id === id) || (await deps.slots.store.get(id))) return
+  const known = await deps.slots.store.get(deps.presets?.table.loadTarget(id)?.model ?? id)
+  if (deps.upstreamRefs?.().some((r) => r.id === id) || known) return
   throw new SvcError('model.not_found', `model "${name}" does not exist`, { param: 'model' })
 }
 
@@ -111,4 +115,13 @@ export async function unloadModel(deps: LifecycleDeps, name: string): Promise<vo
 export function applyKeepAlive(deps: LifecycleDeps, model: string, keepAliveMs: number | undefined): void {
   const slot = deps.slots.manager.findByModel(model)
   if (slot) deps.slots.manager.keepAlive(slot.name, model, keepAliveMs ?? null)
+}
+
+/**
+ * The name `name` runs under, as the dispatcher resolves it: Ollama's `:latest` dropped, a preset's
+ * alias or variant to its engine's load name, a Hub name in another spelling to its canonical one.
+ */
+function runsAs(deps: LifecycleDeps, name: string): string {
+  const id = svcModelName(name)
+  return deps.presets?.table.resolveAlias(id) ?? deps.slots.store.hubNames.alias(id) ?? id
 }

@@ -408,6 +408,37 @@ export const OLLAMA_TABLE: readonly ConformanceRow[] = [
     },
   },
   {
+    rule: 'GET /v1/models/{model}: a preset alias (presets.toml), with the capabilities and context of the model it runs',
+    only: 'llama-server',
+    request: { path: '/v1/models/knock' },
+    expect(answer) {
+      expect(answer.status).toBe(200)
+      expect(answer.body).toMatchObject({ id: 'knock', capabilities: ['chat'], context_length: 1024 })
+    },
+  },
+  {
+    rule: 'chat, Load a model, by a preset alias as name:tag: the engine it runs on is ready → done_reason "load"',
+    only: 'llama-server',
+    request: { path: '/api/chat', body: { model: 'knock:latest', messages: [], stream: false } },
+    expect(answer) {
+      expect(answer.status).toBe(200)
+      expect(parsed(ChatResponseSchema, answer.body)).toMatchObject({
+        model: 'knock:latest',
+        done_reason: 'load',
+      })
+    },
+  },
+  {
+    rule: 'show: a preset alias shows the model it runs (model_info from its GGUF)',
+    only: 'llama-server',
+    request: show('knock'),
+    expect(answer) {
+      const body = parsed(ShowResponseSchema, answer.body)
+      expect(body.model_info['general.architecture']).toBe('llama')
+      expect(body.capabilities).toContain('completion')
+    },
+  },
+  {
     rule: 'GET /v1/models/{model}: a Hub name with "/" and ":" reaches the model lookup (404 model.not_found, not route.not_found)',
     request: { path: '/v1/models/hf.co/nobody/nothing-GGUF:Q4_K_M' },
     expect(answer) {

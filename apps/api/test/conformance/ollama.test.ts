@@ -4,9 +4,9 @@
  * answers (streamed and not), each checked against the client's own types (ollama-shapes.ts).
  * One svc process: `primary` (tiny chat GGUF), `embed` (tiny embedding GGUF), `spare` (loads
  * `tiny-spare` on request, `unload_after = "1h"`), `stt` and `tts` empty, and `wrong` (a remote slot
- * on the stand-in).
+ * on the stand-in); `presets.toml` makes `knock` an alias of `tiny-chat` (`presetAlias`).
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -65,7 +65,26 @@ beforeAll(async () => {
     )
   }
   await Promise.all(loads)
+  if (available) await presetAlias(api)
 }, 120_000)
+
+/**
+ * `knock`, a preset alias of `tiny-chat` (request fields only: it shares its engine), written once
+ * svc knows that ref (a preset naming an unknown model is refused) and read by the file watcher.
+ */
+async function presetAlias(svc: ApiProcess): Promise<void> {
+  await writeFile(
+    join(svc.configDir, 'presets.toml'),
+    '[presets."knock"]\nmodel = "tiny-chat"\nforce = { max_tokens = 2 }\n',
+  )
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    const presets = (await call<{ presets: { name: string }[] }>(svc, '/api/presets')).body
+    if (presets.presets.some((p) => p.name === 'knock')) return
+    if (Date.now() > deadline) throw new Error(`the preset did not apply: ${JSON.stringify(presets)}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
 
 afterAll(async () => {
   await api?.[Symbol.asyncDispose]()
