@@ -10,7 +10,7 @@ export const WRONG_ENGINE_TEXT =
   'Knock knock. Who is there? Orange. Orange who? Orange you glad I did not say banana?'
 const WORDS = WRONG_ENGINE_TEXT.split(/(?= )/)
 
-type Body = Record<string, unknown>
+export type Body = Record<string, unknown>
 
 /** What one generation came to: text, tokens, and why it stopped (llama-server's stop types). */
 export interface Generation {
@@ -47,8 +47,10 @@ export function generate(body: Body, limit: unknown, stops: unknown): Generation
 /** An SSE event as llama-server writes it (`event:` line only where it writes one). */
 export type SseOut = { event?: string; data: unknown }
 
-const now = () => Math.floor(Date.now() / 1000)
-const rand = () => Math.random().toString(36).slice(2, 14)
+/** Unix seconds. */
+export const now = (): number => Math.floor(Date.now() / 1000)
+/** A random id suffix, as the engine's `random_string()`. */
+export const rand = (): string => Math.random().toString(36).slice(2, 14)
 
 /** `/v1/chat/completions` (right, as the engine is): finish_reason and usage as OpenAI's. */
 export function chatAnswer(body: Body, model: string): { json?: unknown; events?: SseOut[] } {
@@ -106,94 +108,6 @@ export function completionAnswer(body: Body, model: string): { json?: unknown; e
   events.push({ data: { ...head, choices: [{ index: 0, text: '', finish_reason: finish }], usage } })
   events.push({ data: '[DONE]' })
   return { events }
-}
-
-/**
- * `/v1/responses`, as the engine converts it: an item with a role but no `type` is refused unless
- * its role is user, system or developer (`Cannot determine type of 'item'`); a reasoning item
- * needs a non-empty `content`. The answer's status is `completed` whatever stopped it (no
- * `incomplete_details`), and its stream events carry no `sequence_number` or `output_index`.
- */
-export function responsesAnswer(
-  body: Body,
-  model: string,
-): { error?: string; json?: unknown; events?: SseOut[] } {
-  const refused = refusedInput(body.input)
-  if (refused) return { error: refused }
-  const g = generate(body, body.max_output_tokens, body.stop)
-  const id = `resp_${rand()}`
-  const msgId = `msg_${rand()}`
-  const part = { type: 'output_text', annotations: [], logprobs: [], text: g.text }
-  const item = { type: 'message', status: 'completed', id: msgId, content: [part], role: 'assistant' }
-  const usage = {
-    input_tokens: g.promptTokens,
-    output_tokens: g.outputTokens,
-    total_tokens: g.promptTokens + g.outputTokens,
-    input_tokens_details: { cached_tokens: 0 },
-  }
-  const response = {
-    id,
-    object: 'response',
-    created_at: now(),
-    status: 'completed',
-    model,
-    output: [item],
-    usage,
-  }
-  if (!body.stream) return { json: { ...response, completed_at: now() } }
-  const started = { id, object: 'response', status: 'in_progress' }
-  const events: SseOut[] = [
-    { event: 'response.created', data: { type: 'response.created', response: started } },
-    { event: 'response.in_progress', data: { type: 'response.in_progress', response: started } },
-    {
-      event: 'response.output_item.added',
-      data: { type: 'response.output_item.added', item: { ...item, status: 'in_progress', content: [] } },
-    },
-    {
-      event: 'response.content_part.added',
-      data: { type: 'response.content_part.added', item_id: msgId, part: { type: 'output_text', text: '' } },
-    },
-  ]
-  for (const piece of g.text.split(/(?= )/)) {
-    if (piece)
-      events.push({
-        event: 'response.output_text.delta',
-        data: { type: 'response.output_text.delta', item_id: msgId, delta: piece },
-      })
-  }
-  events.push(
-    {
-      event: 'response.output_text.done',
-      data: { type: 'response.output_text.done', item_id: msgId, text: g.text },
-    },
-    {
-      event: 'response.content_part.done',
-      data: { type: 'response.content_part.done', item_id: msgId, part },
-    },
-    { event: 'response.output_item.done', data: { type: 'response.output_item.done', item } },
-    { event: 'response.completed', data: { type: 'response.completed', response } },
-  )
-  return { events }
-}
-
-/** The engine's reading of Responses input items: its error message, or undefined when it takes them. */
-function refusedInput(input: unknown): string | undefined {
-  if (input === undefined) return "'input' is required"
-  if (typeof input === 'string') return undefined
-  if (!Array.isArray(input)) return "'input' must be a string or array of objects"
-  for (const item of input as Body[]) {
-    const inputRole = item.role === 'user' || item.role === 'system' || item.role === 'developer'
-    if (inputRole && item.content !== undefined) continue
-    if (item.role === 'assistant' && item.type === 'message') continue
-    if (item.type === 'function_call' || item.type === 'function_call_output') continue
-    if (item.type === 'reasoning' && Array.isArray(item.summary)) {
-      if (!Array.isArray(item.content)) return "item['content'] is not an array"
-      if (item.content.length === 0) return "item['content'] is empty"
-      continue
-    }
-    return "Cannot determine type of 'item'"
-  }
-  return undefined
 }
 
 /**

@@ -8,14 +8,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import {
-  chatAnswer,
-  completionAnswer,
-  generate,
-  messagesAnswer,
-  responsesAnswer,
-  type SseOut,
-} from './wrong-engine-answers'
+import { chatAnswer, completionAnswer, generate, messagesAnswer, type SseOut } from './wrong-engine-answers'
+import { responsesAnswer } from './wrong-engine-responses'
 
 export { WRONG_ENGINE_TEXT } from './wrong-engine-answers'
 

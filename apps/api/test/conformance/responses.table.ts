@@ -8,6 +8,13 @@ import { type ConformanceAnswer, type ConformanceRow, eventsOf } from './conform
 import { greedyText, stopStringFrom } from './probe'
 
 const PATH = '/v1/responses'
+const WEATHER = [
+  {
+    type: 'function',
+    name: 'weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+  },
+]
 const KNOCK = [
   { role: 'user', content: 'knock knock.' },
   { role: 'assistant', content: 'Who is there?' },
@@ -253,6 +260,61 @@ export const RESPONSES_TABLE: readonly ConformanceRow[] = [
       expect(last?.data.type).toBe('response.completed')
       expect(last?.data.response.status).toBe('completed')
       expect(last?.data.response.usage.output_tokens).toBeLessThan(12)
+    },
+  },
+  {
+    rule: 'FunctionToolCall output: {type: "function_call", id fc_…, call_id call_…, name, arguments} (a tool_choice naming the function)',
+    only: 'wrong-engine',
+    request: {
+      path: PATH,
+      body: { input: 'Weather?', tools: WEATHER, tool_choice: { type: 'function', name: 'weather' } },
+    },
+    expect: ({ body }) => {
+      const call = body.output.find((item: { type: string }) => item.type === 'function_call')
+      expect(call).toMatchObject({
+        id: expect.stringMatching(/^fc_/),
+        call_id: expect.stringMatching(/^call_/),
+        name: 'weather',
+        arguments: expect.any(String),
+      })
+    },
+  },
+  {
+    rule: "stream, a function call: output_item.added and function_call_arguments.delta carry the call's output_index",
+    only: 'wrong-engine',
+    request: {
+      path: PATH,
+      stream: true,
+      body: { input: 'Weather?', tools: WEATHER, tool_choice: { type: 'function', name: 'weather' } },
+    },
+    expect: (answer) => {
+      const added = eventsOf(answer, 'response.output_item.added')[0]?.data
+      expect(added).toMatchObject({ output_index: 0, item: { type: 'function_call' } })
+      const deltas = eventsOf(answer, 'response.function_call_arguments.delta')
+      expect(deltas.length).toBeGreaterThan(0)
+      for (const d of deltas) expect(d.data).toMatchObject({ output_index: 0, item_id: added.item.id })
+    },
+  },
+  {
+    rule: 'stream, a reasoning item: response.content_part.added (reasoning_text) announces its part before the first reasoning_text.delta; reasoning at output_index 0, the message at 1',
+    only: 'wrong-engine',
+    request: {
+      path: PATH,
+      stream: true,
+      body: { input: 'Knock knock.', max_output_tokens: 3, reasoning: { effort: 'low' } },
+    },
+    expect: (answer) => {
+      const types = answer.events.map((e) => e.data.type)
+      const firstDelta = types.indexOf('response.reasoning_text.delta')
+      expect(firstDelta).toBeGreaterThan(0)
+      expect(answer.events[firstDelta - 1]?.data).toMatchObject({
+        type: 'response.content_part.added',
+        output_index: 0,
+        content_index: 0,
+        part: { type: 'reasoning_text' },
+      })
+      for (const d of eventsOf(answer, 'response.reasoning_text.delta')) expect(d.data.output_index).toBe(0)
+      for (const d of eventsOf(answer, 'response.output_text.delta')) expect(d.data.output_index).toBe(1)
     },
   },
   {
