@@ -150,6 +150,17 @@ describe('Hub names in the model store', () => {
     expect(down?.message).toContain('http://127.0.0.1:9')
   })
 
+  it('pulls a private repo with a member’s token, which reaches the Hub and never the CDN', async () => {
+    const store = await open({ accessToken: alice })
+    const entry = await store.resolve('hf.co/Org/Private-GGUF')
+    const before = hub.requests.length
+    const pulled = await store.pull(entry, noProgress, new AbortController().signal)
+    expect(pulled.path).toBeDefined()
+    const seen = hub.requests.slice(before)
+    expect(seen.find((r) => r.origin === 'hub')?.authorization).toBe(`Bearer ${alice}`)
+    expect(seen.filter((r) => r.origin === 'cdn').map((r) => r.authorization)).toEqual([undefined])
+  })
+
   it('loads a pulled name without the Hub (with its quant, or without)', async () => {
     const offline = await ModelStore.open({ stateDir, catalogue: [], hub: { hubUrl: 'http://127.0.0.1:9' } })
     expect(await offline.resolve('hf.co/org/model-gguf:q4_k_m')).toMatchObject({
