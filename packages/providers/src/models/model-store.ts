@@ -4,7 +4,7 @@
  * `pull` downloads a missing file to where `dest` says and records it.
  */
 import { stat } from 'node:fs/promises'
-import { isAbsolute, join, resolve as resolvePath } from 'node:path'
+import { dirname, isAbsolute, join, resolve as resolvePath } from 'node:path'
 import { type ModelEntry, type PullProgress, SvcError } from '@svc/core'
 import { withFileLock } from '@svc/core/node'
 import { type CatalogueEntry, catalogueToModel } from './catalogue'
@@ -18,6 +18,7 @@ import {
   checkPresentFile,
   projectorDest,
   pullPlan,
+  removeEmptyDirs,
   removeModelFiles,
   withPath,
 } from './model-on-disk'
@@ -188,7 +189,11 @@ export class ModelStore {
     const { files, onDisk } = pullPlan(this.options.stateDir, entry, found, hubHeadersFor(this.hub))
     if (files.length === 0) return found
     // What is complete already counts as done, so the figure is the whole model's.
-    await pullFiles(files, onProgress, signal, onDisk)
+    await pullFiles(files, onProgress, signal, onDisk).catch(async (error: unknown) => {
+      // A Hub model's failed pull leaves no empty hf/<owner>/<repo>/<quant> folders (a `.part` stays).
+      if (entry.hub) await removeEmptyDirs(dirname(this.dest(entry)), join(this.options.stateDir, 'models'))
+      throw error
+    })
     const pulled = await this.withPath(entry)
     await refuseNonModelDownload(entry, pulled, () => this.remove(entry)) // an HTML page, a cut file
     if (entry.source !== 'catalogue') await this.register(pulled)
