@@ -6,12 +6,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ModelPullEvent } from '@svc/core'
-import { type FileServer, serveFiles } from '@svc/testing'
+import { type FileServer, fillerGguf, serveFiles } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { testApp } from './helpers'
 
 type App = Awaited<ReturnType<typeof testApp>>
-const FILE = Buffer.alloc(300_000, 7)
+const FILE = fillerGguf(300_000) // svc checks a download's GGUF header
 
 let files: FileServer
 let dir: string

@@ -5,17 +5,17 @@
  * fake-upstream program behind a third-party provider (it serves any file); the files come from a
  * real HTTP server.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type ApiProcess, type FileServer, serveFiles, startApi } from '@svc/testing'
+import { type ApiProcess, type FileServer, fillerGguf, serveFiles, startApi } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, cli, type SlotBody, waitForSlot } from './live'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
-const weights = randomBytes(64_000)
+const weights = fillerGguf(64_000) // a GGUF of random bytes: svc checks a download's header
 const sha = createHash('sha256').update(weights).digest('hex')
 const ESCAPE = '/m/..%2F..%2F..%2Fescaped.gguf'
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   type ApiProcess,
+  encodeGguf,
   type LlamaServer,
   startApiWithConfig,
   startLlamaServer,
@@ -100,9 +101,10 @@ describe.skipIf(!available)('a remote LLM slot', () => {
     expect(r.body.error).toMatchObject({ code: 'request.invalid', param: 'model' })
   })
 
-  it('still loads the way it did before: a local file named as its model (never read)', async () => {
+  it('still loads the way it did before: a local file named as its model (the upstream never reads it)', async () => {
     const legacy = join(dir, 'stand-in.gguf')
-    await writeFile(legacy, 'remote slot: svc never reads this file')
+    // The upstream never reads it; svc reads its header (a GGUF with no tensors is a model file).
+    await writeFile(legacy, encodeGguf(new Map(), []))
     const r = await requestLoad<SlotBody>(api, 'far', { model: legacy })
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ state: 'ready', model: 'stand-in' })

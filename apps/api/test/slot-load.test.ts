@@ -61,7 +61,8 @@ describe('POST /api/slots/:slot/load', () => {
     const { app, deps } = await testApp()
     // An image checkpoint named for the `llm` slot `mine`: a mistake, not a new model.
     const file = join(deps.paths.stateDir, '..', 'sdxl-turbo-checkpoint.safetensors')
-    await writeFile(file, 'not really weights')
+    // A safetensors header (8-byte length, JSON): a checkpoint as far as svc's header check goes.
+    await writeFile(file, Buffer.concat([Buffer.from([2, 0, 0, 0, 0, 0, 0, 0]), Buffer.from('{}')]))
     const res = await app.request('/api/slots/mine/load', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { startApi } from '@svc/testing'
+import { encodeGguf, startApi } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/echo-provider.ts', import.meta.url))
@@ -23,7 +23,8 @@ describe('a third-party provider', () => {
     })
     expect(put.status).toBe(200)
     const weights = join(api.stateDir, 'echo-weights.gguf')
-    await writeFile(weights, 'not real weights: the echo upstream never reads them')
+    // A GGUF header with no tensors: the echo upstream never reads it (svc checks the header).
+    await writeFile(weights, encodeGguf(new Map(), []))
     const load = await fetch(`${api.url}/api/slots/echo/load?wait=true`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -9,7 +9,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { type ApiProcess, docker, skipUnless, startApi } from '@svc/testing'
+import { type ApiProcess, docker, encodeGguf, skipUnless, startApi } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sendChat } from './chat-requests'
 import { call, type SlotBody, waitForSlot } from './live'
@@ -152,7 +152,7 @@ describe('two svc instances on one Docker engine and one config dir', () => {
     // A load registers the model file it names once the slot has accepted it, then attaches the
     // projector: a projector that is not there is refused right after (400), so no upstream starts.
     const files = Array.from({ length: 12 }, (_, i) => join(s.dir, 'models', `twin-${i}.gguf`))
-    for (const f of files) await writeFile(f, 'GGUF placeholder')
+    for (const f of files) await writeFile(f, encodeGguf(new Map(), [])) // a GGUF header, no tensors
     const pair = [a, c]
     const missing = join(s.dir, 'models', 'no-such-projector.gguf')
     const answers = await Promise.all(

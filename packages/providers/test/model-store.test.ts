@@ -1,10 +1,14 @@
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { serveFiles } from '@svc/testing'
+import { encodeGguf, serveFiles } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 import { parseCatalogue } from '../src/models/catalogue'
 import { ModelStore, refFromFileName } from '../src/models/model-store'
+
+/** The smallest files that pass the store's check that a file is a model (model-header.ts). */
+const GGUF = encodeGguf(new Map(), [])
+const SAFETENSORS = Buffer.concat([Buffer.from([2, 0, 0, 0, 0, 0, 0, 0]), Buffer.from('{}')])
 
 async function store(catalogueText: string) {
   const stateDir = await mkdtemp(join(tmpdir(), 'svc-store-'))
@@ -32,7 +36,7 @@ describe('ModelStore', () => {
       await spoil(registry)
       const before = await readFile(registry, 'utf8').catch((e: NodeJS.ErrnoException) => e.code)
       const file = join(stateDir, 'new.gguf')
-      await writeFile(file, 'x')
+      await writeFile(file, GGUF)
       const refused = models.resolve(file)
       await expect(refused).rejects.toMatchObject({ code: 'config.invalid', status: 409 })
       await expect(refused).rejects.toThrow(error)
@@ -45,8 +49,8 @@ describe('ModelStore', () => {
     const { stateDir, models } = await store('model = []\n')
     const a = join(stateDir, 'a.gguf')
     const b = join(stateDir, 'b.gguf')
-    await writeFile(a, 'x')
-    await writeFile(b, 'x')
+    await writeFile(a, GGUF)
+    await writeFile(b, GGUF)
     await models.resolve(a)
     const registry = join(stateDir, 'models', 'registry.json')
     const good = await readFile(registry, 'utf8')
@@ -60,7 +64,7 @@ describe('ModelStore', () => {
   })
 
   it('pulls an image checkpoint into <state>/volumes/comfyui/models/checkpoints/<id>/', async () => {
-    await using files = await serveFiles({ '/ckpt/sd_xl_turbo_1.0_fp16.safetensors': Buffer.from('weights') })
+    await using files = await serveFiles({ '/ckpt/sd_xl_turbo_1.0_fp16.safetensors': SAFETENSORS })
     const { stateDir, models } = await store(
       `[[model]]\nid = "sdxl-turbo"\nprovider = "image"\nformat = "checkpoint"\nurl = "${files.url}/ckpt/sd_xl_turbo_1.0_fp16.safetensors"\n`,
     )
@@ -79,14 +83,14 @@ describe('ModelStore', () => {
         'sd_xl_turbo_1.0_fp16.safetensors',
       ),
     )
-    expect(await readFile(pulled.path!, 'utf8')).toBe('weights')
+    expect(await readFile(pulled.path!)).toEqual(SAFETENSORS)
     expect((await models.get('sdxl-turbo'))?.path).toBe(pulled.path)
   })
 
   it('registers a local file under its stem and an URL under its file name, persistently', async () => {
     const { stateDir, models } = await store('model = []\n')
     const file = join(stateDir, 'My-Model.Q4_K_M.gguf')
-    await writeFile(file, 'x')
+    await writeFile(file, GGUF)
     const local = await models.resolve(file)
     expect(local).toMatchObject({
       id: 'my-model.q4_k_m',
@@ -120,13 +124,13 @@ describe('ModelStore', () => {
     )
     const file = join(stateDir, 'vl.gguf')
     const projector = join(stateDir, 'mmproj-vl.gguf')
-    await writeFile(file, 'x')
-    await writeFile(projector, 'proj')
+    await writeFile(file, GGUF)
+    await writeFile(projector, GGUF)
     const entry = await models.resolve(file, { mmproj: projector })
-    expect(entry).toMatchObject({ id: 'vl', path: file, mmproj: { path: projector, size: 4 } })
+    expect(entry).toMatchObject({ id: 'vl', path: file, mmproj: { path: projector, size: GGUF.length } })
     expect(await models.isPresent(entry)).toBe(true)
     const again = await ModelStore.open({ stateDir, catalogue: [] })
-    expect((await again.get('vl'))?.mmproj).toEqual({ path: projector, size: 4 })
+    expect((await again.get('vl'))?.mmproj).toEqual({ path: projector, size: GGUF.length })
 
     await expect(models.resolve(file, { mmproj: join(stateDir, 'nope.gguf') })).rejects.toMatchObject({
       code: 'request.invalid',
@@ -140,25 +144,25 @@ describe('ModelStore', () => {
   })
 
   it('counts a model whose projector is missing as not present, and pulls only the projector', async () => {
-    await using files = await serveFiles({ '/p/mmproj.gguf': Buffer.from('projector') })
+    await using files = await serveFiles({ '/p/mmproj.gguf': GGUF })
     const { stateDir, models } = await store('model = []\n')
     const file = join(stateDir, 'vl.gguf')
-    await writeFile(file, 'weights')
+    await writeFile(file, GGUF)
     const entry = await models.resolve(file, { mmproj: `${files.url}/p/mmproj.gguf` })
     expect(await models.isPresent(entry)).toBe(false)
     const progress: { done: number; total: number | null }[] = []
     const pulled = await models.pull(entry, (p) => progress.push(p), AbortSignal.timeout(5_000))
     expect(pulled.mmproj?.path).toBe(join(stateDir, 'models', 'vl', 'mmproj.gguf'))
-    expect(await readFile(pulled.mmproj!.path!, 'utf8')).toBe('projector')
-    expect(progress.at(-1)).toEqual({ done: 'weights'.length + 'projector'.length, total: 16 })
+    expect(await readFile(pulled.mmproj!.path!)).toEqual(GGUF)
+    expect(progress.at(-1)).toEqual({ done: 2 * GGUF.length, total: 2 * GGUF.length })
     expect(files.requests.map((r) => r.path)).toEqual(['/p/mmproj.gguf'])
     expect(await models.isPresent(pulled)).toBe(true)
   })
 
   it('deletes a pulled model together with its downloaded projector', async () => {
     await using files = await serveFiles({
-      '/m/vl.gguf': Buffer.from('weights'),
-      '/m/mmproj.gguf': Buffer.from('p'),
+      '/m/vl.gguf': GGUF,
+      '/m/mmproj.gguf': GGUF,
     })
     const { stateDir, models } = await store(
       `[[model]]\nid = "vl"\nprovider = "llm"\nformat = "gguf"\nurl = "${files.url}/m/vl.gguf"\nmmproj = { url = "${files.url}/m/mmproj.gguf" }\n`,

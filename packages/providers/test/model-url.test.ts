@@ -3,17 +3,17 @@
  * the models directory), bad `%` escapes are a 400, redirects are bounded and kept to http(s), and a
  * `sha256` given with the URL is enforced. Against a real HTTP server.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { serveFiles } from '@svc/testing'
+import { fillerGguf, serveFiles } from '@svc/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { downloadFile } from '../src/models/download'
 import { ModelStore } from '../src/models/model-store'
 import { fileNameFromUrl, parseModelUrl } from '../src/models/model-url'
 
-const body = randomBytes(50_000)
+const body = fillerGguf(50_000) // a GGUF of random bytes: the store checks a download's header
 const sha = createHash('sha256').update(body).digest('hex')
 const dirs: string[] = []
 

@@ -8,7 +8,11 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { encodeGguf } from '@svc/testing'
 import { afterEach, describe, expect, it } from 'vitest'
+
+/** A header-only GGUF: what the store takes as a model file (model-header.ts). */
+const GGUF = encodeGguf(new Map(), [])
 
 const WRITER = fileURLToPath(new URL('./fixtures/store-writer.ts', import.meta.url))
 
@@ -62,7 +66,7 @@ describe('stores written by several processes', () => {
     await mkdir(join(stateDir, 'files'))
     const prefixes = ['a', 'b', 'c', 'd']
     for (const p of prefixes)
-      for (let i = 0; i < 15; i++) await writeFile(join(stateDir, 'files', `${p}-${i}.gguf`), 'x')
+      for (let i = 0; i < 15; i++) await writeFile(join(stateDir, 'files', `${p}-${i}.gguf`), GGUF)
     const writers = Promise.all(prefixes.map((p) => run(['registry', stateDir, p, '15'])))
     const deaths = await dieHolding(join(stateDir, 'models', 'registry.json'), writers)
     for (const r of await writers) expect([r.code, r.out], r.err).toEqual([0, '+'.repeat(15)])

@@ -30,6 +30,7 @@ export * from './temp-dirs'
 // Real upstreams and the tiny models they load.
 export * from './llama-server'
 export * from './gguf/gguf-encoder'
+export * from './gguf/filler-gguf'
 export * from './gguf/tiny-llama'
 export * from './gguf/tiny-mmproj'
 export * from './gguf/tiny-vocab'

@@ -6,7 +6,7 @@
  * retried while the disk is still full, and resume (Range) and verify once there is room.
  */
 import { execFile } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +15,7 @@ import { promisify } from 'node:util'
 import {
   type ApiProcess,
   type FileServer,
+  fillerGguf,
   missingPart,
   serveFiles,
   startApi,
@@ -44,8 +45,9 @@ if (!canMount) missingPart('a small tmpfs', 'run the tests as root where mount -
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 
 describe.skipIf(!canMount)('a pull that runs out of disk', () => {
-  const small = randomBytes(100 * 1024)
-  const big = randomBytes(3 * 1024 * 1024)
+  // Model files (svc checks a download's GGUF header) of random bytes.
+  const small = fillerGguf(100 * 1024)
+  const big = fillerGguf(3 * 1024 * 1024)
   let dir: string
   let models: string
   let mounted = false
