@@ -108,5 +108,8 @@ describe('model headers', () => {
       message: `the local file ${path} is not a model svc can load: expected a GGUF model, found a text file`,
     })
     expect(await readFile(path, 'utf8')).toBe('hello')
+    await expect(refuseNonModel(path, 'gguf', 'the projector', 'mmproj')).rejects.toMatchObject({
+      param: 'mmproj',
+    })
   })
 })

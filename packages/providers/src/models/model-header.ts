@@ -64,14 +64,17 @@ export async function modelFileProblem(path: string, format: string): Promise<st
 
 /**
  * Throws 400 `request.invalid` naming what `path` is when it is not a model of `format`; `what` says
- * where it came from (`a local file`, `the download of <url>`).
+ * where it came from (`the file <path>`, `the projector <path>`), `param` the request field named.
  */
-export async function refuseNonModel(path: string, format: string, what: string): Promise<void> {
+export async function refuseNonModel(
+  path: string,
+  format: string,
+  what: string,
+  param = 'model',
+): Promise<void> {
   const problem = await modelFileProblem(path, format)
   if (problem !== undefined)
-    throw new SvcError('request.invalid', `${what} is not a model svc can load: ${problem}`, {
-      param: 'model',
-    })
+    throw new SvcError('request.invalid', `${what} is not a model svc can load: ${problem}`, { param })
 }
 
 /**

@@ -5,6 +5,7 @@
 import { stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve as resolvePath } from 'node:path'
 import { type ModelEntry, type ProjectorFile, SvcError } from '@svc/core'
+import { refuseNonModel } from './model-header'
 import { fileNameFromUrl, parseModelUrl, urlOrUndefined } from './model-url'
 
 /**
@@ -50,6 +51,7 @@ export async function projectorFromSpec(entry: ModelEntry, spec: string): Promis
   const size = await fileSize(path)
   if (size === undefined)
     throw new SvcError('request.invalid', `no projector file at ${path}`, { param: 'mmproj' })
+  await refuseNonModel(path, 'gguf', `the projector ${path}`, 'mmproj') // a projector is a GGUF too
   return { path, size }
 }
 
