@@ -44,6 +44,12 @@ describe('the facts of a model, from its entry, its slot and its GGUF header', (
     expect(await chatTemplate(local('chat', chat))).toContain('im_start')
   })
 
+  it('says tools only for a chat template that takes them', async () => {
+    expect((await modelFacts(local('chat', chat))).tools).toBe(false)
+    const withTools = await writeTinyGguf(join(dir, 'tools.gguf'), { role: 'chat', tools: true })
+    expect(await modelFacts(local('tools', withTools.path))).toMatchObject({ tools: true, thinking: false })
+  })
+
   it('says embeddings for a file with a pooling type and no role, and never chat or tools', async () => {
     const facts = await modelFacts(local('embed', embed))
     expect(facts.capabilities).toEqual(['embeddings'])

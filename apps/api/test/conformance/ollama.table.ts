@@ -290,8 +290,18 @@ export const OLLAMA_TABLE: readonly ConformanceRow[] = [
       expect(body.details).toMatchObject({ format: 'gguf', family: 'llama', families: ['llama'] })
       expect(body.details.quantization_level).toMatch(/^(F16|F32)$/)
       expect(body.template).toContain('im_start')
-      expect(body.capabilities).toContain('completion')
-      expect(body.capabilities).not.toContain('embedding')
+      // Its ChatML template takes no tools: "completion" alone.
+      expect(body.capabilities).toEqual(['completion'])
+    },
+  },
+  {
+    rule: 'show: a model with a vision projector says "vision"; projector_info is the projector\'s header',
+    only: 'llama-server',
+    request: show('seeing'),
+    expect(answer) {
+      const body = parsed(ShowResponseSchema, answer.body)
+      expect(body.capabilities).toEqual(['completion', 'vision'])
+      expect(body.projector_info?.['general.architecture']).toBe('clip')
     },
   },
   {
@@ -388,6 +398,14 @@ export const OLLAMA_TABLE: readonly ConformanceRow[] = [
           context_length: 1024,
           architecture: 'llama',
         })
+    },
+  },
+  {
+    rule: 'GET /v1/models/{model}: a vision model says "vision" (svc\'s word, from the same facts)',
+    only: 'llama-server',
+    request: { path: '/v1/models/seeing' },
+    expect(answer) {
+      expect(answer.body).toMatchObject({ capabilities: ['chat', 'vision'], architecture: 'llama' })
     },
   },
   {

@@ -3,7 +3,8 @@
  * wrong-answering stand-in behind it, and the official `ollama` client over the same kinds of
  * answers (streamed and not), each checked against the client's own types (ollama-shapes.ts).
  * One svc process: `primary` (tiny chat GGUF), `embed` (tiny embedding GGUF), `spare` (loads
- * `tiny-spare` on request, `unload_after = "1h"`), `stt` and `tts` empty, and `wrong` (a remote slot
+ * `tiny-spare` on request, `unload_after = "1h"`), `seeing` (a tiny chat GGUF with its vision
+ * projector), `stt` and `tts` empty, and `wrong` (a remote slot
  * on the stand-in); `presets.toml` makes `knock` an alias of `tiny-chat` (`presetAlias`).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -15,10 +16,11 @@ import {
   startWrongEngine,
   type WrongEngine,
   writeTinyGguf,
+  writeTinyMmproj,
 } from '@svc/testing'
 import { Ollama } from 'ollama'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, LIGHT_ARGS, llamaServerAvailable, loadOk, waitForSlot } from '../live'
+import { call, LIGHT_ARGS, llamaServerAvailable, loadOk, requestLoad, waitForSlot } from '../live'
 import { type ConformanceTarget, runConformance } from './conformance'
 import { OLLAMA_TABLE } from './ollama.table'
 import {
@@ -48,17 +50,21 @@ beforeAll(async () => {
   if (available) {
     slots.primary = REAL_ARGS
     slots.embed = LIGHT_ARGS
+    slots.seeing = `provider = "llm"\n${LIGHT_ARGS}`
     slots.spare = `provider = "llm"\nload_on_request = true\naccepts = ["tiny-spare"]\nunload_after = "1h"\n${LIGHT_ARGS}`
   }
   api = await startApiWithConfig({ slots })
   const loads: Promise<unknown>[] = [waitForSlot(api, 'wrong', (s) => s.state === 'ready', 30_000)]
   if (available) {
-    const [chat, embed, spare] = await Promise.all([
+    const [chat, embed, spare, seeing] = await Promise.all([
       writeTinyGguf(join(dir, 'tiny-chat.gguf'), { role: 'chat', contextLength: 1024 }),
       writeTinyGguf(join(dir, 'tiny-embed.gguf'), { role: 'embed', nEmbd: 96, nHead: 4 }),
       writeTinyGguf(join(dir, 'tiny-spare.gguf'), { role: 'chat' }),
+      writeTinyGguf(join(dir, 'tiny-seeing.gguf'), { role: 'chat' }),
     ])
+    const mmproj = await writeTinyMmproj(join(dir, 'tiny-mmproj.gguf'), { nEmbdText: seeing.nEmbd })
     loads.push(loadOk(api, 'primary', chat.path), loadOk(api, 'embed', embed.path))
+    loads.push(requestLoad(api, 'seeing', { model: seeing.path, mmproj: mmproj.path }))
     // `tiny-spare` becomes a ref svc knows, then leaves the slot: the table's rows load it again.
     loads.push(
       loadOk(api, 'spare', spare.path).then(() => call(api!, '/api/slots/spare/unload', { method: 'POST' })),
