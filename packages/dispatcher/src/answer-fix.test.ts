@@ -122,4 +122,18 @@ describe('answerFixFor', () => {
       'response.reasoning_text.delta',
     ])
   })
+
+  it("Messages stream: message_delta usage is made cumulative with message_start's input counts", () => {
+    const fix = answerFixFor('messages', { stream: true })!
+    const start = {
+      type: 'message_start',
+      message: { usage: { input_tokens: 4, cache_read_input_tokens: 2, output_tokens: 0 } },
+    }
+    fix.event({ event: 'message_start', data: start })
+    const [delta] = fix.event({
+      event: 'message_delta',
+      data: { type: 'message_delta', delta: {}, usage: { output_tokens: 3 } },
+    })
+    expect(delta?.data.usage).toEqual({ input_tokens: 4, cache_read_input_tokens: 2, output_tokens: 3 })
+  })
 })

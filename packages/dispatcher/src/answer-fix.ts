@@ -2,8 +2,8 @@
  * Holding an answer to its surface's spec whatever the engine wrote (docs/architecture.md,
  * "Surfaces"): a fix is chosen per request, before it is sent, only for requests whose answer may
  * be wrong: every `/v1/responses` answer (its stream lacks the indexes the clients accumulate by,
- * and a cut-short answer says `completed`), and `/v1/messages` with `stop_sequences` (a hit says
- * `end_turn`). Every other request gets none, and its answer is relayed byte for byte as before.
+ * and a cut-short answer says `completed`), `/v1/messages` streams (their last usage lacks the
+ * input counts) and `/v1/messages` with `stop_sequences` (a hit says `end_turn`). Every other request gets none, and its answer is relayed byte for byte as before.
  */
 import type { Endpoint } from '@svc/core'
 import type { AnswerFix } from './answer-fix-types'

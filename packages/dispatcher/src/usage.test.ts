@@ -28,6 +28,15 @@ describe('usageFromTail', () => {
     expect(usageFromTail(JSON_BODY)).toEqual({ promptTokens: 20, completionTokens: 8, generationMs: 0.745 })
   })
 
+  it("reads the Responses API's and Anthropic's input_tokens/output_tokens (Anthropic's cache reads added back)", () => {
+    const responses =
+      '{"object":"response","usage":{"input_tokens":20,"output_tokens":8,"total_tokens":28,"input_tokens_details":{"cached_tokens":19}}}'
+    expect(usageFromTail(responses)).toEqual({ promptTokens: 20, completionTokens: 8 })
+    const messages =
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"max_tokens","stop_sequence":null},"usage":{"output_tokens":8,"cache_read_input_tokens":19,"input_tokens":1}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n'
+    expect(usageFromTail(messages)).toEqual({ promptTokens: 20, completionTokens: 8 })
+  })
+
   it('reads OpenAI usage without timings, and nothing from a tail without either', () => {
     expect(usageFromTail('{"usage":{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8}}')).toEqual({
       promptTokens: 3,

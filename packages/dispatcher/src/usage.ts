@@ -1,7 +1,8 @@
 /**
  * Token usage of one response, read from what it ends with: OpenAI's `usage` object (the JSON body,
- * or the last chunk of a stream asked for with `stream_options.include_usage`) and llama.cpp's
- * `timings`, which llama-server puts in the last chunk of every stream and in every JSON body.
+ * or the last chunk of a stream asked for with `stream_options.include_usage`; the Responses API's
+ * and Anthropic's `input_tokens`/`output_tokens` too) and llama.cpp's `timings`, which llama-server
+ * puts in the last chunk of chat streams and in chat JSON bodies.
  */
 export interface Usage {
   promptTokens: number
@@ -21,6 +22,10 @@ export interface Usage {
 interface UsageJson {
   prompt_tokens?: unknown
   completion_tokens?: unknown
+  /** The Responses API's and Anthropic's names (Anthropic's excludes `cache_read_input_tokens`). */
+  input_tokens?: unknown
+  output_tokens?: unknown
+  cache_read_input_tokens?: unknown
   seconds?: unknown
 }
 interface TimingsJson {
@@ -41,10 +46,11 @@ export function usageFromTail(tail: string): Usage | undefined {
   const timings = lastObject<TimingsJson>(tail, '"timings"')
   const prompt =
     num(usage?.prompt_tokens) ??
+    inputTokens(usage) ??
     (num(timings?.prompt_n) !== undefined
       ? num(timings?.prompt_n)! + (num(timings?.cache_n) ?? 0)
       : undefined)
-  const completion = num(usage?.completion_tokens) ?? num(timings?.predicted_n)
+  const completion = num(usage?.completion_tokens) ?? num(usage?.output_tokens) ?? num(timings?.predicted_n)
   // A transcription's `duration` is looked for only in an answer without token counts (a chat answer
   // never has one, and this runs at the end of every answer).
   const audio =
@@ -57,6 +63,12 @@ export function usageFromTail(tail: string): Usage | undefined {
     ...(ms !== undefined && ms > 0 ? { generationMs: ms } : {}),
     ...(audio !== undefined ? { audioSeconds: audio } : {}),
   }
+}
+
+/** `input_tokens` (Responses, Messages), with Anthropic's cache reads added back. */
+function inputTokens(usage: UsageJson | undefined): number | undefined {
+  const input = num(usage?.input_tokens)
+  return input === undefined ? undefined : input + (num(usage?.cache_read_input_tokens) ?? 0)
 }
 
 /** The number after the last `"duration":` (a transcription's `verbose_json`), if any. */

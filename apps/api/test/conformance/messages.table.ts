@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest'
 import { type ConformanceRow, eventsOf } from './conformance'
-import { greedyText, stopStringFrom } from './probe'
+import { countedBy, greedyText, stopStringFrom } from './probe'
 
 const PATH = '/v1/messages'
 const KNOCK = [{ role: 'user', content: 'Knock knock.' }]
@@ -106,6 +106,29 @@ export const MESSAGES_TABLE: readonly ConformanceRow[] = [
       expect(eventsOf(answer, 'message_delta')[0]?.data.usage.output_tokens).toBe(3)
       for (const e of answer.events) expect(e.event).toBe(e.data.type)
     },
+  },
+  {
+    rule: 'stream: message_delta usage is cumulative (MessageDeltaUsage: "the cumulative number of input tokens which were used"): input_tokens as in message_start',
+    request: { path: PATH, headers: HEADERS, stream: true, body: { messages: KNOCK, max_tokens: 3 } },
+    expect: (answer) => {
+      const start = answer.events[0]?.data.message.usage
+      const usage = eventsOf(answer, 'message_delta')[0]?.data.usage
+      expect(usage).toMatchObject({ input_tokens: start.input_tokens, output_tokens: 3 })
+    },
+  },
+  {
+    rule: 'svc counts the tokens of a Messages answer (its token metric, what quotas read)',
+    ...countedBy(
+      { path: PATH, headers: HEADERS, body: { messages: KNOCK, max_tokens: 3 } },
+      (a) => a.body.usage.output_tokens,
+    ),
+  },
+  {
+    rule: 'svc counts the tokens of a streamed Messages answer',
+    ...countedBy(
+      { path: PATH, headers: HEADERS, stream: true, body: { messages: KNOCK, max_tokens: 3 } },
+      (a) => eventsOf(a, 'message_delta')[0]?.data.usage.output_tokens,
+    ),
   },
   {
     rule: 'a {"role":"system"} item inside messages, thinking {type:"adaptive"}, output_config and context_management (beta mid-conversation-system) are not refused by svc (issue 38, case 5)',

@@ -1,9 +1,11 @@
 /**
  * What a target's engine writes for the tables' one-message prompt, so a row can pick a stop string
  * that will surely be hit: greedy (temperature 0) generation is the same text every time, and every
- * surface renders "Knock knock." from the user into the same chat prompt.
+ * surface renders "Knock knock." from the user into the same chat prompt. And what svc itself
+ * counted of an answer (its token metric).
  */
-import type { ConformanceTarget } from './conformance'
+import { expect } from 'vitest'
+import type { ConformanceAnswer, ConformanceRequest, ConformanceRow, ConformanceTarget } from './conformance'
 
 const texts = new Map<string, Promise<string>>()
 
@@ -44,4 +46,35 @@ export function stopStringFrom(text: string): string {
   const at = chars.findIndex((c, i) => i >= 1 && /^[!-~]$/.test(c))
   if (at < 0) throw new Error(`no printable ASCII character to stop on in ${JSON.stringify(text)}`)
   return chars[at] as string
+}
+
+/** svc's own count of the completion tokens the target's slot answered (`svc_tokens_total`, /api/metrics). */
+export async function completionTokensCounted(target: ConformanceTarget): Promise<number> {
+  const text = await (await fetch(`${target.url}/api/metrics`)).text()
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`svc_tokens_total{slot="${target.model}",kind="completion"}`))
+  return line ? Number(line.split(' ').at(-1)) : 0
+}
+
+/**
+ * A row's request and check that svc counted the answer's completion tokens (what quotas and the
+ * usage ledger read): the count before is read when the request is made, the count after must have
+ * grown by `tokens(answer)`.
+ */
+export function countedBy(
+  request: ConformanceRequest,
+  tokens: (answer: ConformanceAnswer) => number,
+): Pick<ConformanceRow, 'request' | 'expect'> {
+  let before = 0
+  return {
+    request: async (target) => {
+      before = await completionTokensCounted(target)
+      return request
+    },
+    expect: async (answer, target) => {
+      expect(answer.status).toBe(200)
+      expect((await completionTokensCounted(target)) - before).toBe(tokens(answer))
+    },
+  }
 }

@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest'
 import { type ConformanceAnswer, type ConformanceRow, eventsOf } from './conformance'
-import { greedyText, stopStringFrom } from './probe'
+import { countedBy, greedyText, stopStringFrom } from './probe'
 
 const PATH = '/v1/responses'
 const WEATHER = [
@@ -316,6 +316,20 @@ export const RESPONSES_TABLE: readonly ConformanceRow[] = [
       for (const d of eventsOf(answer, 'response.reasoning_text.delta')) expect(d.data.output_index).toBe(0)
       for (const d of eventsOf(answer, 'response.output_text.delta')) expect(d.data.output_index).toBe(1)
     },
+  },
+  {
+    rule: 'svc counts the tokens of a Responses answer (its token metric, what quotas read)',
+    ...countedBy(
+      { path: PATH, body: { input: 'Knock knock.', max_output_tokens: 3 } },
+      (a) => a.body.usage.output_tokens,
+    ),
+  },
+  {
+    rule: 'svc counts the tokens of a streamed Responses answer',
+    ...countedBy(
+      { path: PATH, stream: true, body: { input: 'Knock knock.', max_output_tokens: 3 } },
+      (a) => a.events.at(-1)?.data.response.usage.output_tokens,
+    ),
   },
   {
     rule: 'svc keeps no responses: store true and previous_response_id are 400 request.invalid naming the field',
