@@ -6,6 +6,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { allows, classify } from '@svc/auth'
 import type { ModelPullEvent } from '@svc/core'
 import { detectHardware } from '@svc/providers'
 import { type HubStandIn, startHubStandIn, writeTinyGguf } from '@svc/testing'
@@ -173,5 +174,23 @@ describe('the model library routes', () => {
     const down = await offline.request('/api/models/search?q=tiny')
     expect(down.status).toBe(502)
     expect(((await down.json()) as { error: { message: string } }).error.message).toContain('127.0.0.1:1')
+  })
+
+  it('lets every reading scope search and read repos, and only admin pull or delete', () => {
+    for (const path of ['/api/models/search', `/api/models/hub/${REPO}`, '/api/models/disk']) {
+      expect(classify('GET', path), path).toBe('api-read')
+      expect(allows('read-only', classify('GET', path))).toBe(true)
+      expect(allows('v1-only', classify('GET', path))).toBe(false)
+    }
+    const encoded = `/api/models/${encodeURIComponent(Q4)}`
+    for (const [method, path] of [
+      ['POST', '/api/models/pull'],
+      ['DELETE', encoded],
+      ['DELETE', `${encoded}/pull`],
+    ] as const) {
+      expect(classify(method, path), `${method} ${path}`).toBe('slot-mutation')
+      expect(allows('all', classify(method, path))).toBe(false)
+      expect(allows('admin', classify(method, path))).toBe(true)
+    }
   })
 })
