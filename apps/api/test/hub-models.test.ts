@@ -21,7 +21,7 @@ import {
   writeSvcConfig,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, cli, collectEvents, LIGHT_ARGS, llamaServerAvailable, requestLoad } from './live'
+import { call, cli, collectEvents, LIGHT_ARGS, llamaServerAvailable, requestLoad, waitForSlot } from './live'
 
 const available = llamaServerAvailable()
 const alice = hubToken('alice')
@@ -68,9 +68,12 @@ describe.skipIf(!available)('models from the Hugging Face Hub (stand-in), loaded
       mkdtemp(join(tmpdir(), 'svc-hub-b-')),
     ])
     await writeSvcConfig(a, { slots: { primary: LIGHT_ARGS } })
-    // Without a token, and loading (and pulling) what requests name.
+    // Without a token, loading (and pulling) what requests name; slot `fixed` loads a Hub name at start.
     await writeSvcConfig(b, {
-      slots: { primary: `load_on_request = true\npull_on_request = true\n${LIGHT_ARGS}` },
+      slots: {
+        primary: `load_on_request = true\npull_on_request = true\n${LIGHT_ARGS}`,
+        fixed: `provider = "llm"\nenabled = true\n${LIGHT_ARGS}[model]\ndefault = "hf.co/tiny/Tiny-GGUF"\n`,
+      },
     })
     ;[svc, anonymous] = await Promise.all([
       startApi({ configDir: a, env: { HF_ENDPOINT: hub.url, HF_TOKEN: alice } }),
@@ -156,7 +159,7 @@ describe.skipIf(!available)('models from the Hugging Face Hub (stand-in), loaded
     expect(refused.body.error).toMatchObject({ code: 'hub.unauthorized' })
     expect(refused.body.error?.message).toMatch(/acme\/Gated-GGUF.*HF_TOKEN/)
     const listed = await call<Listed>(anonymous, '/api/models')
-    expect(listed.body.models.some((m) => m.id.startsWith('hf.co/'))).toBe(false)
+    expect(listed.body.models.some((m) => m.id.includes('Gated'))).toBe(false)
 
     const load = await requestLoad(svc, 'primary', { model: 'hf.co/acme/Gated-GGUF:Q4_K_M' })
     expect(load.status, JSON.stringify(load.body)).toBe(200)
@@ -191,5 +194,10 @@ describe.skipIf(!available)('models from the Hugging Face Hub (stand-in), loaded
     const slot = await call<{ model: string }>(anonymous, '/api/slots/primary')
     expect(slot.body.model).toBe('hf.co/tiny/Tiny-GGUF:Q8_0')
     expect((await chat(anonymous, 'hf.co/tiny/Tiny-GGUF:Q8_0')).status).toBe(200)
+  }, 60_000)
+
+  it('loads a slot file’s [model] default given as a Hub name when svc starts', async () => {
+    const slot = await waitForSlot(anonymous, 'fixed', (x) => x.state === 'ready' || x.lastError !== null)
+    expect(slot, JSON.stringify(slot)).toMatchObject({ state: 'ready', model: 'hf.co/tiny/Tiny-GGUF:Q4_K_M' })
   }, 60_000)
 })
