@@ -332,6 +332,14 @@ export const RESPONSES_TABLE: readonly ConformanceRow[] = [
     ),
   },
   {
+    rule: 'input_tokens: {object: "response.input_tokens", input_tokens} for the same body, the short-form conversation included',
+    request: { path: '/v1/responses/input_tokens', body: { input: KNOCK } },
+    expect: ({ status, body }) => {
+      expect(status).toBe(200)
+      expect(body.input_tokens).toBeGreaterThan(0)
+    },
+  },
+  {
     rule: 'svc keeps no responses: store true and previous_response_id are 400 request.invalid naming the field',
     request: { path: PATH, body: { input: 'hi', previous_response_id: 'resp_1' } },
     expect: ({ status, body }) => {
