@@ -4,13 +4,13 @@
  */
 export * from './catalogue'
 export * from './download'
-// Hugging Face names (`hf.co/<owner>/<repo>:<quant>`): the Hub's config, parsing, picking a repo's files, resolving.
+// The Hugging Face Hub: names (`hf.co/<owner>/<repo>:<quant>`), its config, picking a repo's files and
+// resolving them (hub-*, pick-files, resolve-hub); the model library's search and a repo's quants.
 export * from './hub/hub-config'
 export * from './hub/hub-name'
 export * from './hub/pick-files'
-export * from './hub/resolve-hub'
-// The model library: Hub search and a repo's quants (`hub/search.ts`, `hub/repo-quants.ts`).
 export * from './hub/repo-quants'
+export * from './hub/resolve-hub'
 export * from './hub/search'
 export * from './model-facts'
 export * from './model-files'
