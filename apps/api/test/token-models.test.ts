@@ -25,7 +25,10 @@ describe.skipIf(!available)('a token limited to models', () => {
   let gguf = ''
   const server = useAuthServer({}, async ({ configDir, stateDir }) => {
     await writeSvcConfig(configDir, {
-      slots: { primary: `backend = "cpu"\nruntime = "process"\nrestart = "no"\n${LIGHT_ARGS}` },
+      // load_on_request: a request for a known ref loads it here (the path a refusal must close).
+      slots: {
+        primary: `backend = "cpu"\nruntime = "process"\nrestart = "no"\nload_on_request = true\n${LIGHT_ARGS}`,
+      },
     })
     await mkdir(stateDir, { recursive: true })
     gguf = (await writeTinyGguf(join(stateDir, 'tiny-chat.gguf'), { role: 'chat' })).path
@@ -179,4 +182,23 @@ describe.skipIf(!available)('a token limited to models', () => {
     })
     expect((await request(unlimited, 'GET', '/v1/models/embed')).status).toBe(200)
   })
+
+  // Last: it leaves another model in primary.
+  it('never loads a known ref it may not use on request; a token without models would', async () => {
+    const other = (await writeTinyGguf(join(server.stateDir, 'other-chat.gguf'), { role: 'chat' })).path
+    // Known to svc (registered by a load), then primary holds tiny-chat again.
+    for (const model of [other, gguf]) {
+      const load = await request(admin, 'POST', '/api/slots/primary/load?wait=true', { model })
+      expect(load.status, load.text).toBe(200)
+    }
+    const before = (await request(admin, 'GET', '/api/slots/primary')).json
+    expect(before).toMatchObject({ model: 'tiny-chat' })
+    const refused = await request(kid, 'POST', '/v1/chat/completions', chat('other-chat'))
+    expect(refused.status, refused.text).toBe(403)
+    const after = (await request(admin, 'GET', '/api/slots/primary')).json
+    expect(after).toMatchObject({ model: 'tiny-chat', upstream: before.upstream })
+    const loaded = await request(unlimited, 'POST', '/v1/chat/completions', chat('other-chat'))
+    expect(loaded.status, loaded.text).toBe(200)
+    expect((await request(admin, 'GET', '/api/slots/primary')).json).toMatchObject({ model: 'other-chat' })
+  }, 120_000)
 })
