@@ -148,6 +148,9 @@ export function v1ModelsRoutes(deps: AppDeps) {
     }
     return data
   }
+  // A token limited to models sees those only (middleware/token-models.ts); everyone else, all.
+  const visible = async (principal: Principal | undefined) =>
+    (await list()).filter((m) => mayList(principal, m.id, deps.slots.manager))
   return new Hono()
     .get('/', async (c) => c.json({ object: 'list' as const, data: await visible(c.get('principal')) }))
     .get('/:id{.+}', async (c) => {
@@ -157,9 +160,6 @@ export function v1ModelsRoutes(deps: AppDeps) {
       const found = all.find((m) => m.id === id) ?? all.find((m) => m.id === svcModelName(id))
       if (!found) throw new SvcError('model.not_found', `model "${id}" does not exist`, { param: 'model' })
       return c.json(found)
-  // A token limited to models sees those only (middleware/token-models.ts); everyone else, all.
-  const visible = async (principal: Principal | undefined) =>
-    (await list()).filter((m) => mayList(principal, m.id, deps.slots.manager))
     })
 }
 
