@@ -10,8 +10,8 @@ import type { ServeEnv } from './env'
 import type { ApiMetrics } from './metrics'
 import type { AuthDeps } from './middleware/auth'
 import { refuseHostedFromOtherSites } from './middleware/host'
-import { watchSlotConfigs } from './slots/config-watch'
 import { allowedModelsOf } from './middleware/token-models'
+import { watchSlotConfigs } from './slots/config-watch'
 import { wireHardware } from './slots/hardware'
 import { loadHostedUpstreams } from './slots/hosted-upstreams'
 import { createModelPulls } from './slots/model-pulls'
@@ -40,10 +40,10 @@ export interface Wiring {
     | 'dashboard'
     | 'activity'
     | 'pulls'
+    | 'hub'
     | 'usage'
     | 'presets'
   >
-    | 'hub'
   dispatcher: Dispatcher
   /** The ledger, quotas and their gate (absent with SVC_USAGE_ENABLED=0). */
   usage: UsageService | undefined
@@ -194,6 +194,8 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       ...(dashboard ? { dashboard } : {}),
       activity,
       pulls,
+      // The model library searches the same Hub that `hf.co/…` names resolve against.
+      hub: env.hub,
       slots,
       presets: presetsWatch,
       ...(slots.picker ? { hardware: slots.picker } : {}),
@@ -216,8 +218,6 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
         logger.error('slot not recovered', { slot: r.slot, error: r.error })
       }
       for (const r of await slots.manager.loadDefaults()) {
-      // The model library searches the same Hub that `hf.co/…` names resolve against.
-      hub: env.hub,
         if (r.error) logger.error('default model did not load', { ...r })
         else logger.info('default model loaded', { ...r })
       }
