@@ -142,6 +142,11 @@ describe('the official ollama client reads every kind of answer, types included'
       expect(parsed(GenerateResponseSchema, await client.generate({ model, prompt: '' })).done_reason).toBe(
         'load',
       )
+      // Streamed, the load is still one object: the client's stream gives it as its only part.
+      const loads: unknown[] = []
+      for await (const part of await client.chat({ model, messages: [], stream: true })) loads.push(part)
+      expect(loads).toHaveLength(1)
+      expect(parsed(ChatResponseSchema, loads[0]).done_reason).toBe('load')
       parsed(ShowResponseSchema, await client.show({ model }))
       parsed(TagsResponseSchema, await client.list())
       parsed(PsResponseSchema, await client.ps())
