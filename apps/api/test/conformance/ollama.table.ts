@@ -10,6 +10,7 @@ import { expect } from 'vitest'
 import type { ConformanceAnswer, ConformanceRow, ConformanceTarget } from './conformance'
 import {
   ChatResponseSchema,
+  EmbedResponseSchema,
   GenerateResponseSchema,
   PsResponseSchema,
   parsed,
@@ -173,6 +174,21 @@ export const OLLAMA_TABLE: readonly ConformanceRow[] = [
       const at = await spareExpiresAt(target)
       expect(at).toBeGreaterThan(Date.now() + 3_590_000)
       expect(at).toBeLessThan(Date.now() + 3_610_000)
+    },
+  },
+  {
+    rule: 'embed with no input loads the embedding model and answers no embeddings; chat to it is refused ("does not support chat")',
+    only: 'llama-server',
+    request: { path: '/api/embed', body: { model: 'embed', input: [] } },
+    async expect(answer, target) {
+      expect(answer.status).toBe(200)
+      expect(parsed(EmbedResponseSchema, answer.body)).toMatchObject({ model: 'embed', embeddings: [] })
+      const chat = await fetch(`${target.url}/api/chat`, {
+        method: 'POST',
+        body: '{"model":"embed","messages":[]}',
+      })
+      expect(chat.status).toBe(400)
+      expect(((await chat.json()) as { error: string }).error).toMatch(/does not support chat/)
     },
   },
   {
