@@ -36,6 +36,14 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
     return entry
   }
   const holder = (id: string) => deps.slots.manager.findByModel(id)?.name
+  /** 409 `model.in_use` while a slot holds the model or a pull is writing it (DELETE and forget). */
+  const refuseInUse = (id: string): void => {
+    const slot = holder(id)
+    if (slot)
+      throw new SvcError('model.in_use', `slot "${slot}" holds "${id}": unload it first`, { param: 'id' })
+    if (deps.pulls?.get(id))
+      throw new SvcError('model.in_use', `"${id}" is being pulled: cancel the pull first`, { param: 'id' })
+  }
   return new Hono()
     .get('/', async (c) => {
       const admin = isAdmin(c.get('principal'))
@@ -124,15 +132,7 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
     })
     .delete('/:id', async (c) => {
       const entry = await known(c.req.param('id'))
-      const slot = holder(entry.id)
-      if (slot)
-        throw new SvcError('model.in_use', `slot "${slot}" holds "${entry.id}": unload it first`, {
-          param: 'id',
-        })
-      if (deps.pulls?.get(entry.id))
-        throw new SvcError('model.in_use', `"${entry.id}" is being pulled: cancel the pull first`, {
-          param: 'id',
-        })
+      refuseInUse(entry.id)
       const { deleted } = await deps.slots.store.remove(entry)
       return c.json({ id: entry.id, deleted: deleted !== null })
     })
@@ -144,15 +144,7 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
           `"${entry.id}" is a curated model: it cannot be forgotten (DELETE /api/models/${entry.id} deletes its download)`,
           { param: 'id' },
         )
-      const slot = holder(entry.id)
-      if (slot)
-        throw new SvcError('model.in_use', `slot "${slot}" holds "${entry.id}": unload it first`, {
-          param: 'id',
-        })
-      if (deps.pulls?.get(entry.id))
-        throw new SvcError('model.in_use', `"${entry.id}" is being pulled: cancel the pull first`, {
-          param: 'id',
-        })
+      refuseInUse(entry.id)
       // A local file is the user's: only the ref goes. A pulled ref takes its download with it.
       if (entry.source === 'local') await deps.slots.store.unregister(entry.id)
       const deleted = entry.source === 'local' ? null : (await deps.slots.store.remove(entry)).deleted

@@ -1,3 +1,4 @@
+import type { PresetView } from '@svc/providers/models'
 import { apiError, callApi } from '../api-client'
 import { CliError, type Command } from '../context'
 import { table } from '../format'
@@ -12,17 +13,7 @@ are listed and the problem is printed to stderr, exit status 1. See docs/models.
 
 interface PresetsBody {
   file: string | null
-  presets: {
-    name: string
-    variant_of: string | null
-    model: string
-    load_as: string
-    ctx_size: number | null
-    args: string[]
-    defaults: Record<string, unknown>
-    force: Record<string, unknown>
-    strip: string[]
-  }[]
+  presets: PresetView[]
   problem: string | null
 }
 
