@@ -75,13 +75,16 @@ export const NO_TOKEN =
 
 /**
  * Turns an API error answer into the error the browser is shown. The API refusing the chat app's own
- * credentials is not the person's fault: it becomes 502 `upstream.auth` with a message that says what
- * the operator must fix. Other svc errors (`model.not_loaded`, `request.invalid`, …) keep their code
+ * credentials (a 401/403 with an `auth.*` code, or none) is not the person's fault: it becomes 502
+ * `upstream.auth` with a message that says what the operator must fix. Other svc errors (`model.not_loaded`, `request.invalid`, …) keep their code
  * and status; anything else is `upstream.error` with the API's status.
  */
 export async function apiFailure(res: Response, hasToken: boolean): Promise<SvcError> {
   const { code, message, param } = readErrorBody(await res.text().catch(() => ''), res.statusText)
-  if (res.status === 401 || res.status === 403) {
+  // A 401/403 with a code of its own is not about the chat app's credentials: `hub.unauthorized` is
+  // the Hugging Face Hub refusing svc a gated model that a request loads on demand.
+  const ownCode = !!code && code in ERROR_CODES && !code.startsWith('auth.')
+  if ((res.status === 401 || res.status === 403) && !ownCode) {
     const why = !hasToken
       ? NO_TOKEN
       : res.status === 401
@@ -89,7 +92,7 @@ export async function apiFailure(res: Response, hasToken: boolean): Promise<SvcE
         : 'the chat app’s token (SVC_CHAT_API_TOKEN) may not do this; it needs the v1-only scope or wider'
     return new SvcError('upstream.auth', `${why} (the API said: ${message})`)
   }
-  if (code && code in ERROR_CODES && !code.startsWith('auth.')) {
+  if (ownCode) {
     return new SvcError(code as ErrorCode, message, { param, status: res.status })
   }
   return new SvcError('upstream.error', message, { status: res.status >= 400 ? res.status : 502 })
