@@ -1,35 +1,41 @@
 /**
  * Ollama's request knobs → the OpenAI/llama-server fields the engine takes (docs/ollama.md has the
- * table). Sampling `options` keep their llama.cpp names where llama-server reads them; options that
- * shape the loaded model (`num_ctx`, `num_gpu`, `num_thread`, `num_batch`, `use_mmap`, …) are the
- * slot's config in svc and are ignored here, as is `keep_alive` (a slot stays loaded until it is
- * unloaded).
+ * table). `options` keep their llama.cpp names (llama-server reads them; one svc does not know passes
+ * as it came); options that shape the loaded model (`num_ctx`, `num_gpu`, `num_thread`, `num_batch`,
+ * `use_mmap`, …) are the slot's config in svc and are not sent. `keep_alive` is keep-alive.ts's.
  */
 import { SvcError } from '@svc/core'
 
-/** Options passed on under the same name (llama-server reads each of them). */
-const SAME_NAME = [
-  'temperature',
-  'top_p',
-  'top_k',
-  'min_p',
-  'seed',
-  'stop',
-  'presence_penalty',
-  'frequency_penalty',
-  'repeat_penalty',
-  'repeat_last_n',
-  'typical_p',
-  'mirostat',
-  'mirostat_tau',
-  'mirostat_eta',
-] as const
+/**
+ * Options that shape the loaded model: the slot's config (or a preset's `args`/`ctx_size`) in svc,
+ * not a field of one request. Every other option goes to the engine under its own name:
+ * llama-server reads llama.cpp's sampling names (`temperature`, `top_k`, `min_p`, `mirostat`,
+ * `repeat_penalty`, `xtc_probability`, `dry_multiplier`, …), and an option svc does not know is the
+ * engine's to judge, so a client's newer knob works without a change here (issue 38: svc validates
+ * only what it must know).
+ */
+const LOAD_OPTIONS = new Set([
+  'num_ctx',
+  'num_batch',
+  'num_gpu',
+  'main_gpu',
+  'low_vram',
+  'num_thread',
+  'numa',
+  'use_mmap',
+  'use_mlock',
+  'vocab_only',
+  'f16_kv',
+  'logits_all',
+])
 
 /** The sampling fields of an OpenAI body for an Ollama request's `options`. */
 export function samplingFields(options: Record<string, unknown> | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   if (!options) return out
-  for (const name of SAME_NAME) if (options[name] !== undefined) out[name] = options[name]
+  for (const [name, value] of Object.entries(options)) {
+    if (value !== undefined && name !== 'num_predict' && !LOAD_OPTIONS.has(name)) out[name] = value
+  }
   // Ollama: -1 = no limit, -2 = fill the context; both mean "no max_tokens" to the engine.
   const predict = options.num_predict
   if (typeof predict === 'number' && predict > 0) out.max_tokens = Math.floor(predict)
@@ -56,7 +62,8 @@ export function formatField(format: unknown): Record<string, unknown> {
 
 /**
  * `think`: true/false switch a thinking model's reasoning through its chat template
- * (`enable_thinking`); "low" | "medium" | "high" are a reasoning effort (gpt-oss).
+ * (`enable_thinking`); a string is a reasoning effort ("low" | "medium" | "high" for gpt-oss; a
+ * newer level passes to the engine as it came).
  */
 export function thinkField(think: unknown): Record<string, unknown> {
   if (typeof think === 'boolean') return { chat_template_kwargs: { enable_thinking: think } }

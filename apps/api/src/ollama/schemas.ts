@@ -12,7 +12,12 @@ const model = v.pipe(
 const options = v.optional(v.nullable(v.record(v.string(), v.unknown(), 'options must be an object')))
 const images = v.optional(v.nullable(v.array(v.string('images must be base64 strings'))))
 const stream = v.optional(v.nullable(v.boolean('stream must be a boolean')))
-const think = v.optional(v.nullable(v.union([v.boolean(), v.picklist(['low', 'medium', 'high'])])))
+// A string is a reasoning effort; levels beyond today's pass to the engine (issue 38).
+const think = v.optional(
+  v.nullable(
+    v.union([v.boolean(), v.pipe(v.string(), v.maxLength(64))], 'think must be a boolean or a string'),
+  ),
+)
 
 const ToolCallSchema = v.looseObject({
   id: v.optional(v.string()),

@@ -216,6 +216,40 @@ export const OLLAMA_TABLE: readonly ConformanceRow[] = [
     },
   },
 
+  // What svc does not know passes to the engine (issue 38: validate only what svc must know).
+  {
+    rule: 'chat: "options: additional model parameters listed in the documentation for the Modelfile" — an option svc does not know, a new role and a newer think level reach the engine as they came; load options do not',
+    request: {
+      path: '/api/chat',
+      body: {
+        messages: [{ role: 'critic', content: 'new role' }, ...hi],
+        stream: false,
+        think: 'max',
+        options: { num_predict: 2, top_k: 20, xtc_probability: 0.1, future_knob: { on: true }, num_ctx: 64 },
+      },
+    },
+    expect(answer, target) {
+      expect(answer.status).toBe(200)
+      parsed(ChatResponseSchema, answer.body)
+      const sent = target.received?.().findLast((r) => r.path === '/v1/chat/completions')?.body as
+        | Record<string, unknown>
+        | undefined
+      if (target.kind !== 'wrong-engine') return // the real engine took them: 200 above
+      expect(sent).toMatchObject({
+        messages: [
+          { role: 'critic', content: 'new role' },
+          { role: 'user', content: 'Knock knock.' },
+        ],
+        reasoning_effort: 'max',
+        max_tokens: 2,
+        top_k: 20,
+        xtc_probability: 0.1,
+        future_knob: { on: true },
+      })
+      expect(sent).not.toHaveProperty('num_ctx')
+    },
+  },
+
   // Generation: num_predict, stop, usage.
   {
     rule: 'chat: options.num_predict reached → done_reason "length"; eval_count "number of tokens in the response"',
