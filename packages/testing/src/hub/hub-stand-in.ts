@@ -1,8 +1,8 @@
 /**
  * A Hugging Face Hub stand-in for tests: the endpoints the Hub's own clients (`@huggingface/hub`,
- * `huggingface_hub`, llama.cpp) and svc use, answered as the real Hub answers them (see
- * ../shared/HUB.md's checklist), on two loopback origins: the Hub, and the CDN its `resolve` sends
- * LFS files to. The repos, tokens and faults are the test's. Every request is recorded, so a test can
+ * `huggingface_hub`, llama.cpp) and svc use, answered as the real Hub answers them (what it imitates:
+ * docs/development.md, "The Hugging Face Hub stand-in"), on two loopback origins: the Hub, and the
+ * CDN its `resolve` sends LFS files to. The repos, tokens and faults are the test's. Every request is recorded, so a test can
  * assert what reached which origin (a token must never reach the CDN).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
