@@ -5,16 +5,34 @@
  */
 import * as v from 'valibot'
 
-/** `"15m"`, `"90s"`, `"2h"`, `"500ms"`, or a number of seconds; `0` means never. */
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const
+/**
+ * A duration: a number of seconds (`90`, `"1.5"`), or one or more `<number><unit>` parts in Go's
+ * form, the form Ollama's `keep_alive` takes too (`"15m"`, `"1h30m"`, `"500ms"`; units ns, us, ms,
+ * s, m, h). Unsigned: `0` means never where a key says so.
+ */
+const SECONDS = /^(\d+(?:\.\d*)?|\.\d+)$/
+const DURATION = /^(?:(?:\d+(?:\.\d*)?|\.\d+)\s*(?:ns|us|µs|μs|ms|s|m|h))+$/
+const PART = /(\d+(?:\.\d*)?|\.\d+)\s*(ns|us|µs|μs|ms|s|m|h)/g
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+}
 
-/** Parses a duration (see `DURATION`) to ms; undefined when it is not one. */
+/** Parses a duration (see `DURATION`) to whole ms; undefined when it is not one. */
 export function parseDurationMs(value: string | number): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value * 1000 : undefined
-  const m = DURATION.exec(value.trim())
-  if (!m) return undefined
-  return Math.round(Number(m[1]) * UNIT_MS[(m[2] ?? 's') as keyof typeof UNIT_MS])
+  const text = value.trim()
+  if (SECONDS.test(text)) return Math.round(Number(text) * 1_000)
+  if (!DURATION.test(text)) return undefined
+  let ms = 0
+  for (const [, amount, unit] of text.matchAll(PART)) ms += Number(amount) * UNIT_MS[unit!]!
+  return Math.round(ms)
 }
 
 const duration = v.pipe(

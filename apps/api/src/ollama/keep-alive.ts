@@ -5,24 +5,10 @@
  * number as seconds (`"3600"`, which Go would refuse). Anything else is a 400 naming the field.
  * Durations past Node's longest timer (~24.8 days) count as "keep loaded".
  */
-import { SvcError } from '@svc/core'
+import { parseDurationMs, SvcError } from '@svc/core'
 
 /** Longest timer Node keeps (2^31-1 ms); longer ones would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1
-
-const NUMBER = /^[-+]?(\d+(\.\d*)?|\.\d+)$/
-const GO_DURATION = /^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$/
-const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1_000,
-  m: 60_000,
-  h: 3_600_000,
-}
 
 /**
  * `keep_alive` in ms: undefined when absent (or null), `Infinity` for "keep loaded", 0 for "unload
@@ -32,13 +18,10 @@ export function parseKeepAlive(value: unknown): number | undefined {
   if (value === undefined || value === null) return undefined
   if (typeof value === 'number' && Number.isFinite(value)) return fromMs(value * 1_000)
   if (typeof value === 'string') {
+    // The sign is Ollama's ("-1m": keep loaded); the magnitude is a duration as svc reads any.
     const text = value.trim()
-    if (NUMBER.test(text)) return fromMs(Number(text) * 1_000)
-    if (GO_DURATION.test(text)) {
-      let ms = 0
-      for (const [, amount, unit] of text.matchAll(PART)) ms += Number(amount) * UNIT_MS[unit!]!
-      return fromMs(text.startsWith('-') ? -ms : ms)
-    }
+    const ms = parseDurationMs(text.replace(/^[-+]/, ''))
+    if (ms !== undefined) return fromMs(text.startsWith('-') ? -ms : ms)
   }
   throw new SvcError(
     'request.invalid',
