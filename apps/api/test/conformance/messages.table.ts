@@ -6,6 +6,7 @@
 import { expect } from 'vitest'
 import { type ConformanceRow, eventsOf } from './conformance'
 import { countedBy, greedyText, stopStringFrom } from './probe'
+import { reachesEngineUntouched } from './untouched'
 
 const PATH = '/v1/messages'
 const KNOCK = [{ role: 'user', content: 'Knock knock.' }]
@@ -159,38 +160,23 @@ export const MESSAGES_TABLE: readonly ConformanceRow[] = [
   {
     rule: 'unknown fields, beta values, new roles and the beta header reach the engine untouched',
     only: 'wrong-engine',
-    request: {
+    ...reachesEngineUntouched({
       path: PATH,
-      headers: { ...HEADERS, 'anthropic-beta': 'mid-conversation-system-2026-04-07' },
-      body: {
+      headers: HEADERS,
+      untouchedHeaders: { 'anthropic-beta': 'mid-conversation-system-2026-04-07' },
+      body: { max_tokens: 3 },
+      untouched: {
         messages: [
           { role: 'user', content: 'Knock knock.' },
           { role: 'system', content: 'Be brief.' },
           { role: 'narrator', content: [{ type: 'future_block', data: 1 }] },
         ],
-        max_tokens: 3,
         thinking: { type: 'adaptive' },
         output_config: { effort: 'high' },
         context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
         future_field: true,
       },
-    },
-    expect: ({ status }, target) => {
-      expect(status).toBe(200)
-      const sent = target.received?.().findLast((r) => r.path === PATH)
-      expect(sent?.headers['anthropic-beta']).toBe('mid-conversation-system-2026-04-07')
-      expect(sent?.body).toMatchObject({
-        messages: [
-          { role: 'user', content: 'Knock knock.' },
-          { role: 'system', content: 'Be brief.' },
-          { role: 'narrator', content: [{ type: 'future_block', data: 1 }] },
-        ],
-        thinking: { type: 'adaptive' },
-        output_config: { effort: 'high' },
-        context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
-        future_field: true,
-      })
-    },
+    }),
   },
   {
     rule: "what the spec forbids is still refused: messages must be an array (400 invalid_request_error, Anthropic's error shape)",
