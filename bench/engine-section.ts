@@ -9,10 +9,8 @@
  * The tiny model makes ~3,000 tokens/s on one thread, far more than a real model on this machine, so
  * svc's per-event cost shows as clearly as it ever can. Env: BENCH_ENGINE_REQUESTS (streams per
  * API, path, concurrency and round; default 24), BENCH_ENGINE_TOKENS (max_tokens, default 128),
- * BENCH_ENGINE_APIS (default chat,responses,messages), BENCH_ROUNDS, BENCH_LOAD_ROUNDS (default 5);
- * the CPU split's in bench/cpu-split.ts.
+ * BENCH_ENGINE_APIS (default chat,responses,messages), BENCH_ROUNDS, BENCH_LOAD_ROUNDS (default 5).
  */
-import { type CpuSplit, cpuSplit, splitRows } from './cpu-split'
 import { commandLineOf, startByHand } from './engine-alone'
 import { startEngineSvc } from './engine-svc'
 import { type Goal, goalTable, type SectionResult } from './goals'
@@ -109,9 +107,8 @@ export async function engineSection(log: (line: string) => void): Promise<Sectio
         }
       }
     }
-    const split = await cpuSplit({ node: targets.node, svc: targets.svc }, pids, log)
     const loads = await measureLoads(svc, argv, log)
-    return report(samples, loads, cpu, split)
+    return report(samples, loads, cpu)
   } finally {
     await proxy?.stop()
     await svc.stop()
@@ -219,12 +216,7 @@ function streamRow(api: StreamApi, p: Path, c: Concurrency, runs: StreamRun[]): 
   return `| ${API_SHAPES[api].path} | ${who} | ${c} | ${fmt(tps)} | ${fmt(ttft(0.5), 2)} | ${fmt(ttft(0.99), 2)} | ${fmt(gap(0.5), 3)} | ${fmt(gap(0.99), 3)} | ${errors} |`
 }
 
-function report(
-  samples: Samples,
-  loads: Loads,
-  cpu: SvcCpu,
-  split: Record<'node' | 'svc', CpuSplit>,
-): SectionResult {
+function report(samples: Samples, loads: Loads, cpu: SvcCpu): SectionResult {
   const rows: string[] = []
   const goals: Goal[] = []
   const perRound: string[] = []
@@ -257,7 +249,6 @@ function report(
       goals.push(nodeReference(api, c, samples[api]!, usPerToken('node', api, c)))
     }
   }
-  goals.push(...splitRows(split))
   const addedLoad = median(loads.svcLoad) - median(loads.handLoad)
   goals.push(
     {
@@ -290,8 +281,6 @@ function report(
     `| swap by hand (stop a, start b, /health) | ${fmt(median(loads.handSwap))} | ${loads.handSwap.map((v) => fmt(v)).join(', ')} |`,
     '',
     `svc's own CPU time per token relayed (from /proc, over all rounds): ${perToken('svc')}; the minimal Node proxy's: ${perToken('node')}. With llama-server, the proxy and the client sharing the machine's cores, that time is taken from the engine once the cores are busy.`,
-    '',
-    `That figure is a token's own relay plus its share of its request's (the request's CPU over its ${TOKENS} tokens). The split, from chat streams of 8 and 512 tokens at c=1 (bench/cpu-split.ts): svc ${fmt(split.svc.perTokenUs)} µs per token and ${fmt(split.svc.perRequestUs / 1000, 2)} ms per request; the minimal Node proxy ${fmt(split.node.perTokenUs)} µs and ${fmt(split.node.perRequestUs / 1000, 2)} ms.`,
     '',
     'tokens/s per round:',
     '',

@@ -47,14 +47,13 @@ export async function startFakeUpstream(args: string[] = []): Promise<Peer> {
  */
 export async function startSvc(
   upstream: string,
-  options: { auth?: boolean; env?: Record<string, string>; limits?: QuotaLimits; entry?: string } = {},
+  options: { auth?: boolean; env?: Record<string, string>; limits?: QuotaLimits } = {},
 ): Promise<Peer> {
   const { configDir, token } = await svcConfig(upstream, options)
   const auth = options.auth
   const api = await startApi({
     configDir,
     built: true,
-    ...(options.entry ? { entry: options.entry } : {}),
     env: { SVC_LOG_LEVEL: 'info', ...(auth ? { SVC_AUTH_ENABLED: '1' } : {}), ...options.env },
   })
   const weights = join(api.stateDir, 'bench-model.gguf')

@@ -101,7 +101,7 @@ export async function proxySection(log: (line: string) => void): Promise<Section
         )
       }
     }
-    // In a balanced order (stats.ts balancedOrder), each through PROCESSES processes in turn (replicas.ts).
+    // Forward in odd rounds, reversed in even ones, each through PROCESSES processes in turn (replicas.ts).
     const warm = (p: Peer) => runWrk(p, 32, REPLICA_WARMUP)
     const compared: Peer[][] = []
     if (caddy) compared.push(await withReplicas(caddy, () => startCaddy(upstream.url).then((c) => c!), warm))
@@ -225,7 +225,7 @@ function render(
   const lines = [
     '## Proxy hop: static fake upstream',
     '',
-    `Each peer warmed up ${WARMUP} s at c=32, then ${ROUNDS} rounds: in each, every peer at c=32 (wrk ${SECONDS} s), then every peer at c=1, then SSE (${SSE_REQUESTS} sequential streams of 100 events in all), the peers in the order below in odd rounds and the reverse in even ones; each wrk run comes after ${SETTLE_SECONDS} s of unmeasured load at c=32 on the same peer, which brings a process back from idling. The table gives each peer's median round; each goal is the median over rounds of that round's ratio (or difference) between the peers it compares, which were measured back to back. The goals on req/s at c=32 against the minimal proxy, Caddy and auth off come from a last phase: ${PAIRS} rounds of wrk ${PAIR_SECONDS} s at c=32 of Caddy, the minimal proxy, svc (auth on) and svc, in a balanced order (over every four rounds each runs in each place once and right after each other once), each through ${PROCESSES} processes of its own in turn.`,
+    `Each peer warmed up ${WARMUP} s at c=32, then ${ROUNDS} rounds: in each, every peer at c=32 (wrk ${SECONDS} s), then every peer at c=1, then SSE (${SSE_REQUESTS} sequential streams of 100 events in all), the peers in the order below in odd rounds and the reverse in even ones; each wrk run comes after ${SETTLE_SECONDS} s of unmeasured load at c=32 on the same peer, which brings a process back from idling. The table gives each peer's median round; each goal is the median over rounds of that round's ratio (or difference) between the peers it compares, which were measured back to back. The goals on req/s at c=32 against the minimal proxy, Caddy and auth off come from a last phase: ${PAIRS} rounds of wrk ${PAIR_SECONDS} s at c=32 of Caddy, the minimal proxy, svc (auth on) and svc, in that order in odd rounds and the reverse in even ones, each through ${PROCESSES} processes of its own in turn.`,
     '',
     '| path | req/s c=1 | p50 ms c=1 | p99 ms c=1 | req/s c=32 | p50 ms c=32 | p99 ms c=32 | SSE events/s | SSE TTFB ms | errors |',
     '|---|---|---|---|---|---|---|---|---|---|',

@@ -6,7 +6,7 @@
  */
 import { runWrk } from './load'
 import type { Peer } from './peers'
-import { balancedOrder } from './stats'
+import { roundOrder } from './stats'
 
 export const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 2)
 /** Rounds of the paired goals at c=32 (the proxy section's pairs phase, the usage section). */
@@ -22,7 +22,8 @@ export const REPLICA_WARMUP = Number(process.env.BENCH_REPLICA_WARMUP ?? 20)
 /**
  * Rounds run before the measured ones, in their order, whose figures are dropped (the usage section's;
  * `measureInRounds`'s `burnIn`). Warmed one after the other, the first group's processes have idled
- * for minutes when the rounds begin, and read low in the first rounds (docs/development.md).
+ * for minutes when the rounds begin: in rounds 1–6 two groups of one configuration read 1.15–1.35×
+ * apart, a bias of the warm-up order larger than the run-to-run spread (docs/development.md).
  */
 export const BURN_IN = Number(process.env.BENCH_BURN_IN ?? 12)
 /**
@@ -59,10 +60,10 @@ export function inTurn(group: readonly Peer[], round: number): Peer {
 }
 
 /**
- * `rounds` rounds of `measure` over `groups` (each a configuration's processes), in `balancedOrder`, each
+ * `rounds` rounds of `measure` over `groups` (each a configuration's processes), in `roundOrder`, each
  * group through its processes in turn, each run right after `before` (`settle` unless given), after
- * `burnIn` rounds run the same way whose results are dropped. The results by the group's name (its first process's), in round
- * order; `after` sees each measured one as it comes (for progress lines).
+ * `burnIn` rounds run the same way whose results are dropped. The results by the group's name (its
+ * first process's), in round order; `after` sees each measured one as it comes (for progress lines).
  */
 export async function measureInRounds<R>(
   groups: readonly (readonly Peer[])[],
@@ -74,9 +75,9 @@ export async function measureInRounds<R>(
 ): Promise<Map<string, R[]>> {
   const results = new Map<string, R[]>(groups.map((g) => [g[0]!.name, []]))
   for (let round = 1 - burnIn; round <= rounds; round++) {
-    // Burn-in rounds follow the same order as the measured ones (the order repeats every few rounds).
+    // Burn-in rounds follow the same order as the measured ones (the order repeats every two rounds).
     const place = round > 0 ? round : round + burnIn
-    for (const group of balancedOrder(groups, place)) {
+    for (const group of roundOrder(groups, place)) {
       const name = group[0]!.name
       const peer = inTurn(group, place)
       await before(peer)

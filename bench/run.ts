@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     ...results.map((r) => r.markdown),
   ].join('\n')
   process.stdout.write(report)
-  const path = await writeReport('', report, began)
+  const path = await writeReport(report, began)
   await writeFile(join(RESULTS_DIR, 'latest.md'), report)
   log(`written to ${path}`)
 }

@@ -75,21 +75,3 @@ export function pairedText(p: Paired | undefined): string {
 export function roundOrder<T>(peers: readonly T[], round: number): T[] {
   return round % 2 === 1 ? [...peers] : [...peers].reverse()
 }
-
-/**
- * The order of the peers in round `round` (from 1) by a Williams design: over every `n` rounds (`2n`
- * when `n` is odd) each peer runs in each position equally often and right after each other peer
- * equally often. So no peer owes its figures to where it sits in the round: on this VM a run's
- * position moved it by a few percent (four groups of one configuration, 24 rounds in `roundOrder`:
- * the two in the middle read 0.94× and 0.95× of the two at the ends in two runs), as much as the
- * goals it judges. For two peers it is `roundOrder`.
- */
-export function balancedOrder<T>(peers: readonly T[], round: number): T[] {
-  const n = peers.length
-  // The first row 0, 1, n-1, 2, n-2, …; row i adds i to each (mod n); for odd n the rows again, reversed.
-  const first = Array.from({ length: n }, (_, j) => (j % 2 ? (j + 1) / 2 : (n - j / 2) % n))
-  const rows = n % 2 ? 2 * n : n
-  const row = (round - 1) % rows
-  const order = first.map((k) => peers[(k + row) % n]!)
-  return row < n ? order : order.reverse()
-}

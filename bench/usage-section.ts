@@ -9,10 +9,10 @@
  * limits, which splits the cost: the quota check alone (limited / unlimited token, one process, so
  * no process-to-process difference) and the ledger alone (unlimited token / off); and a second group
  * of "off" processes, whose ratio to the first is the method's own spread (an A/A comparison: a goal
- * reading within it of the line says little). wrk at c=32, warmed up, then many short rounds in a
- * balanced order (stats.ts balancedOrder: no group owes its figures to its place in the round), each
- * after a settling second (replicas.ts), as the proxy section's pairs phase measures; the goal (on ≥
- * 0.95× off) is the median of the per-round ratios. Each run also reads the CPU time svc's event loop
+ * reading within it of the line says little: the goal is reported with that spread, not engineered
+ * around). wrk at c=32, warmed up, then many short rounds (forward in odd rounds, reversed in even
+ * ones), each after a settling second (replicas.ts), as the proxy section's pairs phase measures; the
+ * goal (on ≥ 0.95× off) is the median of the per-round ratios. Each run also reads the CPU time svc's event loop
  * spent per request (/proc/<pid>/schedstat): svc's own cost, apart from what wrk and the upstream on
  * the same two cores make of its answers.
  */
@@ -37,9 +37,9 @@ const SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 1)
 // High enough never to refuse in a run, and a small integer to V8 like the limits people set (a
 // limit past 2^30 is a heap number, and printing one in each answer's headers costs a double-to-text).
 const HUGE = 1_000_000_000
-/** The two configurations the section compares (bench/alloc.ts measures the same two). */
-export const USAGE_OFF = { auth: true, env: { SVC_USAGE_ENABLED: '0' } }
-export const USAGE_ON = {
+/** The two configurations the section compares. */
+const USAGE_OFF = { auth: true, env: { SVC_USAGE_ENABLED: '0' } }
+const USAGE_ON = {
   auth: true,
   limits: { requests_per_minute: HUGE, tokens_per_minute: HUGE, tokens_per_day: HUGE },
 }
@@ -59,8 +59,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     }
     // Every process warmed to its steady state (replicas.ts REPLICA_WARMUP), then BURN_IN rounds.
     const warm = (peer: Peer) => runWrk(peer, 32, REPLICA_WARMUP)
-    // Every group in each place of the round equally often (stats.ts balancedOrder), each through
-    // PROCESSES processes of its own in turn (replicas.ts).
+    // Each group through PROCESSES processes of its own in turn (replicas.ts).
     const group = async (name: string, options: Parameters<typeof startSvc>[1]) => {
       log(`starting and warming up ${name}…`)
       const first = await start(name, options)()
@@ -156,7 +155,7 @@ export async function usageSection(log: (line: string) => void): Promise<Section
     const lines = [
       '## Usage ledger and quotas',
       '',
-      `Every peer with auth on and a bearer token, each process warmed up ${REPLICA_WARMUP} s at c=32, then ${BURN_IN} rounds as below not measured; then ${PAIRS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in a balanced order (over every ${groups.length} rounds each runs in each place once and right after each other once), each through ${PROCESSES} processes of its own in turn; the third row is the same processes as the "on" row through a token without limits, and the fourth a second group of "off" processes (two groups of one configuration: how far apart the method reads them is its own spread). The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
+      `Every peer with auth on and a bearer token, each process warmed up ${REPLICA_WARMUP} s at c=32, then ${BURN_IN} rounds as below not measured; then ${PAIRS} rounds of wrk ${SECONDS} s each (each after ${SETTLE_SECONDS} s of unmeasured load, which brings a process back from idling), the peers in the order below in odd rounds and the reverse in even ones, each through ${PROCESSES} processes of its own in turn; the third row is the same processes as the "on" row through a token without limits, and the fourth a second group of "off" processes (two groups of one configuration: how far apart the method reads them is its own spread). The table gives each peer's median round; the goal is the median over rounds of that round's ratio. The ledger counted ${totals?.requests ?? 'n/a'} requests of the first "on" process.`,
       '',
       '| path | req/s c=32 | p50 ms | p99 ms | event-loop CPU µs/request | per round | errors |',
       '|---|---|---|---|---|---|---|',
