@@ -5,6 +5,7 @@
  * Format: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md (versions 2 and 3, little-endian).
  */
 import { open } from 'node:fs/promises'
+import { GgufReader, type GgufValue } from './gguf-reader'
 
 export interface GgufFacts {
   architecture: string
@@ -18,41 +19,7 @@ export interface GgufFacts {
   valueLength: number | null
 }
 
-/** Headers bigger than this are not read (a real one is at most a few MiB of vocabulary). */
-const MAX_HEADER_BYTES = 256 * 1024 * 1024
-const CHUNK = 1024 * 1024
-
-/** The value type ids (`GGUFValueType`) that are not fixed-size numbers. */
-const BOOL = 7
-const STRING = 8
-const ARRAY = 9
-
-/**
- * The fixed-size value types by id (`GGUFValueType`: u8 i8 u16 i16 u32 i32 f32 bool, then u64 i64 f64
- * after string 8 and array 9): byte size and little-endian reader (bool reads as its byte).
- */
-const FIXED: Partial<Record<number, { size: number; read: (b: Buffer) => number }>> = {
-  0: { size: 1, read: (b) => b.readUInt8(0) },
-  1: { size: 1, read: (b) => b.readInt8(0) },
-  2: { size: 2, read: (b) => b.readUInt16LE(0) },
-  3: { size: 2, read: (b) => b.readInt16LE(0) },
-  4: { size: 4, read: (b) => b.readUInt32LE(0) },
-  5: { size: 4, read: (b) => b.readInt32LE(0) },
-  6: { size: 4, read: (b) => b.readFloatLE(0) },
-  [BOOL]: { size: 1, read: (b) => b.readUInt8(0) },
-  10: { size: 8, read: (b) => Number(b.readBigUInt64LE(0)) },
-  11: { size: 8, read: (b) => Number(b.readBigInt64LE(0)) },
-  12: { size: 8, read: (b) => b.readDoubleLE(0) },
-}
-
-/** The fixed-size reader of `type`; throws for a type id the format does not define. */
-function fixedType(type: number): { size: number; read: (b: Buffer) => number } {
-  const fixed = FIXED[type]
-  if (fixed === undefined) throw new Error(`GGUF header holds an unknown value type ${type}`)
-  return fixed
-}
-
-type Value = number | string | boolean | Value[] | null
+type Value = GgufValue
 
 /** Reads the facts of `path`; rejects with a clear Error when it is not a GGUF file. */
 export async function readGgufFacts(path: string): Promise<GgufFacts> {
@@ -90,7 +57,7 @@ export async function readGgufMetadata(
 ): Promise<Map<string, Value>> {
   const file = await open(path, 'r')
   try {
-    const r = new ChunkReader(file)
+    const r = new GgufReader(file, (await file.stat()).size)
     const magic = (await r.bytes(4)).toString('latin1')
     if (magic !== 'GGUF') throw new Error(`${path} is not a GGUF file (magic "${magic}")`)
     const version = await r.u32()
@@ -107,83 +74,5 @@ export async function readGgufMetadata(
     return out
   } finally {
     await file.close()
-  }
-}
-
-class ChunkReader {
-  private buf = Buffer.alloc(0)
-  private pos = 0
-  private fileOffset = 0
-
-  constructor(private readonly file: import('node:fs/promises').FileHandle) {}
-
-  private async need(n: number): Promise<void> {
-    if (this.buf.length - this.pos >= n) return
-    if (this.fileOffset + n > MAX_HEADER_BYTES) throw new Error('GGUF header is implausibly large')
-    const rest = this.buf.subarray(this.pos)
-    const chunk = Buffer.alloc(Math.max(CHUNK, n))
-    const { bytesRead } = await this.file.read(chunk, 0, chunk.length, this.fileOffset)
-    this.fileOffset += bytesRead
-    this.buf = Buffer.concat([rest, chunk.subarray(0, bytesRead)])
-    this.pos = 0
-    if (this.buf.length < n) throw new Error('GGUF header ends early (truncated file)')
-  }
-
-  async bytes(n: number): Promise<Buffer> {
-    await this.need(n)
-    const out = this.buf.subarray(this.pos, this.pos + n)
-    this.pos += n
-    return out
-  }
-
-  async u32(): Promise<number> {
-    return (await this.bytes(4)).readUInt32LE(0)
-  }
-
-  async u64(): Promise<number> {
-    const n = (await this.bytes(8)).readBigUInt64LE(0)
-    if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error('GGUF header holds an implausible count')
-    return Number(n)
-  }
-
-  async string(): Promise<string> {
-    return (await this.bytes(await this.u64())).toString('utf8')
-  }
-
-  async value(type: number): Promise<Value> {
-    switch (type) {
-      case STRING:
-        return this.string()
-      case ARRAY: {
-        const itemType = await this.u32()
-        const n = await this.u64()
-        const items: Value[] = []
-        for (let i = 0; i < n; i++) items.push(await this.value(itemType))
-        return items
-      }
-      case BOOL:
-        return (await this.bytes(1))[0] !== 0
-      default:
-        return this.scalar(type)
-    }
-  }
-
-  async skip(type: number): Promise<void> {
-    if (type === STRING) {
-      await this.bytes(await this.u64())
-    } else if (type === ARRAY) {
-      const itemType = await this.u32()
-      const n = await this.u64()
-      const size = FIXED[itemType]?.size
-      if (size !== undefined) await this.bytes(size * n)
-      else for (let i = 0; i < n; i++) await this.skip(itemType)
-    } else {
-      await this.bytes(fixedType(type).size)
-    }
-  }
-
-  private async scalar(type: number): Promise<number> {
-    const fixed = fixedType(type)
-    return fixed.read(await this.bytes(fixed.size))
   }
 }

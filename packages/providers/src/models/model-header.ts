@@ -11,21 +11,14 @@
  * - Any other format is the provider's business (nothing is checked).
  *
  * A refusal names what the file is instead (`describeFile`): "a text file", "a PNG image", "a
- * truncated GGUF: header ends at byte 100". The GGUF walk is its own (the layout:
- * https://github.com/ggml-org/ggml/blob/master/docs/gguf.md): @huggingface/gguf's reader, tried first,
- * reads a truncated local file as if it were whole, and does not export its table of type sizes.
+ * truncated GGUF: header ends at byte 100". The GGUF walk uses svc's header reader (`gguf-reader.ts`,
+ * shared with the memory estimate): @huggingface/gguf's reader, tried first, reads a truncated local
+ * file as if it were whole, and does not export its table of type sizes.
  */
 import { type FileHandle, open } from 'node:fs/promises'
 import { type ModelEntry, SvcError } from '@svc/core'
+import { GgufHeaderEnd, GgufReader, MAX_HEADER_BYTES } from '../memory/gguf-reader'
 
-/** A header bigger than this is not read (a real one is a few MiB of vocabulary). */
-const MAX_HEADER_BYTES = 256 * 1024 * 1024
-const CHUNK = 1024 * 1024
-/** Byte sizes of GGUF's fixed-size value types by id (u8 i8 u16 i16 u32 i32 f32 bool, u64 i64 f64). */
-// biome-ignore format: a table
-const FIXED: Readonly<Record<number, number>> = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 }
-const STRING = 8
-const ARRAY = 9
 /**
  * ggml's tensor types by id: `[elements per block, bytes per block]` (ggml.c's `type_traits`). A type
  * not here (newer than this table) is not counted in the data-size check.
@@ -166,7 +159,7 @@ async function checkpointProblem(
 
 /** A GGUF's version, header and tensor data, walked; undefined when all of it is there. */
 async function ggufProblem(file: FileHandle, size: number): Promise<string | undefined> {
-  const r = new Reader(file, size)
+  const r = new GgufReader(file, size)
   try {
     await r.bytes(4)
     const version = await r.u32()
@@ -197,69 +190,7 @@ async function ggufProblem(file: FileHandle, size: number): Promise<string | und
       return `a truncated GGUF: its tensor data ends at byte ${dataStart + dataEnd}, the file at byte ${size}`
     return undefined
   } catch (error) {
-    if (error instanceof HeaderEnd) return `a truncated GGUF: header ends at byte ${size}`
+    if (error instanceof GgufHeaderEnd) return `a truncated GGUF: header ends at byte ${size}`
     return `a GGUF whose header does not parse: ${(error as Error).message}`
-  }
-}
-
-class HeaderEnd extends Error {}
-
-/** Sequential reads through the header, a chunk at a time; `pos` is the absolute offset. */
-class Reader {
-  pos = 0
-  private buf = Buffer.alloc(0)
-  private bufStart = 0
-
-  constructor(
-    private readonly file: FileHandle,
-    private readonly size: number,
-  ) {}
-
-  async bytes(n: number): Promise<Buffer> {
-    if (this.pos + n > this.size) throw new HeaderEnd()
-    if (this.pos + n > MAX_HEADER_BYTES)
-      throw new Error(`the header is implausibly large (over ${MAX_HEADER_BYTES} bytes)`)
-    const at = this.pos - this.bufStart
-    if (at + n > this.buf.length) {
-      this.buf = Buffer.alloc(Math.max(CHUNK, n))
-      const { bytesRead } = await this.file.read(this.buf, 0, this.buf.length, this.pos)
-      this.buf = this.buf.subarray(0, bytesRead)
-      this.bufStart = this.pos
-    }
-    const start = this.pos - this.bufStart
-    this.pos += n
-    return this.buf.subarray(start, start + n)
-  }
-
-  async u32(): Promise<number> {
-    return (await this.bytes(4)).readUInt32LE(0)
-  }
-
-  /** A u64; a count (`count`, the default) beyond any real header's is refused as implausible. */
-  async u64(count = true): Promise<number> {
-    const at = this.pos
-    const n = (await this.bytes(8)).readBigUInt64LE(0)
-    const limit = count ? BigInt(MAX_HEADER_BYTES) : BigInt(Number.MAX_SAFE_INTEGER)
-    if (n > limit) throw new Error(`an implausible ${count ? 'count' : 'offset'} ${n} at byte ${at}`)
-    return Number(n)
-  }
-
-  async string(): Promise<string> {
-    return (await this.bytes(await this.u64())).toString('utf8')
-  }
-
-  async skip(type: number): Promise<void> {
-    if (type === STRING) await this.bytes(await this.u64())
-    else if (type === ARRAY) {
-      const itemType = await this.u32()
-      const n = await this.u64()
-      const fixed = FIXED[itemType]
-      if (fixed !== undefined) await this.bytes(fixed * n)
-      else for (let i = 0; i < n; i++) await this.skip(itemType)
-    } else {
-      const fixed = FIXED[type]
-      if (fixed === undefined) throw new Error(`an unknown value type ${type} at byte ${this.pos - 4}`)
-      await this.bytes(fixed)
-    }
   }
 }
