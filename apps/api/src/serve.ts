@@ -35,8 +35,8 @@ async function main(): Promise<void> {
  * line; from then on each request's short-lived objects are reachable from an old object, so every
  * scavenge copies and promotes whole requests (≈6 KB each) and young-generation GC became ~15 % of
  * svc's CPU per relayed request (measured with --trace-gc-nvp: promoted bytes per request 6.2 KB with
- * it, 0.3 KB without; `bench/hop-costs.ts` shows what it costs). svc's long-lived data is built once
- * at start, so it loses nothing by keeping every allocation young. Set before any request runs.
+ * it, 0.3 KB without). svc's long-lived data is built once at start, so it loses nothing by keeping
+ * every allocation young. Set before any request runs.
  */
 function keepRequestsYoung(): void {
   setFlagsFromString('--no-allocation-site-pretenuring')

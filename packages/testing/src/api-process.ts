@@ -27,11 +27,6 @@ export interface StartApiOptions {
    * through tsx. Default: `SVC_TEST_BUILT` set (`1`) in the environment, so a whole suite can run against it.
    */
   built?: boolean
-  /**
-   * Another built entry to run instead of `apps/api/dist/serve.js` (bench/hop-costs.ts runs copies
-   * of the build with one step taken out). Implies `built`.
-   */
-  entry?: string
 }
 
 /**
@@ -44,11 +39,11 @@ export async function startApi(options: StartApiOptions = {}): Promise<ApiProces
   const stateDir = options.stateDir ?? (await mkdtemp(join(tmpdir(), 'svc-state-')))
   if (!options.configDir) made.push(configDir)
   if (!options.stateDir) made.push(stateDir)
-  const built = options.entry !== undefined || (options.built ?? testEnv.built)
+  const built = options.built ?? testEnv.built
   if (built) await ensureBuilt('api')
   // node itself with tsx's loader (not the tsx CLI, which is a second process): a signal sent to the
   // child reaches the API, so SIGKILL really is a crashed API.
-  const argv = built ? [options.entry ?? BUILT_ENTRIES.api] : ['--import', 'tsx', SERVE_TS]
+  const argv = built ? [BUILT_ENTRIES.api] : ['--import', 'tsx', SERVE_TS]
   const api = await startServerProcess({
     command: process.execPath,
     args: argv,
