@@ -3,13 +3,10 @@
  * with whether each fits the slot's memory budget, a pull by Hub name with its progress events, disk
  * use, cancel and delete by a percent-encoded Hub id, and the Hub's refusals as clear errors.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { allows, classify } from '@svc/auth'
 import type { ModelPullEvent } from '@svc/core'
 import { detectHardware } from '@svc/providers'
-import { type HubStandIn, startHubStandIn, writeTinyGguf } from '@svc/testing'
+import { type HubStandIn, startHubStandIn, tinyChatQuants } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { testApp } from './helpers'
 
@@ -28,7 +25,6 @@ interface Quant {
 
 describe('the model library routes', () => {
   let hub: HubStandIn
-  let dir: string
   let small: Buffer
   let big: Buffer
   let app: Awaited<ReturnType<typeof testApp>>['app']
@@ -49,23 +45,11 @@ describe('the model library routes', () => {
   }
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-library-'))
-    small = await readFile((await writeTinyGguf(join(dir, 's.gguf'), { contextLength: 512 })).path)
-    big = await readFile(
-      (await writeTinyGguf(join(dir, 'b.gguf'), { nEmbd: 256, nLayer: 4, nFf: 1024, contextLength: 512 }))
-        .path,
-    )
-    hub = await startHubStandIn({
-      repos: [
-        {
-          id: REPO,
-          downloads: 10,
-          files: { 'Tiny-Chat-Q4_K_M.gguf': small, 'Tiny-Chat-F32.gguf': big },
-        },
-      ],
-    })
     // A budget between the two quants' needs: the small one fits, the big one does not.
-    const budgetGb = (small.length + big.length) / 2 / 1024 ** 3
+    const quants = tinyChatQuants({ contextLength: 512 })
+    small = quants.q4
+    big = quants.f32
+    hub = await startHubStandIn({ repos: [{ id: REPO, downloads: 10, files: quants.files }] })
     ;({ app, deps } = await testApp(
       { hub: { hubUrl: hub.url } },
       {
@@ -73,7 +57,7 @@ describe('the model library routes', () => {
           detect: () =>
             detectHardware({ env: { PATH: '' }, probeEngine: async () => ({ ok: false, error: 'none' }) }),
         },
-        memory: { budgetGb: { all: budgetGb, byDevice: {} } },
+        memory: { budgetGb: { all: quants.budgetGb, byDevice: {} } },
         hub: { hubUrl: hub.url },
       },
     ))
@@ -81,7 +65,6 @@ describe('the model library routes', () => {
   afterAll(async () => {
     deps?.pulls?.stop()
     await hub?.[Symbol.asyncDispose]()
-    await rm(dir, { recursive: true, force: true })
   })
 
   it('searches the Hub, and refuses a limit out of range with 400', async () => {

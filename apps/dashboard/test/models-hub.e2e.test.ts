@@ -6,7 +6,7 @@
  * Hub name, cannot delete it while primary holds it, and deletes it once unloaded. Screenshots go to
  * `SVC_TEST_ARTIFACTS` (else `<tmp>/svc-screenshots/`); their paths are printed.
  */
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenStore } from '@svc/auth'
@@ -20,8 +20,8 @@ import {
   startHubStandIn,
   type TestBrowser,
   testEnv,
+  tinyChatQuants,
   writeSvcConfig,
-  writeTinyGguf,
 } from '@svc/testing'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -64,28 +64,21 @@ describe.skipIf(!parts)('the Models page library against the Hub stand-in', () =
     dir = await mkdtemp(join(tmpdir(), 'svc-models-hub-e2e-'))
     const dist = join(dir, 'dist')
     await buildDashboard(dist)
-    weights = await readFile((await writeTinyGguf(join(dir, 'q4.gguf'), { contextLength: 1024 })).path)
-    const big = await readFile(
-      (await writeTinyGguf(join(dir, 'f32.gguf'), { nEmbd: 256, nLayer: 4, nFf: 1024, contextLength: 1024 }))
-        .path,
-    )
+    // The model's own budget: Q4 fits, F32 (about 20 times larger) does not.
+    const quants = tinyChatQuants({ contextLength: 1024 })
+    weights = quants.q4
     hub = await startHubStandIn({
       repos: [
         {
           id: REPO,
           downloads: 4_200,
           likes: 12,
-          files: {
-            'README.md': Buffer.from('# tiny\n'),
-            'Tiny-Chat-Q4_K_M.gguf': weights,
-            'Tiny-Chat-F32.gguf': big,
-          },
+          files: { 'README.md': Buffer.from('# tiny\n'), ...quants.files },
         },
         { id: 'tiny/Tiny-Other-GGUF', downloads: 10, files: { 'o-Q8_0.gguf': weights } },
       ],
     })
-    // The model's own budget: Q4 fits, F32 (about 20 times larger) does not.
-    const budgetGb = ((weights.length + big.length) / 2 / 1024 ** 3).toFixed(6)
+    const budgetGb = quants.budgetGb.toFixed(6)
     const configDir = await writeSvcConfig(join(dir, 'config'), {
       slots: { primary: 'args = ["-c", "256", "-np", "1", "--threads", "1"]\nrestart = "no"\n' },
     })

@@ -54,10 +54,12 @@ export * from './chromium'
 export * from './docker'
 export * from './docker-registry'
 export * from './file-server'
-// The Hugging Face Hub and its CDN (two origins), serving repos a test writes; split GGUFs for them.
+// The Hugging Face Hub and its CDN (two origins), serving repos a test writes; split GGUFs and a
+// tiny chat model's quants for them.
 export * from './hub/hub-repo'
 export * from './hub/hub-stand-in'
 export * from './hub/split-gguf'
+export * from './hub/tiny-chat-quants'
 export * from './caddy'
 
 // Requests as tests send them.
