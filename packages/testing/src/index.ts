@@ -49,6 +49,7 @@ export * from './wrong-engine'
 
 // The real browser (Debian's Chromium through playwright-core).
 export * from './chromium'
+export * from './screenshots'
 
 // Infrastructure: Docker Engine and a local registry, a file server for pulls, Caddy.
 export * from './docker'

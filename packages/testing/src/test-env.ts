@@ -25,6 +25,8 @@ export interface TestEnv {
   readonly built: boolean
   /** `SVC_CHROMIUM`: the browser binary; default Debian's `/usr/bin/chromium`. */
   readonly chromium: string
+  /** `SVC_ARTIFACTS_DIR`: where browser tests keep screenshots (CI artefacts); unset: `<repo>/artifacts`. */
+  readonly artifactsDir: string | undefined
   /** `DOCKER_HOST` as given; unset: the local socket. */
   readonly dockerHost: string | undefined
   /** `PATH`: where programs (dockerd, caddy, a registry…) are looked for. */
@@ -55,6 +57,7 @@ export function readTestEnv(env: Env): TestEnv {
     ci: isCI(env.CI),
     built: envFlag('SVC_TEST_BUILT', env.SVC_TEST_BUILT, false),
     chromium: env.SVC_CHROMIUM || '/usr/bin/chromium',
+    artifactsDir: env.SVC_ARTIFACTS_DIR || undefined,
     dockerHost: env.DOCKER_HOST || undefined,
     path: env.PATH ?? '',
     flm: Object.freeze({ servePort: envPort('FLM_SERVE_PORT', env.FLM_SERVE_PORT, 52625), jobDelayMs }),
