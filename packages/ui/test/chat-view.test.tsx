@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ChatView } from '../src/index'
 
 let server: Server
+let refusedOnce = 0
 let base: string
 const seen: { body: Record<string, unknown>; auth: string | undefined; closedEarly: boolean }[] = []
 
@@ -24,7 +25,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   const body = JSON.parse(raw) as { messages: { content: string }[] }
   const record = { body, auth: req.headers.authorization, closedEarly: false }
   seen.push(record)
-  if (req.url === '/refuse') {
+  if (req.url === '/refuse' || (req.url === '/refuse-once' && refusedOnce++ === 0)) {
     res.writeHead(409, { 'content-type': 'application/json' })
     res.end(JSON.stringify({ error: { code: 'model.not_loaded', message: 'slot "primary" holds no model' } }))
     return
@@ -42,7 +43,10 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   }
   for (const piece of ['**Hello**', ' there.\n\n', '```js\nlet a = 1\n```'])
     res.write(chunk({ content: piece }))
-  res.write(chunk({}, 'stop'))
+  res.write(
+    `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], timings: { predicted_per_second: 42.25, predicted_n: 3 } })}\n\n`,
+  )
+  res.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 4, completion_tokens: 3 } })}\n\n`)
   res.end('data: [DONE]\n\n')
 }
 
@@ -98,9 +102,48 @@ describe('ChatView', () => {
     expect(screen.queryByRole('alert')).toBeNull()
   })
 
-  it("shows the server's error message", async () => {
+  it("shows the server's error message, and no empty answer bubble", async () => {
     render(<ChatView url={`${base}/refuse`} model="primary" />)
     ask('x')
     expect((await screen.findByRole('alert')).textContent).toBe('slot "primary" holds no model')
+    expect(screen.queryByText('Assistant')).toBeNull()
+    expect(screen.getByText('x')).toBeTruthy() // the question stays
+  })
+
+  it("shows the page's own fix for an error, and resend asks again with the same question", async () => {
+    refusedOnce = 0
+    render(
+      <ChatView
+        url={`${base}/refuse-once`}
+        model="primary"
+        renderError={(failure, resend) => (
+          <button type="button" onClick={resend}>
+            Fix {failure.code} ({failure.status})
+          </button>
+        )}
+      />,
+    )
+    ask('again?')
+    fireEvent.click(await screen.findByRole('button', { name: 'Fix model.not_loaded (409)' }))
+    await screen.findByText('Hello', { selector: 'strong' })
+    expect(screen.queryByRole('alert')).toBeNull()
+    const asked = seen.slice(-2).map((r) => r.body.messages)
+    expect(asked[0]).toEqual(asked[1])
+    expect(screen.getAllByText('again?')).toHaveLength(1)
+  })
+
+  it('shows tokens/s and time to first token under an answer, sends the system prompt, and Clear empties', async () => {
+    render(<ChatView url={`${base}/fast`} model="primary" system="Be brief." />)
+    ask('hi')
+    const figures = await screen.findByText(/tokens\/s/)
+    expect(figures.textContent).toMatch(/^42\.3 tokens\/s · \d+ ms to first token · 3 tokens$/)
+    expect(seen.at(-1)?.body.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'hi' },
+    ])
+    fireEvent.click(screen.getByRole('button', { name: 'Clear' }))
+    expect(screen.queryByText('Assistant')).toBeNull()
+    expect(screen.queryByText('hi')).toBeNull()
+    expect((screen.getByRole('button', { name: 'Clear' }) as HTMLButtonElement).disabled).toBe(true)
   })
 })

@@ -1,18 +1,15 @@
+import type { ComponentChildren } from 'preact'
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { FileButton } from '../file-button'
-import { Markdown } from '../markdown/markdown'
+import { type AnswerStats, answerStats } from './answer-stats'
 import { ChatInput } from './chat-input'
-import { type ChatDelta, streamChat } from './stream-chat'
+import { ChatMessageItem } from './chat-message'
+import type { ChatFailure, ChatMessage } from './chat-types'
+import { type ChatDelta, ChatStreamError, streamChat } from './stream-chat'
 
-export type ChatContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string } }
-
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant'
-  content: string | ChatContentPart[]
-  reasoning?: string
-}
+export * from './answer-stats'
+export { messageText } from './chat-message'
+export type * from './chat-types'
 
 export interface ChatViewProps {
   /** The chat completions endpoint, e.g. `/v1/chat/completions`. */
@@ -23,6 +20,8 @@ export interface ChatViewProps {
   headers?: () => Record<string, string>
   /** Extra body fields (`max_tokens`, `temperature`, …). */
   extraBody?: Record<string, unknown>
+  /** A system prompt sent first with every request (not shown in the conversation); empty: none. */
+  system?: string
   initialMessages?: ChatMessage[]
   /** Offer image attachments (for models with vision). */
   allowImages?: boolean
@@ -30,21 +29,21 @@ export interface ChatViewProps {
   onFinish?: (messages: ChatMessage[]) => void
   /** An error answer or a broken stream (also shown inline). */
   onError?: (message: string) => void
+  /**
+   * What to show for a failed answer, in place of the bare message: the page's own words and its fix
+   * (a Load button, a link to settings). `resend` asks again with the same conversation.
+   */
+  renderError?: (failure: ChatFailure, resend: () => void) => ComponentChildren
   /** Streaming status changes (`true` while an answer streams). */
   onStreamingChange?: (streaming: boolean) => void
 }
 
-/** Text of a message's content (attachments are shown apart). */
-export function messageText(content: ChatMessage['content']): string {
-  return typeof content === 'string'
-    ? content
-    : content.map((p) => (p.type === 'text' ? p.text : '')).join('')
-}
-
 /**
- * A streaming chat: messages (assistant answers as markdown, reasoning folded away), a message box,
- * Send and Stop. The answer streams from a `fetch` POST; Stop aborts the request, which makes svc
- * stop the upstream's generation. Screen updates are batched per animation frame.
+ * A streaming chat: messages (assistant answers as markdown, reasoning folded away, each answer's
+ * tokens/s and time to first token under it), a message box, Send, Stop and Clear. The answer streams
+ * from a `fetch` POST; Stop aborts the request, which makes svc stop the upstream's generation. Screen
+ * updates are batched per animation frame. A failed answer leaves no empty bubble: the question stays,
+ * the failure shows under the conversation (with `renderError`'s fix) and can be sent again.
  *
  * The conversation is a pane of fixed height that scrolls (styles/chat.css), so the message box and
  * Stop stay where they are while an answer grows: a button that moves with every streamed line is
@@ -53,11 +52,14 @@ export function messageText(content: ChatMessage['content']): string {
  */
 export function ChatView(props: ChatViewProps) {
   const [messages, setMessages] = useState<ChatMessage[]>(props.initialMessages ?? [])
+  const [stats, setStats] = useState<Record<number, AnswerStats>>({})
   const [draft, setDraft] = useState('')
   const [images, setImages] = useState<string[]>([])
-  const [error, setError] = useState<string | null>(null)
+  const [failure, setFailure] = useState<ChatFailure | null>(null)
   const [streaming, setStreaming] = useState(false)
   const controller = useRef<AbortController | null>(null)
+  const shown = useRef(messages)
+  shown.current = messages
   const pane = useRef<HTMLOListElement>(null)
   const follow = useRef(true)
   useLayoutEffect(() => {
@@ -66,9 +68,9 @@ export function ChatView(props: ChatViewProps) {
   useEffect(() => () => controller.current?.abort(), [])
   useEffect(() => props.onStreamingChange?.(streaming), [streaming])
 
-  async function send() {
+  function send() {
     const text = draft.trim()
-    if ((!text && images.length === 0) || streaming || !props.model) return
+    if ((!text && images.length === 0) || controller.current || !props.model) return
     const content: ChatMessage['content'] =
       images.length === 0
         ? text
@@ -76,63 +78,90 @@ export function ChatView(props: ChatViewProps) {
             { type: 'text', text },
             ...images.map((url) => ({ type: 'image_url' as const, image_url: { url } })),
           ]
-    const history = [...messages, { role: 'user' as const, content }]
-    const answer: ChatMessage = { role: 'assistant', content: '' }
-    setMessages([...history, answer])
     setDraft('')
     setImages([])
-    setError(null)
+    void ask([...shown.current, { role: 'user', content }])
+  }
+
+  /** Asks again with the conversation as it is (a partial answer to the last question dropped). */
+  function resend() {
+    const now = shown.current
+    if (controller.current || now.length === 0) return
+    void ask(now.at(-1)?.role === 'assistant' ? now.slice(0, -1) : now)
+  }
+
+  async function ask(history: ChatMessage[]) {
+    setMessages([...history, { role: 'assistant', content: '' }])
+    setFailure(null)
     setStreaming(true)
     const ac = new AbortController()
     controller.current = ac
+    const clock = { startedAt: Date.now(), firstTokenAt: null as number | null }
     let pending: ChatDelta[] = []
     let frame: number | null = null
-    let content_ = ''
+    let text = ''
     let reasoning = ''
+    let usage: ChatDelta['usage']
+    let timings: ChatDelta['timings']
+    let failed: ChatFailure | null = null
     const flush = () => {
       frame = null
       for (const d of pending) {
-        content_ += d.content ?? ''
+        text += d.content ?? ''
         reasoning += d.reasoning ?? ''
       }
       pending = []
-      const updated: ChatMessage = {
-        role: 'assistant',
-        content: content_,
-        ...(reasoning ? { reasoning } : {}),
-      }
+      const updated: ChatMessage = { role: 'assistant', content: text, ...(reasoning ? { reasoning } : {}) }
       setMessages([...history, updated])
       return updated
     }
     const schedule = () => {
       frame ??= (globalThis.requestAnimationFrame ?? ((f: () => void) => setTimeout(f, 16)))(flush) as number
     }
+    const system = props.system?.trim()
     try {
       for await (const delta of streamChat({
         url: props.url,
         body: {
           model: props.model,
-          messages: history.map(({ role, content: c }) => ({ role, content: c })),
+          messages: [
+            ...(system ? [{ role: 'system', content: system }] : []),
+            ...history.map(({ role, content: c }) => ({ role, content: c })),
+          ],
           ...props.extraBody,
         },
         headers: props.headers?.() ?? {},
         signal: ac.signal,
       })) {
+        if (clock.firstTokenAt === null && (delta.content || delta.reasoning)) clock.firstTokenAt = Date.now()
+        usage = delta.usage ?? usage
+        timings = delta.timings ?? timings
         pending.push(delta)
         schedule()
       }
     } catch (e) {
       if (!ac.signal.aborted) {
-        const message = e instanceof Error ? e.message : String(e)
-        setError(message)
-        props.onError?.(message)
+        failed =
+          e instanceof ChatStreamError
+            ? { message: e.message, status: e.status, code: e.code }
+            : { message: e instanceof Error ? e.message : String(e), status: null, code: null }
+        setFailure(failed)
+        props.onError?.(failed.message)
       }
     } finally {
       if (frame !== null) (globalThis.cancelAnimationFrame ?? clearTimeout)(frame)
       const last = flush()
       controller.current = null
       setStreaming(false)
-      props.onFinish?.([...history, last])
+      if (failed && !text && !reasoning) {
+        // No empty "Assistant" bubble: the question stays, the failure shows below with its fix.
+        setMessages(history)
+        props.onFinish?.(history)
+      } else {
+        const figures = answerStats({ ...clock, endedAt: Date.now(), usage, timings })
+        setStats((s) => ({ ...s, [history.length]: figures }))
+        props.onFinish?.([...history, last])
+      }
     }
   }
 
@@ -148,43 +177,19 @@ export function ChatView(props: ChatViewProps) {
         }}
       >
         {messages.map((m, i) => (
-          <li key={i} class="svc-chat-message" data-role={m.role}>
-            <span class="svc-chat-role">
-              {m.role === 'user' ? 'You' : m.role === 'assistant' ? 'Assistant' : 'System'}
-            </span>
-            {m.reasoning ? (
-              <details class="svc-chat-reasoning">
-                <summary>Reasoning</summary>
-                <p>{m.reasoning}</p>
-              </details>
-            ) : null}
-            {m.role === 'assistant' ? (
-              <Markdown text={messageText(m.content)} />
-            ) : (
-              <p class="svc-chat-text">{messageText(m.content)}</p>
-            )}
-            {typeof m.content !== 'string'
-              ? m.content
-                  .filter((p) => p.type === 'image_url')
-                  .map((p, j) =>
-                    p.type === 'image_url' ? (
-                      <img key={j} class="svc-chat-image" src={p.image_url.url} alt="Attachment" />
-                    ) : null,
-                  )
-              : null}
-          </li>
+          <ChatMessageItem key={i} message={m} stats={streaming ? undefined : stats[i]} />
         ))}
       </ol>
-      {error ? (
-        <p class="svc-chat-error" role="alert">
-          {error}
-        </p>
+      {failure ? (
+        <div class="svc-chat-error" role="alert">
+          {props.renderError ? props.renderError(failure, resend) : failure.message}
+        </div>
       ) : null}
       <form
         class="svc-chat-form"
         onSubmit={(event) => {
           event.preventDefault()
-          void send()
+          send()
         }}
       >
         <ChatInput
@@ -192,9 +197,21 @@ export function ChatView(props: ChatViewProps) {
           value={draft}
           placeholder="Message (Enter sends, Shift+Enter for a new line)"
           onInput={setDraft}
-          onSend={() => void send()}
+          onSend={send}
         />
         <div class="svc-chat-actions">
+          <button
+            type="button"
+            class="svc-button"
+            disabled={streaming || (messages.length === 0 && !failure)}
+            onClick={() => {
+              setMessages([])
+              setStats({})
+              setFailure(null)
+            }}
+          >
+            Clear
+          </button>
           {props.allowImages ? (
             <FileButton
               accept="image/*"

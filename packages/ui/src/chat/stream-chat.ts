@@ -6,6 +6,10 @@ export interface ChatDelta {
   /** `reasoning_content` (llama.cpp, DeepSeek) or `reasoning` (OpenRouter, vLLM). */
   reasoning?: string
   finishReason?: string
+  /** The token counts the stream ended with (`stream_options.include_usage`). */
+  usage?: { prompt_tokens?: number; completion_tokens?: number }
+  /** llama.cpp's own figures of the answer (its last chunk): generation speed, prompt time. */
+  timings?: { predicted_per_second?: number; predicted_n?: number; prompt_ms?: number }
 }
 
 export interface StreamChatOptions {
@@ -30,7 +34,8 @@ export class ChatStreamError extends Error {
 }
 
 /**
- * POSTs a chat completion with `stream: true` and yields its deltas as they arrive. Throws
+ * POSTs a chat completion with `stream: true` and yields its deltas as they arrive (and the usage and
+ * timings chunks, as deltas without text). Throws
  * `ChatStreamError` for an error answer or an `{"error": …}` event in the stream; an abort ends with
  * the signal's `AbortError`.
  */
@@ -49,6 +54,8 @@ export async function* streamChat(options: StreamChatOptions): AsyncGenerator<Ch
     let chunk: {
       error?: { message?: string; code?: string }
       choices?: { delta?: Record<string, unknown>; finish_reason?: string | null }[]
+      usage?: ChatDelta['usage'] | null
+      timings?: ChatDelta['timings'] | null
     }
     try {
       chunk = JSON.parse(message.data)
@@ -59,15 +66,21 @@ export async function* streamChat(options: StreamChatOptions): AsyncGenerator<Ch
       const read = readErrorBody(chunk, 'the stream failed')
       throw new ChatStreamError(read.message, null, read.code)
     }
-    const choice = chunk.choices?.[0]
-    if (!choice) continue
-    const delta = choice.delta ?? {}
     const out: ChatDelta = {}
+    // The usage chunk has `choices: []`; llama.cpp's last chunk carries `timings` beside its choice.
+    if (chunk.usage) out.usage = chunk.usage
+    if (chunk.timings) out.timings = chunk.timings
+    const choice = chunk.choices?.[0]
+    if (!choice) {
+      if (out.usage || out.timings) yield out
+      continue
+    }
+    const delta = choice.delta ?? {}
     if (typeof delta.content === 'string' && delta.content) out.content = delta.content
     const reasoning = delta.reasoning_content ?? delta.reasoning
     if (typeof reasoning === 'string' && reasoning) out.reasoning = reasoning
     if (choice.finish_reason) out.finishReason = choice.finish_reason
-    if (out.content || out.reasoning || out.finishReason) yield out
+    if (out.content || out.reasoning || out.finishReason || out.usage || out.timings) yield out
   }
 }
 
