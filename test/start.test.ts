@@ -56,14 +56,14 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv) {
   })
 }
 
-/** `  API   http://…  (pid N, …)` lines of `svc start`. */
+/** `  Dashboard and API  http://…/  (pid N, …)` lines of `svc start` (the URL without its last slash). */
 function started(out: string): { api: { url: string; pid: number }; chat: { url: string; pid: number } } {
   const find = (name: string) => {
-    const m = new RegExp(`${name}\\s+(http://\\S+)\\s+\\(pid (\\d+)`).exec(out)
+    const m = new RegExp(`${name}\\s+(http://\\S+?)/?\\s+\\(pid (\\d+)`).exec(out)
     if (!m) throw new Error(`no ${name} line in:\n${out}`)
     return { url: m[1]!, pid: Number(m[2]) }
   }
-  return { api: find('API'), chat: find('chat') }
+  return { api: find('Dashboard and API'), chat: find('Chat app') }
 }
 
 /** Running (an exited process waiting for its parent to reap it, a zombie, counts as gone). */

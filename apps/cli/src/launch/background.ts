@@ -1,14 +1,15 @@
 /**
  * `svc start` (what `pnpm start` runs): both servers in the background, in a session of their own
  * (closing the terminal does not stop them), each logging to `<state>/service/<app>.log`. Returns
- * once both listen, printing their URLs and how long they took; a server that exits first fails the
+ * once both listen, printing the addresses to open (banner.ts) and how long they took; a server that exits first fails the
  * start, shows its last log lines and stops the other. Nothing of the launcher stays resident.
  */
 import { spawn } from 'node:child_process'
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync } from 'node:fs'
 import type { CliContext } from '../context'
 import { CliError } from '../context'
-import { type ServerSpec, serverEnv, serversFor } from './servers'
+import { bannerLines } from './banner'
+import { type Listening, listeningIn, type ServerSpec, serverEnv, serversFor } from './servers'
 import { isRunning, type StartedServer, serviceFiles } from './service-files'
 
 const LISTEN_TIMEOUT_MS = 60_000
@@ -17,9 +18,7 @@ export async function startInBackground(ctx: CliContext): Promise<number> {
   const files = serviceFiles(ctx.env)
   const running = files.read().filter(isRunning)
   if (running.length > 0) {
-    ctx.stdout.write(
-      `svc is already running:\n${running.map(line).join('')}Stop it with: pnpm stop (svc stop)\n`,
-    )
+    ctx.stdout.write(`svc is already running:\n${bannerLines(running)}Stop it with: pnpm stop (svc stop)\n`)
     return 0
   }
   mkdirSync(files.dir, { recursive: true })
@@ -36,21 +35,16 @@ export async function startInBackground(ctx: CliContext): Promise<number> {
   }
   await files.write(started.map(({ seconds: _, ...s }) => s))
   ctx.stdout.write(
-    `svc is running:\n${started.map(line).join('')}Logs: ${files.dir}/*.log\nStop it with: pnpm stop (svc stop)\n`,
+    `svc is running:\n${bannerLines(started)}Logs: ${files.dir}/*.log\nStop it with: pnpm stop (svc stop)\n`,
   )
   return 0
-}
-
-function line(s: StartedServer & { seconds?: number }): string {
-  const took = s.seconds === undefined ? '' : `, listening after ${s.seconds.toFixed(2)} s`
-  return `  ${s.app === 'api' ? 'API ' : 'chat'}  ${s.url}  (pid ${s.pid}${took})\n`
 }
 
 interface Launch {
   spec: ServerSpec
   pid: number
   log: string
-  listening: Promise<{ url: string; seconds: number }>
+  listening: Promise<Listening & { seconds: number }>
   kill(): void
 }
 
@@ -64,7 +58,7 @@ function launch(spec: ServerSpec, log: string, env: Record<string, string | unde
     env: env as NodeJS.ProcessEnv,
   })
   closeSync(fd)
-  const listening = new Promise<{ url: string; seconds: number }>((resolve, reject) => {
+  const listening = new Promise<Listening & { seconds: number }>((resolve, reject) => {
     const fail = (why: string) => {
       clearInterval(poll)
       const tail = readTail(log)
@@ -75,13 +69,13 @@ function launch(spec: ServerSpec, log: string, env: Record<string, string | unde
       LISTEN_TIMEOUT_MS,
     )
     const poll = setInterval(() => {
-      const url = spec.listening.exec(readTail(log, 64 * 1024))?.[1]
-      if (!url) return
+      const found = listeningIn(spec, readTail(log, 64 * 1024))
+      if (!found) return
       clearInterval(poll)
       clearTimeout(timer)
       child.off('exit', onExit)
       child.unref()
-      resolve({ url, seconds: (performance.now() - began) / 1000 })
+      resolve({ ...found, seconds: (performance.now() - began) / 1000 })
     }, 20)
     const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
       clearTimeout(timer)

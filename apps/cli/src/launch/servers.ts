@@ -20,6 +20,38 @@ const LISTENING: Record<ServerApp, RegExp> = {
   chat: /"msg":"svc chat listening","url":"([^"]+)"/,
 }
 
+/** What a server's "listening" log line says: see {@link listeningIn}. */
+export interface Listening {
+  url: string
+  bound?: string
+  oneLocalUser?: boolean
+}
+
+/**
+ * The last "listening" line of `spec`'s server in `log` (its JSON log): its `url`, the address it
+ * bound (`host` and `port` when the line has them, else the `url`), and for the chat app whether
+ * auth is off (everyone is the one local user). Undefined until the line is there.
+ */
+export function listeningIn(spec: ServerSpec, log: string): Listening | undefined {
+  const match = [...log.matchAll(new RegExp(`.*${spec.listening.source}.*`, 'g'))].at(-1)
+  if (!match?.[1]) return undefined
+  const url = match[1]
+  let fields: { host?: unknown; port?: unknown; auth?: unknown } = {}
+  try {
+    fields = JSON.parse(match[0])
+  } catch {
+    return { url }
+  }
+  const { host, port, auth } = fields
+  const bound =
+    typeof host === 'string' && typeof port === 'number'
+      ? `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+      : url
+  return spec.app === 'chat' && typeof auth === 'string'
+    ? { url, bound, oneLocalUser: auth.startsWith('off') }
+    : { url, bound }
+}
+
 /** The servers to start for `env`, API first. */
 export function serversFor(env: Record<string, string | undefined>): ServerSpec[] {
   const apps: ServerApp[] = startChatOf(env) ? ['api', 'chat'] : ['api']

@@ -12,7 +12,12 @@ export interface StartedServer {
   pid: number
   /** node's arguments it was started with: how `svc stop` knows the pid is still that server. */
   argv: string[]
+  /** The URL its "listening" log line gives (the chat app's names 127.0.0.1 for a wildcard bind). */
   url: string
+  /** The address it bound, `http://<host>:<port>`, when its log line says (what the banner reads). */
+  bound?: string
+  /** The chat app with auth off: whoever reaches it is the one local user. */
+  oneLocalUser?: boolean
   log: string
 }
 
