@@ -14,6 +14,12 @@ import {
   type SlotDemandConfig,
   stringifyDemand,
 } from './slot-config-demand'
+import {
+  ROUTING_FILE_ENTRIES,
+  resolveRouting,
+  type SlotRoutingConfig,
+  stringifyRouting,
+} from './slot-config-routing'
 
 export const BACKENDS = ['vulkan', 'rocm', 'cuda', 'cpu', 'npu'] as const
 export type Backend = (typeof BACKENDS)[number]
@@ -95,6 +101,7 @@ export const SlotConfigFileSchema = v.strictObject({
     ]),
   ),
   ...DEMAND_FILE_ENTRIES,
+  ...ROUTING_FILE_ENTRIES,
 })
 export type SlotConfigFile = v.InferOutput<typeof SlotConfigFileSchema>
 
@@ -128,6 +135,8 @@ export interface SlotConfig {
   model: { default?: string; sha256?: string; mmproj?: string }
   /** Load on request, idle unload and the request queue (`slot-config-demand.ts`). */
   demand: SlotDemandConfig
+  /** How requests spread over the slot's replicas (`slot-config-routing.ts`). */
+  routing: SlotRoutingConfig
 }
 
 export interface SlotConfigError {
@@ -200,6 +209,7 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
     maxRestarts: raw.max_restarts ?? DEFAULT_MAX_RESTARTS,
     args: raw.args ?? [],
     demand: resolveDemand(raw),
+    routing: resolveRouting(raw),
     model: {
       ...(modelDefault ? { default: modelDefault } : {}),
       ...(modelSha256 ? { sha256: modelSha256.toLowerCase() } : {}),
@@ -274,7 +284,7 @@ export function stringifySlotConfig(config: SlotConfig): string {
   if (config.role) out.role = config.role
   if (config.ctxSize !== undefined) out.ctx_size = config.ctxSize
   if (config.args.length > 0) out.args = config.args
-  Object.assign(out, stringifyDemand(config.demand))
+  Object.assign(out, stringifyDemand(config.demand), stringifyRouting(config.routing))
   if (config.model.default) {
     out.model = {
       default: config.model.default,

@@ -1,5 +1,7 @@
 export { type DemandState, type DemandStep, type DemandWaiter, planDemand } from './demand-plan'
 export { roleSlot, routeRef } from './demand-route'
+export { PrefixIndex } from './prefix-index'
+export * from './replica-routing'
 export { type Replica, ReplicaSet, type ReplicaStatus } from './replica-set'
 export { type Lease, Slot, type SlotOptions, type SlotSnapshot } from './slot'
 export { type DemandAcquireOptions, type LoadingNotice, SlotDemand } from './slot-demand'
@@ -11,5 +13,6 @@ export {
   SlotManager,
   type SlotManagerOptions,
 } from './slot-manager'
+export type { SlotAcquireOptions } from './slot-types'
 export { UpstreamBinding } from './upstream-binding'
 export { type LeaseWaiter, waitForLeasable } from './wait'

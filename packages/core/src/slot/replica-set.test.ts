@@ -3,8 +3,9 @@ import { createTestClock } from '../../test/slot/test-clock'
 import { model } from '../../test/slot/test-driver'
 import { createEventBus } from '../event-bus'
 import type { SlotReplicasEvent, SlotTransitionEvent, SvcEvents } from '../events'
-import { defaultSlotConfig } from '../slot-config'
+import { defaultSlotConfig, type SlotConfig } from '../slot-config'
 import type { SlotDriver, UpstreamExit, UpstreamHandle, UpstreamMember } from '../slot-driver'
+import type { RouteHints } from './replica-routing'
 import { Slot } from './slot'
 
 /** A handle with replicas whose membership and health the test sets. */
@@ -39,7 +40,7 @@ function replicated(urls: string[]) {
   }
 }
 
-function setup(urls: string[]) {
+function setup(urls: string[], routing: Partial<SlotConfig['routing']> = {}) {
   const clock = createTestClock()
   const bus = createEventBus<SvcEvents>()
   const events: SlotTransitionEvent[] = []
@@ -48,7 +49,11 @@ function setup(urls: string[]) {
   bus.on('slot.replicas', (e) => replicaEvents.push(e))
   const r = replicated(urls)
   const slot = new Slot({
-    config: { ...defaultSlotConfig('primary')!, restart: 'no' },
+    config: {
+      ...defaultSlotConfig('primary')!,
+      restart: 'no',
+      routing: { ...defaultSlotConfig('primary')!.routing, ...routing },
+    },
     driver: r.driver,
     bus,
     clock,
@@ -143,5 +148,80 @@ describe('a slot with replicas', () => {
     const [replica] = slot.snapshot().replicas ?? []
     expect(replica).toMatchObject({ id: '10.0.0.1:8080', healthy: true, latencyMs: 0, error: null })
     expect(replica?.checkedAt).toBe(clock.now())
+  })
+})
+
+/** A conversation's prompt after `turns` turns: its own 1,000-char system block, then 50-char messages. */
+function prompt(conversation: number, turns: number, session?: string): RouteHints {
+  const blocks = Array.from({ length: 2 * turns }, (_, k) => conversation * 100 + k)
+  return { blocks, ends: blocks.map((_, k) => 1_000 + 50 * k), ...(session ? { session } : {}) }
+}
+
+describe('routing by cache across replicas', () => {
+  it("sends a conversation's next turns where its first went, and counts the hits", async () => {
+    const { clock, slot } = setup([A, B])
+    await clock.run(slot.load(model('m')))
+    const first = await Promise.all([1, 2].map((c) => slot.acquire({ timeoutMs: 10, hints: prompt(c, 1) })))
+    for (const l of first) l.release()
+    expect(first.map((l) => l.base.origin).sort()).toEqual([A, B]) // new prompts: least loaded, in turns
+    for (const turns of [2, 3]) {
+      for (const c of [1, 2]) {
+        const lease = await slot.acquire({ timeoutMs: 10, hints: prompt(c, turns) })
+        expect(lease.base.origin).toBe(first[c - 1]!.base.origin)
+        lease.release()
+      }
+    }
+    expect(slot.snapshot().replicas?.map((r) => [r.routed, r.prefixHits, r.hitRate, r.lastRoute])).toEqual([
+      [{ prefix: 2, session: 0, least_loaded: 1 }, 2, 2 / 3, 'prefix'],
+      [{ prefix: 2, session: 0, least_loaded: 1 }, 2, 2 / 3, 'prefix'],
+    ])
+  })
+
+  it('sends the next turn to the least loaded replica when its own is overloaded', async () => {
+    const { clock, slot } = setup([A, B], { slack: 1 })
+    await clock.run(slot.load(model('m')))
+    const home = await slot.acquire({ timeoutMs: 10, hints: prompt(1, 1) })
+    const busy = [home, await slot.acquire({ timeoutMs: 10, hints: prompt(1, 2) })]
+    expect(busy.map((l) => l.base.origin)).toEqual([home.base.origin, home.base.origin]) // 1 ≤ 0 + slack
+    const spilled = await slot.acquire({ timeoutMs: 10, hints: prompt(1, 3) }) // 2 > 0 + slack
+    expect(spilled.base.origin).not.toBe(home.base.origin)
+    expect(slot.snapshot().replicas?.find((r) => r.url === spilled.base.origin)?.lastRoute).toBe(
+      'least_loaded',
+    )
+  })
+
+  it('pins a session to its replica, and moves it once that replica leaves the rotation', async () => {
+    const { clock, slot } = setup([A, B])
+    await clock.run(slot.load(model('m')))
+    const first = await slot.acquire({ timeoutMs: 10, hints: prompt(1, 1, 's1') })
+    first.release()
+    for (const c of [2, 3, 4]) {
+      const lease = await slot.acquire({ timeoutMs: 10, hints: prompt(c, 1, 's1') }) // other prompts
+      expect(lease.base.origin).toBe(first.base.origin)
+      lease.release()
+    }
+    first.fail?.('ECONNREFUSED')
+    const moved = await slot.acquire({ timeoutMs: 10, hints: prompt(1, 2, 's1') })
+    expect(moved.base.origin).not.toBe(first.base.origin)
+    moved.release()
+    await clock.advance(100) // the failed one is healthy again: the session stays where it went
+    const after = await slot.acquire({ timeoutMs: 10, hints: prompt(5, 1, 's1') })
+    expect([after.base.origin, slot.snapshot().replicas?.every((r) => r.healthy)]).toEqual([
+      moved.base.origin,
+      true,
+    ])
+  })
+
+  it('ignores the hints when the slot routes by least load', async () => {
+    const { clock, slot } = setup([A, B], { policy: 'least-loaded' })
+    await clock.run(slot.load(model('m')))
+    const served: string[] = []
+    for (let i = 0; i < 4; i++) {
+      const lease = await slot.acquire({ timeoutMs: 10, hints: prompt(1, i + 1, 's1') })
+      served.push(lease.base.origin)
+      lease.release()
+    }
+    expect(new Set(served)).toEqual(new Set([A, B]))
+    expect(slot.snapshot().replicas?.map((r) => r.routed.least_loaded)).toEqual([2, 2])
   })
 })

@@ -2,9 +2,11 @@
  * Replicas of one slot: the upstreams behind a handle with `members` (a swarm service's
  * running tasks, a remote slot's `urls`). Every round it reads the members and probes each: a replica
  * serves while its last probe passed; one that fails (or that a request could not reach, see
- * `markFailed`) is out of rotation until a probe passes again. Requests go to the healthy replica
- * with the fewest in flight (ties take turns). When no replica has answered for `downAfter` rounds
- * in a row, `down` settles and the slot goes offline like a crashed upstream.
+ * `markFailed`) is out of rotation until a probe passes again. A request with `RouteHints` (the
+ * slot routes by cache) goes where `chooseReplica` says (its prefix, its session, else the least
+ * loaded), and what was sent where grows each replica's `PrefixIndex`; a request without goes to the
+ * healthy replica with the fewest in flight (ties take turns). When no replica has answered for
+ * `downAfter` rounds in a row, `down` settles and the slot goes offline like a crashed upstream.
  *
  * Each replica is its own instance in the slot's LeaseLedger: a replica that leaves the set (its task
  * was replaced) closes there, so its leases stop counting and never touch its successor's.
@@ -12,6 +14,19 @@
 import type { Clock } from '../clock'
 import type { UpstreamExit, UpstreamHandle, UpstreamMember } from '../slot-driver'
 import type { LeaseLedger } from './lease-ledger'
+import { LruMap } from './lru-map'
+import { PrefixIndex } from './prefix-index'
+import {
+  chooseReplica,
+  ROUTING_DEFAULTS,
+  type RouteHints,
+  type RouteReason,
+  type RoutingCandidate,
+  type RoutingTuning,
+} from './replica-routing'
+
+/** Sessions whose last replica a set remembers (least recently used forgotten first). */
+const SESSIONS_REMEMBERED = 10_000
 
 /** What the slot's status shows per replica. */
 export interface ReplicaStatus {
@@ -26,6 +41,14 @@ export interface ReplicaStatus {
   checkedAt: number | null
   /** Why it is out of rotation. */
   error: string | null
+  /** Requests sent to it, by why it was chosen (since it joined the set). */
+  routed: Record<RouteReason, number>
+  /** Requests sent to it that found a prefix of their prompt there (by svc's prefix index). */
+  prefixHits: number
+  /** `prefixHits` over the requests routed with a prompt to match (0–1); null before the first. */
+  hitRate: number | null
+  /** Why the last request sent to it was; null before the first. */
+  lastRoute: RouteReason | null
 }
 
 /** One replica; its identity is its key in the lease ledger. */
@@ -37,6 +60,13 @@ export interface Replica {
   latencyMs: number | null
   checkedAt: number | null
   error: string | null
+  /** What svc sent it, by prefix: where a prompt's next turn is cheap. */
+  readonly prefixes: PrefixIndex
+  readonly routed: Record<RouteReason, number>
+  /** Requests routed with hints (the denominator of the hit rate), and those that found a prefix. */
+  hinted: number
+  prefixHits: number
+  lastRoute: RouteReason | null
 }
 
 export interface ReplicaSetOptions {
@@ -50,6 +80,8 @@ export interface ReplicaSetOptions {
   downAfter: number
   /** A replica joined or left, or went in or out of rotation. */
   onChange?(): void
+  /** The slot's routing tuning, read per routed request (the slot file may change). Default: defaults. */
+  tuning?(): RoutingTuning
 }
 
 export class ReplicaSet {
@@ -58,6 +90,8 @@ export class ReplicaSet {
   private list: Replica[] = []
   private readonly stopped = new AbortController()
   private turn = 0
+  /** Each session's last replica id. */
+  private readonly sessions = new LruMap<string, string>(SESSIONS_REMEMBERED)
   private resolveDown!: (exit: UpstreamExit) => void
   /** Settles once no replica answered for `downAfter` rounds (never after `stop`). */
   readonly down = new Promise<UpstreamExit>((resolve) => {
@@ -87,6 +121,11 @@ export class ReplicaSet {
           latencyMs: null,
           checkedAt: null,
           error: 'not probed yet',
+          prefixes: new PrefixIndex(),
+          routed: { prefix: 0, session: 0, least_loaded: 0 },
+          hinted: 0,
+          prefixHits: 0,
+          lastRoute: null,
         }
         this.replicas.set(member.id, replica)
         this.o.ledger.open(replica)
@@ -119,8 +158,21 @@ export class ReplicaSet {
     this.stopped.abort()
   }
 
-  /** The healthy replica with the fewest requests in flight; undefined when none is healthy. */
-  pick(): Replica | undefined {
+  /**
+   * The replica for a request: by `hints` (see `chooseReplica`) when given, else the healthy one with
+   * the fewest in flight; undefined when none is healthy. Counts the choice and its reason.
+   */
+  pick(hints?: RouteHints): Replica | undefined {
+    const replica = hints ? this.route(hints) : this.leastLoaded()
+    if (replica && !hints) {
+      replica.routed.least_loaded++
+      replica.lastRoute = 'least_loaded'
+    }
+    return replica
+  }
+
+  /** The healthy replica with the fewest requests in flight (ties take turns). */
+  private leastLoaded(): Replica | undefined {
     const list = this.list
     let best: Replica | undefined
     let fewest = Number.POSITIVE_INFINITY
@@ -135,6 +187,36 @@ export class ReplicaSet {
       }
     }
     return best
+  }
+
+  /** Cache-aware: asks `chooseReplica`, then notes what was sent where. */
+  private route(hints: RouteHints): Replica | undefined {
+    const list = this.list
+    const candidates: RoutingCandidate[] = list.map((r) => ({
+      id: r.member.id,
+      healthy: r.healthy,
+      inflight: this.o.ledger.inflight(r),
+      matched: hints.blocks.length > 0 && r.healthy ? r.prefixes.match(hints.blocks) : 0,
+    }))
+    const session = hints.session
+    const choice = chooseReplica({
+      ...(this.o.tuning?.() ?? ROUTING_DEFAULTS),
+      candidates,
+      ends: hints.ends,
+      sessionReplica: session === undefined ? undefined : this.sessions.get(session),
+      turn: this.turn++,
+    })
+    if (!choice) return undefined
+    const replica = list[choice.index]!
+    replica.prefixes.record(hints.blocks)
+    if (session !== undefined) this.sessions.set(session, replica.member.id)
+    replica.routed[choice.reason]++
+    replica.lastRoute = choice.reason
+    if (hints.blocks.length > 0) {
+      replica.hinted++
+      if (choice.matched > 0) replica.prefixHits++
+    }
+    return replica
   }
 
   /** A request could not reach `replica`: out of rotation until a health probe passes again. */
@@ -177,6 +259,10 @@ export class ReplicaSet {
       latencyMs: r.latencyMs,
       checkedAt: r.checkedAt,
       error: r.error,
+      routed: { ...r.routed },
+      prefixHits: r.prefixHits,
+      hitRate: r.hinted > 0 ? r.prefixHits / r.hinted : null,
+      lastRoute: r.lastRoute,
     }))
   }
 

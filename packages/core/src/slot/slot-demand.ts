@@ -14,6 +14,7 @@ import type { SlotConfig } from '../slot-config'
 import { LEASABLE_STATES, PENDING_STATES } from '../slot-states'
 import { asRequestError, busy, notLoaded, timedOut } from './demand-errors'
 import { type DemandWaiter, planDemand } from './demand-plan'
+import type { RouteHints } from './replica-routing'
 import type { Lease, Slot, SlotSnapshot } from './slot'
 
 /** What a waiting request is told while its model loads (a streamed request shows it to the client). */
@@ -31,6 +32,8 @@ export interface DemandAcquireOptions {
   timeoutMs: number
   /** Called when the request starts waiting for a load, and on each step of it. */
   onLoading?(notice: LoadingNotice): void
+  /** Which replica suits the request (a slot with replicas that routes by cache). */
+  hints?: RouteHints
 }
 
 export interface SlotDemandOptions {
@@ -50,6 +53,7 @@ interface Waiter extends DemandWaiter {
   resolve(lease: Lease): void
   reject(error: unknown): void
   onLoading?: DemandAcquireOptions['onLoading']
+  hints?: RouteHints
   /** Ends its time-out and abort watch. */
   stop: AbortController
 }
@@ -102,6 +106,7 @@ export class SlotDemand {
         reject,
         stop,
         ...(options.onLoading ? { onLoading: options.onLoading } : {}),
+        ...(options.hints ? { hints: options.hints } : {}),
       }
       this.waiters.push(waiter)
       this.plan()
@@ -187,7 +192,7 @@ export class SlotDemand {
     waiter.stop.abort()
     this.active++
     // The slot is leasable (the plan said so): its acquire resolves without waiting.
-    this.o.slot.acquire({ timeoutMs: 0 }).then(
+    this.o.slot.acquire({ timeoutMs: 0, ...(waiter.hints ? { hints: waiter.hints } : {}) }).then(
       (lease) => {
         let released = false
         waiter.resolve({

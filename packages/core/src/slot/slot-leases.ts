@@ -10,16 +10,18 @@ import type { Clock } from '../clock'
 import type { EventBus } from '../event-bus'
 import type { SvcEvents } from '../events'
 import type { ModelEntry } from '../models'
+import type { SlotConfig } from '../slot-config'
 import type { UpstreamHandle } from '../slot-driver'
 import { LEASABLE_STATES } from '../slot-states'
 import { LeaseLedger } from './lease-ledger'
 import type { SlotStateCell } from './slot-state-cell'
-import type { Lease } from './slot-types'
+import type { Lease, SlotAcquireOptions } from './slot-types'
 import { UpstreamBinding } from './upstream-binding'
 import { waitForLeasable } from './wait'
 
 export interface SlotLeasesOptions {
-  slot: string
+  /** The slot's current config (its name, and its routing over replicas). */
+  config(): SlotConfig
   cell: SlotStateCell
   bus: EventBus<SvcEvents>
   clock: Clock
@@ -49,19 +51,21 @@ export class SlotLeases {
   /** A running upstream (one instance or a replica set) whose leases count here. */
   bind(handle: UpstreamHandle): UpstreamBinding {
     return new UpstreamBinding(handle, {
-      slot: this.o.slot,
+      slot: this.o.config().name,
       ledger: this.ledger,
       probe: (h, signal) => this.o.probe(h, signal),
       clock: this.o.clock,
       replicaProbeMs: this.o.replicaProbeMs,
       replicaDownAfter: this.o.replicaDownAfter,
       bus: this.o.bus,
+      routing: () => this.o.config().routing,
     })
   }
 
   /**
    * A lease on `upstream()` for `model()`: at once when the slot is ready/serving/idle; waits (bounded
-   * by `timeoutMs`, cancelled by `signal`) while `isPending()`. See {@link waitForLeasable}.
+   * by `timeoutMs`, cancelled by `signal`) while `isPending()`. See {@link waitForLeasable}. `hints`
+   * choose among replicas (see `UpstreamBinding.take`).
    */
   async acquire(
     slot: {
@@ -69,18 +73,24 @@ export class SlotLeases {
       model(): ModelEntry | null
       isPending(): boolean
     },
-    options: { signal?: AbortSignal; timeoutMs: number },
+    options: SlotAcquireOptions,
   ): Promise<Lease> {
     const cell = this.o.cell
     const isLeasable = () => cell.in(LEASABLE_STATES) && slot.upstream() !== null
     // A ready slot (every request but those that meet a load) takes its lease without waiting.
     if (!isLeasable()) {
       await waitForLeasable(
-        { slot: this.o.slot, bus: this.o.bus, clock: this.o.clock, isLeasable, isPending: slot.isPending },
+        {
+          slot: this.o.config().name,
+          bus: this.o.bus,
+          clock: this.o.clock,
+          isLeasable,
+          isPending: slot.isPending,
+        },
         options,
       )
     }
-    const lease = slot.upstream()!.take(slot.model()!) // throws when no replica is healthy
+    const lease = slot.upstream()!.take(slot.model()!, options.hints) // throws when no replica is healthy
     if (cell.state !== 'serving') cell.transition('serving')
     return lease
   }

@@ -5,6 +5,7 @@ import type { ModelEntry, PullProgress } from '../models'
 import type { SlotConfig } from '../slot-config'
 import type { SlotDriver } from '../slot-driver'
 import type { SlotState } from '../slot-states'
+import type { RouteHints } from './replica-routing'
 import type { ReplicaStatus } from './replica-set'
 
 export interface SlotSnapshot {
@@ -39,6 +40,15 @@ export interface Lease {
    * answer). It is taken out of rotation until its health probe passes again.
    */
   fail?(reason: string): void
+}
+
+/** What `Slot.acquire` is asked with. */
+export interface SlotAcquireOptions {
+  signal?: AbortSignal
+  /** Longest wait for a loading slot (ms). */
+  timeoutMs: number
+  /** For a slot with replicas that routes by cache: the request's prompt prefix and session. */
+  hints?: RouteHints
 }
 
 export interface SlotOptions {

@@ -44,7 +44,7 @@ export class Slot {
     const { bus, clock } = options
     this.cell = new SlotStateCell({ slot: options.config.name, bus, clock })
     this.leases = new SlotLeases({
-      slot: options.config.name,
+      config: () => this.config,
       cell: this.cell,
       bus,
       clock,
@@ -155,7 +155,7 @@ export class Slot {
    * `timeoutMs`, cancelled by `signal`) while it is pulling, starting, warming or restarting.
    * Throws `model.not_loaded` when the slot holds no model, `slot.unavailable` on time-out.
    */
-  acquire(options: { signal?: AbortSignal; timeoutMs: number }): Promise<Lease> {
+  acquire(options: Parameters<SlotLeases['acquire']>[1]): Promise<Lease> {
     const slot = {
       upstream: () => this.upstream,
       model: () => this.cell.model,

@@ -10,8 +10,10 @@ import { SvcError } from '../errors'
 import type { EventBus } from '../event-bus'
 import type { SvcEvents } from '../events'
 import type { ModelEntry } from '../models'
+import type { SlotRoutingConfig } from '../slot-config-routing'
 import type { UpstreamExit, UpstreamHandle } from '../slot-driver'
 import type { LeaseLedger } from './lease-ledger'
+import { ROUTING_DEFAULTS, type RouteHints } from './replica-routing'
 import { ReplicaSet, type ReplicaStatus } from './replica-set'
 import type { Lease } from './slot-types'
 
@@ -26,6 +28,8 @@ export interface UpstreamBindingOptions {
   replicaDownAfter: number
   /** Where `slot.replicas` goes when replicas join, leave, or go in or out of rotation. */
   bus: EventBus<SvcEvents>
+  /** The slot's routing over replicas, read per request (the slot file may change it). */
+  routing(): SlotRoutingConfig
 }
 
 export class UpstreamBinding {
@@ -47,6 +51,7 @@ export class UpstreamBinding {
           intervalMs: o.replicaProbeMs,
           downAfter: o.replicaDownAfter,
           onChange: () => this.publish(),
+          tuning: () => ({ slack: o.routing().slack, minMatch: ROUTING_DEFAULTS.minMatch }),
         })
       : null
     this.gone = this.replicas ? Promise.race([handle.exited, this.replicas.down]) : handle.exited
@@ -65,13 +70,16 @@ export class UpstreamBinding {
     else this.o.ledger.open(this.handle)
   }
 
-  /** A lease on the upstream, or on the healthy replica with the fewest in flight. */
-  take(model: ModelEntry): Lease {
+  /**
+   * A lease on the upstream, or on a healthy replica: by `hints` when the slot routes by cache,
+   * else the one with the fewest in flight.
+   */
+  take(model: ModelEntry, hints?: RouteHints): Lease {
     const key = this.handle.apiKey !== undefined ? { apiKey: this.handle.apiKey } : {}
     if (!this.replicas)
       return { base: this.handle.base, model, ...key, release: this.o.ledger.take(this.handle) }
     const replicas = this.replicas
-    const replica = replicas.pick()
+    const replica = replicas.pick(hints && this.o.routing().policy === 'cache' ? hints : undefined)
     if (!replica) {
       throw new SvcError('upstream.unavailable', `slot ${this.o.slot}: ${replicas.downReason()}`)
     }
