@@ -12,10 +12,11 @@
  * - A client more than 256 events behind gets `resync` instead of the events it missed.
  */
 import type { SvcEvents } from './events'
-import type { SlotStatus } from './slot-status'
+import type { SlotFacts, SlotStatus } from './slot-status'
 
 export interface SlotsSnapshotEvent {
-  slots: SlotStatus[]
+  /** Each slot's status with the API's facts about it (`serves`, `runnable`, `memory`, `context_size`). */
+  slots: (SlotStatus & Partial<SlotFacts>)[]
 }
 
 /** The bus events the SSE route forwards as they are (the rest it builds itself). */

@@ -14,6 +14,33 @@ export interface SlotConfigProblem {
   message: string
 }
 
+/** One backend of a slot's provider as a load picker shows it (it offers only those with `ok`). */
+export interface SlotBackendVerdict {
+  backend: string
+  ok: boolean
+  /** Why not, for people; null when ok. */
+  reason: string | null
+}
+
+/**
+ * What the API works out about a slot for every face (issue 39: computed in one place,
+ * `apps/api/src/slots/runnable.ts`): what it answers, whether it can run here, what it holds.
+ */
+export interface SlotFacts {
+  /** The requests it answers: `chat`, `embeddings`, `rerank`, `transcription`, `speech`, `images`, or a third party's. */
+  serves: string[]
+  /** Whether this machine can run the slot as configured (a remote slot: always), and why not. */
+  runnable: { ok: boolean; reason: string | null; backends: SlotBackendVerdict[] }
+  /**
+   * What the loaded model holds, in bytes, on which device (`ram`, `gpu0`, …: the memory budget's
+   * ids): measured when known (`estimated: false`), else the load's estimate; null when offline or
+   * when no local device holds it (remote, swarm, nothing detected).
+   */
+  memory: { device: string; bytes: number; estimated: boolean } | null
+  /** Tokens of context the loaded upstream runs with (per request slot of llama-server); null when unknown or not an llm slot. */
+  context_size: number | null
+}
+
 /** A slot as the API reports it: the core snapshot plus the last refused config edit. */
 export interface SlotStatus extends SlotSnapshot {
   configError: SlotConfigProblem | null

@@ -3,6 +3,7 @@ import { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import { createEventQueue } from '../events/event-queue'
 import { createStreamLimit, type StreamLimit } from '../events/stream-limit'
+import { createSlotFacts } from '../slots/slot-facts'
 import type { SlotSystem } from '../slots/slot-system'
 import { type EventPayload, eventFor } from '../views/event-view'
 import { isAdmin } from '../views/redact'
@@ -24,7 +25,8 @@ export interface EventRoutesDeps {
 /**
  * `GET /api/events` → Server-Sent Events (the contract the dashboard and the CLI rely on):
  *
- * 1. a `: connected` comment, then `snapshot` — `{slots: SlotStatus[]}`;
+ * 1. a `: connected` comment, then `snapshot` — `{slots: SlotStatus[]}`, each with the facts of
+ *    `GET /api/slots` (`serves`, `runnable`, `memory`, `context_size`: `slots/slot-facts.ts`);
  * 2. every bus event of `FORWARDED_EVENTS` (core `api-events.ts`, the one definition the dashboard
  *    reads too: `slot.transition`, `slot.progress`, `slot.restart`, `slot.config`, `slot.metrics`,
  *    `model.pull`, `slot.auto`, `slot.queue`) as it happens (event name = type, data = JSON);
@@ -40,13 +42,17 @@ export function eventRoutes(deps: EventRoutesDeps) {
   const heartbeatMs = deps.heartbeatMs ?? 15_000
   const max = deps.eventQueueMax ?? EVENT_QUEUE_MAX
   const streams = deps.streams ?? createStreamLimit()
+  const facts = createSlotFacts(deps.slots)
   return new Hono().get('/', (c) => {
     const release = streams.acquire()
     const admin = isAdmin(c.get('principal'))
     c.header('X-Accel-Buffering', 'no')
     c.header('Cache-Control', 'no-cache')
-    const snapshot = () =>
-      JSON.stringify({ slots: deps.slots.statuses().map((s) => slotStatusFor(s, admin)) })
+    const snapshot = async () => {
+      const known = await facts.read().catch(() => undefined)
+      const slots = deps.slots.statuses().map((s) => ({ ...slotStatusFor(s, admin), ...known?.get(s.name) }))
+      return JSON.stringify({ slots })
+    }
     return streamSSE(c, async (stream) => {
       const queue = createEventQueue(max)
       let wake: (() => void) | undefined
@@ -71,10 +77,10 @@ export function eventRoutes(deps: EventRoutesDeps) {
       })
       try {
         await stream.write(': connected\n\n')
-        await stream.writeSSE({ event: 'snapshot', data: snapshot() })
+        await stream.writeSSE({ event: 'snapshot', data: await snapshot() })
         while (!closed) {
           const next = queue.next()
-          if (next === 'resync') await stream.writeSSE({ event: 'resync', data: snapshot() })
+          if (next === 'resync') await stream.writeSSE({ event: 'resync', data: await snapshot() })
           else if (next) await stream.writeSSE(next)
           else if (pingDue) {
             pingDue = false

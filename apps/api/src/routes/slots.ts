@@ -1,6 +1,7 @@
 import {
   SLOT_NAME_PATTERN,
   type SlotConfig,
+  type SlotFacts,
   type SlotLiveMetrics,
   SvcError,
   validateSlotConfig,
@@ -10,6 +11,7 @@ import { Hono } from 'hono'
 import * as v from 'valibot'
 import type { ModelPulls } from '../slots/model-pulls'
 import type { SlotActivity } from '../slots/slot-activity'
+import { createSlotFacts } from '../slots/slot-facts'
 import type { SlotSystem } from '../slots/slot-system'
 import { parseWith, readJson } from '../validate'
 import { isAdmin, redactArgs, redactMaybe } from '../views/redact'
@@ -60,7 +62,12 @@ const JsonObjectSchema = v.custom<Record<string, unknown>>(
   'the body must be a JSON object',
 )
 
-export interface SlotView extends SlotStatus {
+/**
+ * A slot as `GET /api/slots` shows it: its status, the facts every face reads instead of working
+ * them out (`serves`, `runnable`, `memory`, `context_size`: `slots/slot-facts.ts`), its config and
+ * its live figures.
+ */
+export interface SlotView extends SlotStatus, SlotFacts {
   config: {
     enabled: boolean
     default_model: string | null
@@ -75,7 +82,7 @@ export interface SlotView extends SlotStatus {
     replicas: number | null
     evict: string
   }
-  /** Live figures of the last minute (also pushed as `slot.metrics` events). */
+  /** Live figures of the last minute, with its 12 × 5 s `series` (also pushed as `slot.metrics` events). */
   metrics: SlotLiveMetrics | null
 }
 
@@ -84,7 +91,9 @@ export interface SlotView extends SlotStatus {
  * `replicas[].url`, `config.url` and `config.urls` are admin-only, and messages and `config.args`
  * (secret values after flags like `--api-key`) are redacted for everyone else.
  *
- * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one (logs: slot-logs.ts)
+ * - `GET /api/slots` → `{slots: SlotView[]}`; `GET /api/slots/:slot` → one (logs: slot-logs.ts). Each
+ *   says what it `serves`, whether it is `runnable` here (with each backend's verdict), the `memory`
+ *   its model holds and the `context_size` its upstream runs with.
  * - `POST /api/slots/:slot/load {model?, sha256?, mmproj?}` → 202 with the slot (loading continues in the background);
  *   no `model`: the slot file's default model, with the file's `sha256`/`mmproj` unless the body names them;
  *   `?wait=true` answers 200 once ready, or the failure's error body.
@@ -103,10 +112,16 @@ export function slotRoutes(deps: {
   pulls?: ModelPulls
 }) {
   const { manager } = deps.slots
-  const view = (name: string, admin: boolean): SlotView => {
+  const facts = createSlotFacts(deps.slots)
+  const view = async (name: string, admin: boolean): Promise<SlotView> => {
     const config = manager.config(name)
+    const known = (await facts.read([name])).get(name)!
+    return viewOf(name, admin, config, known)
+  }
+  const viewOf = (name: string, admin: boolean, config: SlotConfig, known: SlotFacts): SlotView => {
     return {
       ...slotStatusFor(deps.slots.status(name), admin),
+      ...known,
       config: {
         enabled: config.enabled,
         // A model or projector named by path or URL: reduced like messages for other scopes.
@@ -140,18 +155,20 @@ export function slotRoutes(deps: {
   }
 
   return new Hono()
-    .get('/', (c) => {
+    .get('/', async (c) => {
       const admin = isAdmin(c.get('principal'))
-      return c.json({ slots: manager.names().map((name) => view(name, admin)) })
+      const all = await facts.read()
+      const names = manager.names()
+      return c.json({ slots: names.map((name) => viewOf(name, admin, manager.config(name), all.get(name)!)) })
     })
     .post('/', async (c) => {
       const { name, ...config } = await readJson(c, CreateSlotSchema)
       if (manager.has(name))
         throw new SvcError('request.invalid', `a slot named "${name}" already exists`, { param: 'name' })
       await save(name, config)
-      return c.json(view(name, isAdmin(c.get('principal'))), 201)
+      return c.json(await view(name, isAdmin(c.get('principal'))), 201)
     })
-    .get('/:slot', (c) => c.json(view(c.req.param('slot'), isAdmin(c.get('principal')))))
+    .get('/:slot', async (c) => c.json(await view(c.req.param('slot'), isAdmin(c.get('principal')))))
     .post('/:slot/load', async (c) => {
       const name = c.req.param('slot')
       manager.get(name) // 404 for an unknown slot before the body is read
@@ -183,7 +200,7 @@ export function slotRoutes(deps: {
         })
         if (wait) {
           await loading
-          return c.json(view(name, isAdmin(c.get('principal'))), 200)
+          return c.json(await view(name, isAdmin(c.get('principal'))), 200)
         }
         loading.catch(() => undefined) // the outcome is on the event stream and in lastError
         // Answer once the slot has moved (its first transition) or the load settled, whichever comes
@@ -198,23 +215,23 @@ export function slotRoutes(deps: {
       } finally {
         moved.abort()
       }
-      return c.json(view(name, isAdmin(c.get('principal'))), 202)
+      return c.json(await view(name, isAdmin(c.get('principal'))), 202)
     })
     .post('/:slot/unload', async (c) => {
       const name = c.req.param('slot')
       const unloading = manager.unload(name)
       if (wants(c.req.query())) {
         await unloading
-        return c.json(view(name, isAdmin(c.get('principal'))), 200)
+        return c.json(await view(name, isAdmin(c.get('principal'))), 200)
       }
       unloading.catch(() => undefined)
-      return c.json(view(name, isAdmin(c.get('principal'))), 202)
+      return c.json(await view(name, isAdmin(c.get('principal'))), 202)
     })
     .put('/:slot', async (c) => {
       const name = c.req.param('slot')
       // Only "is it an object": validateSlotConfig checks every field (a record schema would copy
       // every key of a hostile body first).
       await save(name, await readJson(c, JsonObjectSchema))
-      return c.json(view(name, isAdmin(c.get('principal'))), 200)
+      return c.json(await view(name, isAdmin(c.get('principal'))), 200)
     })
 }

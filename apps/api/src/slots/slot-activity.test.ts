@@ -34,6 +34,11 @@ describe('slot activity', () => {
       p50Ms: 2000,
       tokensPerS: 10, // 40 tokens over the 1 s + 3 s of the requests that reported usage
       readyAt: null,
+      series: {
+        bucket_ms: 5000,
+        requests: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3],
+        tokens_per_second: [null, null, null, null, null, null, null, null, null, null, null, 10],
+      },
     })
     advance(61_000)
     expect(activity.current().primary).toMatchObject({ requestsPerMin: 0, p50Ms: null, tokensPerS: null })
@@ -99,10 +104,52 @@ describe('slot activity', () => {
     const bus = createEventBus<SvcEvents>()
     const seen: unknown[] = []
     bus.on('slot.metrics', (e) => seen.push(e.slots))
-    const activity = createSlotActivity({ bus, intervalMs: 20 })
+    // A fixed clock: the series' buckets do not move while the timer runs.
+    const activity = createSlotActivity({ bus, intervalMs: 20, now: () => 1_002_000 })
     activity.record({ ...ok, slot: 'primary', seconds: 0.2, ttfbSeconds: 0.1 })
     await new Promise((r) => setTimeout(r, 120))
     activity.stop()
-    expect(seen).toEqual([{ primary: { requestsPerMin: 1, p50Ms: 200, tokensPerS: null, readyAt: null } }])
+    expect(seen).toEqual([
+      {
+        primary: expect.objectContaining({ requestsPerMin: 1, p50Ms: 200, tokensPerS: null, readyAt: null }),
+      },
+    ])
+  })
+
+  it('keeps the last minute as twelve 5 s buckets on the clock’s 5 s marks, oldest first', () => {
+    const { activity, advance } = setup() // now: 1 000 000, a 5 s mark
+    const gen = (completionTokens: number, generationMs: number) => ({
+      ...ok,
+      slot: 'primary',
+      seconds: 1,
+      ttfbSeconds: 0.1,
+      usage: { promptTokens: 1, completionTokens, generationMs },
+    })
+    activity.record(gen(10, 1000)) // bucket of 1 000 000
+    advance(4_999)
+    activity.record(gen(30, 1000)) // same bucket: 40 tokens in 2 s
+    advance(1) // 1 005 000: a new bucket
+    activity.record({ ...ok, slot: 'primary', seconds: 1, ttfbSeconds: 0.1 }) // no tokens
+    advance(12_000) // 1 017 000: two more marks passed
+    const series = activity.current().primary?.series
+    expect(series?.bucket_ms).toBe(5000)
+    expect(series?.requests).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0, 0])
+    expect(series?.tokens_per_second).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      20,
+      null,
+      null,
+      null,
+    ])
+    advance(50_000) // the first requests are more than a minute old
+    expect(activity.current().primary?.series?.requests).toEqual(new Array(12).fill(0))
+    activity.stop()
   })
 })

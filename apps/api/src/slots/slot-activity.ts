@@ -1,12 +1,20 @@
 /**
  * Live figures per slot for the dashboard (`slot.metrics` events, and `metrics` in `GET /api/slots`):
- * requests per minute, median latency and generation speed over the last minute, and since when the
- * upstream is ready. Fed by the dispatcher's records (four numbers written into a ring per request:
+ * requests per minute, median latency and generation speed over the last minute, the same minute in
+ * twelve 5 s buckets (`series`: requests and tokens/s per bucket, for sparklines; buckets on the
+ * wall clock's 5 s marks, the one of now last), and since when the upstream is ready. Fed by the dispatcher's records (four numbers written into a ring per request:
  * the hot path allocates nothing, and no per-request object outlives its request) and the slot
  * transitions; published on the bus every `intervalMs` when a figure changed. Memory is bounded: at
  * most `maxSamples` requests per slot are kept.
  */
-import type { EventBus, SlotLiveMetrics, SvcEvents } from '@svc/core'
+import {
+  type EventBus,
+  SERIES_BUCKET_MS,
+  SERIES_BUCKETS,
+  type SlotLiveMetrics,
+  type SlotMetricsSeries,
+  type SvcEvents,
+} from '@svc/core'
 import type { DispatchRecord } from '@svc/dispatcher'
 
 const WINDOW_MS = 60_000
@@ -84,7 +92,10 @@ export function createSlotActivity(options: SlotActivityOptions): SlotActivity {
   })
 
   function current(): Record<string, SlotLiveMetrics> {
-    const cutoff = now() - WINDOW_MS
+    const at = now()
+    const cutoff = at - WINDOW_MS
+    // The first bucket's start: the 5 s mark SERIES_BUCKETS − 1 marks before the one of now.
+    const firstBucket = (Math.floor(at / SERIES_BUCKET_MS) - (SERIES_BUCKETS - 1)) * SERIES_BUCKET_MS
     const out: Record<string, SlotLiveMetrics> = {}
     for (const slot of new Set([...samples.keys(), ...readyAt.keys()])) {
       const ring = samples.get(slot)
@@ -92,17 +103,21 @@ export function createSlotActivity(options: SlotActivityOptions): SlotActivity {
       const ms: number[] = []
       let tokens = 0
       let seconds = 0
+      const bucket = new Buckets()
       for (const i of ring?.indexes() ?? []) {
         ms.push(ring!.ms[i]!)
         tokens += ring!.tokens[i]!
         if (ring!.tokens[i]! > 0) seconds += ring!.seconds[i]!
+        const k = Math.floor((ring!.at[i]! - firstBucket) / SERIES_BUCKET_MS)
+        if (k >= 0 && k < SERIES_BUCKETS) bucket.add(k, ring!.tokens[i]!, ring!.seconds[i]!)
       }
       ms.sort((a, b) => a - b)
       out[slot] = {
         requestsPerMin: ms.length,
         p50Ms: ms.length > 0 ? Math.round(median(ms)) : null,
-        tokensPerS: tokens > 0 && seconds > 0 ? Math.round((tokens / seconds) * 10) / 10 : null,
+        tokensPerS: speed(tokens, seconds),
         readyAt: readyAt.get(slot) ?? null,
+        series: bucket.series(),
       }
     }
     return out
@@ -141,6 +156,32 @@ export function createSlotActivity(options: SlotActivityOptions): SlotActivity {
       offTransition()
     },
   }
+}
+
+/** One slot's minute, bucket by bucket (made when figures are read, never on a request's path). */
+class Buckets {
+  readonly requests = new Array<number>(SERIES_BUCKETS).fill(0)
+  readonly tokens = new Array<number>(SERIES_BUCKETS).fill(0)
+  readonly seconds = new Array<number>(SERIES_BUCKETS).fill(0)
+
+  add(k: number, tokens: number, seconds: number): void {
+    this.requests[k]!++
+    this.tokens[k]! += tokens
+    if (tokens > 0) this.seconds[k]! += seconds
+  }
+
+  series(): SlotMetricsSeries {
+    return {
+      bucket_ms: SERIES_BUCKET_MS,
+      requests: this.requests,
+      tokens_per_second: this.tokens.map((t, k) => speed(t, this.seconds[k]!)),
+    }
+  }
+}
+
+/** Tokens per second to one decimal; null when nothing was generated. */
+function speed(tokens: number, seconds: number): number | null {
+  return tokens > 0 && seconds > 0 ? Math.round((tokens / seconds) * 10) / 10 : null
 }
 
 function median(sorted: number[]): number {
