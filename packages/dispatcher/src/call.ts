@@ -17,6 +17,7 @@ import { refuseUnallowedModel } from './model-access'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
 import { presetFields } from './preset-fields'
 import { resolveTarget } from './resolve'
+import { routeHintsFor } from './route-hints'
 import { translates } from './translates'
 import { refuseImagesWithoutVision } from './vision'
 
@@ -80,8 +81,10 @@ export function createCaller(
         const planned = slot.currentModel()
         if (seeing && planned) refuseImagesWithoutVision(body, planned, slot.name)
         // Through the slot's queue, for the ref asked: a slot that loads on request loads it.
+        const hints = routeHintsFor(options.slots.config(slot.name), spec.endpoint, body, call.req)
         const lease = await options.slots.acquire(slot.name, {
           ...(target.ref !== undefined ? { ref: target.ref } : {}),
+          ...(hints ? { hints } : {}),
           signal: call.signal,
           timeoutMs: options.queueTimeoutMs,
         })

@@ -2,9 +2,9 @@ import { type ModelEntry, SvcError } from '@svc/core'
 import { modelFacts } from '@svc/providers/models'
 import { Hono } from 'hono'
 import type { ModelPulls } from '../slots/model-pulls'
+import { offer, offerContext } from '../slots/runnable'
 import type { SlotSystem } from '../slots/slot-system'
 import { isAdmin } from '../views/redact'
-import { type OfferContext, offer } from './model-offer'
 
 /**
  * Models, mounted at `/api/models`.
@@ -15,7 +15,8 @@ import { type OfferContext, offer } from './model-offer'
  *   every listing; the last two null until svc has read the file's header),
  *   whether its files are on disk (a vision model's projector too), the slot holding it, what it
  *   accepts, whether svc offers it on this machine (and why not), and the progress of a pull started
- *   here (`pulling: {done, total} | null`). `path` and `url` (where the file lies, where it is
+ *   here (`pulling: {done, total} | null`). `size` is all its files in bytes (a vision model's projector
+ *   included; `mmproj.size` is the projector's share). `path` and `url` (where the file lies, where it is
  *   downloaded from) are admin-only: `null` for every other scope.
  * - `POST /:id/pull` → 202 `{model, status:"pulling", done, total}`: downloads without loading;
  *   progress and outcome are `model.pull` events. 200 `{status:"done"}` when already on disk; 409
@@ -70,7 +71,8 @@ export function modelsApiRoutes(deps: { slots: SlotSystem; pulls?: ModelPulls })
             present: complete(m),
             // Nothing to download: on disk, or served without a file (espeak-ng, NPU tags, baked into an image).
             needs_pull: missingDownload(m),
-            size: m.size ?? null,
+            // All of the model's files (a vision model's projector too): the one figure every face prints.
+            size: totalSize(m),
             path: admin ? (m.path ?? null) : null,
             url: admin ? (m.url ?? null) : null,
             family: m.family ?? null,
@@ -165,20 +167,8 @@ function missingDownload(m: ModelEntry): boolean {
   )
 }
 
-/** What `offer` needs: the picker's report, the installed providers, the kinds a remote slot serves. */
-async function offerContext(slots: SlotSystem): Promise<OfferContext> {
-  const report = await slots.picker?.report().catch(() => undefined)
-  const remote = new Set<string>()
-  const slotProviders = new Set<string>()
-  for (const name of slots.manager.names()) {
-    const config = slots.manager.config(name)
-    slotProviders.add(config.provider)
-    if (config.runtime === 'remote') remote.add(config.provider)
-  }
-  return {
-    ...(report ? { facts: report.hardware, providers: report.providers } : {}),
-    installed: new Set(slots.providers.keys()),
-    remote,
-    slotProviders,
-  }
+/** Bytes of all the model's files: the model and, for a vision model, its projector; null when unknown. */
+function totalSize(m: ModelEntry): number | null {
+  if (m.size === undefined) return null
+  return m.size + (m.mmproj?.size ?? 0)
 }
