@@ -4,7 +4,7 @@
  * translate the request (ComfyUI's workflow for images) or stream it to the upstream, trying another
  * replica when one cannot be reached. The lease is released when the hop is over, whatever happened.
  */
-import { type Lease, type LoadingNotice, SvcError } from '@svc/core'
+import { type Lease, type LoadingNotice, type RouteHints, SvcError } from '@svc/core'
 import { answerFixFor } from './answer-fix'
 import type { DispatcherOptions, SlotRoute } from './dispatch-types'
 import type { EndpointSpec } from './endpoints'
@@ -17,6 +17,7 @@ import { rewriteModel, upstreamUrl, writeResponse } from './outbound'
 import { presetFields } from './preset-fields'
 import type { ReadRequest } from './read-request'
 import type { Target } from './resolve'
+import { routeHintsFor } from './route-hints'
 import { translates } from './translates'
 import { refuseImagesWithoutVision } from './vision'
 
@@ -49,7 +50,8 @@ export async function sendToSlot(
   // Images for a model that cannot see them: refused before waiting on a load, and again below for
   // the model the lease really got (a swap may have happened meanwhile). A remote slot's upstream
   // loads its own files (a projector or not): svc cannot tell, the remote judges.
-  const remote = options.slots.config(target.slot.name).runtime === 'remote'
+  const config = options.slots.config(target.slot.name)
+  const remote = config.runtime === 'remote'
   const seeing = spec.endpoint === 'chat' && json && !remote ? json : undefined
   // A preset's request fields (for what the request named, or what the slot it named holds), then the
   // provider's own preparation of the body, before any wait: a body it cannot carry is refused now.
@@ -59,10 +61,12 @@ export async function sendToSlot(
   const carried = (prepared && route.prepareBody?.(spec.endpoint, prepared)) ?? fielded
   const planned = target.slot.currentModel()
   if (seeing && planned) refuseImagesWithoutVision(seeing, planned, target.slot.name)
+  // Which replica holds this prompt's prefix (only for a slot with replicas that routes by cache).
+  const hints = routeHintsFor(config, spec.endpoint, carried ?? json, exchange.req)
   const notice = loadingWriter(res, json, requestId)
   const leasing = options.slots.acquire(
     target.slot.name,
-    new LeaseAsk(client, queueTimeoutMs, target.ref, notice?.update),
+    new LeaseAsk(client, queueTimeoutMs, target.ref, notice?.update, hints),
   )
   let lease = await (notice ? leasing.finally(notice.stop) : leasing)
   // Whether `lease` was given back already (between two replicas, when the next acquire fails).
@@ -109,7 +113,7 @@ export async function sendToSlot(
       released = true
       lease = await options.slots.acquire(
         target.slot.name,
-        new LeaseAsk(client, queueTimeoutMs, undefined, undefined),
+        new LeaseAsk(client, queueTimeoutMs, undefined, undefined, hints),
       )
       released = false
     }
@@ -148,6 +152,7 @@ class LeaseAsk {
     readonly timeoutMs: number,
     readonly ref: string | undefined,
     readonly onLoading: ((notice: LoadingNotice) => void) | undefined,
+    readonly hints: RouteHints | undefined,
   ) {}
 
   get signal(): AbortSignal {
