@@ -1,4 +1,5 @@
 import {
+  hasReplicas,
   SLOT_NAME_PATTERN,
   type SlotConfig,
   type SlotFacts,
@@ -80,6 +81,8 @@ export interface SlotView extends SlotStatus, SlotFacts {
     url: string | null
     urls: string[] | null
     replicas: number | null
+    /** How requests spread over its replicas (`cache`, `least-loaded`); null without replicas. */
+    routing: string | null
     evict: string
   }
   /** Live figures of the last minute, with its 12 × 5 s `series` (also pushed as `slot.metrics` events). */
@@ -135,6 +138,7 @@ export function slotRoutes(deps: {
         url: admin ? (config.url ?? null) : null,
         urls: admin ? (config.urls ?? null) : null,
         replicas: config.replicas ?? null,
+        routing: hasReplicas(config) ? config.routing.policy : null,
         evict: config.evict,
       },
       metrics: deps.activity?.current()[name] ?? null,

@@ -1,6 +1,7 @@
 import { SLOT_STATES } from '@svc/core'
 import { Counter, Gauge, Histogram } from 'prom-client'
 import type { ApiMetrics } from '../metrics'
+import { registerReplicaMetrics } from './replica-metrics'
 import type { SlotSystem } from './slot-system'
 
 /**
@@ -8,7 +9,8 @@ import type { SlotSystem } from './slot-system'
  * `svc_slot_state{slot,state}` (1 for the current state), `svc_slot_transitions_total{slot,from,to}`,
  * `svc_slot_load_seconds{slot}` (leaving offline → ready), `svc_slot_inflight{slot}`,
  * `svc_slot_queue_depth{slot}`, `svc_slot_queue_oldest_wait_seconds{slot}` and
- * `svc_slot_auto_total{slot,action,reason}` (loads and unloads svc did on its own).
+ * `svc_slot_auto_total{slot,action,reason}` (loads and unloads svc did on its own), and how each
+ * slot's replicas were chosen (`replica-metrics.ts`).
  * `scrapeUpstreams` re-exposes each running llama-server's own `/metrics` with a `slot` label.
  */
 export function registerSlotMetrics(
@@ -16,6 +18,7 @@ export function registerSlotMetrics(
   slots: SlotSystem,
 ): { scrapeUpstreams(): Promise<string> } {
   const registers = [metrics.registry]
+  registerReplicaMetrics(metrics, slots)
   const state = new Gauge({
     name: 'svc_slot_state',
     help: 'Current state of each slot (1 for the current state, 0 otherwise).',
