@@ -1,5 +1,5 @@
 /**
- * The README's first command, `pnpm start`, as a person runs it (auth off, so the API listens on
+ * README.md's first command, `pnpm start`, as a person runs it (auth off, so the API listens on
  * every interface): its banner names the addresses a person opens — `http://localhost:<port>/` for
  * the dashboard and API, the machine's LAN addresses, `http://127.0.0.1:<port>/` for the chat app
  * and why it is local only — never the `0.0.0.0` the API binds; each address it prints answers.
