@@ -40,7 +40,9 @@ export interface HubErrorContext {
  * Gated repo: 401 `hub.unauthorized` without a token, 403 with one the Hub refused for it. A token
  * the Hub does not accept at all: 401 `hub.unauthorized`. A missing (or private) repo, revision or
  * file: 404 `model.not_found`. 429: `hub.rate_limited`. The Hub unreachable: 502
- * `upstream.unavailable` naming the endpoint; any other answer 502 `upstream.error`.
+ * `upstream.unavailable` naming the endpoint and the way on without it (a local file, a mirror;
+ * "this machine looks offline" when the name does not resolve or there is no route); any other
+ * answer 502 `upstream.error`.
  */
 export function hubError(error: unknown, at: HubErrorContext): SvcError {
   if (error instanceof SvcError) return error
@@ -94,8 +96,15 @@ export function hubError(error: unknown, at: HubErrorContext): SvcError {
   }
   const cause = (error as { cause?: { code?: string; message?: string } }).cause
   const why = cause?.code ?? cause?.message ?? (error as Error).message ?? String(error)
+  // No name resolution or no route: the machine (or its DNS) is offline, which people can act on.
+  const offline = OFFLINE_CODES.has(cause?.code ?? '')
   return new SvcError(
     'upstream.unavailable',
-    `cannot reach the Hugging Face Hub at ${at.hubUrl} while ${at.what} (${why})`,
+    `cannot reach the Hugging Face Hub at ${at.hubUrl} (${why}): ${
+      offline ? 'this machine looks offline' : `it did not answer while ${at.what}`
+    }; load a local .gguf by path instead, or set HF_ENDPOINT to a mirror`,
   )
 }
+
+/** Connection errors that mean "no network here" rather than "that server is down". */
+const OFFLINE_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ENETDOWN'])
