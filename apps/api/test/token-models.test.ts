@@ -28,6 +28,8 @@ describe.skipIf(!available)('a token limited to models', () => {
       // load_on_request: a request for a known ref loads it here (the path a refusal must close).
       slots: {
         primary: `backend = "cpu"\nruntime = "process"\nrestart = "no"\nload_on_request = true\n${LIGHT_ARGS}`,
+        // A second chat slot: listed in /v1/models while offline (an offline embed slot is not).
+        other: 'provider = "llm"\nbackend = "cpu"\nruntime = "process"\n',
       },
     })
     await mkdir(stateDir, { recursive: true })
@@ -171,16 +173,14 @@ describe.skipIf(!available)('a token limited to models', () => {
     const ids = async (token: string) =>
       ((await request(token, 'GET', '/v1/models')).json.data as { id: string }[]).map((m) => m.id).sort()
     expect(await ids(kid)).toEqual(['primary', 'tiny-chat'])
-    expect(await ids(unlimited)).toEqual(
-      expect.arrayContaining(['primary', 'tiny-chat', 'embed', 'stt', 'tts']),
-    )
+    expect(await ids(unlimited)).toEqual(expect.arrayContaining(['primary', 'tiny-chat', 'other']))
     const tags = (await request(kid, 'GET', '/api/tags')).json.models as { name: string }[]
     expect(tags.map((m) => m.name).sort()).toEqual(['primary:latest', 'tiny-chat:latest'])
     expect((await request(kid, 'GET', '/v1/models/tiny-chat')).status).toBe(200)
-    expect((await request(kid, 'GET', '/v1/models/embed')).json).toMatchObject({
+    expect((await request(kid, 'GET', '/v1/models/other')).json).toMatchObject({
       error: { code: 'model.not_found' },
     })
-    expect((await request(unlimited, 'GET', '/v1/models/embed')).status).toBe(200)
+    expect((await request(unlimited, 'GET', '/v1/models/other')).status).toBe(200)
   })
 
   // Last: it leaves another model in primary.

@@ -5,6 +5,7 @@ import { Hono } from 'hono'
 import type { AppDeps } from '../deps'
 import { mayList } from '../middleware/token-models'
 import { svcModelName } from '../ollama/names'
+import { offer, offerContext, servesOf, slotRunnable } from '../slots/runnable'
 import { presetListings } from './preset-listing'
 
 /** svc's extension of a `/v1/models` entry: which slot answers for it and whether it is loaded. */
@@ -20,9 +21,15 @@ const LOADED: ReadonlySet<SlotState> = new Set(['ready', 'serving', 'idle'])
 
 /**
  * `GET /v1/models` → `{object:"list", data:[{id, object:"model", created, owned_by}]}` in OpenAI's
- * shape: the slot aliases (`primary`, `embed`, `stt`, `tts`, custom slots) first, so a client that
- * picks the first model gets the primary chat slot, then the presets' aliases and variants
- * (`presets.toml`), the refs usable without a download (on disk or in a slot) and hosted upstream refs.
+ * shape, listing only what can answer here (judged in `slots/runnable.ts`, as every face judges): the
+ * slot aliases (`primary`, `embed`, `stt`, `tts`, custom slots) first, so a client that picks the
+ * first model gets the primary chat slot, then the presets' aliases and variants (`presets.toml`),
+ * the refs usable without a download (on disk or in a slot) and hosted upstream refs. A chat slot is
+ * listed whenever this machine can run it (a request or the chat app's Load button loads it); any
+ * other slot (`embed`, `stt`, `tts`, …) only while it holds a model, so chat clients do not offer
+ * what cannot answer; a slot that cannot run here (`runnable.ok` false) never. A ref on disk is
+ * listed only where it is offered (`GET /api/models`' `offered`: no NPU models without an NPU); a
+ * ref a slot holds always.
  * `GET /v1/models/:id` → one of those objects, or 404 `model.not_found`.
  *
  * Each entry also carries `_svc: {slot, model, state, loaded}` so that a `v1-only` caller (the chat
@@ -43,14 +50,19 @@ const LOADED: ReadonlySet<SlotState> = new Set(['ready', 'serving', 'idle'])
 export function v1ModelsRoutes(deps: AppDeps) {
   const created = Math.floor(deps.startedAt / 1000)
   const list = async () => {
-    // The image slot is reached through /v1/images/* and its model ids; it is no chat alias.
-    const aliases = deps.slots.manager
-      .names()
-      .filter((name) => deps.slots.manager.config(name).provider !== 'image')
-    // Models a request can use without a download: on disk or held by a slot (NPU tags, remote
-    // upstreams). The whole catalogue is `GET /api/models` / `svc models ls`.
+    const ctx = await offerContext(deps.slots)
     const slots = deps.slots.manager.list()
     const bySlot = new Map(slots.map((slot) => [slot.name, slot]))
+    const answers = (name: string): boolean => {
+      const config = deps.slots.manager.config(name)
+      // The image slot is reached through /v1/images/* and its model ids; it is no chat alias.
+      if (config.provider === 'image' || !slotRunnable(config, ctx).ok) return false
+      if (bySlot.get(name)?.model) return true
+      return servesOf(config, deps.slots.providers.get(config.provider)?.endpoints).includes('chat')
+    }
+    const aliases = deps.slots.manager.names().filter(answers)
+    // Models a request can use without a download: on disk or held by a slot (NPU tags, remote
+    // upstreams). The whole catalogue is `GET /api/models` / `svc models ls`.
     const byModel = new Map(slots.filter((slot) => slot.model).map((slot) => [slot.model!, slot]))
     const slotCapabilities = async (name: string): Promise<Described> => {
       const holds = deps.slots.manager.get(name).currentModel()
@@ -78,7 +90,7 @@ export function v1ModelsRoutes(deps: AppDeps) {
         (
           await deps.slots.store.list()
         )
-          .filter((m) => m.path !== undefined || byModel.has(m.id))
+          .filter((m) => byModel.has(m.id) || (m.path !== undefined && offer(m, ctx).offered))
           .map(async (m) => ({
             id: m.id,
             owned_by: 'svc',
