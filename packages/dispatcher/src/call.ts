@@ -66,6 +66,12 @@ export function createCaller(
       if (allowed)
         refuseUnallowedModel(allowed, body.model as string | undefined, spec.pinnedSlot, options.slots)
       const target = await resolveTarget(body.model as string | undefined, spec, options)
+      record.slot = target.kind === 'slot' ? target.slot.name : `upstream:${target.upstream.name}`
+      options.onStart?.(
+        { req: call.req, res: undefined, requestId: call.requestId, record, started },
+        body.model as string | undefined,
+        raw,
+      )
       let response: Response
       let model: string
       if (target.kind === 'slot') {

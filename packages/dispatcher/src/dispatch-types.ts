@@ -3,7 +3,7 @@
  * (`DispatchRecord`). A leaf: the front door (dispatcher.ts), the in-process caller (call.ts) and the
  * slot and hosted sends all import it, none of them each other.
  */
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Endpoint, ProviderRoute, SlotManager, SvcError } from '@svc/core'
 import type { ModelAllowed } from './model-access'
 import type { RequestUnits } from './units'
@@ -29,6 +29,22 @@ export interface DispatchRecord {
   model?: string
   /** What the request asked for beyond tokens (speech characters, images): see `requestUnits`. */
   units?: RequestUnits
+}
+
+/**
+ * A request as `onStart` sees it: the dispatcher's own per-request object (nothing is made for the
+ * hook). `record` is the one `observe` gets at the end, filled in as the request goes on (`model`
+ * once a lease is held, `overheadSeconds` once the upstream request went out, `ttfbSeconds` at its
+ * first byte).
+ */
+export interface StartedRequest {
+  readonly req: IncomingMessage
+  /** The client's response; undefined for a call made inside svc (the Ollama API's). */
+  readonly res: ServerResponse | undefined
+  readonly requestId: string
+  readonly record: DispatchRecord
+  /** `performance.now()` when it arrived. */
+  readonly started: number
 }
 
 /**
@@ -64,6 +80,13 @@ export interface DispatcherOptions {
   maxUploadBytes?: number
   /** Called once per request when it is done; `req` lets the app find what it attached (who asked). */
   observe?: (record: DispatchRecord, req: IncomingMessage) => void
+  /**
+   * Called once per request once its target is known (body read, `model` resolved to a slot or a
+   * hosted upstream), before any wait for a lease: what in-flight views list (`observe` then ends
+   * it). `model` is the name the request asked for; `body` the JSON body as it came (undefined for an
+   * upload). A request refused before that point never starts, it only ends. Absent: nothing is done.
+   */
+  onStart?: (request: StartedRequest, model: string | undefined, body: Buffer | undefined) => void
   /**
    * Asked once `model` resolved to a hosted upstream, before its key is used: a refusal answers the
    * request (the app's browser rule: with auth off, no page of another site spends a hosted key).

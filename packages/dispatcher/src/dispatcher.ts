@@ -29,7 +29,7 @@ import { sendToSlot } from './send-to-slot'
 import { requestUnits } from './units'
 import { UpstreamPools } from './upstream-pools'
 
-export type { DispatcherOptions, DispatchRecord, SlotRoute } from './dispatch-types'
+export type { DispatcherOptions, DispatchRecord, SlotRoute, StartedRequest } from './dispatch-types'
 
 export interface Dispatcher {
   /** Whether `path` is an inference endpoint this dispatcher answers. */
@@ -69,6 +69,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (allowed) refuseUnallowedModel(allowed, request.model, spec.pinnedSlot, options.slots)
       const target = await resolveTarget(request.model, spec, options)
       record.slot = target.kind === 'slot' ? target.slot.name : `upstream:${target.upstream.name}`
+      options.onStart?.(exchange, request.model, request.raw)
       if (target.kind === 'slot') await sendToSlot(context, exchange, target, spec, request)
       else await sendToHosted(context, exchange, target, spec, request)
     } catch (error) {
