@@ -8,6 +8,7 @@ import { errorResponse } from './errors'
 import { createStreamLimit } from './events/stream-limit'
 import { authMiddleware, createAuthenticator } from './middleware/auth'
 import { httpMetrics } from './middleware/http-metrics'
+import { activityRoutes } from './routes/activity'
 import { audioVoicesRoutes } from './routes/audio-voices'
 import { authOpenRoutes } from './routes/auth-open'
 import { configRoutes } from './routes/config-urls'
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps) {
     .route('/api/hardware', hardwareRoutes(deps))
     .route('/api/images/cache', imageCacheRoutes(deps.slots))
     .route('/api/usage', usageRoutes(deps))
+    .route('/api/activity', activityRoutes(deps))
 
   // Returned, not thrown: methodNotAllowed only turns a plain 404 into a 405. The dashboard's files
   // (and its client routes) are what no API route matched.

@@ -1,6 +1,7 @@
 import type { Logger } from '@svc/core/node'
 import type { Picker } from '@svc/providers'
 import type { HubAccess } from '@svc/providers/models'
+import type { ActivityLog } from './activity/activity-log'
 import type { DashboardFiles } from './dashboard/dashboard-files'
 import type { ApiMetrics } from './metrics'
 import type { AuthDeps } from './middleware/auth'
@@ -52,6 +53,8 @@ export interface AppDeps {
   dashboard?: DashboardFiles
   /** Live per-slot figures (`slot.metrics`, `metrics` in `/api/slots`). */
   activity?: SlotActivity
+  /** Requests in flight and the last few hundred (`/api/activity`, `activity.*` events; absent: 404). */
+  activityLog?: ActivityLog
   /** Pulls started from the Models page (`POST /api/models/:id/pull`). */
   pulls?: ModelPulls
   /** The Hugging Face Hub (`HF_ENDPOINT`, `HF_TOKEN`) the model library searches (absent: no Hub routes). */

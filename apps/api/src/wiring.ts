@@ -3,6 +3,7 @@ import type { Logger } from '@svc/core/node'
 import { createDispatcher, type Dispatcher, hostedRefs } from '@svc/dispatcher'
 import { memoryDevices, unknownDevices } from '@svc/providers/memory'
 import { PresetTable } from '@svc/providers/models'
+import { createActivityLog } from './activity/activity-log'
 import { loadDashboardFiles } from './dashboard/dashboard-files'
 import type { AppDeps } from './deps'
 import { createDispatchMetrics } from './dispatch-metrics'
@@ -39,6 +40,7 @@ export interface Wiring {
     | 'hardware'
     | 'dashboard'
     | 'activity'
+    | 'activityLog'
     | 'pulls'
     | 'hub'
     | 'usage'
@@ -154,6 +156,13 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       })
     : undefined
   const metricsAndActivity = observeBoth(createDispatchMetrics(input.metrics.hot), activity.record)
+  // Requests in flight and the last few hundred (the Activity page); who asked, from the quota gate.
+  const activityLog = createActivityLog({
+    bus: slots.bus,
+    ...(usage ? { subjectOf: usage.gate.subjectOf } : {}),
+    labelOf: (id) => tokens.lookup(id)?.label,
+    slotLoading: (slot) => slots.manager.has(slot) && slots.manager.get(slot).isPending(),
+  })
   const dispatcher = createDispatcher({
     slots: slots.manager,
     routeFor: (name) => slots.provider(slots.manager.config(name)),
@@ -173,8 +182,13 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       ? (record, req) => {
           metricsAndActivity(record)
           usage.observe(record, req)
+          activityLog.observe(record, req)
         }
-      : metricsAndActivity,
+      : (record, req) => {
+          metricsAndActivity(record)
+          activityLog.observe(record, req)
+        },
+    onStart: activityLog.onStart,
     // With auth on, whoever reaches a hosted upstream holds a token (or the proxy's identity).
     ...(env.authEnabled ? { allowedModels: allowedModelsOf } : { refuseHosted: refuseHostedFromOtherSites }),
     onUnexpected: (error, { requestId, route }) =>
@@ -193,6 +207,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       },
       ...(dashboard ? { dashboard } : {}),
       activity,
+      activityLog,
       pulls,
       // The model library searches the same Hub that `hf.co/…` names resolve against.
       hub: env.hub,
@@ -226,6 +241,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       configWatch.close()
       presetsWatch.close()
       activity.stop()
+      activityLog.stop()
       pulls.stop()
       await slots.manager.stopAll()
       await tokens.close() // writes the last `last_used_at` batch

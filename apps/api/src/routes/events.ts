@@ -1,6 +1,8 @@
 import { FORWARDED_EVENTS, type SvcEvents } from '@svc/core'
 import { Hono } from 'hono'
 import { streamSSE } from 'hono/streaming'
+import type { ActivityLog } from '../activity/activity-log'
+import { feedActivity } from '../activity/activity-stream'
 import { createEventQueue } from '../events/event-queue'
 import { createStreamLimit, type StreamLimit } from '../events/stream-limit'
 import { createSlotFacts } from '../slots/slot-facts'
@@ -20,6 +22,8 @@ export interface EventRoutesDeps {
   eventQueueMax?: number
   /** The cap on live streams, shared with log followers (503 `server.busy` past it). */
   streams?: StreamLimit
+  /** The activity log, streamed to callers who ask with `?activity=1` (activity/activity-stream.ts). */
+  activityLog?: ActivityLog
 }
 
 /**
@@ -32,7 +36,9 @@ export interface EventRoutesDeps {
  *    `model.pull`, `slot.auto`, `slot.queue`) as it happens (event name = type, data = JSON);
  * 3. `resync` — `{slots: SlotStatus[]}`, the same as `snapshot` — when this client fell more than
  *    `eventQueueMax` events behind: what was queued is dropped and the client replaces its state;
- * 4. a `: ping` comment every `heartbeatMs` so proxies keep the stream open.
+ * 4. a `: ping` comment every `heartbeatMs` so proxies keep the stream open;
+ * 5. with `?activity=1`: `activity.snapshot` after each `snapshot`/`resync`, then `activity.start` and
+ *    `activity.end` per request (non-admins: their own requests only; activity/activity-stream.ts).
  *
  * Past the live-stream cap (`streams`, SVC_MAX_STREAMS) a subscriber is refused 503 `server.busy` with
  * `Retry-After`, before the stream starts. One heartbeat timer per connection, cleared when it ends. Callers that are not admin get the
@@ -58,6 +64,13 @@ export function eventRoutes(deps: EventRoutesDeps) {
       let wake: (() => void) | undefined
       let pingDue = false
       let closed = false
+      const activity =
+        deps.activityLog && c.req.query('activity') === '1'
+          ? feedActivity(deps.activityLog, c.get('principal'), (event, data) => {
+              queue.push({ event, data })
+              wake?.()
+            })
+          : undefined
       const offs = FORWARDED_EVENTS.map((type) =>
         deps.slots.bus.on(type, (payload: SvcEvents[typeof type]) => {
           queue.push({
@@ -78,10 +91,13 @@ export function eventRoutes(deps: EventRoutesDeps) {
       try {
         await stream.write(': connected\n\n')
         await stream.writeSSE({ event: 'snapshot', data: await snapshot() })
+        if (activity) await stream.writeSSE({ event: 'activity.snapshot', data: activity.snapshot() })
         while (!closed) {
           const next = queue.next()
-          if (next === 'resync') await stream.writeSSE({ event: 'resync', data: await snapshot() })
-          else if (next) await stream.writeSSE(next)
+          if (next === 'resync') {
+            await stream.writeSSE({ event: 'resync', data: await snapshot() })
+            if (activity) await stream.writeSSE({ event: 'activity.snapshot', data: activity.snapshot() })
+          } else if (next) await stream.writeSSE(next)
           else if (pingDue) {
             pingDue = false
             await stream.write(': ping\n\n')
@@ -96,6 +112,7 @@ export function eventRoutes(deps: EventRoutesDeps) {
         release()
         clearInterval(heartbeat)
         for (const off of offs) off()
+        activity?.close()
       }
     })
   })

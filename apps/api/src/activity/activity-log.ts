@@ -1,0 +1,236 @@
+/**
+ * The activity log: requests in flight now and the last few hundred finished, from what the
+ * dispatcher already knows of each (its `DispatchRecord`, the quota gate's caller), for the
+ * dashboard's Activity page, `GET /api/activity` and the `activity.*` events.
+ *
+ * Cost per request, by design (the inference hop is measured): `onStart` puts the dispatcher's own
+ * request object in a Map (and, with capture on, starts capturing); `observe` takes it out and writes
+ * one row of figures into a ring of columns (activity-ring.ts). No event is made unless someone
+ * listens, and no entry object is made unless someone reads.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { EventBus, SvcEvents } from '@svc/core'
+import type { DispatchRecord, StartedRequest } from '@svc/dispatcher'
+import { ActivityRing, type RingRow } from './activity-ring'
+import type { ActivityAnswer, ActivityCaller, ActivityEntry, CapturedExchange } from './activity-types'
+import type { ActivityViewer } from './activity-viewer'
+import { type Capture, type CaptureOptions, createCapture } from './capture'
+import { surfaceOf } from './surface'
+
+/** Finished requests kept (the ring's size). */
+export const ACTIVITY_KEPT = 300
+
+export type ActivityEventType = 'activity.start' | 'activity.end'
+export type ActivityListener = (type: ActivityEventType, entry: ActivityEntry) => void
+
+export interface ActivityLogOptions {
+  /** Slot transitions: a slot that became ready while a request waited made it wait for a load. */
+  bus?: EventBus<SvcEvents>
+  /** Who a request counts for (the quota gate's subject); absent: nobody is named. */
+  subjectOf?: (req: IncomingMessage) => { token: string; identity: string }
+  /** A token's label now (tokens.toml), for display. */
+  labelOf?: (tokenId: string) => string | undefined
+  /** Whether a slot is loading (an in-flight request waiting on it waits for a load). */
+  slotLoading?: (slot: string) => boolean
+  now?: () => number
+  size?: number
+  capture?: CaptureOptions
+}
+
+export interface ActivityQuery {
+  /** A model or slot name: only its requests. */
+  model?: string
+  /** A token id, token label or identity: only its requests. */
+  caller?: string
+  /** Finished requests answered, newest first. Default and most: the ring's size. */
+  limit?: number
+}
+
+export interface ActivityLog {
+  /** The dispatcher's `onStart`. */
+  onStart(request: StartedRequest, model: string | undefined, body: Buffer | undefined): void
+  /** The dispatcher's `observe` (after metrics and usage). */
+  observe(record: DispatchRecord, req: IncomingMessage): void
+  list(viewer: ActivityViewer, query?: ActivityQuery): ActivityAnswer
+  /** One request by id (in flight or kept), with what capture kept of it; undefined if unseen. */
+  find(
+    viewer: ActivityViewer,
+    id: string,
+  ): { entry: ActivityEntry; capture: CapturedExchange | null } | undefined
+  readonly capture: Capture
+  /** Calls `listener` for every request that starts or ends, until the returned function is called. */
+  subscribe(listener: ActivityListener): () => void
+  stop(): void
+}
+
+export function createActivityLog(options: ActivityLogOptions = {}): ActivityLog {
+  const now = options.now ?? Date.now
+  const ring = new ActivityRing(options.size ?? ACTIVITY_KEPT)
+  const inflight = new Map<DispatchRecord, StartedRequest>()
+  const asked = new Map<DispatchRecord, string>()
+  const readyAt = new Map<string, number>()
+  const listeners = new Set<ActivityListener>()
+  const capture = createCapture(options.capture)
+  const nobody = { token: '', identity: '' }
+  const subjectOf = options.subjectOf ?? (() => nobody)
+
+  const off = options.bus?.on('slot.transition', (e) => {
+    if (e.to === 'ready') readyAt.set(e.slot, e.at)
+  })
+
+  const arrivedAt = (request: StartedRequest) => performance.timeOrigin + request.started
+
+  function callerOf(token: string, identity: string): ActivityCaller | null {
+    if (!token && !identity) return null
+    return {
+      token_id: token || null,
+      label: token ? (options.labelOf?.(token) ?? null) : null,
+      identity: identity || null,
+    }
+  }
+
+  /** Queue and load wait of a request that arrived at `at` and reached its upstream `overheadMs` later. */
+  function waits(slot: string, at: number, overheadMs: number): [queue: number, load: number] {
+    const ready = readyAt.get(slot)
+    const load = ready !== undefined && ready > at && ready <= at + overheadMs ? ready - at : 0
+    return [overheadMs - load, load]
+  }
+
+  function rowOf(record: DispatchRecord, req: IncomingMessage, request: StartedRequest | undefined): RingRow {
+    const durationMs = record.seconds * 1000
+    const at = request ? arrivedAt(request) : now() - durationMs
+    const overheadMs = record.overheadSeconds === undefined ? Number.NaN : record.overheadSeconds * 1000
+    const [queueMs, loadMs] = Number.isNaN(overheadMs)
+      ? [Number.NaN, Number.NaN]
+      : waits(record.slot, at, overheadMs)
+    const ttftMs = record.ttfbSeconds === undefined ? Number.NaN : record.ttfbSeconds * 1000
+    const usage = record.usage
+    const out = usage?.completionTokens ?? Number.NaN
+    // The engine's own generation time when it reports one, else the answer's time after its first byte.
+    const generatingMs = usage?.generationMs ?? durationMs - (overheadMs || 0) - (ttftMs || 0)
+    const subject = subjectOf(req)
+    return {
+      id: request?.requestId ?? '',
+      at,
+      route: record.route,
+      slot: record.slot === '-' ? '' : record.slot,
+      model: record.model ?? asked.get(record) ?? '',
+      token: subject.token,
+      identity: subject.identity,
+      outcome: record.outcome,
+      status: record.status,
+      queueMs,
+      loadMs,
+      ttftMs,
+      durationMs,
+      tokensIn: usage?.promptTokens ?? Number.NaN,
+      tokensOut: out,
+      tokensPerS: out > 0 && generatingMs > 0 ? Math.round((out / generatingMs) * 10_000) / 10 : Number.NaN,
+    }
+  }
+
+  function entryOf(row: RingRow, live: boolean): ActivityEntry {
+    const n = (v: number) => (Number.isNaN(v) ? null : Math.round(v * 10) / 10)
+    return {
+      id: row.id,
+      at: Math.round(row.at),
+      live,
+      caller: callerOf(row.token, row.identity),
+      surface: surfaceOf(row.route),
+      route: row.route,
+      slot: row.slot || null,
+      model: row.model || null,
+      status: live ? null : row.status,
+      outcome: live ? null : (row.outcome as ActivityEntry['outcome']),
+      queue_ms: n(row.queueMs),
+      load_ms: n(row.loadMs),
+      ttft_ms: n(row.ttftMs),
+      duration_ms: Math.round(row.durationMs),
+      tokens_in: n(row.tokensIn),
+      tokens_out: n(row.tokensOut),
+      tokens_per_s: n(row.tokensPerS),
+      captured: row.id !== '' && capture.has(row.id),
+    }
+  }
+
+  /** An in-flight request as it stands now (its wait so far, while it has not reached its upstream). */
+  function liveEntry(request: StartedRequest): ActivityEntry {
+    const { record } = request
+    const at = arrivedAt(request)
+    const elapsed = performance.now() - request.started
+    const row = rowOf({ ...record, seconds: elapsed / 1000 }, request.req, request)
+    row.model = record.model ?? asked.get(record) ?? ''
+    if (record.overheadSeconds === undefined) {
+      const loading = options.slotLoading?.(row.slot) === true
+      row.loadMs = loading ? elapsed : Number.NaN
+      row.queueMs = loading ? Number.NaN : elapsed
+    }
+    row.at = at
+    return entryOf(row, true)
+  }
+
+  function emit(type: ActivityEventType, entry: ActivityEntry): void {
+    for (const listener of listeners) listener(type, entry)
+  }
+
+  const matches = (entry: ActivityEntry, viewer: ActivityViewer, query: ActivityQuery) =>
+    viewer(entry.caller) &&
+    (!query.model || entry.model === query.model || entry.slot === query.model) &&
+    (!query.caller ||
+      entry.caller?.token_id === query.caller ||
+      entry.caller?.label === query.caller ||
+      entry.caller?.identity === query.caller)
+
+  return {
+    capture,
+    onStart(request, model, body) {
+      inflight.set(request.record, request)
+      if (model !== undefined) asked.set(request.record, model)
+      if (capture.active()) capture.begin(request.requestId, request.req, request.res, body)
+      if (listeners.size > 0) emit('activity.start', liveEntry(request))
+    },
+    observe(record, req) {
+      const request = inflight.get(record)
+      const row = rowOf(record, req, request)
+      if (request) {
+        inflight.delete(record)
+        asked.delete(record)
+        capture.end(request.requestId, record.status)
+      }
+      ring.push(row)
+      if (listeners.size > 0) emit('activity.end', entryOf(row, false))
+    },
+    list(viewer, query = {}) {
+      const limit = Math.min(query.limit ?? ring.size, ring.size)
+      const recent: ActivityEntry[] = []
+      for (const row of ring.newestFirst()) {
+        if (recent.length >= limit) break
+        const entry = entryOf(row, false)
+        if (matches(entry, viewer, query)) recent.push(entry)
+      }
+      const live = [...inflight.values()].map(liveEntry).filter((e) => matches(e, viewer, query))
+      return { inflight: live.reverse(), recent, capture: capture.state() }
+    },
+    find(viewer, id) {
+      const live = [...inflight.values()].find((r) => r.requestId === id)
+      let entry = live ? liveEntry(live) : undefined
+      if (!entry) {
+        for (const row of ring.newestFirst()) {
+          if (row.id !== id) continue
+          entry = entryOf(row, false)
+          break
+        }
+      }
+      if (!entry || !viewer(entry.caller)) return undefined
+      return { entry, capture: capture.get(id) ?? null }
+    },
+    subscribe(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    stop() {
+      off?.()
+      listeners.clear()
+    },
+  }
+}
