@@ -56,6 +56,16 @@ describe('applyEvent', () => {
     })
   })
 
+  it('clears the last error when a later load reaches ready and when the slot unloads (issue 39)', () => {
+    // a crash while running keeps its error; the restart's ready clears it
+    let s = transition(start, 'idle', 'offline', 1, 'llama-server exited with code 1')
+    s = transition(s, 'warming', 'ready', 2)
+    expect(s.slots[0]?.lastError).toBeNull()
+    s = transition(s, 'ready', 'offline', 3, 'llama-server exited with code 1')
+    s = transition(s, 'ready', 'unloading', 4)
+    expect(s.slots[0]?.lastError).toBeNull()
+  })
+
   it('ignores events for slots it does not know, and counts snapshots', () => {
     const s = applyEvent(start, 'slot.restart', {
       slot: 'nope',

@@ -77,7 +77,9 @@ export function applyEvent<K extends ApiEventName>(state: LiveState, name: K, da
               ? Math.max(1, s.inflight)
               : s.inflight,
         progress: e.to === 'pulling' ? s.progress : null,
-        lastError: e.error ?? (e.from === 'offline' ? null : s.lastError),
+        // A new load starts clean; a load that reached ready and an unload clear it (as the API does).
+        lastError:
+          e.error ?? (e.from === 'offline' || e.to === 'ready' || e.to === 'unloading' ? null : s.lastError),
       }))
     }
     case 'slot.progress': {

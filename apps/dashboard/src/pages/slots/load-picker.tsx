@@ -1,8 +1,10 @@
 import { formatBytes, Modal } from '@svc/ui'
 import { useId, useState } from 'preact/hooks'
-import { api, ok } from '../../api/client'
+import { ApiError, api, ok } from '../../api/client'
 import type { ModelRow, SlotView } from '../../api/types'
 import { useFetch } from '../../hooks/use-fetch'
+import { sayError } from './error-words'
+import { type Runnable, runnableBackends } from './slot-extras'
 
 /** Whether `model` is something this slot's provider runs (and, for llm slots, in its role). */
 export function fitsSlot(
@@ -18,21 +20,40 @@ export interface LoadPickerProps {
   slot: string
   provider: string
   role: string | null
-  onLoad: (model: string) => Promise<void>
+  /** The backend the slot is set to now (null: the picker's choice at load). */
+  backend?: string | null
+  /** The API's verdict on this slot here (`runnable` of `GET /api/slots`); null when not sent. */
+  runnable?: Runnable | null
+  /** The slot file's default model: chosen at first. */
+  defaultModel?: string | null
+  /** `backend`: set when the person picked another backend than the slot's. */
+  onLoad: (model: string, backend?: string) => Promise<void>
   onClose: () => void
 }
 
 /**
- * Picks what to load: the models this slot's provider can run on this machine (badge, size, minimum
- * memory, licence, whether it must be downloaded first), or a path / URL typed in.
+ * Picks what to load: the models this slot's provider can run on this machine (`offered` in
+ * `GET /api/models`: badge, size, minimum memory, licence, whether it must be downloaded first), or a
+ * path / URL typed in; and, when the slot has more than one, the backends that run here (only those
+ * the API's `runnable.backends` says yes to).
  */
-export function LoadPicker({ slot, provider, role, onLoad, onClose }: LoadPickerProps) {
+export function LoadPicker(props: LoadPickerProps) {
+  const { slot, provider, role, runnable, onLoad, onClose } = props
   const models = useFetch(() => ok(api.api.models.$get()), [])
-  const [choice, setChoice] = useState('')
+  const [choice, setChoice] = useState(props.defaultModel ?? '')
   const [other, setOther] = useState('')
+  const backends = runnableBackends(runnable ?? null)
+  const set = props.backend ?? ''
+  // '' = automatic (the picker's choice at load). A backend the slot is set to that cannot run here
+  // is not offered: the first that can is chosen instead.
+  const [backend, setBackend] = useState(
+    set === '' || backends.includes(set) || backends.length === 0 ? set : backends[0]!,
+  )
+  const choices = set === '' ? ['', ...backends] : backends
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const otherId = useId()
+  const backendId = useId()
   const fitting = (models.data?.models ?? []).filter((m) => fitsSlot(m, { provider, role }))
   const model = other.trim() || choice
   return (
@@ -51,10 +72,11 @@ export function LoadPicker({ slot, provider, role, onLoad, onClose }: LoadPicker
             onClick={async () => {
               setBusy(true)
               try {
-                await onLoad(model)
+                // A backend the slot is not set to (its own cannot run here, or another was picked).
+                await onLoad(model, backend !== set ? backend : undefined)
                 onClose()
               } catch (e) {
-                setError((e as Error).message)
+                setError(sayError(e instanceof ApiError ? e.code : null, (e as Error).message).text)
               } finally {
                 setBusy(false)
               }
@@ -105,6 +127,22 @@ export function LoadPicker({ slot, provider, role, onLoad, onClose }: LoadPicker
           </label>
         ))}
       </fieldset>
+      {backends.length > 1 || backend !== set ? (
+        <div class="field">
+          <label for={backendId}>Runs on</label>
+          <select
+            id={backendId}
+            value={backend}
+            onChange={(e) => setBackend((e.target as HTMLSelectElement).value)}
+          >
+            {choices.map((b) => (
+              <option key={b} value={b}>
+                {b || 'automatic'}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
       <div class="field">
         <label for={otherId}>Or a file path or URL on the server</label>
         <input

@@ -1,20 +1,22 @@
 import type { SlotLiveMetrics, SlotSnapshot } from '@svc/core'
 import { ConfirmDialog, formatDuration, ProgressBar, StateBadge } from '@svc/ui'
-import { useId, useState } from 'preact/hooks'
+import { useEffect, useId, useState } from 'preact/hooks'
 import { whyNot } from '../../api/session'
 import type { SlotView } from '../../api/types'
-import { Fact } from '../../components/fact'
 import { GuardedButton } from '../../components/guarded-button'
 import { useNow } from '../../hooks/use-now'
 import { Link } from '../../router'
 import { useSession } from '../../session-context'
 import type { SlotQueue } from '../../store/live-state'
-import { figure } from './figure'
+import { sayError } from './error-words'
 import { LoadPicker } from './load-picker'
 import { SlotConfigForm } from './slot-config-form'
+import { extrasOf, runsOn } from './slot-extras'
+import { SlotFigures } from './slot-figures'
 
 export interface SlotActions {
-  load(slot: string, model: string): Promise<void>
+  /** Loads `model`; with `backend`, first saves it as the slot's backend (the picker offered it). */
+  load(slot: string, model: string, backend?: string): Promise<void>
   unload(slot: string): Promise<void>
   reload(slot: string, model: string): Promise<void>
   configure(slot: string, body: Record<string, unknown>): Promise<void>
@@ -28,26 +30,58 @@ export interface SlotCardProps {
   /** Requests waiting for this slot (max_concurrent reached, a load or a swap under way). */
   queue?: SlotQueue | undefined
   actions: SlotActions
+  /** Open the settings dialog at once (`/?settings=<slot>`); `onSettingsClosed` when it closes. */
+  settingsOpen?: boolean
+  onSettingsClosed?: () => void
 }
 
 const LOADING = ['pulling', 'starting', 'warming'] as const
 const RUNNING = ['ready', 'serving', 'idle'] as const
 
-/** One slot: state, model, where it runs, live figures, last error, progress, and its controls. */
-export function SlotCard({ slot, view, metrics, queue, actions }: SlotCardProps) {
+/**
+ * One slot. Offline it is compact: name, state, where it would run, and the one action that makes
+ * sense (Load, or why it cannot run here with the way to change that). Holding a model it shows the
+ * model, memory, context size and the last minute. A current error shows with its fix.
+ */
+export function SlotCard(props: SlotCardProps) {
+  const { slot, view, metrics, queue, actions } = props
   const session = useSession()
   const headingId = useId()
-  const [dialog, setDialog] = useState<'load' | 'unload' | 'settings' | null>(null)
+  const [dialog, setDialog] = useState<'load' | 'unload' | 'settings' | null>(
+    props.settingsOpen ? 'settings' : null,
+  )
+  useEffect(() => {
+    if (props.settingsOpen) setDialog('settings')
+  }, [props.settingsOpen])
+  // An error the person cleared here (the API clears it on unload too; this hides it at once).
+  const [cleared, setCleared] = useState<string | null>(null)
   const busyState = (LOADING as readonly string[]).includes(slot.state)
   const running = (RUNNING as readonly string[]).includes(slot.state)
-  const waiting = queue?.depth ?? 0
-  const now = useNow(1000, busyState || running || waiting > 0)
+  const now = useNow(1000, busyState || running || (queue?.depth ?? 0) > 0)
   const denied = whyNot(session, 'mutate')
   const inflight = slot.inflight > 0 || slot.state === 'serving'
-  const uptime = metrics?.readyAt != null && running ? formatDuration((now - metrics.readyAt) / 1000) : '—'
+  const extras = extrasOf(view, slot)
+  const runnable = extras.runnable
+  const cannotRun = runnable !== null && !runnable.ok && !running && !busyState
+  const lastError = slot.lastError && slot.lastError !== cleared ? slot.lastError : null
+  const said = lastError ? sayError(null, lastError) : null
+  const close = () => {
+    if (dialog === 'settings') props.onSettingsClosed?.()
+    setDialog(null)
+  }
+  const settingsButton = (label: string) => (
+    <GuardedButton denied={denied} disabled={!view} onClick={() => setDialog('settings')}>
+      {label}
+    </GuardedButton>
+  )
 
   return (
-    <article class="card slot-card" aria-labelledby={headingId} data-slot={slot.name}>
+    <article
+      class="card slot-card"
+      aria-labelledby={headingId}
+      data-slot={slot.name}
+      data-compact={running || busyState ? undefined : ''}
+    >
       <header class="card-head">
         <h2 id={headingId}>{slot.name}</h2>
         <StateBadge
@@ -56,33 +90,23 @@ export function SlotCard({ slot, view, metrics, queue, actions }: SlotCardProps)
         />
         {/* The slot's own tools sit in its header, so the actions below stay one row at any width. */}
         <div class="card-tools">
-          <GuardedButton denied={denied} disabled={!view} onClick={() => setDialog('settings')}>
-            Settings
-          </GuardedButton>
+          {settingsButton('Settings')}
           <Link class="svc-button" href={`/logs/${slot.name}`} label={`Logs of ${slot.name}`}>
             Logs
           </Link>
         </div>
       </header>
-      <dl class="facts">
-        <Fact term="Model">{slot.model ?? 'none'}</Fact>
-        <Fact term="Runs on">
-          {[slot.provider, slot.backend ?? 'auto', slot.runtime ?? 'auto'].join(' · ')}
-        </Fact>
-      </dl>
-      <dl class="metrics" aria-label={`Live figures of ${slot.name}`}>
-        <Fact term="In flight">{slot.inflight}</Fact>
-        <Fact term="Requests/min">{metrics?.requestsPerMin ?? 0}</Fact>
-        <Fact term="p50 latency">{figure(metrics?.p50Ms, ' ms')}</Fact>
-        <Fact term="Tokens/s">{figure(metrics?.tokensPerS)}</Fact>
-        <Fact term="Uptime">{uptime}</Fact>
-        <Fact term="Restarts">{slot.restarts}</Fact>
-        <Fact term="Queued">
-          {waiting > 0 && queue?.oldestSince != null
-            ? `${waiting} · oldest ${formatDuration(Math.max(0, now - queue.oldestSince) / 1000)}`
-            : waiting}
-        </Fact>
-      </dl>
+      <p class="runs-on">
+        {/* A slot that cannot run here names its engine only: its backend is the problem, not a fact. */}
+        {runsOn(
+          cannotRun
+            ? { provider: slot.provider, backend: null, runtime: null }
+            : { ...slot, model: slot.model ?? view?.config.default_model },
+        )}
+      </p>
+      {running || busyState ? (
+        <SlotFigures slot={slot} extras={extras} metrics={metrics} queue={queue} now={now} />
+      ) : null}
       {slot.state === 'pulling' && slot.progress ? (
         <ProgressBar
           label={`Pulling ${slot.model ?? ''}`}
@@ -96,15 +120,41 @@ export function SlotCard({ slot, view, metrics, queue, actions }: SlotCardProps)
           {formatDuration((now - slot.since) / 1000)}
         </p>
       ) : null}
-      {slot.lastError ? (
-        <p class="last-error">
-          <strong>Last error:</strong> {slot.lastError}
+      {cannotRun ? (
+        <p class="cannot-run">
+          <strong>Cannot run here:</strong>{' '}
+          {runnable.reason ?? 'no backend of this slot runs on this machine'}.
         </p>
       ) : null}
+      {said ? (
+        <div class="last-error" role="alert">
+          <p>
+            <strong>Last error:</strong> {said.text}
+          </p>
+          <div class="actions">
+            {said.fix === 'settings' ? settingsButton('Change the settings') : null}
+            <GuardedButton
+              denied={denied}
+              onClick={() =>
+                void actions.unload(slot.name).then(
+                  () => setCleared(lastError),
+                  () => undefined,
+                )
+              }
+            >
+              Clear
+            </GuardedButton>
+          </div>
+        </div>
+      ) : null}
       <div class="actions slot-actions">
-        <GuardedButton denied={denied} primary onClick={() => setDialog('load')}>
-          Load…
-        </GuardedButton>
+        {cannotRun ? (
+          settingsButton('Change the backend…')
+        ) : (
+          <GuardedButton denied={denied} primary onClick={() => setDialog('load')}>
+            {said && !running && !busyState ? 'Load again…' : 'Load…'}
+          </GuardedButton>
+        )}
         {busyState ? (
           <GuardedButton denied={denied} onClick={() => void actions.unload(slot.name)}>
             Cancel
@@ -129,8 +179,11 @@ export function SlotCard({ slot, view, metrics, queue, actions }: SlotCardProps)
           slot={slot.name}
           provider={slot.provider}
           role={view?.config.role ?? null}
-          onLoad={(model) => actions.load(slot.name, model)}
-          onClose={() => setDialog(null)}
+          backend={slot.backend ?? view?.backend ?? null}
+          runnable={runnable}
+          defaultModel={view?.config.default_model ?? null}
+          onLoad={(model, backend) => actions.load(slot.name, model, backend)}
+          onClose={close}
         />
       ) : null}
       {dialog === 'unload' ? (
@@ -138,9 +191,9 @@ export function SlotCard({ slot, view, metrics, queue, actions }: SlotCardProps)
           title={`Unload ${slot.name}?`}
           confirmLabel="Unload"
           danger
-          onCancel={() => setDialog(null)}
+          onCancel={close}
           onConfirm={() => {
-            setDialog(null)
+            close()
             void actions.unload(slot.name)
           }}
         >
@@ -149,11 +202,7 @@ export function SlotCard({ slot, view, metrics, queue, actions }: SlotCardProps)
         </ConfirmDialog>
       ) : null}
       {dialog === 'settings' && view ? (
-        <SlotConfigForm
-          slot={view}
-          onSave={(body) => actions.configure(slot.name, body)}
-          onClose={() => setDialog(null)}
-        />
+        <SlotConfigForm slot={view} onSave={(body) => actions.configure(slot.name, body)} onClose={close} />
       ) : null}
     </article>
   )

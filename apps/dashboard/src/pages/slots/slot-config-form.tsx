@@ -14,7 +14,7 @@ const RESTARTS = [
   { value: 'no', label: 'no' },
 ] as const
 
-interface Values {
+export interface Values {
   name: string
   provider: string
   backend: string
@@ -39,14 +39,15 @@ const FIELDS: Record<TextKey, { label: string; hint?: string }> = {
   runtime: { label: 'Runtime' },
   url: { label: 'URL (remote runtime)', hint: 'the upstream already running there' },
   model: { label: 'Default model', hint: 'loaded at start when enabled' },
-  role: { label: 'Role (llm)' },
+  role: { label: 'Role' },
   restart: { label: 'Restart after a crash' },
   max_restarts: { label: 'Most restarts' },
-  ctx_size: { label: 'Context size (llm)' },
+  ctx_size: { label: 'Context size', hint: 'tokens; empty: the model’s own' },
   args: { label: 'Extra upstream arguments', hint: 'one per line' },
 }
 
-function initial(slot: SlotView | undefined): Values {
+/** The form's values for `slot` as saved now (a new slot's defaults when absent). */
+export function initial(slot: SlotView | undefined): Values {
   return {
     name: slot?.name ?? '',
     provider: slot?.provider ?? 'llm',
@@ -70,7 +71,8 @@ export function configBody(values: Values, withName: boolean): Record<string, un
   if (values.provider.trim()) body.provider = values.provider.trim()
   if (values.backend) body.backend = values.backend
   if (values.runtime) body.runtime = values.runtime
-  if (values.url.trim()) body.url = values.url.trim()
+  // A URL means something only to the remote runtime; a process or container slot never sends one.
+  if (values.runtime === 'remote' && values.url.trim()) body.url = values.url.trim()
   if (values.role) body.role = values.role
   if (values.max_restarts.trim()) body.max_restarts = Number(values.max_restarts)
   if (values.ctx_size.trim()) body.ctx_size = Number(values.ctx_size)
@@ -93,6 +95,8 @@ export interface SlotConfigFormProps {
 /**
  * Creates a custom slot or edits a slot's settings. The server validates; its message appears next
  * to the field it names (`param`). Backend and runtime show what the slot uses now; saving writes them.
+ * Labels sit in one column and controls in the next (stacked below 600 px); the URL shows only for
+ * the remote runtime, role and context size only for an llm slot.
  */
 export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
   const id = useId()
@@ -101,6 +105,7 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
   const [busy, setBusy] = useState(false)
   const set = <K extends keyof Values>(key: K, value: Values[K]) => setValues((v) => ({ ...v, [key]: value }))
   const err = (param: string) => errors[param] ?? null
+  const llm = values.provider.trim() === 'llm'
   /** The Field around `key`'s control: its label, hint and the server's message for it. */
   const field = (key: TextKey) => ({ id: `${id}-${key}`, ...FIELDS[key], error: err(key) })
   /** What every control of `key` has: its id and the aria that ties it to its hint and error. */
@@ -148,7 +153,7 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
     >
       <form
         id={`${id}-form`}
-        class="form-grid"
+        class="slot-settings"
         onSubmit={(e) => {
           e.preventDefault()
           void submit()
@@ -173,9 +178,11 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
         <Field {...field('runtime')}>
           <Select {...choice('runtime')} choices={RUNTIMES} blank="automatic" />
         </Field>
-        <Field {...field('url')}>
-          <input {...text('url')} type="url" placeholder="http://10.0.0.5:8188" />
-        </Field>
+        {values.runtime === 'remote' ? (
+          <Field {...field('url')}>
+            <input {...text('url')} type="url" placeholder="http://10.0.0.5:8188" />
+          </Field>
+        ) : null}
         <Field {...field('model')}>
           <input {...text('model')} />
         </Field>
@@ -185,18 +192,22 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
           checked={values.enabled}
           onChange={(on) => set('enabled', on)}
         />
-        <Field {...field('role')}>
-          <Select {...choice('role')} choices={ROLES} blank="default" />
-        </Field>
+        {llm ? (
+          <Field {...field('role')}>
+            <Select {...choice('role')} choices={ROLES} blank="default" />
+          </Field>
+        ) : null}
         <Field {...field('restart')}>
           <Select {...choice('restart')} choices={RESTARTS} />
         </Field>
         <Field {...field('max_restarts')}>
           <input {...text('max_restarts')} type="number" min={0} max={100} />
         </Field>
-        <Field {...field('ctx_size')}>
-          <input {...text('ctx_size')} type="number" min={0} />
-        </Field>
+        {llm ? (
+          <Field {...field('ctx_size')}>
+            <input {...text('ctx_size')} type="number" min={0} />
+          </Field>
+        ) : null}
         <Field {...field('args')}>
           <textarea {...text('args')} rows={3} />
         </Field>

@@ -1,5 +1,5 @@
 import { useToasts } from '@svc/ui'
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api, ok, send } from '../../api/client'
 import { whyNot } from '../../api/session'
 import type { SlotView } from '../../api/types'
@@ -10,7 +10,18 @@ import { useFetch } from '../../hooks/use-fetch'
 import { useSession } from '../../session-context'
 import { useLive } from '../../store/use-live'
 import { type SlotActions, SlotCard } from './slot-card'
-import { SlotConfigForm } from './slot-config-form'
+import { configBody, initial, SlotConfigForm } from './slot-config-form'
+
+/** `?settings=<slot>` (a link from another page, e.g. a context-size error): that slot's settings open. */
+function settingsParam(): string | null {
+  return new URLSearchParams(location.search).get('settings')
+}
+
+/** running / loading / offline: the views refetch when a slot moves between these (memory, errors). */
+function phase(state: string): string {
+  if (['ready', 'serving', 'idle'].includes(state)) return 'r'
+  return state === 'offline' ? 'o' : 'l'
+}
 
 /** The home page: a card per slot (built-in and custom), live; create a custom slot. */
 export function SlotsPage() {
@@ -22,10 +33,17 @@ export function SlotsPage() {
   const generation = useLive((s) => s.generation)
   const connection = useLive((s) => s.connection)
   const [creating, setCreating] = useState(false)
-  const names = slots.map((s) => s.name).join(',')
-  // Config (and metrics before the first slot.metrics event) come from GET /api/slots; refetched
-  // after every snapshot and whenever the set of slots changes. A slot created here shows from it
-  // until the next snapshot lists it.
+  const [settingsOf, setSettingsOf] = useState(settingsParam)
+  useEffect(() => {
+    const update = () => setSettingsOf(settingsParam())
+    addEventListener('popstate', update)
+    return () => removeEventListener('popstate', update)
+  }, [])
+  const names = slots.map((s) => `${s.name}:${phase(s.state)}`).join(',')
+  // Config, memory, context size, whether it runs here (and metrics before the first slot.metrics
+  // event) come from GET /api/slots; refetched after every snapshot, whenever the set of slots
+  // changes and whenever a slot starts or stops running. A slot created here shows from it until the
+  // next snapshot lists it.
   const views = useFetch(() => ok(api.api.slots.$get()), [generation, names])
   const viewOf = (name: string): SlotView | undefined => views.data?.slots.find((s) => s.name === name)
   const denied = whyNot(session, 'mutate')
@@ -39,11 +57,19 @@ export function SlotsPage() {
     }
   }
   const actions: SlotActions = {
-    load: (slot, model) =>
-      run(`Loading ${model} into ${slot} failed`, async () => {
-        await send('POST', api.api.slots[':slot'].load.$url({ param: { slot } }), { model })
-        toasts.show('info', `Loading ${model} into ${slot}…`)
-      }),
+    // No "Loading…" toast: the card shows the load live (pulling, starting, warming), and a failure
+    // shows in the picker or on the card with its fix, never in a toast over the buttons.
+    load: async (slot, model, backend) => {
+      const view = viewOf(slot)
+      if (backend !== undefined && view) {
+        await send('PUT', api.api.slots[':slot'].$url({ param: { slot } }), {
+          ...configBody(initial(view), false),
+          backend,
+        })
+        views.reload()
+      }
+      await send('POST', api.api.slots[':slot'].load.$url({ param: { slot } }), { model })
+    },
     unload: (slot) =>
       run(`Unloading ${slot} failed`, () =>
         send('POST', api.api.slots[':slot'].unload.$url({ param: { slot } })),
@@ -85,6 +111,11 @@ export function SlotsPage() {
               metrics={metrics[slot.name] ?? viewOf(slot.name)?.metrics ?? undefined}
               queue={queues[slot.name]}
               actions={actions}
+              settingsOpen={settingsOf === slot.name}
+              onSettingsClosed={() => {
+                setSettingsOf(null)
+                history.replaceState(null, '', '/')
+              }}
             />
           ),
         )}
