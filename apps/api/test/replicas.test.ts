@@ -1,5 +1,6 @@
 /**
- * Replicas: a remote slot with `urls = [a, b]` over two real llama-servers. Requests go to
+ * Replicas: a remote slot with `urls = [a, b]` over two real llama-servers, routed by least load
+ * (`routing = "least-loaded"`; routing by cache is replica-routing.test.ts). Requests go to
  * the replica with the fewest in flight; killing one moves all traffic to the other with no failed
  * request; it rejoins when restarted; the slot is ready while one replica is, offline when none is.
  * Each llama-server answers with its own alias as `model`, which tells which replica served.
@@ -61,7 +62,7 @@ describe.skipIf(!available)('a slot with two replicas', () => {
     await Promise.all([start('a'), start('b')])
     api = await startApiWithConfig({
       slots: {
-        duo: `enabled = true\nprovider = "llm"\nruntime = "remote"\nurls = ["${servers.a!.url}", "${servers.b!.url}"]\nrestart = "no"\n`,
+        duo: `enabled = true\nprovider = "llm"\nruntime = "remote"\nurls = ["${servers.a!.url}", "${servers.b!.url}"]\nrestart = "no"\nrouting = "least-loaded"\n`,
       },
     })
     await waitForSlot(api, 'duo', (s) => s.state === 'ready', 30_000)
