@@ -3,14 +3,23 @@ import { postJson } from '../../api/client'
 import { SubmitRow } from '../../components/submit-row'
 import { TextField } from '../../components/text-field'
 import { useSubmit } from '../../hooks/use-submit'
+import { useKindGate } from './kind-gate'
+import { inWords } from './problem'
+import { modelsFor, useV1Models } from './v1-models'
 
 interface ImageResult {
   data: { url?: string; b64_json?: string }[]
   _svc?: Record<string, unknown>
 }
 
-/** Image generation on the `img` slot: prompt, size, n, seed, steps, cfg, negative prompt. */
+/**
+ * Image generation on the `img` slot: prompt, size, n, seed, steps, cfg, negative prompt. Generate
+ * stays disabled, with the reason and its fix, where images cannot run here (the slot's `runnable`)
+ * or while nothing listed makes images.
+ */
 export function ImagePanel() {
+  const v1 = useV1Models()
+  const gate = useKindGate('images', v1.data && modelsFor(v1.data, 'images'))
   const [form, setForm] = useState({
     prompt: 'a lighthouse at dusk',
     size: '512x512',
@@ -36,7 +45,8 @@ export function ImagePanel() {
     if (form.steps.trim()) body.steps = Number(form.steps)
     if (form.cfg.trim()) body.cfg = Number(form.cfg)
     if (form.negative.trim()) body.negative_prompt = form.negative.trim()
-    setResult((await (await postJson('/v1/images/generations', body)).json()) as ImageResult)
+    const res = await inWords(postJson('/v1/images/generations', body), 'img')
+    setResult((await res.json()) as ImageResult)
   })
   const field = (key: keyof typeof form) => ({
     value: form[key],
@@ -44,6 +54,7 @@ export function ImagePanel() {
   })
   return (
     <form class="stack" onSubmit={submit.onSubmit}>
+      {gate.notice}
       <TextField label="Prompt" rows={2} {...field('prompt')} />
       <div class="form-grid">
         <TextField label="Size (WxH)" {...field('size')} input={{ pattern: '\\d+x\\d+' }} />
@@ -53,7 +64,7 @@ export function ImagePanel() {
         <TextField label="CFG" {...field('cfg')} input={{ type: 'number', step: '0.1', min: 0 }} />
         <TextField label="Negative prompt" {...field('negative')} />
       </div>
-      <SubmitRow submit={submit} label="Generate" busyLabel="Generating…" />
+      <SubmitRow submit={submit} label="Generate" busyLabel="Generating…" disabled={!gate.open} />
       {result ? (
         <>
           <div class="images">

@@ -3,7 +3,7 @@ import { useId } from 'preact/hooks'
 import { Field } from '../../components/field'
 import type { V1Model } from './v1-models'
 
-/** A labelled model picker over `/v1/models`, each entry with its slot's state. */
+/** A labelled model picker over entries of `/v1/models`, each with its slot's state; nothing when there are none. */
 export function ModelSelect(props: {
   models: V1Model[] | undefined
   value: string
@@ -11,6 +11,7 @@ export function ModelSelect(props: {
   label?: string
 }) {
   const id = useId()
+  if (props.models?.length === 0) return null // the tab's notice says why nothing is offered
   const choices = (props.models ?? []).map((m) => ({
     value: m.id,
     label: m._svc?.state ? `${m.id} (${m._svc.state})` : m.id,

@@ -3,13 +3,18 @@ import { postJson } from '../../api/client'
 import { SubmitRow } from '../../components/submit-row'
 import { TextField } from '../../components/text-field'
 import { useSubmit } from '../../hooks/use-submit'
+import { useKindGate } from './kind-gate'
 import { ModelSelect } from './model-select'
-import { useV1Models } from './v1-models'
+import { inWords } from './problem'
+import { modelsFor, useV1Models } from './v1-models'
 
 /** Ranks documents (one per line) against a query with `/v1/rerank`. */
 export function RerankPanel() {
-  const models = useV1Models()
-  const [model, setModel] = useState('primary')
+  const v1 = useV1Models()
+  const models = v1.data && modelsFor(v1.data, 'rerank')
+  const gate = useKindGate('rerank', models)
+  const [picked, setModel] = useState<string | null>(null)
+  const model = picked ?? models?.[0]?.id ?? ''
   const [query, setQuery] = useState('What is a cat?')
   const [docs, setDocs] = useState('A cat is a small domesticated animal.\nThe sky is blue.\nPasta recipes')
   const [results, setResults] = useState<{ document: string; score: number }[] | null>(null)
@@ -18,7 +23,7 @@ export function RerankPanel() {
       .split('\n')
       .map((d) => d.trim())
       .filter(Boolean)
-    const res = await postJson('/v1/rerank', { model, query, documents })
+    const res = await inWords(postJson('/v1/rerank', { model, query, documents }), model)
     const body = (await res.json()) as { results: { index: number; relevance_score: number }[] }
     setResults(
       body.results
@@ -28,10 +33,11 @@ export function RerankPanel() {
   })
   return (
     <form class="stack" onSubmit={submit.onSubmit}>
-      <ModelSelect models={models.data} value={model} onChange={setModel} />
+      {gate.notice}
+      <ModelSelect models={models} value={model} onChange={setModel} />
       <TextField label="Query" value={query} onChange={setQuery} />
       <TextField label="Documents (one per line)" rows={4} value={docs} onChange={setDocs} />
-      <SubmitRow submit={submit} label="Rerank" busyLabel="Ranking…" />
+      <SubmitRow submit={submit} label="Rerank" busyLabel="Ranking…" disabled={!gate.open || !model} />
       {results ? (
         <ol aria-label="Ranked documents">
           {results.map((r) => (

@@ -2,10 +2,22 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { request } from '../../api/client'
 import { SubmitRow } from '../../components/submit-row'
 import { useSubmit } from '../../hooks/use-submit'
+import { useKindGate } from './kind-gate'
+import { ModelSelect } from './model-select'
+import { inWords } from './problem'
+import { modelsFor, useV1Models } from './v1-models'
 
-/** Speech to text on the `stt` slot: upload a file or record from the microphone. */
+/**
+ * Speech to text: a model that transcribes (listed by `/v1/models`), a file or a recording from the
+ * microphone. Transcribe stays disabled, with the reason and its fix, while nothing can transcribe.
+ */
 export function TranscribePanel() {
   const id = useId()
+  const v1 = useV1Models()
+  const models = v1.data && modelsFor(v1.data, 'transcriptions')
+  const gate = useKindGate('transcription', models)
+  const [picked, setModel] = useState<string | null>(null)
+  const model = picked ?? models?.[0]?.id ?? ''
   const [file, setFile] = useState<Blob | null>(null)
   const [recording, setRecording] = useState(false)
   const [text, setText] = useState<string | null>(null)
@@ -20,9 +32,9 @@ export function TranscribePanel() {
   const submit = useSubmit(async () => {
     if (!file) return
     const body = new FormData()
-    body.append('model', 'stt')
+    body.append('model', model)
     body.append('file', file, file instanceof File ? file.name : 'recording.webm')
-    const res = await request('/v1/audio/transcriptions', { method: 'POST', body })
+    const res = await inWords(request('/v1/audio/transcriptions', { method: 'POST', body }), model)
     setText(((await res.json()) as { text: string }).text)
   })
 
@@ -52,6 +64,8 @@ export function TranscribePanel() {
 
   return (
     <form class="stack" onSubmit={submit.onSubmit}>
+      {gate.notice}
+      <ModelSelect models={models} value={model} onChange={setModel} />
       <div class="field">
         <label for={`${id}-file`}>Audio file</label>
         <input
@@ -64,7 +78,12 @@ export function TranscribePanel() {
       {file && !(file instanceof File) ? (
         <p class="hint">Recorded {Math.round(file.size / 1024)} KB.</p>
       ) : null}
-      <SubmitRow submit={submit} label="Transcribe" busyLabel="Transcribing…" disabled={!file}>
+      <SubmitRow
+        submit={submit}
+        label="Transcribe"
+        busyLabel="Transcribing…"
+        disabled={!file || !gate.open || !model}
+      >
         <button type="button" class="svc-button" onClick={record} aria-pressed={recording}>
           {recording ? 'Stop recording' : 'Record from the microphone'}
         </button>
