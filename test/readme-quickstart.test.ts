@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { parseSlotConfig } from '@svc/core'
 import {
   BUILT_ENTRIES,
   ensureBuilt,
@@ -55,6 +56,12 @@ describe('README.md', () => {
       './scripts/setup.sh && pnpm test',
     ])
     expect(README.slice(0, README.indexOf('## Quick start'))).toContain('`pnpm stop`')
+  })
+
+  it('shows a slot file svc accepts as written', () => {
+    const [toml] = blocks(section(README, 'A slot file'), 'toml')
+    const parsed = parseSlotConfig('primary', toml ?? '')
+    expect(parsed.ok, JSON.stringify(parsed)).toBe(true)
   })
 })
 
