@@ -62,7 +62,7 @@ function alive(pid: number): boolean {
 /** This machine's IPv4 addresses that other machines may reach (not loopback, not a container bridge). */
 function lanHere(): string[] {
   return Object.entries(networkInterfaces())
-    .filter(([name]) => !/^(docker|br-|veth|virbr)/.test(name))
+    .filter(([name]) => !/^(docker|br-|veth|virbr|cni|flannel|podman|lxc)/.test(name))
     .flatMap(([, infos]) => infos ?? [])
     .filter((i) => i.family === 'IPv4' && !i.internal && !i.address.startsWith('169.254.'))
     .map((i) => i.address)
