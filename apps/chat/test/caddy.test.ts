@@ -8,7 +8,7 @@ import { programAvailable } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumAvailable } from './browser'
 import { type Caddy, startCaddyForChat } from './caddy'
-import { type ChatInBrowser, startChatInBrowser } from './chat-in-browser'
+import { type ChatInBrowser, lastAnswer, startChatInBrowser } from './chat-in-browser'
 import { createChatToken } from './chat-token'
 import { type LiveStack, partsAvailable, startLiveStack } from './live-stack'
 import { send } from './serve-app'
@@ -63,7 +63,7 @@ describe.skipIf(!available)('the chat app under /chat/ behind Caddy', () => {
     await page.getByLabel('Model').selectOption('primary')
     await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello from Alice')
     await page.getByRole('button', { name: 'Send' }).click()
-    await page.getByRole('button', { name: 'Regenerate' }).waitFor({ timeout: 30_000 })
+    await lastAnswer(page)
     expect(page.url()).toMatch(/\/chat\/#\/c\/[\w-]{16}$/)
     await page.getByRole('link', { name: 'Hello from Alice' }).waitFor()
     const answer = page.getByRole('listitem').filter({ hasText: 'Assistant · primary' })

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumAvailable } from './browser'
-import { type ChatInBrowser, startChatInBrowser } from './chat-in-browser'
+import { type ChatInBrowser, lastAnswer, messageAction, startChatInBrowser } from './chat-in-browser'
 import { type LiveStack, partsAvailable, startLiveStack, tokensPredicted, upstreamBusy } from './live-stack'
 
 const available = chromiumAvailable() && partsAvailable({ speech: true })
@@ -74,7 +74,7 @@ describe.skipIf(!available)('the chat app in Chromium with svc and llama-server'
   it('answers, regenerates the last answer, and edits an earlier message to continue from it', async () => {
     const { page, composer } = await app.compose('primary', 'Hello there')
     await composer.press('Enter')
-    await page.getByRole('button', { name: 'Regenerate' }).waitFor({ timeout: 30_000 })
+    await lastAnswer(page)
     const id = idOf(page.url())
     const first = await app.saved(id)
     expect(first.messages.map((m) => [m.role, m.status])).toEqual([
@@ -83,24 +83,32 @@ describe.skipIf(!available)('the chat app in Chromium with svc and llama-server'
     ])
     expect(first.messages[1]!.content).not.toBe('')
 
-    await page.getByRole('button', { name: 'Regenerate' }).click()
+    await messageAction(await lastAnswer(page), 'Regenerate')
+    await expect
+      .poll(async () => (await app.saved(id)).messages[1]?.id, { timeout: 30_000 })
+      .not.toBe(first.messages[1]!.id)
     await expect
       .poll(async () => (await app.saved(id)).messages[1]?.status, { timeout: 30_000 })
       .toBe('complete')
-    await page.getByRole('button', { name: 'Regenerate' }).waitFor()
+    await lastAnswer(page)
     const regenerated = await app.saved(id)
     expect(regenerated.messages).toHaveLength(2)
     expect(regenerated.messages[1]!.id).not.toBe(first.messages[1]!.id)
     expect(regenerated.messages[1]!.status).toBe('complete')
 
-    await page.getByRole('button', { name: 'Edit' }).click()
+    const question = page
+      .getByRole('list', { name: 'Messages' })
+      .getByRole('listitem')
+      .filter({ hasText: 'You' })
+      .first()
+    await messageAction(question, 'Edit')
     await page.getByLabel('Edit message').fill('Edited question')
     await page.getByRole('button', { name: 'Save and send' }).click()
     await page.getByRole('list', { name: 'Messages' }).getByText('Edited question', { exact: true }).waitFor()
     await expect
       .poll(async () => (await app.saved(id)).messages.map((m) => m.status).join(), { timeout: 30_000 })
       .toBe('complete,complete')
-    await page.getByRole('button', { name: 'Regenerate' }).waitFor()
+    await lastAnswer(page)
     // The earlier question is gone from the conversation (the title keeps its first words).
     const messages = page.getByRole('list', { name: 'Messages' })
     expect(await messages.getByText('Hello there', { exact: true }).count()).toBe(0)
@@ -119,9 +127,9 @@ describe.skipIf(!available)('the chat app in Chromium with svc and llama-server'
   it('reads an answer aloud: the audio from espeak-ng plays', async () => {
     const { page } = await app.compose('primary', 'Say something')
     await page.getByRole('button', { name: 'Send' }).click()
-    await page.getByRole('button', { name: 'Read aloud' }).waitFor({ timeout: 30_000 })
+    const answer = await lastAnswer(page)
     const speech = page.waitForResponse((r) => r.url().endsWith('/api/audio/speech'))
-    await page.getByRole('button', { name: 'Read aloud' }).click()
+    await messageAction(answer, 'Read aloud')
     const res = await speech
     expect(res.status()).toBe(200)
     expect(res.headers()['content-type']).toBe('audio/mpeg')

@@ -21,6 +21,32 @@ export interface ChatInBrowser extends AsyncDisposable {
 }
 
 /**
+ * Waits until the last answer on `page` is written (its "⋯" menu is offered only then) and returns
+ * that message.
+ */
+export async function lastAnswer(page: Page, timeout = 30_000): Promise<Locator> {
+  const answer = page
+    .getByRole('list', { name: 'Messages' })
+    .getByRole('listitem')
+    .filter({ hasText: 'Assistant' })
+    .last()
+  await answer.getByRole('button', { name: 'Message actions' }).waitFor({ timeout })
+  return answer
+}
+
+/** Opens the "⋯" menu of `message` and chooses `item` (Copy, Edit, Regenerate, Read aloud). */
+export async function messageAction(message: Locator, item: string): Promise<void> {
+  await message.getByRole('button', { name: 'Message actions' }).click()
+  await message.getByRole('menuitem', { name: item }).click()
+}
+
+/** Opens the open conversation's "⋯" menu and chooses `item` (Rename, Export …, Delete). */
+export async function conversationAction(page: Page, item: string): Promise<void> {
+  await page.getByRole('button', { name: 'Conversation actions' }).click()
+  await page.getByRole('menuitem', { name: item }).click()
+}
+
+/**
  * Builds the front end, starts the chat server with `env` (`SVC_CHAT_API_URL` and what else the test
  * needs) and launches the browser, its first context made with `context`. Dispose closes the browser,
  * then stops the server.

@@ -20,7 +20,7 @@ import {
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumAvailable } from './browser'
-import { type ChatInBrowser, startChatInBrowser } from './chat-in-browser'
+import { type ChatInBrowser, conversationAction, lastAnswer, startChatInBrowser } from './chat-in-browser'
 import { load } from './live-stack'
 
 const whisper = Boolean(findEngine('whisper-server', process.env))
@@ -80,7 +80,7 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
     const file = conversation.messages[1]!.attachments[0]!.file
     expect((await fetch(`${app.chat.url}/api/files/${file}`)).status).toBe(200)
 
-    await page.getByRole('button', { name: 'Delete' }).click()
+    await conversationAction(page, 'Delete')
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click()
     await page.getByText('No conversations yet.').waitFor()
     expect((await fetch(`${app.chat.url}/api/files/${file}`)).status).toBe(404)
@@ -100,7 +100,7 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
     await page.getByRole('list', { name: 'Attachments' }).getByText('dot.png').waitFor()
     await page.getByRole('textbox', { name: 'Message', exact: true }).fill('What is in this picture?')
     await page.getByRole('button', { name: 'Send' }).click()
-    await page.getByRole('button', { name: 'Regenerate' }).waitFor({ timeout: 30_000 })
+    await lastAnswer(page)
     const shown = page.getByRole('img', { name: 'Attached image' })
     expect(await shown.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBe(4)
     const seen = (await (await fetch(`${cloud.url}/debug/last-request`)).json()) as { body: string }

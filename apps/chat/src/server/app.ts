@@ -6,6 +6,7 @@ import type { ChatDeps } from './deps'
 import { hostOnly, sameSiteOnly } from './http/browser-rules'
 import { renderError } from './http/errors'
 import { identityMiddleware } from './http/identity'
+import { MAX_JSON_BODY_BYTES } from './http/limits'
 import { answerRoutes } from './routes/answers'
 import { audioRoutes } from './routes/audio'
 import { conversationRoutes } from './routes/conversations'
@@ -13,9 +14,6 @@ import { fileRoutes } from './routes/files'
 import { imageRoutes } from './routes/images'
 import { sessionRoutes } from './routes/session'
 import { staticRoutes } from './routes/static'
-
-/** Largest JSON body (a long message with its conversation settings). */
-const JSON_LIMIT = 1024 * 1024
 
 /**
  * The chat app: the browser's only server. Opens no socket and reads no env (server.ts does), so
@@ -39,9 +37,10 @@ export function createChatApp(deps: ChatDeps) {
   // After the identity check (someone refused learns nothing), like the API: a known path with
   // another method is 405 with `Allow` and the error body, not a 404.
   app.use(methodNotAllowed({ app, onMethodNotAllowed: refuseMethod }))
-  const jsonLimit = bodyLimit(bodySizeLimit(JSON_LIMIT))
+  const jsonLimit = bodyLimit(bodySizeLimit(MAX_JSON_BODY_BYTES))
   app.use('/api/conversations/*', jsonLimit)
   app.use('/api/audio/speech', jsonLimit)
+  app.use('/api/models/*', jsonLimit)
 
   const routes = app
     .route('/api', sessionRoutes(deps))

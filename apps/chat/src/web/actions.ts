@@ -1,7 +1,9 @@
 import type { Conversation, Message } from '../server/store/types'
-import type { ModelList } from '../server/upstream/models'
-import { type AnswerEvent, ApiError, answerEvents, client, expectOk, toApiError } from './api'
+import { type AnswerEvent, ApiError, answerEvents, client, expectOk } from './api'
+import { refreshModels, showFailure } from './model-actions'
 import { type Me, store, withMessage } from './store'
+
+export { chooseModel, loadModel, refreshModels } from './model-actions'
 
 /** Failures the page shows as a toast; set by the app at start. */
 let report: (message: string) => void = (message) => console.error(message)
@@ -24,22 +26,6 @@ export async function init(): Promise<void> {
   }
   await Promise.all([refreshModels(), refreshConversations()])
   await followHash()
-}
-
-/** Reads `/v1/models` through the chat server; picks a loaded chat model when none is chosen. */
-export async function refreshModels(): Promise<void> {
-  try {
-    const models = await expectOk<ModelList>(await client.api.models.$get())
-    store.set((s) => ({ models, modelsError: null, model: s.model || pickModel(models, s.current) }))
-  } catch (error) {
-    store.set({ modelsError: error instanceof Error ? error.message : String(error) })
-  }
-}
-
-function pickModel(models: ModelList, current: Conversation | null): string {
-  if (current?.model && models.chat.includes(current.model)) return current.model
-  const loaded = models.models.find((m) => m.loaded && models.chat.includes(m.id))
-  return loaded?.id ?? models.chat[0] ?? ''
 }
 
 export async function refreshConversations(): Promise<void> {
@@ -74,6 +60,7 @@ export async function followHash(): Promise<void> {
     const models = store.get().models
     store.set({
       current: body.conversation,
+      notice: null,
       ...(body.conversation.model && models?.chat.includes(body.conversation.model)
         ? { model: body.conversation.model }
         : {}),
@@ -86,24 +73,48 @@ export async function followHash(): Promise<void> {
 
 export function newChat(): void {
   location.hash = '#/'
-  store.set({ current: null })
+  store.set({ current: null, notice: null })
 }
 
-async function ensureConversation(): Promise<Conversation> {
+/** The open conversation, or a new one made for this turn (`created`: undo it if the turn is refused). */
+export async function ensureConversation(): Promise<{ conversation: Conversation; created: boolean }> {
   const { current, model, draftSystem } = store.get()
-  if (current) return current
+  if (current) return { conversation: current, created: false }
   const body = await expectOk<{ conversation: Conversation }>(
     await client.api.conversations.$post({ json: { model, system: draftSystem } }),
   )
-  store.set({ current: body.conversation, draftSystem: '' })
+  store.set({ current: body.conversation })
   history.replaceState(null, '', `#/c/${body.conversation.id}`)
-  return body.conversation
+  return { conversation: body.conversation, created: true }
+}
+
+/**
+ * A conversation made for a turn that was refused or failed: deleted again, so no empty or failed
+ * "New chat" is left in the list; the page goes back to a new chat (the system prompt kept).
+ */
+export async function undoConversation(id: string): Promise<void> {
+  await client.api.conversations[':id'].$delete({ param: { id } }).catch(() => undefined)
+  if (store.get().current?.id === id) {
+    history.replaceState(null, '', '#/')
+    store.set({ current: null })
+  }
+  void refreshConversations()
+}
+
+/** How an answer stream ended: whether the server took the turn, and why it failed if it did. */
+interface Outcome {
+  started: boolean
+  failure?: { error: unknown; code: string | null }
 }
 
 let answering: AbortController | null = null
 
-/** Runs one answer stream into the open conversation; returns when it has ended. */
-async function stream(conversationId: string, request: (signal: AbortSignal) => Promise<Response>) {
+/** Runs one answer stream into the open conversation; resolves when it has ended, with how. */
+async function stream(
+  conversationId: string,
+  request: (signal: AbortSignal) => Promise<Response>,
+): Promise<Outcome> {
+  const outcome: Outcome = { started: false }
   const controller = new AbortController()
   answering = controller
   store.set({ streaming: conversationId })
@@ -122,20 +133,22 @@ async function stream(conversationId: string, request: (signal: AbortSignal) => 
       apply(event)
     }
   } catch (error) {
-    if (!controller.signal.aborted) fail(error)
+    if (!controller.signal.aborted) outcome.failure = { error, code: null }
   } finally {
     if (frame !== null) cancelAnimationFrame(frame)
     answering = null
     store.set({ streaming: null })
     // The server has the final word (stopped, interrupted, saved content): read it back.
-    await reload(conversationId)
+    if (outcome.started) await reload(conversationId)
     void refreshConversations()
   }
+  return outcome
 
   function apply(event: AnswerEvent) {
     const current = store.get().current
     if (!current || current.id !== conversationId) return
     if (event.type === 'start') {
+      outcome.started = true
       assistantId = event.assistant.id
       const kept = current.messages.filter((m) => m.seq < event.user.seq)
       store.set({ current: { ...current, messages: [...kept, event.user, event.assistant] } })
@@ -147,11 +160,14 @@ async function stream(conversationId: string, request: (signal: AbortSignal) => 
       if (frame !== null) cancelAnimationFrame(frame)
       frame = null
       store.set({ current: withMessage(current, event.message), allowance: event.allowance ?? null })
+      if (event.message.status === 'error') {
+        outcome.failure = { error: new Error(event.message.error ?? ''), code: event.code ?? null }
+      }
     }
   }
 }
 
-async function reload(id: string): Promise<void> {
+export async function reload(id: string): Promise<void> {
   try {
     const res = await client.api.conversations[':id'].$get({ param: { id } })
     if (!res.ok) return
@@ -162,19 +178,33 @@ async function reload(id: string): Promise<void> {
   }
 }
 
-/** Sends a user message (with uploaded image ids) and streams the answer. */
-export async function send(content: string, attachments: string[]): Promise<void> {
+/**
+ * Sends a user message (with uploaded image ids) and streams the answer. A turn the server refuses
+ * (before it is saved) leaves nothing behind: a conversation made for it is deleted again and
+ * `refused` gives the text back to the message box.
+ */
+export async function send(content: string, attachments: string[], refused: () => void): Promise<void> {
+  const model = store.get().model
+  store.set({ notice: null })
+  let made: { conversation: Conversation; created: boolean } | undefined
   try {
-    const conversation = await ensureConversation()
-    const model = store.get().model
-    await stream(conversation.id, (signal) =>
+    made = await ensureConversation()
+    const { conversation } = made
+    const outcome = await stream(conversation.id, (signal) =>
       client.api.conversations[':id'].messages.$post(
         { param: { id: conversation.id }, json: { content, model, attachments } },
         { init: { signal } },
       ),
     )
+    if (!outcome.started) {
+      if (made.created) await undoConversation(conversation.id)
+      refused()
+    } else store.set({ draftSystem: '' })
+    if (outcome.failure) showFailure(outcome.failure.error, model, outcome.failure.code)
   } catch (error) {
-    fail(error)
+    if (made?.created) await undoConversation(made.conversation.id)
+    refused()
+    showFailure(error, model)
   }
 }
 
@@ -182,12 +212,14 @@ export async function regenerate(): Promise<void> {
   const current = store.get().current
   if (!current) return
   const model = store.get().model
-  await stream(current.id, (signal) =>
+  store.set({ notice: null })
+  const outcome = await stream(current.id, (signal) =>
     client.api.conversations[':id'].regenerate.$post(
       { param: { id: current.id }, json: { model } },
       { init: { signal } },
     ),
   )
+  if (outcome.failure) showFailure(outcome.failure.error, model, outcome.failure.code)
 }
 
 /** Replaces an earlier message of yours and continues the conversation from it. */
@@ -195,12 +227,14 @@ export async function edit(message: Message, content: string): Promise<void> {
   const current = store.get().current
   if (!current) return
   const model = store.get().model
-  await stream(current.id, (signal) =>
+  store.set({ notice: null })
+  const outcome = await stream(current.id, (signal) =>
     client.api.conversations[':id'].messages[':messageId'].edit.$post(
       { param: { id: current.id, messageId: message.id }, json: { content, model } },
       { init: { signal } },
     ),
   )
+  if (outcome.failure) showFailure(outcome.failure.error, model, outcome.failure.code)
 }
 
 /** Stop: ends the browser's request and tells the server (which stops the model) as well. */
@@ -208,26 +242,6 @@ export async function stop(): Promise<void> {
   const id = store.get().streaming
   answering?.abort()
   if (id) await client.api.conversations[':id'].stop.$post({ param: { id } }).catch(() => undefined)
-}
-
-export async function generateImage(prompt: string, size: string | undefined): Promise<void> {
-  try {
-    const conversation = await ensureConversation()
-    store.set({ streaming: conversation.id })
-    const res = await client.api.conversations[':id'].images.$post({
-      param: { id: conversation.id },
-      json: { prompt, ...(size ? { size } : {}) },
-    })
-    const body = await expectOk<{ user: Message; assistant: Message }>(res)
-    if (body.assistant.status === 'error' && body.assistant.error) fail(body.assistant.error)
-  } catch (error) {
-    fail(error)
-  } finally {
-    const id = store.get().streaming
-    store.set({ streaming: null })
-    if (id) await reload(id)
-    void refreshConversations()
-  }
 }
 
 export async function rename(title: string): Promise<void> {
@@ -262,34 +276,6 @@ export async function remove(id: string): Promise<void> {
   } catch (error) {
     fail(error)
   }
-}
-
-export function chooseModel(model: string): void {
-  store.set({ model })
-}
-
-/** Uploads an image to attach; answers its id. */
-export async function upload(file: File): Promise<{ id: string; mime: string }> {
-  const res = await client.api.files.$post(undefined, {
-    init: { body: file, headers: { 'content-type': file.type || 'application/octet-stream' } },
-  })
-  const body = await expectOk<{ file: { id: string; mime: string } }>(res)
-  return body.file
-}
-
-/** Voice input: the recording's transcript. */
-export async function transcribe(recording: Blob): Promise<string> {
-  const form = new FormData()
-  form.set('file', recording, recording.type.includes('ogg') ? 'recording.ogg' : 'recording.webm')
-  const res = await client.api.audio.transcriptions.$post(undefined, { init: { body: form } })
-  return (await expectOk<{ text: string }>(res)).text
-}
-
-/** Read-aloud: the spoken text as a playable blob URL (the caller revokes it). */
-export async function speak(text: string): Promise<string> {
-  const res = await client.api.audio.speech.$post({ json: { input: text.slice(0, 4096) } })
-  if (!res.ok) throw await toApiError(res)
-  return URL.createObjectURL(await res.blob())
 }
 
 export { ApiError }

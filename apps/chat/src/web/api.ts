@@ -36,7 +36,7 @@ export async function toApiError(res: Response): Promise<ApiError> {
 export type AnswerEvent =
   | { type: 'start'; user: Message; assistant: Message }
   | { type: 'delta'; content?: string; reasoning?: string }
-  | { type: 'done'; message: Message; allowance?: Allowance | null }
+  | { type: 'done'; message: Message; allowance?: Allowance | null; code?: string }
 
 /** Reads an answer stream; an error answer (before any event) is thrown as `ApiError`. */
 export async function* answerEvents(res: Response): AsyncGenerator<AnswerEvent> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ChatModel, ModelList } from '../server/upstream/models'
 import { plain } from './plain-text'
-import { acceptsImages, sendBlock, usable } from './send-block'
+import { acceptsImages, offersImages, sendBlock, usable } from './send-block'
 
 const model = (patch: Partial<ChatModel>): ChatModel => ({
   id: 'primary',
@@ -25,12 +25,12 @@ describe('Send', () => {
     expect(sendBlock(list(model({ loaded: false, state: 'warming' })), 'primary')).toBeNull()
   })
 
-  it('is disabled with the reason and the fix when the model is not loaded, or nothing chats', () => {
-    const reason = sendBlock(list(model({ loaded: false, state: 'offline', model: null })), 'primary')
-    expect(reason).toContain('primary is not loaded (offline)')
-    expect(reason).toContain('svc slot load primary --model')
-    expect(sendBlock(list(), '')).toContain('svc offers no chat model')
-    expect(sendBlock(null, 'primary')).toBe('Reading the models…')
+  it('is disabled with the reason and Load as the fix when the model is not loaded, never a command', () => {
+    const block = sendBlock(list(model({ loaded: false, state: 'offline', model: null })), 'primary')
+    expect(block).toEqual({ text: 'primary is not loaded.', load: 'primary' })
+    expect(sendBlock(list(), '')?.text).toBe('svc offers no chat model yet: ask an admin to load one.')
+    expect(sendBlock(null, 'primary')).toEqual({ text: 'Reading the models…' })
+    for (const b of [block, sendBlock(list(), '')]) expect(b?.text).not.toMatch(/svc slot|`/)
   })
 })
 
@@ -39,6 +39,14 @@ describe('attachments and helper models', () => {
     expect(acceptsImages(list(model({ capabilities: ['chat', 'vision'] })), 'primary')).toBe(true)
     expect(acceptsImages(list(model({ id: 'cloud/x', capabilities: null })), 'cloud/x')).toBe(true)
     expect(acceptsImages(list(model({})), 'primary')).toBe(false)
+  })
+
+  it('offers image mode only when a listed model serves images', () => {
+    expect(offersImages(list(model({})))).toBe(false)
+    expect(
+      offersImages(list(model({}), model({ id: 'sdxl-turbo', slot: 'img', capabilities: ['images'] }))),
+    ).toBe(true)
+    expect(offersImages(null)).toBe(false)
   })
 
   it('uses read-aloud and voice input only when their slots can answer', () => {

@@ -2,22 +2,31 @@ import type { ChatModel, ModelList } from '../server/upstream/models'
 
 const WAITS = new Set(['pulling', 'starting', 'warming'])
 
+/** Why Send is disabled, in the page's words, and the model a Load button next to it would load. */
+export interface SendBlock {
+  text: string
+  /** The chosen model, when loading it is the fix (the page offers Load). */
+  load?: string
+}
+
 /**
- * Why Send is disabled for `model`, in words a person can act on; null when it may be sent. A slot
- * that is loading may be sent to (svc holds the request until the slot is ready); one that is offline
- * or unloading may not.
+ * Why Send is disabled for `model`; null when it may be sent. A slot that is loading may be sent to
+ * (svc holds the request until the slot is ready); one that is offline or unloading may not: the
+ * page offers Load instead. Never names a command.
  */
-export function sendBlock(models: ModelList | null, model: string): string | null {
-  if (!models) return 'Reading the models…'
-  if (models.chat.length === 0)
-    return 'svc offers no chat model. Load one in the dashboard or with `svc slot load primary --model …`.'
-  if (!model) return 'Choose a model.'
+export function sendBlock(models: ModelList | null, model: string): SendBlock | null {
+  if (!models) return { text: 'Reading the models…' }
+  if (models.chat.length === 0) return { text: 'svc offers no chat model yet: ask an admin to load one.' }
+  if (!model) return { text: 'Choose a model.' }
   const entry = models.models.find((m) => m.id === model)
   if (!entry || entry.loaded || (entry.state && WAITS.has(entry.state))) return null
-  const loadedOther = models.models.some((m) => m.loaded && models.chat.includes(m.id))
-  const where = entry.slot ?? model
-  const hint = loadedOther ? ' Choose a loaded model, or load' : ' Load'
-  return `${model} is not loaded (${entry.state ?? 'no slot holds it'}).${hint} it in the dashboard or with \`svc slot load ${where} --model …\`.`
+  return { text: `${model} is not loaded.`, load: model }
+}
+
+/** Whether `entry` answers now (loaded), is on its way (loading), or needs a Load first. */
+export function loadState(entry: ChatModel | undefined): 'loaded' | 'loading' | 'not loaded' {
+  if (!entry || entry.loaded) return 'loaded'
+  return entry.state && WAITS.has(entry.state) ? 'loading' : 'not loaded'
 }
 
 /**
@@ -28,6 +37,14 @@ export function acceptsImages(models: ModelList | null, model: string): boolean 
   const entry = models?.models.find((m) => m.id === model)
   if (!entry) return false
   return entry.capabilities === null || entry.capabilities.includes('vision')
+}
+
+/**
+ * Whether to offer image mode: a listed model serves images (the API lists the image slot's models
+ * only where they can run, docs/api.md `/v1/models`).
+ */
+export function offersImages(models: ModelList | null): boolean {
+  return Boolean(models?.models.some((m) => m.capabilities?.includes('images')))
 }
 
 /**

@@ -9,6 +9,16 @@ export interface Me {
   version: string
 }
 
+/**
+ * What the page says above the message box when something stands in the way, with its fix in the
+ * page: Load (`not-loaded`), "ask an admin" (`forbidden`), New chat (`context`), or just words.
+ */
+export type Notice =
+  | { kind: 'not-loaded'; model: string }
+  | { kind: 'forbidden'; model: string }
+  | { kind: 'context'; model: string }
+  | { kind: 'error'; text: string }
+
 /** The page's one state; components read it through `useChat` and change it only through actions. */
 export interface ChatState {
   me: Me | null
@@ -30,6 +40,10 @@ export interface ChatState {
   draftSystem: string
   /** What the person has left of their quota, as of the last answer (null: not limited, or unknown). */
   allowance: Allowance | null
+  /** The model a Load asked for is being loaded (the picker and the Load button say so). */
+  loading: string | null
+  /** What stands in the way of the last send, shown above the message box with its fix. */
+  notice: Notice | null
 }
 
 export const initialState: ChatState = {
@@ -45,6 +59,8 @@ export const initialState: ChatState = {
   mode: 'chat',
   draftSystem: '',
   allowance: null,
+  loading: null,
+  notice: null,
 }
 
 type Listener = () => void

@@ -1,4 +1,4 @@
-import { readErrorBody, readSse } from '@svc/core'
+import { readErrorBody, readSse, SvcError } from '@svc/core'
 import type { Logger } from '@svc/core/node'
 import type { MessageRepo } from '../store/messages'
 import type { Message, MessageStatus } from '../store/types'
@@ -35,7 +35,8 @@ export interface GenerateOptions {
  *   (marked `interrupted` at the next start).
  * - Aborting `signal` aborts the API request (the API then stops the model); the message keeps what
  *   arrived and becomes `stopped` (Stop, or the browser went away) or `interrupted` (shutdown).
- * - An API error before or during the stream makes the message `error` with the API's message.
+ * - An API error before or during the stream makes the message `error` with the API's message; the
+ *   `done` event then carries its `code` too, so the page can offer the fix (Load, New chat).
  *
  * Never throws; resolves with the final message once it is saved, after emitting `done` with it.
  */
@@ -47,6 +48,8 @@ export async function generate(options: GenerateOptions): Promise<Message> {
   let lastSave = Date.now()
   let status: Exclude<MessageStatus, 'streaming'> = 'complete'
   let error: string | null = null
+  /** svc's error code when the API refused (`model.not_loaded`, `context.too_long`…): the page's fix. */
+  let code: string | null = null
   let allowance: Allowance | null = null
   let used = 0
   try {
@@ -86,12 +89,17 @@ export async function generate(options: GenerateOptions): Promise<Message> {
     } else {
       status = 'error'
       error = (thrown as Error).message || String(thrown)
+      if (thrown instanceof SvcError) code = thrown.code
       options.logger.warn('answer failed', { message: assistant.id, error })
     }
   }
   messages.finish(assistant.id, { status, content, reasoning, error })
   const final: Message = { ...assistant, status, content, reasoning, error }
-  options.emit('done', { message: final, allowance: afterAnswer(allowance, used) })
+  options.emit('done', {
+    message: final,
+    allowance: afterAnswer(allowance, used),
+    ...(code ? { code } : {}),
+  })
   return final
 }
 

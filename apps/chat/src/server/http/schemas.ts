@@ -1,8 +1,14 @@
 import * as v from 'valibot'
 import { ID_PATTERN } from '../store/ids'
+import { MAX_JSON_BODY_BYTES } from './limits'
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max, `at most ${max} characters`))
 const modelId = v.pipe(v.string(), v.trim(), v.minLength(1, 'choose a model'), v.maxLength(256))
+/**
+ * A message's text. Its real bound is `MAX_MESSAGE_BYTES` of UTF-8, checked by the route (a 413
+ * `request.too_large`, as the page checks before sending); this one only caps what is parsed.
+ */
+const message = text(MAX_JSON_BODY_BYTES)
 const fileId = v.pipe(v.string(), v.regex(ID_PATTERN, 'not a file id'))
 
 /** `POST api/conversations`. */
@@ -23,13 +29,16 @@ export const PatchConversationSchema = v.object({
 
 /** `POST api/conversations/:id/messages`: a new user turn, answered by a stream. */
 export const SendSchema = v.object({
-  content: text(100_000),
+  content: message,
   model: modelId,
   attachments: v.optional(v.pipe(v.array(fileId), v.maxLength(8, 'at most 8 attachments')), []),
 })
 
 /** `POST api/conversations/:id/messages/:messageId/edit`: replace an earlier user turn and continue. */
-export const EditSchema = v.object({ content: text(100_000), model: modelId })
+export const EditSchema = v.object({ content: message, model: modelId })
+
+/** `POST api/models/load`: load a model the picker lists. */
+export const LoadSchema = v.object({ model: modelId })
 
 /** `POST api/conversations/:id/regenerate`: answer the last user turn again. */
 export const RegenerateSchema = v.object({ model: modelId })

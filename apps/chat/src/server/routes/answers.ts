@@ -5,6 +5,7 @@ import { buildContext } from '../chat/context'
 import { generate } from '../chat/generate'
 import type { ChatDeps } from '../deps'
 import { LOCAL_IDENTITY } from '../http/identity'
+import { MAX_MESSAGE_BYTES, utf8Bytes } from '../http/limits'
 import { EditSchema, RegenerateSchema, SendSchema } from '../http/schemas'
 import { sseResponse } from '../http/sse'
 import { jsonBody } from '../http/validate'
@@ -36,6 +37,7 @@ export function answerRoutes(deps: ChatDeps) {
     .post('/:id/messages', jsonBody(SendSchema), async (c) => {
       const conversation = owned(c, c.req.param('id'))
       const body = c.req.valid('json')
+      checkSize(body.content)
       const userId = c.get('user').id
       const attachments = body.attachments.map((file, i) => {
         const found = store.files.get(userId, file)
@@ -63,6 +65,7 @@ export function answerRoutes(deps: ChatDeps) {
     .post('/:id/messages/:messageId/edit', jsonBody(EditSchema), async (c) => {
       const conversation = owned(c, c.req.param('id'))
       const body = c.req.valid('json')
+      checkSize(body.content)
       const target = store.messages.get(conversation.id, c.req.param('messageId'))
       if (target?.role !== 'user' || target.kind !== 'text') {
         throw new SvcError('request.invalid', 'only your own text messages can be edited', {
@@ -99,6 +102,18 @@ export function answerRoutes(deps: ChatDeps) {
       const conversation = owned(c, c.req.param('id'))
       return c.json({ stopped: deps.generations.stop(conversation.id, 'stop') })
     })
+}
+
+/** 413 `request.too_large` for a message over `MAX_MESSAGE_BYTES` (the page says so before sending). */
+function checkSize(content: string): void {
+  const bytes = utf8Bytes(content)
+  if (bytes > MAX_MESSAGE_BYTES) {
+    throw new SvcError(
+      'request.too_large',
+      `the message is ${(bytes / 1e6).toFixed(1)} MB; the most one message can be is ${MAX_MESSAGE_BYTES / 1e6} MB`,
+      { param: 'content' },
+    )
+  }
 }
 
 /** What a new answer is for: the conversation, the model, and how to write the user's turn. */

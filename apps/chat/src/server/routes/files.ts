@@ -2,10 +2,10 @@ import { bodySizeLimit, SvcError } from '@svc/core'
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { ChatDeps } from '../deps'
+import { MAX_UPLOAD_BYTES } from '../http/limits'
 import { ID_PATTERN } from '../store/ids'
 
-/** Largest image a person may attach. */
-export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024
+export { MAX_UPLOAD_BYTES }
 
 /**
  * Stored files of the signed-in person:

@@ -2,10 +2,11 @@ import { ConfirmDialog } from '@svc/ui'
 import { useState } from 'preact/hooks'
 import { remove, rename } from '../actions'
 import { useChat } from '../store'
+import { ActionMenu } from './action-menu'
 import { ModelPicker } from './model-picker'
 import { SystemPrompt } from './system-prompt'
 
-/** The open conversation's title (rename), model, system prompt, export and delete. */
+/** The open conversation's title, model and system prompt; Rename, Export and Delete in its "⋯" menu. */
 export function ConversationHeader() {
   const current = useChat((s) => s.current)
   const [renaming, setRenaming] = useState(false)
@@ -39,26 +40,53 @@ export function ConversationHeader() {
       ) : (
         <h1 class="chat-title">{current?.title ?? 'New chat'}</h1>
       )}
+      {current ? (
+        <ActionMenu label="Conversation actions">
+          {(close) => (
+            <>
+              <button
+                type="button"
+                role="menuitem"
+                onClick={() => {
+                  close()
+                  setRenaming(true)
+                }}
+              >
+                Rename
+              </button>
+              <a
+                role="menuitem"
+                href={`api/conversations/${current.id}/export?format=md`}
+                download
+                onClick={close}
+              >
+                Export Markdown
+              </a>
+              <a
+                role="menuitem"
+                href={`api/conversations/${current.id}/export?format=json`}
+                download
+                onClick={close}
+              >
+                Export JSON
+              </a>
+              <button
+                type="button"
+                role="menuitem"
+                class="chat-menu-danger"
+                onClick={() => {
+                  close()
+                  setConfirming(true)
+                }}
+              >
+                Delete
+              </button>
+            </>
+          )}
+        </ActionMenu>
+      ) : null}
       <ModelPicker />
       <SystemPrompt />
-      {current ? (
-        <div class="chat-header-actions">
-          {!renaming ? (
-            <button type="button" class="svc-button" onClick={() => setRenaming(true)}>
-              Rename
-            </button>
-          ) : null}
-          <a class="svc-button" href={`api/conversations/${current.id}/export?format=md`} download>
-            Export Markdown
-          </a>
-          <a class="svc-button" href={`api/conversations/${current.id}/export?format=json`} download>
-            Export JSON
-          </a>
-          <button type="button" class="svc-button svc-button-danger" onClick={() => setConfirming(true)}>
-            Delete
-          </button>
-        </div>
-      ) : null}
       {confirming && current ? (
         <ConfirmDialog
           title="Delete this conversation?"

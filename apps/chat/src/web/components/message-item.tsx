@@ -1,10 +1,12 @@
-import { copyText, Markdown } from '@svc/ui'
+import { copyText, Markdown, useToasts } from '@svc/ui'
 import { useState } from 'preact/hooks'
 import type { Message } from '../../server/store/types'
 import { edit, regenerate } from '../actions'
+import { pageText } from '../page-text'
 import { usable } from '../send-block'
 import { useChat } from '../store'
-import { ReadAloud } from './read-aloud'
+import { ActionMenu } from './action-menu'
+import { useReadAloud } from './read-aloud'
 
 const STATUS_NOTE: Record<Message['status'], string | null> = {
   complete: null,
@@ -22,18 +24,102 @@ export interface MessageItemProps {
   busy: boolean
 }
 
-/** One message: text (answers as markdown), reasoning folded, images, its state and its actions. */
+/**
+ * One message: text (answers as markdown), reasoning folded, images, its state, and its actions (Copy,
+ * Edit, Regenerate, Read aloud) in a small "⋯" menu beside its name instead of a row under every message.
+ */
 export function MessageItem({ message: m, isLastAnswer, busy }: MessageItemProps) {
+  const toasts = useToasts()
   const [editing, setEditing] = useState(false)
   const [copied, setCopied] = useState(false)
   const note = STATUS_NOTE[m.status]
   const canSpeak = useChat((s) => usable(s.models?.speech))
+  const aloud = useReadAloud(m.content, (message) => toasts.show('error', message))
+  const text = m.kind === 'text'
+  const actions = {
+    copy: text && m.content !== '',
+    edit: m.role === 'user' && text,
+    regenerate: m.role === 'assistant' && text && isLastAnswer,
+    speak: m.role === 'assistant' && text && m.content !== '' && canSpeak,
+  }
+  const hasActions = !editing && m.status !== 'streaming' && Object.values(actions).some(Boolean)
   return (
     <li class="svc-chat-message chat-message" data-role={m.role} data-status={m.status}>
-      <span class="svc-chat-role">
-        {m.role === 'user' ? 'You' : 'Assistant'}
-        {m.role === 'assistant' && m.model ? <span class="chat-muted"> · {m.model}</span> : null}
-      </span>
+      <div class="chat-message-head">
+        <span class="svc-chat-role">
+          {m.role === 'user' ? 'You' : 'Assistant'}
+          {m.role === 'assistant' && m.model ? <span class="chat-muted"> · {m.model}</span> : null}
+        </span>
+        {copied ? (
+          <span class="chat-muted" role="status">
+            Copied
+          </span>
+        ) : null}
+        {hasActions ? (
+          <ActionMenu label="Message actions" class="chat-message-menu">
+            {(close) => (
+              <>
+                {actions.copy ? (
+                  <button
+                    type="button"
+                    role="menuitem"
+                    onClick={async () => {
+                      close()
+                      setCopied(await copyText(m.content))
+                      setTimeout(() => setCopied(false), 1500)
+                    }}
+                  >
+                    Copy
+                  </button>
+                ) : null}
+                {actions.edit ? (
+                  <button
+                    type="button"
+                    role="menuitem"
+                    disabled={busy}
+                    onClick={() => {
+                      close()
+                      setEditing(true)
+                    }}
+                  >
+                    Edit
+                  </button>
+                ) : null}
+                {actions.regenerate ? (
+                  <button
+                    type="button"
+                    role="menuitem"
+                    disabled={busy}
+                    onClick={() => {
+                      close()
+                      void regenerate()
+                    }}
+                  >
+                    Regenerate
+                  </button>
+                ) : null}
+                {actions.speak ? (
+                  <button
+                    type="button"
+                    role="menuitem"
+                    onClick={() => {
+                      close()
+                      void aloud.start()
+                    }}
+                  >
+                    Read aloud
+                  </button>
+                ) : null}
+              </>
+            )}
+          </ActionMenu>
+        ) : null}
+        {aloud.loading ? (
+          <span class="chat-muted" role="status">
+            Preparing audio…
+          </span>
+        ) : null}
+      </div>
       {m.reasoning ? (
         <details class="svc-chat-reasoning">
           <summary>{m.status === 'streaming' && !m.content ? 'Reasoning…' : 'Reasoning'}</summary>
@@ -83,38 +169,10 @@ export function MessageItem({ message: m, isLastAnswer, busy }: MessageItemProps
       {note ? (
         <p class="chat-status" role={m.status === 'error' ? 'alert' : undefined}>
           {note}
-          {m.error && m.status === 'error' ? ` ${m.error}` : ''}
+          {m.error && m.status === 'error' ? ` ${pageText(m.error)}` : ''}
         </p>
       ) : null}
-      {!editing && m.status !== 'streaming' ? (
-        <div class="chat-message-actions">
-          {m.kind === 'text' && m.content ? (
-            <button
-              type="button"
-              class="svc-button"
-              onClick={async () => {
-                setCopied(await copyText(m.content))
-                setTimeout(() => setCopied(false), 1500)
-              }}
-            >
-              {copied ? 'Copied' : 'Copy'}
-            </button>
-          ) : null}
-          {m.role === 'user' && m.kind === 'text' ? (
-            <button type="button" class="svc-button" disabled={busy} onClick={() => setEditing(true)}>
-              Edit
-            </button>
-          ) : null}
-          {m.role === 'assistant' && m.kind === 'text' && isLastAnswer ? (
-            <button type="button" class="svc-button" disabled={busy} onClick={() => void regenerate()}>
-              Regenerate
-            </button>
-          ) : null}
-          {m.role === 'assistant' && m.kind === 'text' && m.content && canSpeak ? (
-            <ReadAloud text={m.content} />
-          ) : null}
-        </div>
-      ) : null}
+      {aloud.player}
     </li>
   )
 }

@@ -3,14 +3,20 @@ import { useChat } from '../store'
 import { MessageItem } from './message-item'
 
 /**
- * The open conversation's messages. Follows the end while an answer streams, unless the person has
- * scrolled up to read.
+ * The open conversation's messages, scrolling on their own under the header while the message box
+ * stays put. A conversation opens at its latest message; the list follows the end while an answer
+ * streams, unless the person has scrolled up to read.
  */
 export function MessageList() {
   const current = useChat((s) => s.current)
   const streaming = useChat((s) => s.streaming)
   const list = useRef<HTMLOListElement>(null)
   const pinned = useRef(true)
+  const id = current?.id ?? null
+  // Another conversation (or a new chat): open at its end, whatever was read before.
+  useEffect(() => {
+    pinned.current = true
+  }, [id])
   useEffect(() => {
     const el = list.current
     if (el && pinned.current) el.scrollTop = el.scrollHeight

@@ -4,11 +4,16 @@ import { useId } from 'preact/hooks'
 import { chooseModel } from '../actions'
 import { useChat } from '../store'
 
-/** The chat models svc offers (`/v1/models`), each with whether it is loaded. */
+/**
+ * The chat models svc offers (`/v1/models`, which lists only what can answer here), each marked
+ * ● loaded or ○ not loaded (or the state it is on its way through). Choosing one that is not loaded
+ * offers Load above the message box.
+ */
 export function ModelPicker() {
   const models = useChat((s) => s.models)
   const model = useChat((s) => s.model)
   const streaming = useChat((s) => s.streaming)
+  const loading = useChat((s) => s.loading)
   const id = useId()
   if (!models) return null
   const chosen = models.models.find((m) => m.id === model)
@@ -25,13 +30,12 @@ export function ModelPicker() {
         {models.chat.map((name) => {
           const m = models.models.find((x) => x.id === name)
           const detail = m?.model && m.model !== name ? ` · ${m.model}` : ''
-          const state = m?.loaded
-            ? 'loaded'
-            : m?.state
-              ? (STATE_LOOK[m.state as SlotState]?.label ?? m.state).toLowerCase()
-              : 'not loaded'
+          const look = m?.state && m.state !== 'offline' ? STATE_LOOK[m.state as SlotState]?.label : undefined
+          const state =
+            loading === name ? 'loading…' : m?.loaded ? 'loaded' : (look ?? 'not loaded').toLowerCase()
           return (
             <option key={name} value={name}>
+              {m?.loaded ? '● ' : '○ '}
               {name}
               {detail} — {state}
             </option>

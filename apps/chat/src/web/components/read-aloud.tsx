@@ -1,14 +1,18 @@
-import { useToasts } from '@svc/ui'
+import type { JSX } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { speak } from '../actions'
+import { speak } from '../media-actions'
 import { plain } from '../plain-text'
 
-/**
- * Read aloud: asks the `tts` slot (through the chat server) to speak the answer and plays it. The
- * player stays under the message so it can be paused or replayed.
- */
-export function ReadAloud({ text }: { text: string }) {
-  const toasts = useToasts()
+export interface ReadAloud {
+  /** Asks the `tts` slot for the spoken text (once) and plays it. */
+  start(): Promise<void>
+  loading: boolean
+  /** The player, under the message once there is audio (so it can be paused or replayed). */
+  player: JSX.Element | null
+}
+
+/** Read aloud: asks the `tts` slot (through the chat server) to speak the answer and plays it. */
+export function useReadAloud(text: string, onError: (message: string) => void): ReadAloud {
   const [url, setUrl] = useState<string | null>(null)
   const [loading, setLoading] = useState(false)
   const audio = useRef<HTMLAudioElement>(null)
@@ -16,33 +20,25 @@ export function ReadAloud({ text }: { text: string }) {
   useEffect(() => {
     if (url) void audio.current?.play().catch(() => undefined)
   }, [url])
-  return (
-    <>
-      <button
-        type="button"
-        class="svc-button"
-        disabled={loading}
-        onClick={async () => {
-          if (url) {
-            void audio.current?.play()
-            return
-          }
-          setLoading(true)
-          try {
-            setUrl(await speak(plain(text)))
-          } catch (error) {
-            toasts.show('error', `Read-aloud failed: ${(error as Error).message}`)
-          } finally {
-            setLoading(false)
-          }
-        }}
-      >
-        {loading ? 'Preparing audio…' : 'Read aloud'}
-      </button>
-      {url ? (
-        // biome-ignore lint/a11y/useMediaCaption: spoken copy of the text shown above
-        <audio ref={audio} class="chat-audio" src={url} controls aria-label="Read-aloud audio" />
-      ) : null}
-    </>
-  )
+  return {
+    loading,
+    async start() {
+      if (url) {
+        void audio.current?.play()
+        return
+      }
+      setLoading(true)
+      try {
+        setUrl(await speak(plain(text)))
+      } catch (error) {
+        onError(`Read-aloud failed: ${(error as Error).message}`)
+      } finally {
+        setLoading(false)
+      }
+    },
+    player: url ? (
+      // biome-ignore lint/a11y/useMediaCaption: spoken copy of the text shown above
+      <audio ref={audio} class="chat-audio" src={url} controls aria-label="Read-aloud audio" />
+    ) : null,
+  }
 }

@@ -1,6 +1,6 @@
 import { useToasts } from '@svc/ui'
 import { useRef, useState } from 'preact/hooks'
-import { transcribe } from '../actions'
+import { transcribe } from '../media-actions'
 
 /**
  * Voice input: Record → speak → Stop recording; the recording goes to the `stt` slot (through the
