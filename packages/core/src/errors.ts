@@ -32,6 +32,13 @@ export const ERROR_CODES = {
   'request.invalid': { status: 400, type: 'invalid_request_error' },
   'request.too_large': { status: 413, type: 'invalid_request_error' },
   /**
+   * The prompt does not fit in the context the model runs with (llama-server's
+   * `exceed_context_size_error`); the message names both sizes and the slot's `ctx_size`.
+   */
+  'context.too_long': { status: 400, type: 'invalid_request_error' },
+  /** An upload for transcription that is not audio svc can read (the engine's conversion failed). */
+  'audio.unreadable': { status: 400, type: 'invalid_request_error' },
+  /**
    * The Hugging Face Hub refused a gated or private repo: 401 without `HF_TOKEN`, 403 when the token
    * is not approved for it. The message names the repo and what to do.
    */

@@ -3,6 +3,7 @@
  * it an OpenAI request. Defined once, here (the dispatcher imports only core); `@svc/providers`'
  * `Provider` extends it with how to start, probe and place the upstream.
  */
+import type { SvcError } from './errors'
 import type { ModelEntry } from './models'
 
 /**
@@ -93,4 +94,11 @@ export interface ProviderRoute {
    * replies whole before answering; SSE streams pass through untouched.
    */
   normaliseBody?(status: number, body: unknown): NormalisedReply | undefined
+  /**
+   * The engine's own reading of an error reply (status ≥ 400; `body` parsed when it is JSON, else its
+   * text): the error to answer instead of the generic one (llama-server's `exceed_context_size_error`
+   * → `context.too_long`, whisper-server's failed conversion → `audio.unreadable`), or undefined for
+   * the generic reading. Asked only on the error path: a success pays nothing for it.
+   */
+  normaliseError?(status: number, body: unknown): SvcError | undefined
 }

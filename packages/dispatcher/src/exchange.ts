@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AnswerFix } from './answer-fix-types'
 import type { ClientWatch } from './client-watch'
 import type { DispatchRecord } from './dispatch-types'
-import type { ForwardBody, ForwardResult, NormaliseBody } from './forward-types'
+import type { ForwardBody, ForwardResult, NormaliseBody, NormaliseError } from './forward-types'
 import { upstreamHeaders } from './outbound'
 import { forward } from './proxy'
 import type { Target } from './resolve'
@@ -33,6 +33,7 @@ export interface Hop {
   auth?: string
   retryUnreachable?: boolean
   normaliseBody?: NormaliseBody
+  normaliseError?: NormaliseError
   /** The correction of the answer to its surface's spec (answer-fix.ts), when it needs one. */
   fix?: AnswerFix
 }
@@ -49,6 +50,7 @@ export function hopSender(pools: UpstreamPools): SendHop {
       url: hop.url,
       headers: upstreamHeaders(exchange.req, hop.body, exchange.requestId, hop.auth),
       normaliseBody: hop.normaliseBody,
+      normaliseError: hop.normaliseError,
       fix: hop.fix,
       retryUnreachable: hop.retryUnreachable === true,
       body: hop.body,

@@ -46,6 +46,8 @@ export interface ForwardRequest {
    * undefined for a real success. When set, such replies are read whole before anything is sent.
    */
   normaliseBody?: NormaliseBody
+  /** The provider's reading of an error reply (`ProviderRoute.normaliseError`), before the generic one. */
+  normaliseError?: NormaliseError
   /**
    * The correction of a 2xx answer to its surface's spec (answer-fix.ts): JSON read whole and
    * rewritten, SSE rewritten event by event. Undefined for nearly every request: relayed as it comes.
@@ -63,6 +65,9 @@ export interface ForwardRequest {
 
 /** See `ForwardRequest.normaliseBody`; `body` is the parsed JSON (`null` for an empty body). */
 export type NormaliseBody = NonNullable<ProviderRoute['normaliseBody']>
+
+/** See `ForwardRequest.normaliseError`. */
+export type NormaliseError = NonNullable<ProviderRoute['normaliseError']>
 
 /** How a relay ends the hop: with the result, or with an error answered to the client. */
 export interface Settle {

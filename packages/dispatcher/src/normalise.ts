@@ -5,6 +5,7 @@
  * `{"detail":{"error","message","type"}}` (Kokoro), plain text, and HTML error pages of proxies.
  */
 import { type ErrorCode, SvcError } from '@svc/core'
+import type { NormaliseError } from './forward-types'
 
 const MAX_MESSAGE = 500
 
@@ -68,13 +69,18 @@ function fromJson(data: unknown): { message: string; type?: string } {
  * Builds the SvcError for an upstream error response. 4xx keep their status (the request was at
  * fault: 400/422 → `request.invalid`, 413 → `request.too_large`); 5xx and anything odd become 502
  * `upstream.error`; a loading upstream's 503 becomes 503 `slot.unavailable` with Retry-After.
+ * The provider that knows the engine reads the reply first (`engine`, `ProviderRoute.normaliseError`):
+ * what it recognises (a prompt over the context, an upload that is not audio) is answered its way.
  */
 export function normaliseUpstreamError(
   status: number,
   body: string,
   contentType: string | undefined,
   who: string,
+  engine?: NormaliseError,
 ): SvcError {
+  const recognised = engine?.(status, parsedOrText(body))
+  if (recognised) return recognised
   const { message, type } = upstreamMessage(body, contentType)
   const text = `${who}: ${message}`
   const typed = type ? { type } : {}
@@ -98,6 +104,16 @@ export function looksLikeErrorBody(firstBytes: string): boolean {
 
 export function errorFor(code: ErrorCode, message: string): SvcError {
   return new SvcError(code, message)
+}
+
+function parsedOrText(body: string): unknown {
+  const text = body.trim()
+  if (!text.startsWith('{') && !text.startsWith('[')) return body
+  try {
+    return JSON.parse(text)
+  } catch {
+    return body
+  }
 }
 
 function clip(s: string): string {

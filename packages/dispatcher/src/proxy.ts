@@ -175,7 +175,8 @@ class HopHandler implements Dispatcher.DispatchHandler, Settle {
   /** An error status: its body is read (bounded) and answered as svc's error body. */
   private errorReader(status: number, type: string): Reader {
     const body = new ErrorBodyText()
-    const answer = () => this.fail(normaliseUpstreamError(status, body.text(), type, this.hop.who))
+    const answer = () =>
+      this.fail(normaliseUpstreamError(status, body.text(), type, this.hop.who, this.hop.normaliseError))
     return { data: (chunk) => body.push(chunk), end: answer, error: answer }
   }
 }

@@ -77,7 +77,13 @@ export class WholeReply {
     }
     if (status >= 400) {
       this.settle.fail(
-        normaliseUpstreamError(status, text, String(this.headers['content-type'] ?? ''), hop.who),
+        normaliseUpstreamError(
+          status,
+          text,
+          String(this.headers['content-type'] ?? ''),
+          hop.who,
+          hop.normaliseError,
+        ),
       )
       return
     }

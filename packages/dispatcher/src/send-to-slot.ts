@@ -105,6 +105,7 @@ export async function sendToSlot(
         timeoutMs: context.upstreamTimeoutMs,
         retryUnreachable: lease.fail !== undefined && attempt < MAX_REPLICA_TRIES,
         normaliseBody: route.normaliseBody,
+        normaliseError: route.normaliseError,
         fix,
       })
       if (result.outcome !== 'unreachable') return

@@ -29,6 +29,11 @@ export class SlotStateCell {
     this.changedAt = o.clock.now()
   }
 
+  /** Forgets the last error (an unload of the offline slot it left behind answers it; a load starts afresh). */
+  forgetError(): void {
+    this.lastError = null
+  }
+
   get state(): SlotState {
     return this.current
   }

@@ -193,6 +193,20 @@ describe('Slot', () => {
     expect(driver.started).toEqual(['a'])
   })
 
+  it('forgets the last error on an unload, and on the next load that succeeds', async () => {
+    const { slot, driver, clock } = setup({ config: { restart: 'no' } })
+    await clock.run(slot.load(model('a')))
+    driver.handles[0]?.crash('killed by SIGKILL')
+    await clock.advance(60_000)
+    expect(slot.snapshot().lastError).toBe('killed by SIGKILL')
+    expect(await clock.run(slot.unload())).toMatchObject({ state: 'offline', lastError: null })
+    await clock.run(slot.load(model('a')))
+    driver.handles[1]?.crash('killed again')
+    await clock.advance(60_000)
+    expect(slot.snapshot().lastError).toBe('killed again')
+    expect(await clock.run(slot.load(model('a')))).toMatchObject({ state: 'ready', lastError: null })
+  })
+
   it('comes back after a crash with restart = "on-failure"', async () => {
     const { slot, driver, bus, clock } = setup()
     await clock.run(slot.load(model('a')))

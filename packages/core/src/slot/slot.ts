@@ -279,7 +279,7 @@ export class Slot {
   }
 
   private async doUnload(): Promise<void> {
-    if (this.cell.state === 'offline' || !this.upstream) return
+    if (this.cell.state === 'offline' || !this.upstream) return this.cell.forgetError() // the unload answers it
     const upstream = this.upstream
     if (this.cell.state !== 'unloading') this.cell.transition('unloading') // evictIfIdle already moved it
     await upstream.retire({ drainMs: this.o.drainMs, graceMs: this.o.stopGraceMs })

@@ -11,6 +11,7 @@
 import type { ModelEntry } from '@svc/core'
 import { listenArgs, upstreamArgv } from '../argv'
 import { type Backend, type Endpoint, httpOk, type Provider, type SlotContext } from '../contract'
+import { normaliseLlamaError } from './llama-errors'
 import { carryToLlamaServer } from './llama-request'
 
 const PATHS: Partial<Record<Endpoint, string>> = {
@@ -81,6 +82,8 @@ export function createLlmProvider(options: LlmProviderOptions = {}): Provider {
       return path
     },
     prepareBody: carryToLlamaServer,
+    // A prompt over the context: 400 context.too_long with both sizes (llama-errors.ts).
+    normaliseError: normaliseLlamaError,
     refuseModel: (model: ModelEntry) =>
       model.format === 'gguf'
         ? undefined

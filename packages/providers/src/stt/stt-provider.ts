@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os'
 import type { ModelEntry } from '@svc/core'
 import { listenArgs, upstreamArgv } from '../argv'
 import { type Backend, type Endpoint, httpOk, type Provider, type SlotContext } from '../contract'
+import { normaliseWhisperError } from './whisper-errors'
 
 export const WHISPER_INFERENCE_PATH = '/v1/audio/transcriptions'
 
@@ -67,6 +68,8 @@ export function createSttProvider(options: SttProviderOptions = {}): Provider {
     },
     // One inference path serves both: whisper-server translates to English when `translate` is set.
     multipartFields: (endpoint) => (endpoint === 'translations' ? { translate: 'true' } : undefined),
+    // An upload that is not audio: the caller's mistake (400 audio.unreadable), not the server's.
+    normaliseError: normaliseWhisperError,
     refuseModel: (model) =>
       isWhisperModel(model)
         ? undefined
