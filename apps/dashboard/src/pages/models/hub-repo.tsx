@@ -5,6 +5,7 @@ import { api, send } from '../../api/client'
 import type { HubRepoAnswer } from '../../api/types'
 import { GuardedButton } from '../../components/guarded-button'
 import { useFetch } from '../../hooks/use-fetch'
+import { ModelId } from './model-id'
 
 type Quant = HubRepoAnswer['quants'][number]
 
@@ -105,7 +106,9 @@ export function HubRepo({ repo, denied, slots, pulls, onChanged }: HubRepoProps)
                 <li key={q.name} class="hub-quant" aria-label={q.name}>
                   <div class="hub-quant-main">
                     <strong>{q.quant}</strong>
-                    <code>{q.name}</code>
+                    <code>
+                      <ModelId id={q.name} />
+                    </code>
                     <span class="hint">
                       {formatBytes(q.size)}
                       {q.split ? ` in ${q.files.length} parts` : ''} · needs {formatBytes(q.need)}

@@ -2,6 +2,7 @@ import type { ModelPullEvent } from '@svc/core'
 import { formatBytes, ProgressBar } from '@svc/ui'
 import type { ModelRow } from '../../api/types'
 import { GuardedButton } from '../../components/guarded-button'
+import { ModelId } from './model-id'
 
 export interface ModelRowProps {
   model: ModelRow
@@ -19,6 +20,8 @@ export interface ModelRowProps {
 /**
  * One model: what it is, whether it is on disk, which slot holds it, and what can be done with it
  * here. A model this machine cannot run says why in place of the actions (never an empty cell).
+ * `size` is the API's figure for all the model's files (a vision model's projector included).
+ * Below 40rem the row is a card: each cell on its own line after its column's name (`data-label`).
  */
 export function ModelRowView({
   model: m,
@@ -35,13 +38,13 @@ export function ModelRowView({
   return (
     <tr class={m.offered ? undefined : 'not-offered'}>
       <th scope="row">
-        {m.id}
+        <ModelId id={m.id} />
         {m.badge ? <span class="tag">{m.badge}</span> : null}
       </th>
-      <td>{m.provider}</td>
-      <td>{m.role ?? '—'}</td>
-      <td>{m.size !== null ? formatBytes(m.size) : '—'}</td>
-      <td>
+      <td data-label="Provider">{m.provider}</td>
+      <td data-label="Role">{m.role ?? '—'}</td>
+      <td data-label="Size">{m.size !== null ? formatBytes(m.size) : '—'}</td>
+      <td data-label="On disk">
         {pull ? (
           <ProgressBar label={`Pulling ${m.id}`} done={pull.done} total={pull.total} at={pull.at} />
         ) : m.present ? (
@@ -52,8 +55,8 @@ export function ModelRowView({
           'nothing to download'
         )}
       </td>
-      <td>{m.slot ?? '—'}</td>
-      <td>
+      <td data-label="Slot">{m.slot ?? '—'}</td>
+      <td data-label="Licence">
         {m.license_url ? (
           <a href={m.license_url} target="_blank" rel="noopener noreferrer">
             {m.license ?? 'licence'}
@@ -62,7 +65,7 @@ export function ModelRowView({
           (m.license ?? '—')
         )}
       </td>
-      <td>
+      <td class="models-actions">
         {/* A flex box inside the cell: a cell that is itself flex loses its table borders. */}
         <div class="row-actions">
           {pull ? (

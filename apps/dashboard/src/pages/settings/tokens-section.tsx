@@ -15,7 +15,8 @@ function when(iso: string | null): string {
 
 /**
  * Tokens (admin only): the list (never a secret or a hash), create (the value is shown once in a
- * copy-once dialog and dropped from memory when it closes), revoke (asks first).
+ * copy-once dialog and dropped from memory when it closes), revoke (asks first). On a phone the list
+ * is a card per token (content.css), so Limits… and Revoke are on screen without scrolling sideways.
  */
 export function TokensSection() {
   const toasts = useToasts()
@@ -101,6 +102,7 @@ export function TokensSection() {
       {tokens.error ? <p role="alert">{tokens.error}</p> : null}
       <DataTable
         caption="Tokens"
+        class="tokens"
         columns={[
           'Label',
           'Id',
@@ -115,14 +117,14 @@ export function TokensSection() {
         {(tokens.data?.tokens ?? []).map((t) => (
           <tr key={t.id}>
             <th scope="row">{t.label}</th>
-            <td>
+            <td data-label="Id">
               <code>{t.id}</code>
             </td>
-            <td>{t.scope}</td>
-            <td>{t.models ? t.models.join(', ') : 'all'}</td>
-            <td>{limitsText(t.limits)}</td>
-            <td>{when(t.created_at)}</td>
-            <td>{when(t.last_used_at)}</td>
+            <td data-label="Scope">{t.scope}</td>
+            <td data-label="Models">{t.models ? t.models.join(', ') : 'all'}</td>
+            <td data-label="Limits">{limitsText(t.limits)}</td>
+            <td data-label="Created">{when(t.created_at)}</td>
+            <td data-label="Last used">{when(t.last_used_at)}</td>
             <td class="row-actions">
               <button
                 type="button"

@@ -2,12 +2,16 @@ import type { DayBar } from './usage-data'
 
 const WIDTH = 960
 const HEIGHT = 200
-const AXIS = 48
+/** Room above the tallest bar (the top of the scale), in the drawing's units. */
+const HEADROOM = 20
 
 /**
  * Tokens per day as stacked bars (prompt below, completion above), drawn to scale from the numbers
  * the API gave. Each bar carries its day and counts (a tooltip, and `data-day`/`data-tokens`); the
  * picture's name says the total, and the text under it the totals per kind.
+ *
+ * The axis words (the top of the scale, the dates) are HTML beside the drawing, not SVG text: the
+ * drawing scales to the card's width, and text inside it would shrink with it (about 4 px on a phone).
  */
 export function TokensChart({ bars }: { bars: readonly DayBar[] }) {
   const top = Math.max(...bars.map((b) => b.prompt + b.completion), 0)
@@ -15,22 +19,21 @@ export function TokensChart({ bars }: { bars: readonly DayBar[] }) {
   // A date under every `step`-th bar and under the last, never two that would overlap.
   const step = Math.ceil(bars.length / 8)
   const dated = (i: number) => i === bars.length - 1 || (i % step === 0 && bars.length - 1 - i >= step / 2)
-  const slot = (WIDTH - AXIS) / Math.max(1, bars.length)
-  const scale = (n: number) => (n / max) * (HEIGHT - 20)
+  const slot = WIDTH / Math.max(1, bars.length)
+  const scale = (n: number) => (n / max) * (HEIGHT - HEADROOM)
   const total = bars.reduce((sum, b) => sum + b.prompt + b.completion, 0)
   return (
     <figure class="usage-chart">
+      <p class="usage-axis usage-top">{top.toLocaleString('en')} tokens</p>
       <svg
-        viewBox={`0 0 ${WIDTH} ${HEIGHT + 20}`}
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
         role="img"
         aria-label={`Tokens per day: ${total.toLocaleString('en')} in ${bars.length} days`}
       >
-        <text x={0} y={12} class="usage-axis">
-          {top.toLocaleString('en')}
-        </text>
-        <line x1={AXIS} x2={WIDTH} y1={HEIGHT} y2={HEIGHT} class="usage-baseline" />
+        <line x1={0} x2={WIDTH} y1={HEADROOM} y2={HEADROOM} class="usage-topline" />
+        <line x1={0} x2={WIDTH} y1={HEIGHT} y2={HEIGHT} class="usage-baseline" />
         {bars.map((b, i) => {
-          const x = AXIS + i * slot + slot * 0.15
+          const x = i * slot + slot * 0.15
           const w = slot * 0.7
           const hp = scale(b.prompt)
           const hc = scale(b.completion)
@@ -40,15 +43,28 @@ export function TokensChart({ bars }: { bars: readonly DayBar[] }) {
               <title>{label}</title>
               <rect x={x} y={HEIGHT - hp} width={w} height={hp} class="usage-prompt" />
               <rect x={x} y={HEIGHT - hp - hc} width={w} height={hc} class="usage-completion" />
-              {dated(i) ? (
-                <text x={x + w / 2} y={HEIGHT + 15} text-anchor="middle" class="usage-axis">
-                  {b.day.slice(5)}
-                </text>
-              ) : null}
             </g>
           )
         })}
       </svg>
+      <div class="usage-dates" aria-hidden="true">
+        {bars.map((b, i) =>
+          dated(i) ? (
+            <span
+              key={b.day}
+              class="usage-axis"
+              style={{
+                left: `${(((i + 0.5) * slot) / WIDTH) * 100}%`,
+                // The first and last dates stay inside the card.
+                transform:
+                  i === 0 ? 'none' : i === bars.length - 1 ? 'translateX(-100%)' : 'translateX(-50%)',
+              }}
+            >
+              {b.day.slice(5)}
+            </span>
+          ) : null,
+        )}
+      </div>
       <figcaption>
         <span class="usage-key usage-prompt-key" aria-hidden="true" /> prompt{' '}
         <span class="usage-key usage-completion-key" aria-hidden="true" /> completion (UTC days)
