@@ -5,6 +5,7 @@ import { loadSession } from './api/load-session'
 import { type Session, storedToken, storeToken } from './api/session'
 import { ConnectionIndicator } from './components/connection-indicator'
 import { TokenPrompt } from './components/token-prompt'
+import { ActivityPage } from './pages/activity/activity-page'
 import { LogsPage } from './pages/logs-page'
 import { ModelsPage } from './pages/models-page'
 import { SettingsPage } from './pages/settings-page'
@@ -19,6 +20,7 @@ const NAV = [
   { href: '/', label: 'Slots' },
   { href: '/models', label: 'Models' },
   { href: '/playground', label: 'Playground' },
+  { href: '/activity', label: 'Activity' },
   { href: '/logs', label: 'Logs' },
   { href: '/usage', label: 'Usage' },
   { href: '/settings', label: 'Settings' },
@@ -134,6 +136,8 @@ function Page({ path }: { path: string }) {
       return <ModelsPage />
     case 'playground':
       return <LazyPlayground tab={second ?? 'chat'} />
+    case 'activity':
+      return <ActivityPage />
     case 'logs':
       return <LogsPage slot={second ?? null} />
     case 'usage':
