@@ -25,7 +25,7 @@ export async function callApi<T = unknown>(
     res = await fetch(ctx.apiUrl + path, { ...init, headers })
   } catch (error) {
     throw new CliError(
-      `cannot reach the svc API at ${ctx.apiUrl} (${causeOf(error)}); is it running? (set SVC_API_URL to use another address)`,
+      `cannot reach the svc API at ${ctx.apiUrl} (${causeOf(error)}); is it running? (--url URL or SVC_API_URL to use another address)`,
     )
   }
   const text = await res.text()

@@ -17,6 +17,8 @@ export interface Command {
   summary: string
   /** Full help text printed by `svc <name> --help`. */
   help: string
+  /** Talks to the API: takes `--url URL` (else `SVC_API_URL`) anywhere among its arguments. */
+  api?: boolean
   run(args: string[], ctx: CliContext): Promise<number>
 }
 
@@ -27,6 +29,23 @@ export class CliError extends Error {
     readonly code = 1,
   ) {
     super(message)
+  }
+}
+
+/**
+ * A mistake in how a command was typed (an unknown option or subcommand, a missing value): printed as
+ * one line `<command>: <message>` (`svc slot load: unknown option --modle (did you mean --model?)`),
+ * then `usage` when given, and exits 2. Never a stack trace.
+ */
+export class UsageError extends CliError {
+  constructor(
+    /** The command as typed up to the mistake: `svc slot load`. */
+    readonly command: string,
+    message: string,
+    /** A short usage hint for the next line (`usage: svc slot load <slot> …`). */
+    readonly usage?: string,
+  ) {
+    super(message, 2)
   }
 }
 

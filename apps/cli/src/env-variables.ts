@@ -25,7 +25,7 @@ export const CLI_ENV_VARIABLES = [
   {
     name: 'SVC_STATE_DIR',
     defaultText: "as the API's",
-    meaning: "`svc start`'s pid file and logs (`service/`), the instance id `svc doctor` shows",
+    meaning: "`svc start`'s pid file and logs (`service/`), the instance id `svc doctor containers` shows",
   },
   {
     name: 'SVC_CACHE_DIR',
@@ -50,6 +50,17 @@ export const CLI_ENV_VARIABLES = [
     name: 'SVC_START_CHAT',
     fallback: '1',
     meaning: '`svc start` starts the chat app beside the API; `0`: the API alone',
+  },
+  {
+    name: 'SVC_PORT',
+    fallback: '8080',
+    meaning: "the API's port (as the API reads it): `svc doctor` checks that it is free, or held by svc",
+  },
+  {
+    name: 'SVC_CHAT_PORT',
+    fallback: '3001',
+    meaning:
+      "the chat app's port (as the chat app reads it): `svc doctor` checks that it is free, or held by svc",
   },
   {
     name: 'SVC_ADMIN_USER',

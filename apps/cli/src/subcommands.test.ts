@@ -13,13 +13,16 @@ function context() {
   return { ctx, stderr: () => err }
 }
 
+const settle = () => new Promise((r) => setImmediate(r))
+
 describe('runSubcommand', () => {
   const calls: string[][] = []
-  const run = runSubcommand('Usage: svc thing <do>', {
+  const run = runSubcommand('svc thing', 'Usage: svc thing <do>', {
     do: async (args) => {
       calls.push(args)
       return 0
     },
+    list: async () => 0,
   })
 
   it('runs the named subcommand with the arguments after its name', async () => {
@@ -29,10 +32,23 @@ describe('runSubcommand', () => {
     expect(stderr()).toBe('')
   })
 
-  it.each([[[]], [['nope']], [['toString']]])('prints the help and exits 2 for %j', async (args) => {
+  it('prints the help and exits 2 without a subcommand', async () => {
     const { ctx, stderr } = context()
-    expect(await run(args, ctx)).toBe(2)
-    await new Promise((r) => setImmediate(r))
+    expect(await run([], ctx)).toBe(2)
+    await settle()
     expect(stderr()).toBe('Usage: svc thing <do>\n')
+  })
+
+  it.each([
+    ['lists', ' (did you mean "list"?)'],
+    ['nope', ''],
+    ['toString', ''],
+  ])('says "unknown command" for %j, with the nearest name, and exits 2', async (name, near) => {
+    const { ctx, stderr } = context()
+    expect(await run([name], ctx)).toBe(2)
+    await settle()
+    expect(stderr()).toBe(
+      `svc thing: unknown command "${name}"${near}\nRun 'svc thing --help' for its commands.\n`,
+    )
   })
 })

@@ -1,5 +1,5 @@
 /**
- * `svc doctor` against a real Docker Engine: containers labelled as svc instances leave them (a
+ * `svc doctor containers` against a real Docker Engine: containers labelled as svc instances leave them (a
  * removed state dir, a regenerated instance id, a running svc, a stopped one, an older svc's), and
  * only the orphans go, and only on request.
  */
@@ -58,7 +58,7 @@ async function stateDir(instance: string): Promise<string> {
 const exists = async (id: string) =>
   (await docker(['ps', '-aq', '--no-trunc', '--filter', `id=${id}`])).trim() !== ''
 
-describe('svc doctor', () => {
+describe('svc doctor containers', () => {
   it('names every svc container with what will take care of it, and removes only the orphans on request', async (ctx) => {
     skipUnless(ctx, engine)
     const host = hostname()
@@ -88,7 +88,7 @@ describe('svc doctor', () => {
     }
     const env = { ...process.env, SVC_STATE_DIR: stopped, SVC_CONFIG_DIR: stopped }
     try {
-      const listed = await runSvc(['doctor'], env)
+      const listed = await runSvc(['doctor', 'containers'], env)
       expect(listed.code, listed.stderr).toBe(0)
       const line = (name: string) => listed.stdout.split('\n').find((l) => l.includes(`${name}-${run}`)) ?? ''
       expect(listed.stdout).toContain(`instance 2222222222222222`)
@@ -97,10 +97,11 @@ describe('svc doctor', () => {
       expect(line('svc-doc-oldid')).toMatch(/orphan\s+.* belongs to instance 3333333333333333 now/)
       expect(line('svc-doc-gone')).toMatch(/orphan\s+its state dir .*removed-state is gone/)
       expect(line('svc-doc-older')).toMatch(/unknown\s+made by an svc that did not record its state dir/)
-      expect(listed.stdout).toMatch(/orphan\(s\): remove them with svc doctor --remove-orphans/)
+      expect(listed.stdout).toMatch(/orphan\(s\): remove them with svc doctor containers --remove-orphans/)
       // Listing removes nothing.
       for (const id of Object.values(ids)) expect(await exists(id)).toBe(true)
 
+      // `svc doctor --remove-orphans`, the form before `svc doctor containers`, still works.
       const removed = await runSvc(['doctor', '--remove-orphans'], env)
       expect(removed.code, removed.stderr).toBe(0)
       expect(removed.stdout).toContain(`removed container svc-doc-oldid-${run}`)

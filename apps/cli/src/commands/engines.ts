@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util'
 import {
   buildLlamaServer,
   buildWhisperServer,
@@ -6,6 +5,7 @@ import {
   type LlamaBuildBackend,
 } from '@svc/engines'
 import { CliError, type Command } from '../context'
+import { parseOptions } from '../parse-options'
 
 export const enginesCommand: Command = {
   name: 'engines',
@@ -20,14 +20,12 @@ An existing build is reused. GPU backends need their SDK installed (Vulkan heade
 CUDA toolkit, ROCm/HIP). svc finds engines in this order: SVC_LLAMA_SERVER / SVC_WHISPER_SERVER,
 PATH, the cache.`,
   async run(args, ctx) {
-    const { values, positionals } = parseArgs({
-      args,
-      options: {
-        backend: { type: 'string' },
-        jobs: { type: 'string', short: 'j' },
-        force: { type: 'boolean' },
-      },
-      allowPositionals: true,
+    const usage =
+      'usage: svc engines build llama-server|whisper-server [--backend cpu|vulkan|cuda|rocm] [--jobs N] [--force]'
+    const { values, positionals } = parseOptions('svc engines', usage, args, {
+      backend: { type: 'string' },
+      jobs: { type: 'string', short: 'j' },
+      force: { type: 'boolean' },
     })
     const engine = positionals[1]
     if (positionals[0] !== 'build' || (engine !== 'llama-server' && engine !== 'whisper-server')) {

@@ -3,14 +3,15 @@
  * (`/api/models/search`, `/api/models/hub/<owner>/<repo>`, `POST /api/models/pull`, `DELETE
  * /api/models/<id>`). A pull follows its `model.pull` events until it ends; Ctrl-C cancels it.
  */
-import { parseArgs } from 'node:util'
 import type { AppType } from '@svc/api'
 import { type ModelPullEvent, readSse } from '@svc/core'
 import type { hc, InferResponseType } from 'hono/client'
 import { apiError, bearer, callApi } from '../api-client'
-import { type CliContext, CliError } from '../context'
+import { type CliContext, CliError, UsageError } from '../context'
 import { bytes, table } from '../format'
 import { LoadDisplay } from '../load-display'
+import { modelError } from '../model-suggestion'
+import { parseOptions } from '../parse-options'
 
 type Api = ReturnType<typeof hc<AppType>>['api']
 type SearchBody = InferResponseType<Api['models']['search']['$get'], 200>
@@ -19,13 +20,12 @@ type PullBody = { model: string; status: string; done: number; total: number | n
 
 /** `svc models search <words> [--limit N]`: the Hub's GGUF repos, most downloaded first. */
 export async function search(args: string[], ctx: CliContext): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { limit: { type: 'string', short: 'n' } },
-    allowPositionals: true,
+  const usage = 'usage: svc models search <words> [--limit N]'
+  const { values, positionals } = parseOptions('svc models search', usage, args, {
+    limit: { type: 'string', short: 'n' },
   })
   const query = positionals.join(' ').trim()
-  if (!query) throw new CliError('usage: svc models search <words> [--limit N]', 2)
+  if (!query) throw new UsageError('svc models search', 'search for what?', usage)
   const params = new URLSearchParams({ q: query, ...(values.limit ? { limit: values.limit } : {}) })
   const res = await callApi<SearchBody>(ctx, `/api/models/search?${params}`)
   if (res.status !== 200) throw apiError(res)
@@ -53,15 +53,12 @@ export async function search(args: string[], ctx: CliContext): Promise<number> {
 
 /** `svc models quants <owner>/<repo> [--slot S]`: a repo's quants, sizes and whether each fits here. */
 export async function quants(args: string[], ctx: CliContext): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { slot: { type: 'string' } },
-    allowPositionals: true,
-  })
+  const usage = 'usage: svc models quants <owner>/<repo> [--slot <slot>]'
+  const { values, positionals } = parseOptions('svc models quants', usage, args, { slot: { type: 'string' } })
   const repo = positionals[0]?.replace(/^(hf\.co|huggingface\.co)\/|^hf:/, '').replace(/:.*$/, '')
   const [owner, name, extra] = repo?.split('/') ?? []
   if (!owner || !name || extra !== undefined)
-    throw new CliError('usage: svc models quants <owner>/<repo> [--slot <slot>]', 2)
+    throw new UsageError('svc models quants', 'name one repo as <owner>/<repo>', usage)
   const query = values.slot ? `?slot=${encodeURIComponent(values.slot)}` : ''
   const res = await callApi<RepoBody>(
     ctx,
@@ -94,8 +91,14 @@ export async function quants(args: string[], ctx: CliContext): Promise<number> {
 
 /** `svc models pull <name>`: downloads without loading, shows progress, Ctrl-C cancels. */
 export async function pull(args: string[], ctx: CliContext): Promise<number> {
-  const model = args[0]
-  if (!model || args.length > 1) throw new CliError('usage: svc models pull <name>', 2)
+  const { positionals } = parseOptions('svc models pull', 'usage: svc models pull <name>', args, {})
+  const model = positionals[0]
+  if (!model || positionals.length > 1)
+    throw new UsageError(
+      'svc models pull',
+      model ? `unexpected argument ${positionals[1]}` : 'pull what?',
+      'usage: svc models pull <name>',
+    )
   const events = new AbortController()
   const follow = followPulls(ctx, events.signal)
   let id: string | undefined
@@ -119,7 +122,7 @@ export async function pull(args: string[], ctx: CliContext): Promise<number> {
       ctx.stdout.write(`${res.body.model} is already on disk (${bytes(res.body.total)})\n`)
       return 0
     }
-    if (res.status !== 202) throw apiError(res)
+    if (res.status !== 202) throw await modelError(ctx, res, model)
     id = res.body.model
     if (interrupted) onInterrupt()
     display = new LoadDisplay(ctx.stdout, id)
@@ -151,12 +154,18 @@ export async function pull(args: string[], ctx: CliContext): Promise<number> {
 
 /** `svc models rm <id>`: deletes a model's downloaded files (refused while a slot holds it). */
 export async function rm(args: string[], ctx: CliContext): Promise<number> {
-  const id = args[0]
-  if (!id || args.length > 1) throw new CliError('usage: svc models rm <id>', 2)
+  const { positionals } = parseOptions('svc models rm', 'usage: svc models rm <id>', args, {})
+  const id = positionals[0]
+  if (!id || positionals.length > 1)
+    throw new UsageError(
+      'svc models rm',
+      id ? `unexpected argument ${positionals[1]}` : 'remove which model?',
+      'usage: svc models rm <id>',
+    )
   const res = await callApi<{ id: string; deleted: boolean }>(ctx, `/api/models/${encodeURIComponent(id)}`, {
     method: 'DELETE',
   })
-  if (res.status !== 200) throw apiError(res)
+  if (res.status !== 200) throw await modelError(ctx, res, id)
   ctx.stdout.write(res.body.deleted ? `deleted ${res.body.id}\n` : `${res.body.id} had no file on disk\n`)
   return 0
 }

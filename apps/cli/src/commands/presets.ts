@@ -1,6 +1,7 @@
 import type { PresetView } from '@svc/providers/models'
 import { apiError, callApi } from '../api-client'
-import { CliError, type Command } from '../context'
+import { type Command, UsageError } from '../context'
+import { suggestion } from '../did-you-mean'
 import { table } from '../format'
 
 const HELP = `Usage: svc presets [ls] [--json]
@@ -9,7 +10,8 @@ Lists the presets per model in use (<config>/presets.toml, GET /api/presets): ea
 may send as model (an alias, or a variant of another preset), what it runs, the name its engine is
 loaded under, its context size, engine args and request fields (defaults, force, strip). When the
 file on disk is refused (a wrong field, a variant cycle, an unknown model), the last good presets
-are listed and the problem is printed to stderr, exit status 1. See docs/models.md#presets.`
+are listed and the problem is printed to stderr, exit status 1. See docs/models.md#presets.
+--url URL: the API to ask (else SVC_API_URL, default http://127.0.0.1:8080).`
 
 interface PresetsBody {
   file: string | null
@@ -27,11 +29,17 @@ export const presetsCommand: Command = {
   name: 'presets',
   summary: 'list the presets per model (aliases, variants, their settings)',
   help: HELP,
+  api: true,
   async run(args, ctx) {
     const rest = args[0] === 'ls' || args[0] === 'list' ? args.slice(1) : args
     const json = rest.includes('--json')
     const unknown = rest.find((a) => a !== '--json')
-    if (unknown !== undefined) throw new CliError(`unknown argument ${unknown} (see svc presets --help)`, 2)
+    if (unknown !== undefined)
+      throw new UsageError(
+        'svc presets',
+        `${unknown.startsWith('-') ? 'unknown option' : 'unexpected argument'} ${unknown}${suggestion(unknown, ['--json'], false)}`,
+        'usage: svc presets [ls] [--json]',
+      )
     const res = await callApi<PresetsBody>(ctx, '/api/presets')
     if (res.status !== 200) throw apiError(res)
     const body = res.body

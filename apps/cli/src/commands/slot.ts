@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { readSse } from '@svc/core'
 import { apiError, bearer, callApi } from '../api-client'
 import type { SlotView } from '../api-types'
-import { type CliContext, CliError, type Command } from '../context'
+import { type CliContext, type Command, UsageError } from '../context'
 import { table } from '../format'
 import { LoadDisplay } from '../load-display'
+import { modelError } from '../model-suggestion'
+import { parseOptions } from '../parse-options'
 import { runSubcommand } from '../subcommands'
 
 const HELP = `Usage: svc slot <subcommand>   (also: slot <subcommand>)
@@ -21,28 +22,30 @@ const HELP = `Usage: svc slot <subcommand>   (also: slot <subcommand>)
   svc slot unload <slot>              unload (in-flight requests may finish first)
   svc slot ls                         list slots as a table
 
+Every subcommand takes --url URL: the API to talk to (else SVC_API_URL, default http://127.0.0.1:8080).
 Exit status: 0 when the slot reached the wanted state, 1 with the error otherwise.`
 
 export const slotCommand: Command = {
   name: 'slot',
   summary: 'load, unload and list slots',
   help: HELP,
-  run: runSubcommand(HELP, { load, unload, ls: list, list }),
+  api: true,
+  run: runSubcommand('svc slot', HELP, { load, unload, ls: list, list }),
 }
 
+const LOAD_USAGE =
+  'usage: svc slot load <slot> [--model <id>] [--sha256 <hex>] [--mmproj <file>] (more: svc slot --help)'
+
 async function load(args: string[], ctx: CliContext): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      model: { type: 'string', short: 'm' },
-      sha256: { type: 'string' },
-      mmproj: { type: 'string' },
-    },
-    allowPositionals: true,
+  const { values, positionals } = parseOptions('svc slot load', LOAD_USAGE, args, {
+    model: { type: 'string', short: 'm' },
+    sha256: { type: 'string' },
+    mmproj: { type: 'string' },
   })
   const slot = positionals[0]
-  if (!slot)
-    throw new CliError('usage: svc slot load <slot> [--model <id>] [--sha256 <hex>] [--mmproj <file>]', 2)
+  if (!slot) throw new UsageError('svc slot load', 'which slot? (svc slot ls lists them)', LOAD_USAGE)
+  if (positionals.length > 1)
+    throw new UsageError('svc slot load', `unexpected argument ${positionals[1]}`, LOAD_USAGE)
   const display = new LoadDisplay(ctx.stdout, slot)
   const events = new AbortController()
   const started = Date.now()
@@ -58,7 +61,7 @@ async function load(args: string[], ctx: CliContext): Promise<number> {
       }),
     })
     display.end()
-    if (res.status !== 200) throw apiError(res)
+    if (res.status !== 200) throw values.model ? await modelError(ctx, res, values.model) : apiError(res)
     ctx.stdout.write(
       `${slot} is ready with ${res.body.model} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
     )
@@ -81,8 +84,15 @@ function localPath(spec: string): string {
 }
 
 async function unload(args: string[], ctx: CliContext): Promise<number> {
-  const slot = args[0]
-  if (!slot) throw new CliError('usage: svc slot unload <slot>', 2)
+  const usage = 'usage: svc slot unload <slot>'
+  const { positionals } = parseOptions('svc slot unload', usage, args, {})
+  const slot = positionals[0]
+  if (!slot || positionals.length > 1)
+    throw new UsageError(
+      'svc slot unload',
+      slot ? `unexpected argument ${positionals[1]}` : 'which slot?',
+      usage,
+    )
   const res = await callApi<SlotView>(ctx, `/api/slots/${encodeURIComponent(slot)}/unload?wait=true`, {
     method: 'POST',
   })
@@ -91,7 +101,8 @@ async function unload(args: string[], ctx: CliContext): Promise<number> {
   return 0
 }
 
-async function list(_args: string[], ctx: CliContext): Promise<number> {
+async function list(args: string[], ctx: CliContext): Promise<number> {
+  parseOptions('svc slot ls', 'usage: svc slot ls', args, {}, { positionals: false })
   const res = await callApi<{ slots: SlotView[] }>(ctx, '/api/slots')
   if (res.status !== 200) throw apiError(res)
   ctx.stdout.write(

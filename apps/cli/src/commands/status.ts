@@ -1,5 +1,6 @@
 import { apiError, callApi } from '../api-client'
 import type { Command } from '../context'
+import { parseOptions } from '../parse-options'
 
 interface StatusBody {
   status: string
@@ -12,9 +13,11 @@ export const statusCommand: Command = {
   summary: 'show whether the svc API is up',
   help: `Usage: svc status
 
-Asks the API at SVC_API_URL (default http://127.0.0.1:8080) for its status and prints it.
+Asks the API at --url URL (else SVC_API_URL, default http://127.0.0.1:8080) for its status and prints it.
 Exits 0 when the API answers, 1 when it does not.`,
-  async run(_args, ctx) {
+  api: true,
+  async run(args, ctx) {
+    parseOptions('svc status', 'usage: svc status [--url URL]', args, {}, { positionals: false })
     const res = await callApi<StatusBody>(ctx, '/api/status')
     if (res.status !== 200) throw apiError(res)
     ctx.stdout.write(`svc ${res.body.version} is up at ${ctx.apiUrl} (auth ${res.body.auth})\n`)

@@ -1,6 +1,5 @@
 import { join } from 'node:path'
 import {
-  type CreatedToken,
   createTokenStore,
   isScope,
   LIMIT_SHORT_NAMES,
@@ -8,18 +7,17 @@ import {
   parseToken,
   type QuotaLimits,
   SCOPES,
-  type Scope,
   TOKEN_ID_PATTERN,
   TOKENS_FILE,
-  type TokenInfo,
 } from '@svc/auth'
 import { isSvcError } from '@svc/core'
 import { resolvePaths } from '@svc/core/node'
-import { type ApiResponse, apiError, apiIsUp, callApi, errorCode } from '../api-client'
-import { type CliContext, CliError, type Command } from '../context'
-import { cliVar } from '../env-variables'
+import { apiIsUp } from '../api-client'
+import { type CliContext, CliError, type Command, UsageError } from '../context'
+import { suggestion } from '../did-you-mean'
 import { table } from '../format'
 import { runSubcommand } from '../subcommands'
+import { apiBackend, type Backend, hintWhenAuthIsOff, NeedsCredentials } from './token-api'
 import { checkStillReadable, expectedReader } from './token-file'
 
 const WARNING =
@@ -50,34 +48,25 @@ the API uses; a running API sees the change on its next request). Also directly 
 for credentials and SVC_TOKEN is not set, or with --local. The file keeps its owner and mode (the
 API's user); a change the API could not read is reported as an error, not as done.
 
+With auth off (the default) the API checks no token: svc token create says so, and how to turn it on.
+Every subcommand takes --url URL: the API to talk to (else SVC_API_URL).
+
 Scopes: admin (everything), all (/v1 and reads of /api), v1-only (/v1 and generated images),
 read-only (probes and listings).`
 
-interface Backend {
-  create(input: {
-    label: string
-    scope: Scope
-    limits?: QuotaLimits
-    models?: string[]
-  }): Promise<CreatedToken>
-  list(): Promise<TokenInfo[]>
-  setLimits(id: string, limits: QuotaLimits | null): Promise<TokenInfo | undefined>
-  revoke(id: string): Promise<boolean>
-}
-
-/** Thrown by the API backend when the API wants credentials we do not have: use the file. */
-class NeedsCredentials extends Error {}
+const USAGE = 'usage: svc token create|ls|limits|revoke … (more: svc token --help)'
 
 export const tokenCommand: Command = {
   name: 'token',
   summary: 'create, list and revoke API tokens',
   help: HELP,
-  run: runSubcommand(HELP, {
-    create: (args, ctx) => create(parseOptions(args), ctx),
-    ls: (args, ctx) => list(parseOptions(args), ctx),
-    list: (args, ctx) => list(parseOptions(args), ctx),
-    revoke: (args, ctx) => revoke(parseOptions(args), ctx),
-    limits: (args, ctx) => limits(parseOptions(args), ctx),
+  api: true,
+  run: runSubcommand('svc token', HELP, {
+    create: (args, ctx) => create(parseOptions(args, 'create'), ctx),
+    ls: (args, ctx) => list(parseOptions(args, 'ls'), ctx),
+    list: (args, ctx) => list(parseOptions(args, 'list'), ctx),
+    revoke: (args, ctx) => revoke(parseOptions(args, 'revoke'), ctx),
+    limits: (args, ctx) => limits(parseOptions(args, 'limits'), ctx),
   }),
 }
 
@@ -102,6 +91,7 @@ async function create(opts: Options, ctx: CliContext): Promise<number> {
     )
     ctx.stdout.write(`${created.token}\n`)
   }
+  if (!opts.local) await hintWhenAuthIsOff(ctx)
   return 0
 }
 
@@ -180,7 +170,9 @@ interface Options {
   local: boolean
 }
 
-function parseOptions(args: string[]): Options {
+const OPTIONS = ['--json', '--local', '--none', '--label', '--scope', '--models', '--rpm', '--tpm', '--tpd']
+
+function parseOptions(args: string[], sub: string): Options {
   const out: Options = {
     values: {},
     limits: undefined,
@@ -199,7 +191,7 @@ function parseOptions(args: string[]): Options {
         ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
         : [arg]
       const value = inline ?? args[++i]
-      if (value === undefined) throw new CliError(`${flag} needs a value`, 2)
+      if (value === undefined) throw new UsageError(`svc token ${sub}`, `${flag} needs a value`, USAGE)
       const name = flag!.slice(2)
       const limit = LIMIT_SHORT_NAMES[name]
       if (limit) {
@@ -208,8 +200,14 @@ function parseOptions(args: string[]): Options {
           throw new CliError(`${flag} must be a whole number >= 1, got "${value}"`, 2)
         out.limits = { ...out.limits, [limit]: n }
       } else out.values[name as 'label' | 'scope' | 'models'] = value
-    } else if (arg.startsWith('--')) throw new CliError(`unknown option ${arg} (see svc token --help)`, 2)
-    else out.positional.push(arg)
+    } else if (arg.startsWith('-')) {
+      const flag = arg.split('=')[0]!
+      throw new UsageError(
+        `svc token ${sub}`,
+        `unknown option ${flag}${suggestion(flag, OPTIONS, false)}`,
+        USAGE,
+      )
+    } else out.positional.push(arg)
   }
   return out
 }
@@ -254,35 +252,6 @@ async function withBackend<T>(
     throw error instanceof Error ? new CliError(error.message) : error
   } finally {
     await store.close()
-  }
-}
-
-function apiBackend(ctx: CliContext): Backend {
-  const check = <T>(res: ApiResponse<T>, ok: number): T => {
-    if (res.status === ok) return res.body
-    if (errorCode(res) === 'auth.required' && !cliVar(ctx.env, 'SVC_TOKEN')) throw new NeedsCredentials()
-    throw apiError(res)
-  }
-  return {
-    async create(input) {
-      const body = JSON.stringify(input)
-      return check(await callApi<CreatedToken>(ctx, '/api/auth/tokens', { method: 'POST', body }), 201)
-    },
-    async list() {
-      return check(await callApi<{ tokens: TokenInfo[] }>(ctx, '/api/auth/tokens'), 200).tokens
-    },
-    async setLimits(id, limits) {
-      const body = JSON.stringify({ limits })
-      const res = await callApi<TokenInfo>(ctx, `/api/auth/tokens/${id}`, { method: 'PATCH', body })
-      if (res.status === 404 && errorCode(res) === 'token.not_found') return undefined
-      return check(res, 200)
-    },
-    async revoke(id) {
-      const res = await callApi(ctx, `/api/auth/tokens/${id}`, { method: 'DELETE' })
-      if (res.status === 404 && errorCode(res) === 'token.not_found') return false
-      check(res, 200)
-      return true
-    },
   }
 }
 

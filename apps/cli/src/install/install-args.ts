@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { parseDurationMs } from '@svc/core'
 import { CliError } from '../context'
+import { usageErrorOf } from '../parse-options'
 
 export interface InstallArgs {
   /** undefined: keep what the last run chose (off on a first run). */
@@ -24,7 +25,14 @@ export function parseInstallArgs(args: string[]): InstallArgs {
   try {
     values = parse(args).values
   } catch (error) {
-    throw new CliError(`${(error as Error).message} (see svc install --help)`, 2)
+    throw (
+      usageErrorOf(
+        error,
+        'svc install',
+        'usage: svc install [options] (see svc install --help)',
+        INSTALL_OPTIONS,
+      ) ?? new CliError(`${(error as Error).message} (see svc install --help)`, 2)
+    )
   }
   const auth = values.auth
   if (auth !== undefined && auth !== 'basic' && auth !== 'off')
@@ -68,29 +76,27 @@ export function parseInstallArgs(args: string[]): InstallArgs {
   }
 }
 
+const OPTIONS = {
+  auth: { type: 'string' },
+  root: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  'api-port': { type: 'string' },
+  'chat-port': { type: 'string' },
+  'gate-port': { type: 'string' },
+  'http-port': { type: 'string' },
+  'https-port': { type: 'string' },
+  containers: { type: 'boolean' },
+  'no-containers': { type: 'boolean' },
+  'admin-password-stdin': { type: 'boolean' },
+  'admin-password-file': { type: 'string' },
+  'load-on-request': { type: 'boolean' },
+  'no-load-on-request': { type: 'boolean' },
+  'unload-after': { type: 'string' },
+} as const
+const INSTALL_OPTIONS = Object.keys(OPTIONS)
+
 function parse(args: string[]) {
-  return parseArgs({
-    args,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      auth: { type: 'string' },
-      root: { type: 'string' },
-      'dry-run': { type: 'boolean' },
-      'api-port': { type: 'string' },
-      'chat-port': { type: 'string' },
-      'gate-port': { type: 'string' },
-      'http-port': { type: 'string' },
-      'https-port': { type: 'string' },
-      containers: { type: 'boolean' },
-      'no-containers': { type: 'boolean' },
-      'admin-password-stdin': { type: 'boolean' },
-      'admin-password-file': { type: 'string' },
-      'load-on-request': { type: 'boolean' },
-      'no-load-on-request': { type: 'boolean' },
-      'unload-after': { type: 'string' },
-    },
-  })
+  return parseArgs({ args, strict: true, allowPositionals: false, options: OPTIONS })
 }
 
 function port(flag: string, value: string | undefined): number | undefined {
