@@ -214,7 +214,7 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
     await form.waitFor({ state: 'detached' })
     const created = card(page, 'far-img')
     await created.getByText('Offline').waitFor()
-    await created.getByText(/^image · \w+ · remote$/).waitFor()
+    await created.getByText('ComfyUI on a remote server', { exact: true }).waitFor()
     // The browser logs the refused request it was told to make, and nothing else.
     expect(errors).toEqual([
       'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',

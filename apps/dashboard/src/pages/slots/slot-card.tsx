@@ -8,6 +8,7 @@ import { useNow } from '../../hooks/use-now'
 import { Link } from '../../router'
 import { useSession } from '../../session-context'
 import type { SlotQueue } from '../../store/live-state'
+import { CannotRun } from './cannot-run'
 import { sayError } from './error-words'
 import { LoadPicker } from './load-picker'
 import { SlotConfigForm } from './slot-config-form'
@@ -120,12 +121,7 @@ export function SlotCard(props: SlotCardProps) {
           {formatDuration((now - slot.since) / 1000)}
         </p>
       ) : null}
-      {cannotRun ? (
-        <p class="cannot-run">
-          <strong>Cannot run here:</strong>{' '}
-          {runnable.reason ?? 'no backend of this slot runs on this machine'}.
-        </p>
-      ) : null}
+      {cannotRun ? <CannotRun runnable={runnable} /> : null}
       {said ? (
         <div class="last-error" role="alert">
           <p>

@@ -4,6 +4,7 @@ import { ApiError } from '../../api/client'
 import type { SlotView } from '../../api/types'
 import { CheckField } from '../../components/check-field'
 import { described, Field } from '../../components/field'
+import { extrasOf } from './slot-extras'
 
 const BACKENDS = ['vulkan', 'rocm', 'cuda', 'cpu', 'npu'] as const
 const RUNTIMES = ['container', 'process', 'remote'] as const
@@ -106,6 +107,14 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
   const set = <K extends keyof Values>(key: K, value: Values[K]) => setValues((v) => ({ ...v, [key]: value }))
   const err = (param: string) => errors[param] ?? null
   const llm = values.provider.trim() === 'llm'
+  // The backends the API says run here (`runnable`), and the slot's own even when it does not (so
+  // the form shows what is set); a new slot, or an API without the verdict, lists them all.
+  const runnable = extrasOf(slot, undefined).runnable
+  const backendChoices = runnable
+    ? runnable.backends
+        .filter((b) => b.ok || b.backend === values.backend)
+        .map((b) => ({ value: b.backend, label: b.ok ? b.backend : `${b.backend} (cannot run here)` }))
+    : BACKENDS
   /** The Field around `key`'s control: its label, hint and the server's message for it. */
   const field = (key: TextKey) => ({ id: `${id}-${key}`, ...FIELDS[key], error: err(key) })
   /** What every control of `key` has: its id and the aria that ties it to its hint and error. */
@@ -173,7 +182,7 @@ export function SlotConfigForm({ slot, onSave, onClose }: SlotConfigFormProps) {
           </datalist>
         </Field>
         <Field {...field('backend')}>
-          <Select {...choice('backend')} choices={BACKENDS} blank="automatic (the picker's choice)" />
+          <Select {...choice('backend')} choices={backendChoices} blank="automatic (the picker's choice)" />
         </Field>
         <Field {...field('runtime')}>
           <Select {...choice('runtime')} choices={RUNTIMES} blank="automatic" />

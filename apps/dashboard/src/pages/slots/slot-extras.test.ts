@@ -46,8 +46,8 @@ describe('the contract fields', () => {
   })
 
   it('names devices and context sizes for people', () => {
-    expect(deviceName('cpu')).toBe('CPU')
-    expect(deviceName('gpu0')).toBe('GPU 0')
+    expect(deviceName('ram')).toBe('RAM')
+    expect(deviceName('gpu0')).toBe('GPU 0 memory')
     expect(contextText(8192)).toBe('8,192 tokens')
   })
 })

@@ -109,9 +109,11 @@ export function runsOn(slot: {
   runtime: string | null
   model?: string | null
 }): string {
+  // A tts slot that names no model runs eSpeak NG on the host (process); in a container, it depends.
+  const ttsDefault = slot.runtime === 'process' ? 'eSpeak NG' : 'Text to speech'
   const engine =
     slot.provider === 'tts'
-      ? (TTS_ENGINES[slot.model ?? ''] ?? 'text to speech')
+      ? (TTS_ENGINES[slot.model ?? ''] ?? ttsDefault)
       : (ENGINES[slot.provider] ?? slot.provider)
   if (slot.runtime === 'remote') return `${engine} on a remote server`
   const device = slot.backend ? ` on ${DEVICES[slot.backend] ?? slot.backend}` : ''
@@ -120,12 +122,15 @@ export function runsOn(slot: {
   return `${engine}${device}${where}`
 }
 
-/** "cpu" → "CPU", "gpu0" → "GPU 0", anything else as it came. */
+/**
+ * Which memory a model sits in, from the memory budget's device ids: "ram" (system or unified
+ * memory; "cpu" too) → "RAM", "gpu0" → "GPU 0 memory", anything else as it came.
+ */
 export function deviceName(device: string): string {
-  if (device === 'cpu') return 'CPU'
+  if (device === 'ram' || device === 'cpu') return 'RAM'
   const gpu = /^gpu(\d+)$/.exec(device)
-  if (gpu) return `GPU ${gpu[1]}`
-  return DEVICES[device] ?? device
+  if (gpu) return `GPU ${gpu[1]} memory`
+  return device
 }
 
 /** "8,192 tokens". */

@@ -30,7 +30,7 @@ export function SlotFigures({ slot, extras, metrics, queue, now }: SlotFiguresPr
         <Fact term="Model">{slot.model ?? 'none'}</Fact>
         {extras.memory ? (
           <Fact term="Memory">
-            {formatBytes(extras.memory.bytes)} on {deviceName(extras.memory.device)}
+            {formatBytes(extras.memory.bytes)} in {deviceName(extras.memory.device)}
             {extras.memory.estimated ? <span class="muted"> (estimate)</span> : null}
           </Fact>
         ) : null}
