@@ -26,10 +26,16 @@ export interface RuntimeFields {
   url?: string
   urls?: string[]
   replicas?: number
+  devices?: string[]
   constraints?: string[]
+  backend?: string
 }
 
-/** Which fields go with which runtime: url/urls with remote, replicas/constraints with swarm. */
+/**
+ * Which fields go with which runtime: url/urls with remote, constraints with swarm, replicas with
+ * swarm and the local runtimes (process, container, or the picker's choice), devices with the local
+ * ones only, one per replica, of the slot's backend.
+ */
 export function runtimeFieldsRefusal(
   raw: RuntimeFields,
 ): { field: string; expected: string; detail: string } | undefined {
@@ -53,14 +59,48 @@ export function runtimeFieldsRefusal(
       }
     }
   }
-  for (const field of ['replicas', 'constraints'] as const) {
-    if (raw[field] !== undefined && raw.runtime !== 'swarm') {
-      const hint = field === 'replicas' ? ' (a remote slot lists its replicas in urls)' : ''
-      return {
-        field,
-        expected: 'runtime = "swarm"',
-        detail: `${field} is only used with runtime = "swarm"${hint}`,
-      }
+  if (raw.constraints !== undefined && raw.runtime !== 'swarm') {
+    return {
+      field: 'constraints',
+      expected: 'runtime = "swarm"',
+      detail: 'constraints is only used with runtime = "swarm"',
+    }
+  }
+  if (raw.replicas !== undefined && remote) {
+    return {
+      field: 'replicas',
+      expected: 'no replicas',
+      detail: 'replicas is not used with runtime = "remote" (a remote slot lists its replicas in urls)',
+    }
+  }
+  return devicesRefusal(raw)
+}
+
+function devicesRefusal(raw: RuntimeFields): { field: string; expected: string; detail: string } | undefined {
+  const devices = raw.devices
+  if (!devices) return undefined
+  if (raw.runtime === 'remote' || raw.runtime === 'swarm') {
+    return {
+      field: 'devices',
+      expected: 'runtime = "process" or "container"',
+      detail: `devices places local replicas; a ${raw.runtime} slot's replicas run elsewhere`,
+    }
+  }
+  if (raw.replicas !== undefined && raw.replicas !== devices.length) {
+    return {
+      field: 'replicas',
+      expected: `${devices.length} (one per device)`,
+      detail: `replicas = ${raw.replicas} but devices lists ${devices.length}: one replica runs per device`,
+    }
+  }
+  const kinds = new Set(devices.map((d) => d.split(':')[0]))
+  const kind = [...kinds][0]!
+  if (kinds.size > 1 || (raw.backend !== undefined && raw.backend !== kind)) {
+    const own = raw.backend ? `, the slot's (${raw.backend})` : ''
+    return {
+      field: 'devices',
+      expected: `devices of one backend${own}`,
+      detail: `every device must be of one backend${own}: got ${devices.join(', ')}`,
     }
   }
   return undefined

@@ -14,12 +14,7 @@ import {
   type SlotDemandConfig,
   stringifyDemand,
 } from './slot-config-demand'
-import {
-  ROUTING_FILE_ENTRIES,
-  resolveRouting,
-  type SlotRoutingConfig,
-  stringifyRouting,
-} from './slot-config-routing'
+import * as replicaKeys from './slot-config-routing'
 
 export const BACKENDS = ['vulkan', 'rocm', 'cuda', 'cpu', 'npu'] as const
 export type Backend = (typeof BACKENDS)[number]
@@ -101,7 +96,7 @@ export const SlotConfigFileSchema = v.strictObject({
     ]),
   ),
   ...DEMAND_FILE_ENTRIES,
-  ...ROUTING_FILE_ENTRIES,
+  ...replicaKeys.REPLICA_FILE_ENTRIES,
 })
 export type SlotConfigFile = v.InferOutput<typeof SlotConfigFileSchema>
 
@@ -117,8 +112,10 @@ export interface SlotConfig {
   url?: string
   /** Remote only: several running upstreams serving the same model (replicas). */
   urls?: string[]
-  /** Swarm only: how many tasks the service runs. */
+  /** Swarm, process, container: how many upstreams run (local: one per entry of `devices` if given). */
   replicas?: number
+  /** Process, container: the device of each local replica (`cuda:0`, `rocm:1`, `vulkan:0`, `cpu`). */
+  devices?: string[]
   /** Swarm only: placement constraints replacing the backend's default. */
   constraints?: string[]
   /** What a load that does not fit in memory may do. */
@@ -136,7 +133,7 @@ export interface SlotConfig {
   /** Load on request, idle unload and the request queue (`slot-config-demand.ts`). */
   demand: SlotDemandConfig
   /** How requests spread over the slot's replicas (`slot-config-routing.ts`). */
-  routing: SlotRoutingConfig
+  routing: replicaKeys.SlotRoutingConfig
 }
 
 export interface SlotConfigError {
@@ -209,7 +206,7 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
     maxRestarts: raw.max_restarts ?? DEFAULT_MAX_RESTARTS,
     args: raw.args ?? [],
     demand: resolveDemand(raw),
-    routing: resolveRouting(raw),
+    routing: replicaKeys.resolveRouting(raw),
     model: {
       ...(modelDefault ? { default: modelDefault } : {}),
       ...(modelSha256 ? { sha256: modelSha256.toLowerCase() } : {}),
@@ -222,6 +219,7 @@ export function resolveSlotConfig(slot: string, raw: SlotConfigFile, file: strin
   if (raw.url) config.url = raw.url
   if (raw.urls) config.urls = raw.urls
   if (raw.replicas !== undefined) config.replicas = raw.replicas
+  if (raw.devices) config.devices = raw.devices
   if (raw.constraints) config.constraints = raw.constraints
   const role = raw.role ?? roleDefault
   if (role) config.role = role
@@ -284,7 +282,8 @@ export function stringifySlotConfig(config: SlotConfig): string {
   if (config.role) out.role = config.role
   if (config.ctxSize !== undefined) out.ctx_size = config.ctxSize
   if (config.args.length > 0) out.args = config.args
-  Object.assign(out, stringifyDemand(config.demand), stringifyRouting(config.routing))
+  if (config.devices) out.devices = config.devices
+  Object.assign(out, stringifyDemand(config.demand), replicaKeys.stringifyRouting(config.routing))
   if (config.model.default) {
     out.model = {
       default: config.model.default,

@@ -33,6 +33,7 @@ export function createSlotDriver(options: SlotDriverOptions): SlotDriver {
     ...(config.role ? { role: config.role } : {}),
     ...ctxSizeOf(model, config),
     ...(config.replicas !== undefined ? { replicas: config.replicas } : {}),
+    ...(config.devices ? { devices: config.devices } : {}),
     ...(config.constraints ? { constraints: config.constraints } : {}),
   })
   const probe = (handle: UpstreamHandle, signal: AbortSignal) =>

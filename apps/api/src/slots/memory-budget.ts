@@ -18,6 +18,7 @@ import {
   type MemoryHolder,
   type ModelEntry,
   planFit,
+  replicasPerDevice,
   type SlotConfig,
   type SlotManager,
   SvcError,
@@ -69,7 +70,13 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
     if (e.to === 'offline') lastUsed.delete(e.slot)
   })
   const estimates = new Map<string, Promise<LoadEstimate>>()
-  const estimate = (model: ModelEntry, config: SlotConfig): Promise<LoadEstimate> => {
+  // Local replicas (`replicas`, `devices`) each load the model: charged once per replica on a device.
+  const estimate = async (model: ModelEntry, config: SlotConfig): Promise<LoadEstimate> => {
+    const one = await estimateOne(model, config)
+    const n = replicasPerDevice(config)
+    return n === 1 ? one : { bytes: one.bytes * n, detail: `${n} replicas × (${one.detail})` }
+  }
+  const estimateOne = (model: ModelEntry, config: SlotConfig): Promise<LoadEstimate> => {
     // A preset's engine settings (presets.toml) are part of what runs: its args after the slot's,
     // its context size last (as llama-server is given it: it wins over a -c in the slot's args).
     const engine = model.engine

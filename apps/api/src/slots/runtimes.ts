@@ -11,6 +11,7 @@ import {
   createSharedUpstreams,
   type Runtime,
   type RuntimeStartRequest,
+  withLocalReplicas,
 } from '@svc/providers'
 import { remoteUrls } from './remote-model'
 
@@ -27,11 +28,15 @@ export interface RuntimesOptions {
 }
 
 export function createRuntimes(options: RuntimesOptions) {
-  const process = createProcessRuntime({
-    stateDir: options.stateDir,
-    env: options.env,
-    ...(options.othersLive ? { othersLive: options.othersLive } : {}),
-  })
+  // `replicas = N` (or `devices`) runs N local upstreams behind one slot (local-replicas.ts).
+  const process = withLocalReplicas(
+    createProcessRuntime({
+      stateDir: options.stateDir,
+      env: options.env,
+      ...(options.othersLive ? { othersLive: options.othersLive } : {}),
+    }),
+  )
+  const container = options.container && withLocalReplicas(options.container)
   const npuShared = createSharedUpstreams<RuntimeStartRequest>()
   const npu = new Map<Runtime, Runtime>()
 
@@ -46,9 +51,9 @@ export function createRuntimes(options: RuntimesOptions) {
       return options.swarm
     }
     if (runtime === 'container') {
-      if (!options.container)
+      if (!container)
         throw new SvcError('backend.unavailable', `slot "${config.name}": no container engine is configured`)
-      return options.container
+      return container
     }
     return process
   }

@@ -94,7 +94,7 @@ export function imageUpstreamInput(input: {
 }): ContainerSpecInput {
   const { req, image, options } = input
   const port = image.entry.port ?? options.containerPort ?? 8080
-  const key = newUpstreamKey()
+  const key = req.apiKey ?? newUpstreamKey()
   const { ctx, mounts } = imageSlotContext(req, input.runtime, port, key)
   const providerEnv = req.provider.buildEnv(ctx)
   const keyEnv = keyEnvName(providerEnv, key)
@@ -103,7 +103,7 @@ export function imageUpstreamInput(input: {
     image: image.reference,
     argv: req.provider.startCommand(ctx),
     ...(image.entry.program ? { program: image.entry.program } : {}),
-    env: { ...image.entry.env, ...providerEnv },
+    env: { ...image.entry.env, ...providerEnv, ...req.env },
     ...(keyEnv ? { apiKey: key } : {}),
     backend: req.backend,
     port,

@@ -55,7 +55,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
 
   async function launch(req: RuntimeStartRequest, port: number): Promise<UpstreamHandle> {
     const host = '127.0.0.1'
-    const key = newUpstreamKey()
+    const key = req.apiKey ?? newUpstreamKey()
     const ctx: SlotContext = {
       slot: req.slot,
       model: req.model,
@@ -77,7 +77,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
     req.signal.throwIfAborted()
     const { log, fd } = await LogFile.create(logPath(req.slot))
     const child = spawn(path, rest, {
-      env: upstreamEnv(env, providerEnv),
+      env: upstreamEnv(env, req.env ? { ...providerEnv, ...req.env } : providerEnv),
       detached: true, // own process group: stop signals reach whatever the upstream forks
       stdio: ['ignore', fd, fd],
     })

@@ -16,9 +16,17 @@ export interface RuntimeStartRequest {
   ctxSize?: number
   args: readonly string[]
   signal: AbortSignal
-  /** Swarm: how many tasks, and placement constraints replacing the backend's default. */
+  /**
+   * How many upstreams: a swarm service's tasks, or local replicas (`local-replicas.ts`: one per
+   * entry of `devices`, else `replicas` on the slot's backend). Swarm: placement constraints.
+   */
   replicas?: number
+  devices?: readonly string[]
   constraints?: readonly string[]
+  /** Environment on top of the provider's (a local replica's device selection). */
+  env?: Readonly<Record<string, string>>
+  /** The key the upstream requires, when the caller chose it (replicas share one); else a new one. */
+  apiKey?: string
 }
 
 export interface Runtime {

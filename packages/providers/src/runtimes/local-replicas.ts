@@ -1,0 +1,117 @@
+/**
+ * Replicas on one box (docs/scale-out.md, "Replicas on one box"): `replicas = N` for the `process` and
+ * `container` runtimes starts N upstreams of the same model behind one handle, one per entry of
+ * `devices` (`["cuda:0", "cuda:1"]`: each sees only its GPU, through the backend's own variable), or
+ * N on the slot's backend. The handle lists them as `members`, so the slot probes, routes (by cache or
+ * by load), fails over and stops them like a swarm service's tasks.
+ *
+ * Each replica is the inner runtime's own upstream under the name `<slot>.r<i>` (its log and pid
+ * file, its container), all with one key. A replica that exits leaves the members (its requests go
+ * to the others); once none runs, the handle's `exited` settles and the slot's restart policy
+ * applies. Replicas a previous run left are stopped at recovery, never adopted.
+ */
+import type { UpstreamExit, UpstreamHandle, UpstreamMember } from '@svc/core'
+import type { Runtime, RuntimeStartRequest } from './runtime'
+import { newUpstreamKey } from './upstream-key'
+
+/** The variable each GPU backend's engines read to see only some GPUs. */
+export const DEVICE_VARIABLES = {
+  cuda: 'CUDA_VISIBLE_DEVICES',
+  rocm: 'HIP_VISIBLE_DEVICES',
+  vulkan: 'GGML_VK_VISIBLE_DEVICES',
+} as const
+
+/** Most leftover replicas looked for at recovery (the slot config's own limit). */
+const MAX_REPLICAS = 32
+
+/** The name a replica's upstream runs under (its log, pid file or container). */
+export function replicaName(slot: string, index: number): string {
+  return `${slot}.r${index + 1}`
+}
+
+/** The environment that shows a replica only its device (`cuda:1` → `CUDA_VISIBLE_DEVICES=1`); none for `cpu`. */
+export function deviceEnv(device: string | undefined): Record<string, string> | undefined {
+  const m = device ? /^(cuda|rocm|vulkan):(\d+(?:,\d+)*)$/.exec(device) : null
+  if (!m) return undefined
+  return { [DEVICE_VARIABLES[m[1] as keyof typeof DEVICE_VARIABLES]]: m[2]! }
+}
+
+/** How many local upstreams a start request asks for. */
+export function replicaCount(req: Pick<RuntimeStartRequest, 'replicas' | 'devices'>): number {
+  return req.devices?.length ?? req.replicas ?? 1
+}
+
+/** Wraps a local runtime (process, container) so that a start with several replicas runs them all. */
+export function withLocalReplicas(inner: Runtime): Runtime {
+  return {
+    ...inner,
+    async start(req) {
+      const count = replicaCount(req)
+      if (count <= 1 && !req.devices) return inner.start(req)
+      const apiKey = newUpstreamKey()
+      const started = await Promise.allSettled(
+        Array.from({ length: count }, (_, i) => {
+          const env = deviceEnv(req.devices?.[i])
+          return inner.start({ ...req, slot: replicaName(req.slot, i), apiKey, ...(env ? { env } : {}) })
+        }),
+      )
+      const handles = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []))
+      const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+      if (failed) {
+        await Promise.all(handles.map((h) => h.stop(2_000)))
+        throw failed.reason
+      }
+      return replicaHandle(handles, req.devices)
+    },
+    async recover(slot, isHealthy, signal) {
+      if (!inner.recover) return undefined
+      for (let i = 0; i < MAX_REPLICAS; i++)
+        await inner.recover(replicaName(slot, i), async () => false, signal)
+      return inner.recover(slot, isHealthy, signal)
+    },
+  }
+}
+
+function replicaHandle(handles: UpstreamHandle[], devices: readonly string[] | undefined): UpstreamHandle {
+  const running = new Set(handles)
+  for (const h of handles) void h.exited.then(() => running.delete(h))
+  const live = () => handles.filter((h) => running.has(h))
+  const exited = Promise.all(handles.map((h) => h.exited)).then(
+    (exits): UpstreamExit => ({
+      code: null,
+      signal: null,
+      reason: `every replica exited (${exits.map((e, i) => `replica-${i + 1}: ${e.reason}`).join('; ')})`,
+    }),
+  )
+  const first = handles[0]!
+  return {
+    base: first.base,
+    ...(first.apiKey !== undefined ? { apiKey: first.apiKey } : {}),
+    exited,
+    describe: () => ({
+      replicas: handles.length,
+      pids: handles.map((h) => h.describe().pid ?? h.describe().container ?? '?').join(' '),
+    }),
+    logs: () => handles.flatMap((h, i) => h.logs().map((line) => `[replica-${i + 1}] ${line}`)),
+    async memoryUse() {
+      const uses = await Promise.all(live().map((h) => h.memoryUse?.().catch(() => undefined)))
+      const known = uses.filter((u) => u !== undefined)
+      if (known.length === 0) return undefined
+      const sum = (f: (u: (typeof known)[number]) => number) => known.reduce((n, u) => n + f(u), 0)
+      const parts = known.every((u) => u.parts)
+        ? { parts: { host: sum((u) => u.parts!.host), gpu: sum((u) => u.parts!.gpu) } }
+        : {}
+      return { bytes: sum((u) => u.bytes), by: known[0]!.by, ...parts }
+    },
+    async members(): Promise<UpstreamMember[]> {
+      return handles.flatMap((h, i) =>
+        running.has(h)
+          ? [{ id: `replica-${i + 1}`, base: h.base, ...(devices?.[i] ? { node: devices[i] } : {}) }]
+          : [],
+      )
+    },
+    async stop(graceMs) {
+      await Promise.all(handles.map((h) => h.stop(graceMs)))
+    },
+  }
+}
