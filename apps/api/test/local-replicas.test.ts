@@ -1,7 +1,7 @@
 /**
  * Replicas on one box (issue 40): a process slot with `replicas = 2` on the CPU starts two real
  * llama-servers behind one slot, serves from both, keeps serving when one is killed (by the pid svc
- * reports for it), and stops both on unload.
+ * reports for it), starts that one again, and stops both on unload.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -34,7 +34,7 @@ describe.skipIf(!available)('a process slot with replicas = 2', () => {
   })
   afterAll(() => rm(dir, { recursive: true, force: true }))
 
-  it('starts two llama-servers, serves from both, fails over when one is killed, and unloads both', async () => {
+  it('starts two llama-servers, serves from both, fails over when one is killed and restarts it, and unloads both', async () => {
     await using api = await startApiWithConfig({
       slots: { primary: `runtime = "process"\nreplicas = 2\nrestart = "no"\n${LIGHT_ARGS}` },
     })
@@ -58,19 +58,30 @@ describe.skipIf(!available)('a process slot with replicas = 2', () => {
     }
     expect((await slot()).replicas?.map((r) => r.routed.least_loaded)).toEqual([2, 2])
 
-    // One is killed: every request is still answered, by the other.
+    // One is killed: every request is still answered (a request that meets the dead one is sent to
+    // the other).
     process.kill(pids[1]!, 'SIGKILL')
     for (let i = 0; i < 4; i++) {
       const r = await sendChat(api, { model: 'primary', content: `after ${i}`, max_tokens: 2 })
       expect(r.status, JSON.stringify(r.body)).toBe(200)
     }
-    const after = await waitForSlot(api, 'primary', (s) => (s as Replicated).replicas?.length === 1)
-    expect(after.state).toMatch(/ready|idle|serving/)
-    expect((after as Replicated).replicas?.map((r) => r.id)).toEqual(['replica-1'])
+    // And it is started again, on a new process, and rejoins the rotation.
+    const back = (await waitForSlot(
+      api,
+      'primary',
+      (s) => {
+        const r = s as Replicated
+        const now = (r.upstream?.pids ?? '').split(' ').map(Number)
+        return now[1] !== pids[1] && isAlive(now[1]!) && r.replicas?.filter((x) => x.healthy).length === 2
+      },
+      30_000,
+    )) as Replicated
+    expect(back.state).toMatch(/ready|idle|serving/)
+    const restarted = Number((back.upstream?.pids ?? '').split(' ')[1])
 
     const unloaded = await call<SlotBody>(api, '/api/slots/primary/unload?wait=true', { method: 'POST' })
     expect(unloaded.status).toBe(200)
     expect(unloaded.body.state).toBe('offline')
-    for (const pid of pids) expect(isAlive(pid)).toBe(false)
+    for (const pid of [...pids, restarted]) expect(isAlive(pid)).toBe(false)
   }, 90_000)
 })

@@ -34,8 +34,9 @@ function replicated(urls: string[]) {
   return {
     driver,
     down,
-    setMembers: (list: string[]) => {
-      members = list.map((u) => ({ id: new URL(u).host, base: new URL(u) }))
+    /** The members now; `ids` keeps an id at another address (default: each URL's host). */
+    setMembers: (list: string[], ids?: string[]) => {
+      members = list.map((u, i) => ({ id: ids?.[i] ?? new URL(u).host, base: new URL(u) }))
     },
   }
 }
@@ -125,6 +126,19 @@ describe('a slot with replicas', () => {
     expect(slot.snapshot().inflight).toBe(0) // the lease on the gone replica no longer counts
     onA.release() // and releasing it later changes nothing
     expect(slot.snapshot().inflight).toBe(0)
+  })
+
+  it('counts a member that comes back at another address as a new replica', async () => {
+    const { clock, slot, setMembers } = setup([A, B])
+    await clock.run(slot.load(model('m')))
+    const onB = await slot.acquire({ timeoutMs: 10, hints: { blocks: [1], ends: [10] } })
+    const onA = await slot.acquire({ timeoutMs: 10, hints: { blocks: [2], ends: [10] } })
+    expect([onA.base.origin, onB.base.origin].sort()).toEqual([A, B])
+    const moved = 'http://10.0.0.2:9090' // B restarted on another port, under its id
+    setMembers([A, moved], ['10.0.0.1:8080', '10.0.0.2:8080'])
+    await clock.advance(100)
+    expect(slot.snapshot().replicas?.map((r) => r.url)).toEqual([A, moved])
+    expect(slot.snapshot().inflight).toBe(1) // B's lease no longer counts
   })
 
   it('goes offline naming each replica once none has answered for three rounds', async () => {

@@ -105,9 +105,10 @@ export class ReplicaSet {
     const before = this.shape()
     const members = await this.o.handle.members?.(signal).catch(() => undefined)
     if (members) {
-      const ids = new Set(members.map((m) => m.id))
+      const byId = new Map(members.map((m) => [m.id, m]))
       for (const [id, replica] of this.replicas) {
-        if (ids.has(id)) continue
+        // A member at another address (a local replica restarted on a new port) is a new replica.
+        if (byId.get(id)?.base.href === replica.member.base.href) continue
         this.replicas.delete(id)
         this.o.ledger.close(replica)
       }

@@ -90,6 +90,24 @@ describe('replicas on one box', () => {
     expect(gone?.reason).toContain('every replica exited')
   })
 
+  it('starts a replica that exited again, on its device, with the same key', async () => {
+    const fake = fakeRuntime()
+    const handle = await withLocalReplicas(fake.runtime).start(request({ devices: ['cuda:0', 'cuda:1'] }))
+    fake.ends.get('primary.r2')?.({ code: null, signal: 'SIGKILL', reason: 'killed' })
+    await new Promise((r) => setTimeout(r, 1_200))
+    expect(fake.starts.map((s) => [s.slot, s.env, s.apiKey === fake.starts[0]?.apiKey])).toEqual([
+      ['primary.r1', { CUDA_VISIBLE_DEVICES: '0' }, true],
+      ['primary.r2', { CUDA_VISIBLE_DEVICES: '1' }, true],
+      ['primary.r2', { CUDA_VISIBLE_DEVICES: '1' }, true],
+    ])
+    const members = await handle.members?.(new AbortController().signal)
+    expect(members?.map((m) => [m.id, m.base.port])).toEqual([
+      ['replica-1', '9001'],
+      ['replica-2', '9003'],
+    ])
+    await handle.stop(1_000)
+  })
+
   it('stops the replicas that started when another cannot start, and fails the load with its reason', async () => {
     const fake = fakeRuntime(['primary.r3'])
     const start = withLocalReplicas(fake.runtime).start(request({ backend: 'cpu', replicas: 3 }))

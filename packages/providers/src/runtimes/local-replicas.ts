@@ -7,8 +7,10 @@
  *
  * Each replica is the inner runtime's own upstream under the name `<slot>.r<i>` (its log and pid
  * file, its container), all with one key. A replica that exits leaves the members (its requests go
- * to the others); once none runs, the handle's `exited` settles and the slot's restart policy
- * applies. Replicas a previous run left are stopped at recovery, never adopted.
+ * to the others) and is started again after 1 s, 2 s, 4 s … (at most 5 times in a row; a run of a
+ * minute resets the count), as a swarm replaces a task; once none runs, the handle's `exited`
+ * settles and the slot's restart policy applies. Replicas a previous run left are stopped at
+ * recovery, never adopted.
  */
 import type { UpstreamExit, UpstreamHandle, UpstreamMember } from '@svc/core'
 import type { Runtime, RuntimeStartRequest } from './runtime'
@@ -61,7 +63,17 @@ export function withLocalReplicas(inner: Runtime): Runtime {
         await Promise.all(handles.map((h) => h.stop(2_000)))
         throw failed.reason
       }
-      return replicaHandle(handles, req.devices)
+      const restart = (i: number, signal: AbortSignal) => {
+        const env = deviceEnv(req.devices?.[i])
+        return inner.start({
+          ...req,
+          slot: replicaName(req.slot, i),
+          apiKey,
+          signal,
+          ...(env ? { env } : {}),
+        })
+      }
+      return replicaHandle(handles, req.devices, restart)
     },
     async recover(slot, isHealthy, signal) {
       if (!inner.recover) return undefined
@@ -72,27 +84,62 @@ export function withLocalReplicas(inner: Runtime): Runtime {
   }
 }
 
-function replicaHandle(handles: UpstreamHandle[], devices: readonly string[] | undefined): UpstreamHandle {
-  const running = new Set(handles)
-  for (const h of handles) void h.exited.then(() => running.delete(h))
-  const live = () => handles.filter((h) => running.has(h))
-  const exited = Promise.all(handles.map((h) => h.exited)).then(
-    (exits): UpstreamExit => ({
-      code: null,
-      signal: null,
-      reason: `every replica exited (${exits.map((e, i) => `replica-${i + 1}: ${e.reason}`).join('; ')})`,
-    }),
-  )
-  const first = handles[0]!
+/** Restarts of one replica in a row before it stays down; a run this long resets the count (ms). */
+const MAX_RESTARTS = 5
+const RESET_AFTER_MS = 60_000
+
+function replicaHandle(
+  first: UpstreamHandle[],
+  devices: readonly string[] | undefined,
+  restart: (index: number, signal: AbortSignal) => Promise<UpstreamHandle>,
+): UpstreamHandle {
+  const current = [...first]
+  const running = new Set(first)
+  const stopping = new AbortController()
+  let resolveExit!: (e: UpstreamExit) => void
+  const exited = new Promise<UpstreamExit>((r) => {
+    resolveExit = r
+  })
+  const reasons: string[] = current.map(() => '')
+  const watch = (i: number, h: UpstreamHandle, restarts: number, since: number) => {
+    void h.exited.then(async (exit) => {
+      running.delete(h)
+      reasons[i] = exit.reason
+      if (running.size === 0 || stopping.signal.aborted) {
+        stopping.abort() // none runs: the slot's own restart policy takes over
+        const all = reasons.map((r, k) => `replica-${k + 1}: ${r || 'stopped'}`).join('; ')
+        resolveExit({ code: null, signal: null, reason: `every replica exited (${all})` })
+        return
+      }
+      const count = Date.now() - since > RESET_AFTER_MS ? 0 : restarts
+      if (count >= MAX_RESTARTS) return
+      await new Promise((r) => setTimeout(r, 1_000 * 2 ** count))
+      if (stopping.signal.aborted) return
+      const next = await restart(i, stopping.signal).catch(() => undefined)
+      if (!next) return
+      if (stopping.signal.aborted) {
+        void next.stop(2_000)
+        return
+      }
+      current[i] = next
+      running.add(next)
+      watch(i, next, count + 1, Date.now())
+    })
+  }
+  for (const [i, h] of current.entries()) watch(i, h, 0, Date.now())
+  const live = () => current.filter((h) => running.has(h))
+  const head = current[0]!
   return {
-    base: first.base,
-    ...(first.apiKey !== undefined ? { apiKey: first.apiKey } : {}),
+    base: head.base,
+    ...(head.apiKey !== undefined ? { apiKey: head.apiKey } : {}),
     exited,
     describe: () => ({
-      replicas: handles.length,
-      pids: handles.map((h) => h.describe().pid ?? h.describe().container ?? '?').join(' '),
+      replicas: current.length,
+      pids: current
+        .map((h) => (running.has(h) ? (h.describe().pid ?? h.describe().container ?? '?') : '-'))
+        .join(' '),
     }),
-    logs: () => handles.flatMap((h, i) => h.logs().map((line) => `[replica-${i + 1}] ${line}`)),
+    logs: () => current.flatMap((h, i) => h.logs().map((line) => `[replica-${i + 1}] ${line}`)),
     async memoryUse() {
       const uses = await Promise.all(live().map((h) => h.memoryUse?.().catch(() => undefined)))
       const known = uses.filter((u) => u !== undefined)
@@ -104,14 +151,16 @@ function replicaHandle(handles: UpstreamHandle[], devices: readonly string[] | u
       return { bytes: sum((u) => u.bytes), by: known[0]!.by, ...parts }
     },
     async members(): Promise<UpstreamMember[]> {
-      return handles.flatMap((h, i) =>
+      return current.flatMap((h, i) =>
         running.has(h)
           ? [{ id: `replica-${i + 1}`, base: h.base, ...(devices?.[i] ? { node: devices[i] } : {}) }]
           : [],
       )
     },
     async stop(graceMs) {
-      await Promise.all(handles.map((h) => h.stop(graceMs)))
+      stopping.abort()
+      await Promise.all(current.map((h) => h.stop(graceMs)))
+      if (running.size === 0) await exited
     },
   }
 }
