@@ -22,7 +22,7 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
   let app: ChatInBrowser
 
   beforeAll(async () => {
-    stack = await startLiveStack({ slow: true, spare: true })
+    stack = await startLiveStack({ slow: true, spare: true, context: 4096 })
     app = await startChatInBrowser({ env: { SVC_CHAT_API_URL: stack.api.url } })
   }, 180_000)
 
@@ -56,14 +56,16 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          content: `Question ${turn}: ${'a fairly long line of words to fill the screen '.repeat(6)}`,
+          content: `Question ${turn}: ${'a line of words to fill the screen '.repeat(3)}`,
           model: 'primary',
         }),
       })
       expect(res.status).toBe(200)
       await res.text()
     }
-    expect((await app.saved(conversation.id)).messages).toHaveLength(32)
+    const saved = await app.saved(conversation.id)
+    expect(saved.messages).toHaveLength(32)
+    expect(saved.messages.filter((m) => m.status !== 'complete')).toEqual([])
 
     for (const width of WIDTHS) {
       const page = await open(width, `#/c/${conversation.id}`)
@@ -204,6 +206,38 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
       const input = (await box.boundingBox())!
       expect(input.y + input.height).toBeLessThanOrEqual(VIEWPORTS[width].height)
       await saveScreenshot(page, SUITE, 'chat-message-too-large')
+      await page.context().close()
+    }
+  }, 120_000)
+
+  it('says when a conversation is longer than the model’s context, and offers New chat', async () => {
+    for (const width of WIDTHS) {
+      const page = await open(width)
+      await page.getByLabel('Model').selectOption('slow')
+      // ~3000 tokens; `slow` runs with 2048.
+      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('word '.repeat(3000))
+      await page.getByRole('button', { name: 'Send' }).click()
+      const notice = page
+        .getByRole('alert')
+        .filter({ hasText: 'This conversation is longer than slow’s context.' })
+      await notice.waitFor({ timeout: 30_000 })
+      expect(await page.locator('body').textContent()).not.toMatch(COMMAND)
+      // The failed answer stays in view, above the notice (the list kept its end when the notice came).
+      const failed = page.getByRole('list', { name: 'Messages' }).getByRole('listitem').last()
+      await expect
+        .poll(async () => {
+          const [end, top] = [await failed.boundingBox(), await notice.boundingBox()]
+          return end && top ? end.y + end.height <= top.y + 1 : false
+        })
+        .toBe(true)
+      const newChat = notice.getByRole('button', { name: 'New chat' })
+      const box = (await newChat.boundingBox())!
+      expect(box.y + box.height).toBeLessThanOrEqual(VIEWPORTS[width].height)
+      await saveScreenshot(page, SUITE, 'chat-context-too-long')
+      await newChat.click()
+      await page.getByRole('heading', { name: 'New chat' }).waitFor()
+      expect(await notice.count()).toBe(0)
+      expect(page.url()).toMatch(/#\/$/)
       await page.context().close()
     }
   }, 120_000)

@@ -41,6 +41,8 @@ export interface LiveStackOptions {
    * without a model loads it) and lets it load on request, so `/v1/models` lists it either way.
    */
   spare?: boolean
+  /** `primary`'s context in tokens (default 256): room for a long conversation of short turns. */
+  context?: number
   env?: Record<string, string>
 }
 
@@ -50,8 +52,12 @@ export interface LiveStackOptions {
  */
 export async function startLiveStack(options: LiveStackOptions = {}): Promise<LiveStack> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-chat-live-'))
-  const chat = await writeTinyGguf(join(dir, 'tiny-chat.gguf'), { role: 'chat' })
-  const slots: Record<string, string> = { primary: `args = [${LIGHT}, "-n", "24"]\n` }
+  const chat = await writeTinyGguf(join(dir, 'tiny-chat.gguf'), {
+    role: 'chat',
+    ...(options.context ? { contextLength: options.context } : {}),
+  })
+  const primaryArgs = options.context ? LIGHT.replace('"256"', `"${options.context}"`) : LIGHT
+  const slots: Record<string, string> = { primary: `args = [${primaryArgs}, "-n", "24"]\n` }
   const loads: [string, string][] = [['primary', chat.path]]
   if (options.slow) {
     // Big enough that each token takes a few milliseconds, with room for ~2000 of them: an answer

@@ -13,78 +13,82 @@ export function ConversationHeader() {
   const [confirming, setConfirming] = useState(false)
   return (
     <header class="chat-header">
-      {current && renaming ? (
-        <form
-          class="chat-rename"
-          onSubmit={(event) => {
-            event.preventDefault()
-            const title = new FormData(event.currentTarget).get('title')
-            if (typeof title === 'string' && title.trim()) void rename(title.trim())
-            setRenaming(false)
-          }}
-        >
-          <input
-            name="title"
-            aria-label="Conversation title"
-            defaultValue={current.title}
-            maxLength={200}
-            autofocus
-            onKeyDown={(event) => {
-              if (event.key === 'Escape') setRenaming(false)
+      <div class="chat-title-row">
+        {current && renaming ? (
+          <form
+            class="chat-rename"
+            onSubmit={(event) => {
+              event.preventDefault()
+              const title = new FormData(event.currentTarget).get('title')
+              if (typeof title === 'string' && title.trim()) void rename(title.trim())
+              setRenaming(false)
             }}
-          />
-          <button type="submit" class="svc-button">
-            Save
-          </button>
-        </form>
-      ) : (
-        <h1 class="chat-title">{current?.title ?? 'New chat'}</h1>
-      )}
-      {current ? (
-        <ActionMenu label="Conversation actions">
-          {(close) => (
-            <>
-              <button
-                type="button"
-                role="menuitem"
-                onClick={() => {
-                  close()
-                  setRenaming(true)
-                }}
-              >
-                Rename
-              </button>
-              <a
-                role="menuitem"
-                href={`api/conversations/${current.id}/export?format=md`}
-                download
-                onClick={close}
-              >
-                Export Markdown
-              </a>
-              <a
-                role="menuitem"
-                href={`api/conversations/${current.id}/export?format=json`}
-                download
-                onClick={close}
-              >
-                Export JSON
-              </a>
-              <button
-                type="button"
-                role="menuitem"
-                class="chat-menu-danger"
-                onClick={() => {
-                  close()
-                  setConfirming(true)
-                }}
-              >
-                Delete
-              </button>
-            </>
-          )}
-        </ActionMenu>
-      ) : null}
+          >
+            <input
+              name="title"
+              aria-label="Conversation title"
+              defaultValue={current.title}
+              maxLength={200}
+              autofocus
+              onKeyDown={(event) => {
+                if (event.key === 'Escape') setRenaming(false)
+              }}
+            />
+            <button type="submit" class="svc-button">
+              Save
+            </button>
+          </form>
+        ) : (
+          <h1 class="chat-title" title={current?.title}>
+            {current?.title ?? 'New chat'}
+          </h1>
+        )}
+        {current ? (
+          <ActionMenu label="Conversation actions">
+            {(close) => (
+              <>
+                <button
+                  type="button"
+                  role="menuitem"
+                  onClick={() => {
+                    close()
+                    setRenaming(true)
+                  }}
+                >
+                  Rename
+                </button>
+                <a
+                  role="menuitem"
+                  href={`api/conversations/${current.id}/export?format=md`}
+                  download
+                  onClick={close}
+                >
+                  Export Markdown
+                </a>
+                <a
+                  role="menuitem"
+                  href={`api/conversations/${current.id}/export?format=json`}
+                  download
+                  onClick={close}
+                >
+                  Export JSON
+                </a>
+                <button
+                  type="button"
+                  role="menuitem"
+                  class="chat-menu-danger"
+                  onClick={() => {
+                    close()
+                    setConfirming(true)
+                  }}
+                >
+                  Delete
+                </button>
+              </>
+            )}
+          </ActionMenu>
+        ) : null}
+      </div>
       <ModelPicker />
       <SystemPrompt />
       {confirming && current ? (
