@@ -5,13 +5,19 @@
  * shows tokens/s and time to first token, the system prompt and temperature go out with the request,
  * Clear empties; Transcribe and image Generate are disabled, with the reason, where they cannot run.
  */
-import { saveScreenshot, VIEWPORTS } from '@svc/testing'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { findEngine } from '@svc/engines'
+import { missingPart, saveScreenshot, VIEWPORTS, writeTinyWhisper } from '@svc/testing'
 import type { Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useDashboard } from './dashboard-session'
 import { expectStatus, partsPresent } from './fixture'
 
 const SUITE = 'playground'
+const whisper = Boolean(findEngine('whisper-server', process.env))
+if (!whisper) missingPart('whisper-server', 'run ./scripts/setup.sh (svc engines build whisper-server)')
 
 interface V1Entry {
   id: string
@@ -166,4 +172,44 @@ describe.skipIf(!partsPresent())('the playground in a real browser', () => {
       expect(errors).toEqual([])
     }, 60_000)
   }
+  describe.skipIf(!whisper)('failures that are the caller\u2019s, with their fix in the page', () => {
+    beforeAll(async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'svc-playground-stt-'))
+      const stt = await writeTinyWhisper(join(dir, 'tiny-whisper.bin'))
+      await Promise.all([session.fx.load('stt', stt.path), session.fx.load('primary', 'tiny-chat')])
+    }, 120_000)
+
+    for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+      it(`${name}: a conversation over the context links to the slot's settings; a text file for transcription is "not audio"`, async () => {
+        const { page, errors } = await open(viewport, '/playground/chat')
+        await page.getByLabel('Model', { exact: true }).selectOption('primary')
+        // Far more tokens than the 8192 primary runs with.
+        await page.getByLabel('Message').fill('hello world '.repeat(6000))
+        await page.getByRole('button', { name: 'Send' }).click()
+        const alert = page.getByRole('alert')
+        await alert.getByText('This conversation is longer than the context primary runs with').waitFor()
+        expect(await alert.textContent()).not.toMatch(/svc |ctx_size/)
+        const settings = alert.getByRole('link', { name: "Open primary's settings" })
+        expect(await settings.getAttribute('href')).toBe('/?settings=primary')
+        await onScreen(page, await settings.boundingBox())
+        await saveScreenshot(page, SUITE, 'playground-chat-context-too-long')
+
+        await page.getByRole('link', { name: 'Transcribe' }).click()
+        await page.getByLabel('Model', { exact: true }).selectOption('stt')
+        await page.getByLabel('Audio file').setInputFiles({
+          name: 'notes.txt',
+          mimeType: 'text/plain',
+          buffer: Buffer.from('these are notes, not audio\n'.repeat(20)),
+        })
+        await page.getByRole('button', { name: 'Transcribe' }).click()
+        await page
+          .getByRole('alert')
+          .getByText('This file is not audio svc can read (wav, mp3, ogg, flac, m4a, webm…).')
+          .waitFor({ timeout: 30_000 })
+        await saveScreenshot(page, SUITE, 'playground-transcribe-not-audio')
+        // The browser logs the two refused requests (400) it was told to make, and nothing else.
+        expect(errors.filter((e) => !/status of 400/.test(e))).toEqual([])
+      }, 90_000)
+    }
+  })
 })
