@@ -27,7 +27,7 @@ const LOADED: ReadonlySet<SlotState> = new Set(['ready', 'serving', 'idle'])
  * the refs usable without a download (on disk or in a slot) and hosted upstream refs. A chat slot is
  * listed whenever this machine can run it (a request or the chat app's Load button loads it); any
  * other slot (`embed`, `stt`, `tts`, …) only while it holds a model, so chat clients do not offer
- * what cannot answer; a slot that cannot run here (`runnable.ok` false) never. A ref on disk is
+ * what cannot answer; an empty slot that cannot run here (`runnable.ok` false) never. A ref on disk is
  * listed only where it is offered (`GET /api/models`' `offered`: no NPU models without an NPU); a
  * ref a slot holds always.
  * `GET /v1/models/:id` → one of those objects, or 404 `model.not_found`.
@@ -56,8 +56,9 @@ export function v1ModelsRoutes(deps: AppDeps) {
     const answers = (name: string): boolean => {
       const config = deps.slots.manager.config(name)
       // The image slot is reached through /v1/images/* and its model ids; it is no chat alias.
-      if (config.provider === 'image' || !slotRunnable(config, ctx).ok) return false
-      if (bySlot.get(name)?.model) return true
+      if (config.provider === 'image') return false
+      if (bySlot.get(name)?.model) return true // it runs: it answers, whatever the verdict says now
+      if (!slotRunnable(config, ctx).ok) return false
       return servesOf(config, deps.slots.providers.get(config.provider)?.endpoints).includes('chat')
     }
     const aliases = deps.slots.manager.names().filter(answers)
