@@ -186,6 +186,8 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
     for (const width of WIDTHS) {
       const page = await open(width)
       await page.getByLabel('Model').selectOption('primary')
+      // No model here makes images: image mode is not offered.
+      expect(await page.getByRole('radio', { name: 'Image' }).count()).toBe(0)
       const before = await conversationCount()
       const posted: string[] = []
       page.on('request', (r) => {

@@ -12,10 +12,12 @@ import {
   encodePng,
   type FakeUpstream,
   missingPart,
+  saveScreenshot,
   startApiWithConfig,
   startComfyStandIn,
   startFakeUpstream,
   tempDirs,
+  VIEWPORTS,
   writeTinyWhisper,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -49,6 +51,10 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
     await Promise.all([load(api, 'img', 'sdxl-turbo'), load(api, 'stt', tiny.path)])
     app = await startChatInBrowser({ env: { SVC_CHAT_API_URL: api.url } })
   }, 180_000)
+
+  const conversations = async () =>
+    ((await (await fetch(`${app.chat.url}/api/conversations`)).json()) as { conversations: unknown[] })
+      .conversations.length
 
   afterAll(async () => {
     await app?.[Symbol.asyncDispose]()
@@ -86,6 +92,39 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
     expect((await fetch(`${app.chat.url}/api/files/${file}`)).status).toBe(404)
     await page.close()
   }, 60_000)
+
+  it('keeps no conversation for a failed generation: the prompt stays, the reason shows, Generate is not covered', async () => {
+    comfy.configure({ failExecution: 'out of memory on the GPU' })
+    try {
+      for (const width of ['desktop', 'phone'] as const) {
+        const context = await app.browser.newContext({ viewport: VIEWPORTS[width] })
+        const page = await context.newPage()
+        await page.goto(app.chat.url)
+        const before = await conversations()
+        await page.getByRole('radio', { name: 'Image', exact: true }).check()
+        const prompt = page.getByRole('textbox', { name: 'Image prompt' })
+        await prompt.fill('a castle that will not be drawn')
+        const generate = page.getByRole('button', { name: 'Generate' })
+        await generate.click()
+        await page.getByText(/The image could not be made/).waitFor({ timeout: 30_000 })
+        expect(await prompt.inputValue()).toBe('a castle that will not be drawn')
+        expect(await conversations()).toBe(before)
+        expect(await page.getByRole('link', { name: /Image: a castle/ }).count()).toBe(0)
+        expect(await page.getByRole('heading', { name: 'New chat' }).isVisible()).toBe(true)
+        // Nothing (a toast) lies over Generate: the point at its centre is the button itself.
+        const box = (await generate.boundingBox())!
+        const hit = await page.evaluate(
+          ([x, y]) => document.elementFromPoint(x!, y!)?.closest('button')?.textContent ?? null,
+          [box.x + box.width / 2, box.y + box.height / 2],
+        )
+        expect(hit).toBe('Generate')
+        await saveScreenshot(page, 'chat', 'chat-image-failed')
+        await context.close()
+      }
+    } finally {
+      comfy.configure({ failExecution: false })
+    }
+  }, 90_000)
 
   it('attaches an image for a model that may see it, and sends it on as a data URL', async () => {
     const page = await app.browser.context.newPage()
