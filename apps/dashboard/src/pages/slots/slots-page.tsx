@@ -1,3 +1,4 @@
+import './slots.css'
 import { useToasts } from '@svc/ui'
 import { useEffect, useState } from 'preact/hooks'
 import { api, ok, send } from '../../api/client'
@@ -9,6 +10,7 @@ import { Page } from '../../components/page'
 import { useFetch } from '../../hooks/use-fetch'
 import { useSession } from '../../session-context'
 import { useLive } from '../../store/use-live'
+import { stripCommand } from './error-words'
 import { type SlotActions, SlotCard } from './slot-card'
 import { configBody, initial, SlotConfigForm } from './slot-config-form'
 
@@ -52,7 +54,7 @@ export function SlotsPage() {
     try {
       await call()
     } catch (e) {
-      toasts.show('error', `${what}: ${(e as Error).message}`)
+      toasts.show('error', `${what}: ${stripCommand((e as Error).message)}`)
       throw e
     }
   }

@@ -36,26 +36,25 @@ export function sparkPaths(values: Array<number | null>, width: number, height: 
   return runs
 }
 
-export function Sparkline({ values, label, width = 96, height = 24 }: SparklineProps) {
+export function Sparkline({ values, label, width = 120, height = 24 }: SparklineProps) {
   const runs = sparkPaths(values, width, height)
   const said = values.map((v) => (typeof v === 'number' ? String(Math.round(v * 10) / 10) : '–')).join(', ')
+  // Stretched to its cell's width (the strokes keep their thickness); a lone point is a round dot.
   return (
     <svg
       class="sparkline"
       role="img"
       aria-label={`${label}: ${said}`}
-      width={width}
       height={height}
       viewBox={`0 0 ${width} ${height}`}
+      preserveAspectRatio="none"
     >
       <line class="sparkline-base" x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} />
-      {runs.map((points) =>
-        points.includes(' ') ? (
-          <polyline key={points} points={points} />
-        ) : (
-          <circle key={points} cx={points.split(',')[0]} cy={points.split(',')[1]} r="1.5" />
-        ),
-      )}
+      {runs.map((points) => {
+        if (points.includes(' ')) return <polyline key={points} points={points} />
+        const [x, y] = points.split(',').map(Number) as [number, number]
+        return <line key={points} class="sparkline-dot" x1={x - 0.01} y1={y} x2={x + 0.01} y2={y} />
+      })}
     </svg>
   )
 }
