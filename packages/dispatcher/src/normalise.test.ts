@@ -1,3 +1,4 @@
+import { SvcError } from '@svc/core'
 import { describe, expect, it } from 'vitest'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
 
@@ -109,5 +110,23 @@ describe('upstream error normalisation', () => {
     expect(normaliseUpstreamError(500, 'x'.repeat(10_000), 'text/plain', 's').message.length).toBeLessThan(
       600,
     )
+  })
+
+  it('lets the provider that knows the engine read an error first, with the body parsed when it is JSON', () => {
+    const seen: unknown[] = []
+    const engine = (status: number, body: unknown) => {
+      seen.push(body)
+      return status === 400 ? new SvcError('context.too_long', 'too long') : undefined
+    }
+    const json = '{"error":{"type":"exceed_context_size_error","n_ctx":256}}'
+    expect(normaliseUpstreamError(400, json, 'application/json', 'slot primary', engine).code).toBe(
+      'context.too_long',
+    )
+    expect(seen[0]).toEqual({ error: { type: 'exceed_context_size_error', n_ctx: 256 } })
+    // Not recognised: the generic reading, and a text body reaches the provider as text.
+    expect(normaliseUpstreamError(500, 'Internal error', 'text/plain', 'slot primary', engine).code).toBe(
+      'upstream.error',
+    )
+    expect(seen[1]).toBe('Internal error')
   })
 })
