@@ -6,6 +6,8 @@
  *   (same shape: a client treats both alike, clearing what it had).
  * - The slot events are bus events (`SvcEvents`) forwarded as they happen.
  * - `slot.metrics` is published every few seconds while something changed: live figures per slot.
+ * - `slot.added` / `slot.removed`: a spare slot (`primary-2`) opened or went; a client adds or
+ *   drops its card.
  * - `model.pull` reports a pull started from the Models page (no slot involved).
  * - `slot.config` reports a slot file changed while svc runs: applied (`ok`), or refused (then the
  *   slot keeps its config and its `configError` says why).
@@ -30,6 +32,8 @@ export const FORWARDED_EVENTS = [
   'model.pull',
   'slot.auto',
   'slot.queue',
+  'slot.added',
+  'slot.removed',
 ] as const
 
 /** Every event of `GET /api/events`, by name: the two whole-state events, and the forwarded bus events. */

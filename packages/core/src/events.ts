@@ -80,6 +80,28 @@ export interface SlotConfigEvent {
   at: number
 }
 
+/**
+ * `slot.added`: svc opened a slot by itself, a spare beside a slot that loads on request
+ * (`primary-2`: docs/self-managing-slots.md, "Spare slots"). It starts offline; its transitions follow.
+ */
+export interface SlotAddedEvent {
+  slot: string
+  /** The slot it is a spare of. */
+  spare_of: string
+  provider: string
+  backend: string | null
+  runtime: string | null
+  /** Epoch ms. */
+  at: number
+}
+
+/** `slot.removed`: a spare slot went (idle, evicted for memory, or its load failed); drop its card. */
+export interface SlotRemovedEvent {
+  slot: string
+  spare_of: string
+  at: number
+}
+
 export interface SvcEvents {
   'slot.transition': SlotTransitionEvent
   'slot.progress': SlotProgressEvent
@@ -90,5 +112,7 @@ export interface SvcEvents {
   'model.pull': ModelPullEvent
   'slot.auto': SlotAutoEvent
   'slot.queue': SlotQueueEvent
+  'slot.added': SlotAddedEvent
+  'slot.removed': SlotRemovedEvent
   [type: string]: unknown
 }

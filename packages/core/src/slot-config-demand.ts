@@ -51,6 +51,7 @@ export const DEMAND_FILE_ENTRIES = {
   max_concurrent: v.optional(count),
   max_queue: v.optional(count),
   max_swap_wait: v.optional(duration),
+  max_loaded: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(64))),
 }
 
 type DemandFile = { [K in keyof typeof DEMAND_FILE_ENTRIES]?: v.InferOutput<(typeof DEMAND_FILE_ENTRIES)[K]> }
@@ -75,6 +76,11 @@ export interface SlotDemandConfig {
   maxQueue: number
   /** How long requests for the loaded model keep a waiting other model from its swap (ms). */
   maxSwapWaitMs: number
+  /**
+   * How many models this slot and its spare slots (`<slot>-2`, `-3`, …) may hold at once, when
+   * memory allows (`spare-plan.ts`); 1: one model, swapped on demand. Unset: `DEFAULT_MAX_LOADED`.
+   */
+  maxLoaded?: number
 }
 
 /** Default of `max_swap_wait`: long enough to batch, short enough that nobody notices starving. */
@@ -92,6 +98,7 @@ export function resolveDemand(raw: DemandFile): SlotDemandConfig {
   if (raw.load_on_request !== undefined) out.loadOnRequest = raw.load_on_request
   if (raw.accepts) out.accepts = raw.accepts
   if (raw.unload_after !== undefined) out.unloadAfterMs = parseDurationMs(raw.unload_after)!
+  if (raw.max_loaded !== undefined) out.maxLoaded = raw.max_loaded
   return out
 }
 
@@ -106,6 +113,7 @@ export function stringifyDemand(d: SlotDemandConfig): Record<string, unknown> {
   if (d.maxConcurrent) out.max_concurrent = d.maxConcurrent
   if (d.maxQueue) out.max_queue = d.maxQueue
   if (d.maxSwapWaitMs !== DEFAULT_MAX_SWAP_WAIT_MS) out.max_swap_wait = formatDuration(d.maxSwapWaitMs)
+  if (d.maxLoaded !== undefined) out.max_loaded = d.maxLoaded
   return out
 }
 

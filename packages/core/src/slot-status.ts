@@ -46,4 +46,9 @@ export interface SlotStatus extends SlotSnapshot {
   configError: SlotConfigProblem | null
   /** The slot's request queue: how many wait, since when the oldest does (epoch ms; null: none). */
   queue: { depth: number; oldestSince: number | null }
+  /**
+   * The slot this one is a spare of (`"primary"` for `primary-2`: opened by svc beside it to hold
+   * another model, docs/self-managing-slots.md); null for a named slot. Always set by the API.
+   */
+  spare_of?: string | null
 }

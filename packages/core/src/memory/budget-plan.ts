@@ -26,6 +26,8 @@ export interface MemoryHolder {
   inflight: number
   /** Could be unloaded now without touching a request: ready or idle, nothing in flight. */
   evictable: boolean
+  /** A spare slot (`primary-2`, `spare-plan.ts`): evicted before any named slot. */
+  spare?: boolean
 }
 
 export interface FitQuestion {
@@ -66,10 +68,16 @@ export function planFit(q: FitQuestion): FitAnswer {
   return { fits: false, usedBytes, freeBytes: q.budgetBytes - usedBytes }
 }
 
-/** Least recently used first; never used counts as oldest; ties by slot name (deterministic). */
+/**
+ * The eviction order: spare slots first, then named ones; within each, least recently used first
+ * (never used counts as oldest); ties by slot name (deterministic).
+ */
 export function lruOrder(holders: readonly MemoryHolder[]): MemoryHolder[] {
   return [...holders].sort(
-    (a, b) => (a.lastUsedAt ?? -1) - (b.lastUsedAt ?? -1) || a.slot.localeCompare(b.slot),
+    (a, b) =>
+      Number(b.spare ?? false) - Number(a.spare ?? false) ||
+      (a.lastUsedAt ?? -1) - (b.lastUsedAt ?? -1) ||
+      a.slot.localeCompare(b.slot),
   )
 }
 

@@ -14,5 +14,13 @@ export {
   type SlotManagerOptions,
 } from './slot-manager'
 export type { SlotAcquireOptions } from './slot-types'
+export {
+  DEFAULT_MAX_LOADED,
+  planSpare,
+  SPARE_UNLOAD_AFTER_MS,
+  type SpareDecision,
+  type SpareQuestion,
+  spareName,
+} from './spare-plan'
 export { UpstreamBinding } from './upstream-binding'
 export { type LeaseWaiter, waitForLeasable } from './wait'

@@ -70,17 +70,32 @@ export class SlotDemand {
   private planning = false
   private again = false
 
+  private readonly offs: (() => void)[]
+
   constructor(private readonly o: SlotDemandOptions) {
     this.readySince = o.clock.now()
-    o.bus.on('slot.transition', (e) => {
-      if (e.slot !== o.slot.name) return
-      if (e.to === 'ready') this.readySince = e.at
-      this.notify()
-      this.plan()
-    })
-    o.bus.on('slot.progress', (e) => {
-      if (e.slot === o.slot.name) this.notify(e.total ? Math.round((e.done / e.total) * 100) : null)
-    })
+    this.offs = [
+      o.bus.on('slot.transition', (e) => {
+        if (e.slot !== o.slot.name) return
+        if (e.to === 'ready') this.readySince = e.at
+        this.notify()
+        this.plan()
+      }),
+      o.bus.on('slot.progress', (e) => {
+        if (e.slot === o.slot.name) this.notify(e.total ? Math.round((e.done / e.total) * 100) : null)
+      }),
+    ]
+  }
+
+  /** Nobody waits, nothing granted is in flight, no load on request under way. */
+  get settled(): boolean {
+    return this.waiters.length === 0 && this.active === 0 && this.swapping === null
+  }
+
+  /** Stops following the slot's events (a spare slot that went). */
+  close(): void {
+    for (const off of this.offs) off()
+    this.wake?.abort()
   }
 
   /** Requests waiting, and since when the oldest waits (clock ms). */

@@ -1,80 +1,47 @@
 /**
  * All slots of one svc instance. Each `Slot` owns its own changes; the manager only creates slots
- * from config, routes calls by name, and answers which slot owns a model ref.
+ * from config (and spare slots beside them: `spare-slots.ts`), routes calls by name, and answers
+ * which slot owns a model ref.
  */
 
-import type { Clock } from '../clock'
 import { SvcError } from '../errors'
-import type { EventBus } from '../event-bus'
-import type { SvcEvents } from '../events'
-import type { ModelEntry } from '../models'
 import type { SlotConfig } from '../slot-config'
-import type { SlotDriver } from '../slot-driver'
 import { routeRef } from './demand-route'
 import { watchIdle } from './idle-unload'
 import { type KeepAliveMs, KeepAlives } from './keep-alive'
 import { loadKey } from './load-key'
-import { type Lease, Slot, type SlotOptions, type SlotSnapshot } from './slot'
+import { type Lease, Slot, type SlotSnapshot } from './slot'
 import { type DemandAcquireOptions, SlotDemand } from './slot-demand'
+import type { DefaultLoadResult, LoadOptions, SlotManagerOptions } from './slot-manager-types'
+import { spareConfig, spareUnloadAfterMs } from './spare-plan'
+import { SpareSlots } from './spare-slots'
 
-/** A load asking to be let in (see `LoadAdmission`). */
-export interface AdmissionRequest {
-  slot: Slot
-  config: SlotConfig
-  model: ModelEntry
-  /** Starts the load. Call it once, synchronously after the last check. */
-  start(): void
-}
-
-/**
- * Decides whether a load may start now (the memory budget): it may unload other slots first, then
- * calls `start` and resolves, or rejects to refuse. Loads of the model a slot already holds skip it.
- */
-export interface LoadAdmission {
-  admit(request: AdmissionRequest): Promise<void>
-}
-
-export interface SlotManagerOptions {
-  configs: SlotConfig[]
-  bus: EventBus<SvcEvents>
-  clock: Clock
-  /** Builds the driver (provider + runtime) for a slot config. Called again after `configure`. */
-  createDriver(config: SlotConfig): SlotDriver
-  /**
-   * Resolves what a client or the CLI named (curated id, registry ref, local path, URL) to an entry;
-   * `sha256` is what a model pulled from a URL must hash to, `mmproj` a vision projector to load
-   * with it (a local path or a URL).
-   */
-  resolveModel(id: string, config: SlotConfig, options?: LoadOptions): Promise<ModelEntry>
-  slotOptions?: Partial<Omit<SlotOptions, 'config' | 'driver' | 'bus' | 'clock'>>
-  /** Lets each load in, or refuses it; without one every load starts at once. */
-  admission?: LoadAdmission
-  /** For slots whose file leaves them unset (SVC_LOAD_ON_REQUEST, SVC_UNLOAD_AFTER). Default: off. */
-  demandDefaults?: { loadOnRequest?: boolean; unloadAfterMs?: number }
-  /** The entry of a ref svc knows (catalogue, pulled, registered), to route a load on request. */
-  describeModel?(ref: string): Promise<ModelEntry | undefined>
-}
-
-export interface LoadOptions {
-  /** sha256 (hex) the file pulled from a URL must have. */
-  sha256?: string
-  /** A vision projector file (path or URL) for an llm model. */
-  mmproj?: string
-}
-
-export interface DefaultLoadResult {
-  slot: string
-  model: string
-  error?: string
-}
+export type { AdmissionRequest, LoadAdmission } from './load-admission'
+export type { DefaultLoadResult, LoadOptions, SlotManagerOptions } from './slot-manager-types'
 
 export class SlotManager {
   private readonly slots = new Map<string, Slot>()
   private readonly configsByName = new Map<string, SlotConfig>()
   private readonly demands = new Map<string, SlotDemand>()
   private readonly keepAlives = new KeepAlives()
+  /** Per slot: stops its queue and idle watch (a spare that goes). */
+  private readonly offs = new Map<string, () => void>()
+  private readonly spares: SpareSlots
 
   constructor(private readonly options: SlotManagerOptions) {
+    this.spares = new SpareSlots({
+      bus: options.bus,
+      clock: options.clock,
+      admission: options.admission,
+      has: (name) => this.slots.has(name),
+      get: (name) => this.get(name),
+      config: (name) => this.config(name),
+      demand: (name) => this.demands.get(name),
+      resolveModel: (id, config) => options.resolveModel(id, config),
+      start: (name, ref) => this.start(name, ref),
+      add: (config) => this.add(config),
+      drop: (name) => this.drop(name),
+    })
     for (const config of options.configs) this.add(config)
   }
 
@@ -95,11 +62,18 @@ export class SlotManager {
   }
 
   list(): SlotSnapshot[] {
-    return [...this.slots.values()].map((s) => s.snapshot())
+    return this.names().map((name) => this.slots.get(name)!.snapshot())
   }
 
+  /** Every slot's name, each named slot followed by its spares. */
   names(): string[] {
-    return [...this.slots.keys()]
+    const named = [...this.slots.keys()].filter((name) => this.spares.parentOf(name) === undefined)
+    return named.flatMap((name) => [name, ...this.spares.of(name)])
+  }
+
+  /** The slot `name` is a spare of (`primary` for `primary-2`); undefined for a named slot. */
+  spareOf(name: string): string | undefined {
+    return this.spares.parentOf(name)
   }
 
   /** Resolves `modelId` (with `options`) for the slot and loads it (see `Slot.load`). */
@@ -129,6 +103,8 @@ export class SlotManager {
       slot,
       config,
       model,
+      // A spare only ever takes free room: it evicts nothing.
+      ...(this.spares.parentOf(name) !== undefined ? { beside: true } : {}),
       start: () => {
         loading = slot.load(model)
       },
@@ -148,11 +124,19 @@ export class SlotManager {
    * 429 when full); any other slot answers as `Slot.acquire` always has.
    */
   acquire(name: string, options: DemandAcquireOptions): Promise<Lease> {
+    const gone = this.slots.has(name) ? undefined : this.spares.formerParent(name)
+    // A spare that went since the request was resolved: its parent's queue, as without spares.
+    if (gone !== undefined) return this.demands.get(gone)!.acquire(options)
     const config = this.config(name)
     const { maxConcurrent, maxQueue } = config.demand
-    if (!this.loadsOnRequest(config) && maxConcurrent === 0 && maxQueue === 0) {
+    const onRequest = this.loadsOnRequest(config)
+    if (!onRequest && maxConcurrent === 0 && maxQueue === 0) {
       return this.get(name).acquire(options)
     }
+    const ref = options.ref
+    // A ref the slot does not hold: maybe a spare holds it, or opens for it (`spare-slots.ts`).
+    if (onRequest && ref !== undefined && this.spares.mayTake(name, ref))
+      return this.spares.acquire(name, { ...options, ref })
     return this.demands.get(name)!.acquire(options)
   }
 
@@ -188,7 +172,10 @@ export class SlotManager {
   idlePolicy(name: string): { unloadAfterMs: number; pinned: boolean } {
     const { demand } = this.config(name)
     const unloadAfterMs = demand.unloadAfterMs ?? this.options.demandDefaults?.unloadAfterMs ?? 0
-    const own = { unloadAfterMs, pinned: demand.pinned }
+    const own =
+      this.spares.parentOf(name) === undefined
+        ? { unloadAfterMs, pinned: demand.pinned }
+        : { unloadAfterMs: spareUnloadAfterMs(unloadAfterMs), pinned: false }
     return this.keepAlives.policy(name, this.get(name).currentModel()?.id, own)
   }
 
@@ -200,12 +187,18 @@ export class SlotManager {
 
   /** Adds a slot or replaces its config; a running upstream keeps running until the next load. */
   configure(config: SlotConfig): void {
+    this.spares.forget(config.name) // a file for what was a spare's name: a named slot now
     const existing = this.slots.get(config.name)
     if (existing) {
       existing.reconfigure(config, this.options.createDriver(config))
       this.configsByName.set(config.name, config)
     } else {
       this.add(config)
+    }
+    for (const name of this.spares.of(config.name)) {
+      const own = spareConfig(config, name) // its parent's settings, for its next load
+      this.get(name).reconfigure(own, this.options.createDriver(own))
+      this.configsByName.set(name, own)
     }
   }
 
@@ -260,22 +253,27 @@ export class SlotManager {
     this.configsByName.set(config.name, config)
     const { bus, clock } = this.options
     const current = () => this.configsByName.get(config.name)!
-    this.demands.set(
-      config.name,
-      new SlotDemand({
-        slot,
-        bus,
-        clock,
-        config: current,
-        loadOnRequest: () => this.loadsOnRequest(current()),
-        load: (ref) => this.start(config.name, ref),
-      }),
-    )
-    watchIdle({
+    const name = config.name
+    const demand = new SlotDemand({
       slot,
       bus,
       clock,
-      policy: () => this.idlePolicy(config.name),
+      config: current,
+      loadOnRequest: () => this.loadsOnRequest(current()),
+      load: (ref) =>
+        this.spares.parentOf(name) === undefined ? this.start(name, ref) : this.spares.reload(name, ref),
     })
+    this.demands.set(name, demand)
+    const unwatch = watchIdle({ slot, bus, clock, policy: () => this.idlePolicy(name) })
+    this.offs.set(name, () => {
+      unwatch()
+      demand.close()
+    })
+  }
+
+  /** Takes a spare slot out (`SpareSlots`): it is offline and nobody waits for it. */
+  private drop(name: string): void {
+    this.offs.get(name)?.()
+    for (const map of [this.offs, this.slots, this.configsByName, this.demands]) map.delete(name)
   }
 }
