@@ -3,10 +3,12 @@
  * dispatcher already knows of each (its `DispatchRecord`, the quota gate's caller), for the
  * dashboard's Activity page, `GET /api/activity` and the `activity.*` events.
  *
- * Cost per request, by design (the inference hop is measured): `onStart` puts the dispatcher's own
- * request object in a Map (and, with capture on, starts capturing); `observe` takes it out and writes
- * one row of figures into a ring of columns (activity-ring.ts). No event is made unless someone
- * listens, and no entry object is made unless someone reads.
+ * Cost per request, by design (the inference hop is measured): `onStart` pushes the dispatcher's own
+ * request object onto an array of those in flight (and, with capture on, starts capturing);
+ * `observe` finds it by identity (a scan of the few in flight: cheaper than a Map, whose object keys
+ * need a hash made in the runtime) and writes one row of figures into a ring of columns
+ * (activity-ring.ts). No event is made unless someone listens, and no entry object is made unless
+ * someone reads.
  */
 import type { IncomingMessage } from 'node:http'
 import type { EventBus, SvcEvents } from '@svc/core'
@@ -66,8 +68,9 @@ export interface ActivityLog {
 export function createActivityLog(options: ActivityLogOptions = {}): ActivityLog {
   const now = options.now ?? Date.now
   const ring = new ActivityRing(options.size ?? ACTIVITY_KEPT)
-  const inflight = new Map<DispatchRecord, StartedRequest>()
-  const asked = new Map<DispatchRecord, string>()
+  // Requests in flight and the model each asked for, at the same index (order does not matter).
+  const inflight: StartedRequest[] = []
+  const asked: (string | undefined)[] = []
   const readyAt = new Map<string, number>()
   const listeners = new Set<ActivityListener>()
   const capture = createCapture(options.capture)
@@ -78,7 +81,9 @@ export function createActivityLog(options: ActivityLogOptions = {}): ActivityLog
     if (e.to === 'ready') readyAt.set(e.slot, e.at)
   })
 
-  const arrivedAt = (request: StartedRequest) => performance.timeOrigin + request.started
+  // Read once: `performance.timeOrigin` is a getter that costs more than the rest of a row.
+  const origin = performance.timeOrigin
+  const arrivedAt = (request: StartedRequest) => origin + request.started
 
   function callerOf(token: string, identity: string): ActivityCaller | null {
     if (!token && !identity) return null
@@ -89,20 +94,33 @@ export function createActivityLog(options: ActivityLogOptions = {}): ActivityLog
     }
   }
 
-  /** Queue and load wait of a request that arrived at `at` and reached its upstream `overheadMs` later. */
-  function waits(slot: string, at: number, overheadMs: number): [queue: number, load: number] {
+  /**
+   * The load wait of a request that arrived at `at` and reached its upstream `overheadMs` later: the
+   * part of that wait until its slot became ready (0 when it was ready already; NaN when unknown).
+   */
+  function loadWait(slot: string, at: number, overheadMs: number): number {
+    if (Number.isNaN(overheadMs)) return Number.NaN
     const ready = readyAt.get(slot)
-    const load = ready !== undefined && ready > at && ready <= at + overheadMs ? ready - at : 0
-    return [overheadMs - load, load]
+    return ready !== undefined && ready > at && ready <= at + overheadMs ? ready - at : 0
   }
 
-  function rowOf(record: DispatchRecord, req: IncomingMessage, request: StartedRequest | undefined): RingRow {
+  /** Where `record`'s request is in `inflight`, or -1. */
+  function indexOf(record: DispatchRecord): number {
+    for (let i = inflight.length - 1; i >= 0; i--) if (inflight[i]!.record === record) return i
+    return -1
+  }
+
+  function rowOf(
+    record: DispatchRecord,
+    req: IncomingMessage,
+    request: StartedRequest | undefined,
+    model: string | undefined,
+  ): RingRow {
     const durationMs = record.seconds * 1000
     const at = request ? arrivedAt(request) : now() - durationMs
     const overheadMs = record.overheadSeconds === undefined ? Number.NaN : record.overheadSeconds * 1000
-    const [queueMs, loadMs] = Number.isNaN(overheadMs)
-      ? [Number.NaN, Number.NaN]
-      : waits(record.slot, at, overheadMs)
+    const loadMs = loadWait(record.slot, at, overheadMs)
+    const queueMs = overheadMs - loadMs
     const ttftMs = record.ttfbSeconds === undefined ? Number.NaN : record.ttfbSeconds * 1000
     const usage = record.usage
     const out = usage?.completionTokens ?? Number.NaN
@@ -114,7 +132,7 @@ export function createActivityLog(options: ActivityLogOptions = {}): ActivityLog
       at,
       route: record.route,
       slot: record.slot === '-' ? '' : record.slot,
-      model: record.model ?? asked.get(record) ?? '',
+      model: record.model ?? model ?? '',
       token: subject.token,
       identity: subject.identity,
       outcome: record.outcome,
@@ -154,12 +172,11 @@ export function createActivityLog(options: ActivityLogOptions = {}): ActivityLog
   }
 
   /** An in-flight request as it stands now (its wait so far, while it has not reached its upstream). */
-  function liveEntry(request: StartedRequest): ActivityEntry {
+  function liveEntry(request: StartedRequest, model: string | undefined): ActivityEntry {
     const { record } = request
     const at = arrivedAt(request)
     const elapsed = performance.now() - request.started
-    const row = rowOf({ ...record, seconds: elapsed / 1000 }, request.req, request)
-    row.model = record.model ?? asked.get(record) ?? ''
+    const row = rowOf({ ...record, seconds: elapsed / 1000 }, request.req, request, model)
     if (record.overheadSeconds === undefined) {
       const loading = options.slotLoading?.(row.slot) === true
       row.loadMs = loading ? elapsed : Number.NaN
@@ -184,17 +201,22 @@ export function createActivityLog(options: ActivityLogOptions = {}): ActivityLog
   return {
     capture,
     onStart(request, model, body) {
-      inflight.set(request.record, request)
-      if (model !== undefined) asked.set(request.record, model)
+      inflight.push(request)
+      asked.push(model)
       if (capture.active()) capture.begin(request.requestId, request.req, request.res, body)
-      if (listeners.size > 0) emit('activity.start', liveEntry(request))
+      if (listeners.size > 0) emit('activity.start', liveEntry(request, model))
     },
     observe(record, req) {
-      const request = inflight.get(record)
-      const row = rowOf(record, req, request)
+      const i = indexOf(record)
+      const request = i < 0 ? undefined : inflight[i]
+      const row = rowOf(record, req, request, i < 0 ? undefined : asked[i])
       if (request) {
-        inflight.delete(record)
-        asked.delete(record)
+        // Swap with the last and drop it: O(1), and the arrays never hold a finished request.
+        const last = inflight.length - 1
+        inflight[i] = inflight[last]!
+        asked[i] = asked[last]
+        inflight.pop()
+        asked.pop()
         capture.end(request.requestId, record.status)
       }
       ring.push(row)
@@ -208,12 +230,15 @@ export function createActivityLog(options: ActivityLogOptions = {}): ActivityLog
         const entry = entryOf(row, false)
         if (matches(entry, viewer, query)) recent.push(entry)
       }
-      const live = [...inflight.values()].map(liveEntry).filter((e) => matches(e, viewer, query))
+      const live = inflight
+        .map((r, i) => liveEntry(r, asked[i]))
+        .sort((a, b) => a.at - b.at)
+        .filter((e) => matches(e, viewer, query))
       return { inflight: live.reverse(), recent, capture: capture.state() }
     },
     find(viewer, id) {
-      const live = [...inflight.values()].find((r) => r.requestId === id)
-      let entry = live ? liveEntry(live) : undefined
+      const at = inflight.findIndex((r) => r.requestId === id)
+      let entry = at < 0 ? undefined : liveEntry(inflight[at]!, asked[at])
       if (!entry) {
         for (const row of ring.newestFirst()) {
           if (row.id !== id) continue
