@@ -10,7 +10,13 @@ export async function refreshModels(): Promise<void> {
     const models = await expectOk<ModelList>(await client.api.models.$get())
     store.set((s) => ({ models, modelsError: null, model: s.model || pickModel(models, s.current) }))
   } catch (error) {
-    store.set({ modelsError: pageText(error instanceof Error ? error.message : String(error)) })
+    const words = pageText(error instanceof Error ? error.message : String(error))
+    // The chat app's own credentials: only its administrator can fix them (never a command here).
+    const fix =
+      error instanceof ApiError && error.code === 'upstream.auth' && !words.includes('SVC_CHAT_API_TOKEN')
+        ? ' Ask the administrator to set up the chat app’s token (SVC_CHAT_API_TOKEN).'
+        : ''
+    store.set({ modelsError: `${words}${fix}` })
   }
 }
 

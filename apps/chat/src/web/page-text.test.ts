@@ -10,13 +10,13 @@ describe('what the page shows of a server message', () => {
 
   it('cuts the clause that names a command, and the backticks', () => {
     expect(pageText('slot "primary" holds no model; load one with: svc slot load primary --model <id>')).toBe(
-      'Slot "primary" holds no model.',
+      'slot "primary" holds no model.',
     )
     expect(
       pageText(
         'qwen is not loaded (offline). Load it in the dashboard or with `svc slot load primary --model …`.',
       ),
-    ).toBe('Qwen is not loaded (offline).')
+    ).toBe('qwen is not loaded (offline).')
     expect(pageText('`svc slot load x`')).toBe('svc could not do this.')
   })
 

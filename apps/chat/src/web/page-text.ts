@@ -23,7 +23,7 @@ export function pageText(message: string, fallback = 'svc could not do this.'): 
     text = clause > 0 ? text.slice(0, clause) : ''
   }
   if (!text) return fallback
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${text.endsWith('.') ? '' : '.'}`
+  return text.endsWith('.') ? text : `${text}.`
 }
 
 /** A backtick, or `svc` followed by one of its commands. */
