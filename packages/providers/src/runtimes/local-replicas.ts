@@ -105,25 +105,28 @@ function replicaHandle(
     void h.exited.then(async (exit) => {
       running.delete(h)
       reasons[i] = exit.reason
-      if (running.size === 0 || stopping.signal.aborted) {
+      if (running.size === 0) {
         stopping.abort() // none runs: the slot's own restart policy takes over
         const all = reasons.map((r, k) => `replica-${k + 1}: ${r || 'stopped'}`).join('; ')
         resolveExit({ code: null, signal: null, reason: `every replica exited (${all})` })
         return
       }
-      const count = Date.now() - since > RESET_AFTER_MS ? 0 : restarts
-      if (count >= MAX_RESTARTS) return
-      await new Promise((r) => setTimeout(r, 1_000 * 2 ** count))
       if (stopping.signal.aborted) return
-      const next = await restart(i, stopping.signal).catch(() => undefined)
-      if (!next) return
-      if (stopping.signal.aborted) {
-        void next.stop(2_000)
+      // Started again with backoff; a start that fails counts as a try too.
+      for (let count = Date.now() - since > RESET_AFTER_MS ? 0 : restarts; count < MAX_RESTARTS; count++) {
+        await new Promise((r) => setTimeout(r, 1_000 * 2 ** count))
+        if (stopping.signal.aborted) return
+        const next = await restart(i, stopping.signal).catch(() => undefined)
+        if (!next) continue
+        if (stopping.signal.aborted) {
+          void next.stop(2_000)
+          return
+        }
+        current[i] = next
+        running.add(next)
+        watch(i, next, count + 1, Date.now())
         return
       }
-      current[i] = next
-      running.add(next)
-      watch(i, next, count + 1, Date.now())
     })
   }
   for (const [i, h] of current.entries()) watch(i, h, 0, Date.now())
