@@ -20,6 +20,8 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null) {
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse) {
+  // A fresh connection per request: a socket the Stop test aborted is never reused ("fetch failed").
+  res.shouldKeepAlive = false
   let raw = ''
   for await (const c of req) raw += c
   const body = JSON.parse(raw) as { messages: { content: string }[] }
@@ -124,9 +126,11 @@ describe('ChatView', () => {
       />,
     )
     ask('again?')
-    fireEvent.click(await screen.findByRole('button', { name: 'Fix model.not_loaded (409)' }))
-    await screen.findByText('Hello', { selector: 'strong' })
-    expect(screen.queryByRole('alert')).toBeNull()
+    fireEvent.click(
+      await screen.findByRole('button', { name: 'Fix model.not_loaded (409)' }, { timeout: 5000 }),
+    )
+    await screen.findByText('Hello', { selector: 'strong' }, { timeout: 5000 })
+    await waitFor(() => expect(screen.queryByRole('alert')).toBeNull())
     const asked = seen.slice(-2).map((r) => r.body.messages)
     expect(asked[0]).toEqual(asked[1])
     expect(screen.getAllByText('again?')).toHaveLength(1)
@@ -135,7 +139,7 @@ describe('ChatView', () => {
   it('shows tokens/s and time to first token under an answer, sends the system prompt, and Clear empties', async () => {
     render(<ChatView url={`${base}/fast`} model="primary" system="Be brief." />)
     ask('hi')
-    const figures = await screen.findByText(/tokens\/s/)
+    const figures = await screen.findByText(/tokens\/s/, {}, { timeout: 5000 })
     expect(figures.textContent).toMatch(/^42\.3 tokens\/s · \d+ ms to first token · 3 tokens$/)
     expect(seen.at(-1)?.body.messages).toEqual([
       { role: 'system', content: 'Be brief.' },
