@@ -47,6 +47,27 @@ describe('the chat app’s token for the API', () => {
     expect(chat.output()).not.toContain(token)
   })
 
+  it('asks an admin to load a model its v1-only token may not load, naming no command', async () => {
+    await using chat = await startChatProcess({
+      env: { SVC_CHAT_API_URL: api.url, SVC_CHAT_API_TOKEN: token, ...BEHIND_PROXY },
+    })
+    const res = await fetch(`${chat.url}/api/models/load`, {
+      method: 'POST',
+      headers: { ...SIGNED_IN, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
+      body: JSON.stringify({ model: 'primary' }),
+    })
+    const body = (await res.json()) as { error: { code: string; message: string } }
+    expect([res.status, body.error.code, body.error.message]).toEqual([
+      403,
+      'auth.forbidden',
+      'ask an admin to load primary',
+    ])
+    const models = (await (await fetch(`${chat.url}/api/models`, { headers: SIGNED_IN })).json()) as {
+      models: { id: string; loaded: boolean }[]
+    }
+    expect(models.models.find((m) => m.id === 'primary')?.loaded).toBe(false)
+  })
+
   it('spends its token for nobody when no proxy identity is configured, and says what to set', async () => {
     await using chat = await startChatProcess({
       env: { SVC_CHAT_API_URL: api.url, SVC_CHAT_API_TOKEN: token, SVC_CHAT_HOST: '' },
