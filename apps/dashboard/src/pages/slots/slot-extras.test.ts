@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { sayError, stripCommand } from './error-words'
 import { contextText, deviceName, extrasOf, runnableBackends, runsOn, seriesOf } from './slot-extras'
-import { sparkPaths } from './sparkline'
+import { sparkBars } from './sparkline'
 
 describe('runsOn', () => {
   it('says where a slot runs as a person says it, not provider · backend · runtime', () => {
@@ -74,9 +74,14 @@ describe('error words', () => {
   })
 })
 
-describe('sparkPaths', () => {
-  it('draws nulls as gaps, not zeros, inside the box', () => {
-    expect(sparkPaths([1, 2, null, 2], 30, 10)).toEqual(['0.0,5.0 10.0,1.0', '30.0,1.0'])
-    expect(sparkPaths([null, null], 30, 10)).toEqual([])
+describe('sparkBars', () => {
+  it('draws a bar per positive bucket, to scale; nulls and zeros are gaps, not bars', () => {
+    const bars = sparkBars([2, null, 0, 4], 40, 11)
+    expect(bars.map((b) => [b.x, b.height])).toEqual([
+      [1.5, 5],
+      [31.5, 10],
+    ])
+    expect(bars.every((b) => b.y + b.height === 11)).toBe(true)
+    expect(sparkBars([null, null], 30, 10)).toEqual([])
   })
 })

@@ -1,45 +1,45 @@
 /**
- * A sparkline: a small inline SVG of a short series (the slot card's last minute, 12 buckets). A
- * polyline of 12 points is less code than any chart library's setup, and costs the first page nothing.
- * Null values (no request in that bucket) are gaps, not zeros. Its accessible name lists the values,
- * so a screen reader (and a test) reads what the line shows.
+ * A sparkline: a small inline SVG of a short series (the slot card's last minute, 12 buckets), one
+ * bar per bucket. Bars, not a line: the buckets are counts and rates of separate 5 s spans, and one
+ * busy bucket in a quiet minute stays visible. Twelve rectangles are less code than any chart
+ * library's setup, and cost the first page nothing. A null (no request in that bucket) draws no bar:
+ * a gap, not a zero. Its accessible name lists the values, so a screen reader (and a test) reads
+ * what the bars show.
  */
 
 export interface SparklineProps {
   /** Oldest first. */
   values: Array<number | null>
-  /** What the values are, for the accessible name ("Requests per 5 s, last minute"). */
+  /** What the values are, for the accessible name ("Requests per 5 s, last 60 s"). */
   label: string
-  /** Width and height in px. */
+  /** The drawing's own units (it stretches to its cell's width). */
   width?: number
   height?: number
 }
 
-/** The polyline segments (runs of non-null values) as SVG point lists, scaled into the box. */
-export function sparkPaths(values: Array<number | null>, width: number, height: number): string[] {
+export interface SparkBar {
+  x: number
+  y: number
+  width: number
+  height: number
+}
+
+/** One bar per positive value, scaled to the largest (at least 1) inside the box; gaps for the rest. */
+export function sparkBars(values: Array<number | null>, width: number, height: number): SparkBar[] {
   const finite = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
   const max = Math.max(1, ...finite)
-  const step = values.length > 1 ? width / (values.length - 1) : 0
-  const runs: string[] = []
-  let run: string[] = []
+  const slot = values.length ? width / values.length : 0
+  const bars: SparkBar[] = []
   values.forEach((v, i) => {
-    if (typeof v !== 'number' || !Number.isFinite(v)) {
-      if (run.length) runs.push(run.join(' '))
-      run = []
-      return
-    }
-    const x = (i * step).toFixed(1)
-    const y = (height - 1 - (v / max) * (height - 2)).toFixed(1)
-    run.push(`${x},${y}`)
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return
+    const h = Math.max(1.5, (v / max) * (height - 1))
+    bars.push({ x: i * slot + slot * 0.15, y: height - h, width: slot * 0.7, height: h })
   })
-  if (run.length) runs.push(run.join(' '))
-  return runs
+  return bars
 }
 
 export function Sparkline({ values, label, width = 120, height = 24 }: SparklineProps) {
-  const runs = sparkPaths(values, width, height)
   const said = values.map((v) => (typeof v === 'number' ? String(Math.round(v * 10) / 10) : '–')).join(', ')
-  // Stretched to its cell's width (the strokes keep their thickness); a lone point is a round dot.
   return (
     <svg
       class="sparkline"
@@ -50,11 +50,9 @@ export function Sparkline({ values, label, width = 120, height = 24 }: Sparkline
       preserveAspectRatio="none"
     >
       <line class="sparkline-base" x1="0" y1={height - 0.5} x2={width} y2={height - 0.5} />
-      {runs.map((points) => {
-        if (points.includes(' ')) return <polyline key={points} points={points} />
-        const [x, y] = points.split(',').map(Number) as [number, number]
-        return <line key={points} class="sparkline-dot" x1={x - 0.01} y1={y} x2={x + 0.01} y2={y} />
-      })}
+      {sparkBars(values, width, height).map((b) => (
+        <rect key={b.x} x={b.x} y={b.y} width={b.width} height={b.height} />
+      ))}
     </svg>
   )
 }
