@@ -153,6 +153,10 @@ describe.skipIf(!partsPresent())('the Models, Settings and Usage pages at both w
         row.getByRole('button', { name: 'Limits of kitchen tablet in the hallway' }),
         'Limits',
       )
+      // The hardware's backends table fits too (cards on a phone).
+      const backends = page.getByRole('table', { name: 'Backends per provider on this machine' })
+      await backends.getByRole('row').nth(1).waitFor()
+      await noSidewaysScroll(page, backends)
       await saveScreenshot(page, SUITE, 'settings-tokens')
       expect(errors).toEqual([])
     }, 60_000)
@@ -162,7 +166,10 @@ describe.skipIf(!partsPresent())('the Models, Settings and Usage pages at both w
       await page.getByRole('img', { name: /^Tokens per day: [1-9]/ }).waitFor()
       const words = [
         page.getByText(/^[\d,]+( tokens)?$/).first(), // the top of the scale
-        ...(await page.getByText(/^\d\d-\d\d$/).all()), // the dates
+        ...(await page
+          .getByText(/^\d\d-\d\d$/)
+          .filter({ visible: true })
+          .all()), // the dates shown
       ]
       expect(words.length).toBeGreaterThan(2)
       for (const word of words) {
@@ -173,6 +180,15 @@ describe.skipIf(!partsPresent())('the Models, Settings and Usage pages at both w
         expect(box!.height, `"${text}" is drawn ${box!.height.toFixed(1)} px tall`).toBeGreaterThanOrEqual(10)
         await onScreen(page, word, `"${text}"`)
       }
+      // No two axis words run into each other.
+      const boxes = (await Promise.all(words.map((w) => w.boundingBox()))).map((b) => b!)
+      for (let i = 0; i < boxes.length; i++)
+        for (let j = i + 1; j < boxes.length; j++) {
+          const [a, b] = [boxes[i]!, boxes[j]!]
+          const apart =
+            a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y
+          expect(apart, `axis words ${i} and ${j} overlap`).toBe(true)
+        }
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
       expect(overflow).toBeLessThanOrEqual(0)
       await saveScreenshot(page, SUITE, 'usage-chart')

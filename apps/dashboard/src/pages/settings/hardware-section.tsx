@@ -49,18 +49,21 @@ export function HardwareSection() {
           <DataTable
             caption="Backends per provider on this machine"
             showCaption
+            class="backends"
             columns={['Provider', 'Backend', 'Offered', 'Runtimes, or why not']}
           >
             {Object.entries(r.providers).flatMap(([provider, backends]) =>
               Object.entries(backends).map(([backend, verdict]) => (
                 <tr key={`${provider}-${backend}`}>
                   <th scope="row">{provider}</th>
-                  <td>
+                  <td data-label="Backend">
                     {backend}
                     {r.defaults[provider] === backend ? ' (default)' : ''}
                   </td>
-                  <td>{verdict?.ok ? 'yes' : 'no'}</td>
-                  <td>{verdict?.ok ? verdict.runtimes.join(', ') : verdict?.reason}</td>
+                  <td data-label="Offered">{verdict?.ok ? 'yes' : 'no'}</td>
+                  <td data-label={verdict?.ok ? 'Runtimes' : 'Why not'}>
+                    {verdict?.ok ? verdict.runtimes.join(', ') : verdict?.reason}
+                  </td>
                 </tr>
               )),
             )}

@@ -19,6 +19,7 @@ export function TokensChart({ bars }: { bars: readonly DayBar[] }) {
   // A date under every `step`-th bar and under the last, never two that would overlap.
   const step = Math.ceil(bars.length / 8)
   const dated = (i: number) => i === bars.length - 1 || (i % step === 0 && bars.length - 1 - i >= step / 2)
+  const dates = bars.flatMap((_, i) => (dated(i) ? [i] : []))
   const slot = WIDTH / Math.max(1, bars.length)
   const scale = (n: number) => (n / max) * (HEIGHT - HEADROOM)
   const total = bars.reduce((sum, b) => sum + b.prompt + b.completion, 0)
@@ -48,22 +49,23 @@ export function TokensChart({ bars }: { bars: readonly DayBar[] }) {
         })}
       </svg>
       <div class="usage-dates" aria-hidden="true">
-        {bars.map((b, i) =>
-          dated(i) ? (
-            <span
-              key={b.day}
-              class="usage-axis"
-              style={{
-                left: `${(((i + 0.5) * slot) / WIDTH) * 100}%`,
-                // The first and last dates stay inside the card.
-                transform:
-                  i === 0 ? 'none' : i === bars.length - 1 ? 'translateX(-100%)' : 'translateX(-50%)',
-              }}
-            >
-              {b.day.slice(5)}
-            </span>
-          ) : null,
-        )}
+        {dates.map((i, k) => (
+          <span
+            key={bars[i]!.day}
+            // Every other date but the last can go on a narrow screen (content.css).
+            class={k % 2 === 1 && k < dates.length - 1 ? 'usage-axis usage-date-extra' : 'usage-axis'}
+            // The first and last dates end at the card's edges; the others sit under their bar.
+            style={
+              dates.length > 1 && k === dates.length - 1
+                ? { right: 0 }
+                : k === 0
+                  ? { left: 0 }
+                  : { left: `${(((i + 0.5) * slot) / WIDTH) * 100}%`, transform: 'translateX(-50%)' }
+            }
+          >
+            {bars[i]!.day.slice(5)}
+          </span>
+        ))}
       </div>
       <figcaption>
         <span class="usage-key usage-prompt-key" aria-hidden="true" /> prompt{' '}
