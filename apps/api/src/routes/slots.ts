@@ -145,6 +145,13 @@ export function slotRoutes(deps: {
     }
   }
   const save = async (name: string, body: Record<string, unknown>) => {
+    const parent = manager.has(name) ? manager.spareOf(name) : undefined
+    if (parent !== undefined)
+      throw new SvcError(
+        'request.invalid',
+        `slot "${name}" is a spare of "${parent}" (opened to hold another model beside it) and has no settings of its own: change "${parent}"'s`,
+        { param: 'slot' },
+      )
     const result = validateSlotConfig(name, body, `slots/${name}.toml`)
     if (!result.ok) {
       throw new SvcError('request.invalid', result.error.message, { param: result.error.field })
@@ -162,7 +169,8 @@ export function slotRoutes(deps: {
     .get('/', async (c) => {
       const admin = isAdmin(c.get('principal'))
       const all = await facts.read()
-      const names = manager.names()
+      // A spare slot that came or went while the facts were read shows on the next read.
+      const names = manager.names().filter((name) => all.has(name))
       return c.json({ slots: names.map((name) => viewOf(name, admin, manager.config(name), all.get(name)!)) })
     })
     .post('/', async (c) => {
@@ -224,8 +232,11 @@ export function slotRoutes(deps: {
     .post('/:slot/unload', async (c) => {
       const name = c.req.param('slot')
       const unloading = manager.unload(name)
+      const spareOf = manager.spareOf(name) ?? null
       if (wants(c.req.query())) {
-        await unloading
+        const last = await unloading
+        // A spare slot goes once unloaded: its last snapshot is the answer.
+        if (!manager.has(name)) return c.json({ ...last, spare_of: spareOf }, 200)
         return c.json(await view(name, isAdmin(c.get('principal'))), 200)
       }
       unloading.catch(() => undefined)

@@ -6,6 +6,8 @@
  * the loading slot's config (or `load_on_request`), the least recently used idle slots on that
  * device are unloaded first; a `pinned` slot never is.
  * A slot with a request in flight is never unloaded: `Slot.evictIfIdle` decides that synchronously.
+ * Spare slots (`primary-2`) are evicted before any named slot, and their own loads take only free
+ * room (`beside`; `roomBeside` answers whether there is some, for the spare's decision).
  *
  * Admissions run one at a time, and each starts its load synchronously after its last check, so two
  * loads can never both take the last free gigabyte. Remote and swarm slots use no local memory.
@@ -146,6 +148,8 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
             (snapshot.state === 'ready' || snapshot.state === 'idle') &&
             snapshot.inflight === 0 &&
             !config.demand.pinned,
+          // A spare slot (primary-2) goes before any named slot (core's lruOrder).
+          ...(manager.spareOf(slot.name) !== undefined ? { spare: true } : {}),
         }
       }),
     )
@@ -159,11 +163,16 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
     for (let round = 1; ; round++) {
       const devices = await options.devices().catch(() => []) // no detection: no budget to enforce
       const device = deviceFor(devices, options.place(config).backend)
-      if (!device || device.budgetBytes === null) return start()
+      if (!device || device.budgetBytes === null) {
+        if (request.beside) throw noBudget(name) // a spare opens only where the budget is known
+        return start()
+      }
       const need = await estimate(model, config)
       const holders = (await holdersOn(device, devices)).filter((h) => h.slot !== name)
       // A slot that loads on request makes room the way its peers do: idle slots go, LRU first.
-      const mayEvict = config.evict === 'idle' || options.manager().loadsOnRequest(config)
+      // A spare slot never does: it takes only free room.
+      const mayEvict =
+        !request.beside && (config.evict === 'idle' || options.manager().loadsOnRequest(config))
       const plan = planFit({ budgetBytes: device.budgetBytes, holders, needBytes: need.bytes, mayEvict })
       if (plan.fits && plan.evict.length === 0) return start() // no await since the check
       if (!plan.fits || round === ROUNDS) {
@@ -216,6 +225,20 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
       queue = admitted.catch(() => undefined)
       return admitted
     },
+    async roomBeside({ config, model }) {
+      if (!local(config)) return null
+      const devices = await options.devices().catch(() => [])
+      const device = deviceFor(devices, options.place(config).backend)
+      if (!device || device.budgetBytes === null) return null
+      const [need, holders] = await Promise.all([estimate(model, config), holdersOn(device, devices)])
+      const plan = planFit({
+        budgetBytes: device.budgetBytes,
+        holders,
+        needBytes: need.bytes,
+        mayEvict: false,
+      })
+      return plan.fits
+    },
     async deviceOf(config) {
       if (!local(config)) return undefined
       const devices = await options.devices().catch(() => [])
@@ -240,6 +263,14 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
       }
     },
   }
+}
+
+function noBudget(slot: string): SvcError {
+  return new SvcError(
+    'memory.insufficient',
+    `slot "${slot}" opens only where the memory budget is known (set SVC_MEMORY_BUDGET_GB)`,
+    { param: 'model' },
+  )
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {

@@ -40,7 +40,7 @@ export function createSlotFacts(slots: SlotSystem): SlotFactsReader {
       if (asked !== null) return asked
     }
     // What svc starts it with: a preset's context, else the slot's ctx_size, else a -c in its args.
-    const model = slots.manager.get(name).currentModel()
+    const model = slots.manager.has(name) ? slots.manager.get(name).currentModel() : null
     return model?.engine?.ctxSize ?? config.ctxSize ?? ctxFromArgs(config.args) ?? null
   }
 
@@ -54,6 +54,7 @@ export function createSlotFacts(slots: SlotSystem): SlotFactsReader {
       const out = new Map<string, SlotFacts>()
       await Promise.all(
         wanted.map(async (name) => {
+          if (!slots.manager.has(name)) return // a spare slot that went meanwhile
           const config = slots.manager.config(name)
           const status = slots.status(name)
           out.set(name, {

@@ -260,6 +260,7 @@ export async function createSlotSystem(options: SlotSystemOptions): Promise<Slot
     ...manager.get(name).snapshot(),
     queue: manager.queue(name),
     configError: configProblems.get(name) ?? null,
+    spare_of: manager.spareOf(name) ?? null,
   })
   return {
     manager,
