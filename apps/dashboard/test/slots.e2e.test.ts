@@ -131,7 +131,7 @@ describe.skipIf(!partsPresent())('the Slots page in a real browser', () => {
       } else {
         expect(await imgCard.getByRole('button', { name: 'Load…' }).count()).toBe(0)
         await imgCard.getByText('Cannot run here:').waitFor()
-        expect(await imgCard.getByRole('button', { name: 'Change the backend…' }).isVisible()).toBe(true)
+        expect(await imgCard.getByRole('button', { name: 'Change the settings…' }).isVisible()).toBe(true)
         // Each backend's own reason, one click away (rocm's says what is missing).
         await imgCard.getByText('Why', { exact: true }).click()
         const rocm = img.runnable!.backends.find((b) => b.backend === 'rocm')!

@@ -145,7 +145,7 @@ export function SlotCard(props: SlotCardProps) {
       ) : null}
       <div class="actions slot-actions">
         {cannotRun ? (
-          settingsButton('Change the backend…')
+          settingsButton('Change the settings…')
         ) : (
           <GuardedButton denied={denied} primary onClick={() => setDialog('load')}>
             {said && !running && !busyState ? 'Load again…' : 'Load…'}
