@@ -48,6 +48,9 @@ describe('what can run here', () => {
   const v1Ids = async () =>
     (await call<{ data: { id: string }[] }>(api, '/v1/models')).body.data.map((m) => m.id)
   const models = async () => (await call<{ models: ModelRow[] }>(api, '/api/models')).body.models
+  /** Ollama's list (Open WebUI and the like read it): the same rule as /v1/models. */
+  const tagNames = async () =>
+    (await call<{ models: { name: string }[] }>(api, '/api/tags')).body.models.map((m) => m.name)
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-runnable-'))
@@ -119,6 +122,10 @@ describe('what can run here', () => {
     const ids = await v1Ids()
     expect(ids[0]).toBe('primary')
     for (const hidden of ['embed', 'stt', 'tts', 'img']) expect(ids).not.toContain(hidden)
+    const tags = await tagNames()
+    expect(tags).toContain('primary:latest')
+    for (const hidden of ['embed', 'stt', 'tts', 'img']) expect(tags).not.toContain(`${hidden}:latest`)
+    expect(tags).not.toContain('sd-1.5-pruned-emaonly:latest')
     const rows = await models()
     const checkpoint = rows.find((m) => m.id === 'sd-1.5-pruned-emaonly')!
     expect(checkpoint).toMatchObject({ present: true, offered: false, reason: expect.any(String) })
@@ -160,6 +167,7 @@ describe('what can run here', () => {
       const embed = await writeTinyGguf(join(dir, 'tiny-embed.gguf'), { role: 'embed' })
       await loadOk(api, 'embed', embed.path)
       expect(await v1Ids()).toContain('embed')
+      expect(await tagNames()).toContain('embed:latest')
       const facts = await slot('embed')
       expect(facts.memory).toMatchObject({ device: 'ram', bytes: expect.any(Number) })
       expect(facts.memory!.bytes).toBeGreaterThan(0)

@@ -1,6 +1,6 @@
 /**
  * Ollama's model lists, built from svc's slots and model store: `/api/tags` lists what `/v1/models`
- * lists (the slots but the image slot, refs on disk or in a slot, hosted refs) as `<id>:latest`;
+ * lists (`listedHere`, slots/runnable.ts: slots and refs that can answer here, hosted refs) as `<id>:latest`;
  * `/api/ps` the refs of loaded slots; `/api/show` one of them. Sizes are the files' sizes (0 when svc
  * has no file: remote slots, hosted refs). What a model is and can do (`details`, `model_info`,
  * `capabilities`) comes from `modelFacts` (@svc/providers/models), the one place every listing reads:
@@ -12,6 +12,7 @@ import { type ModelEntry, type SlotState, SvcError } from '@svc/core'
 import { chatTemplate, type ModelFacts, modelFacts, type SlotKind } from '@svc/providers/models'
 import { presetListings } from '../routes/preset-listing'
 import type { PresetsState } from '../slots/presets-watch'
+import { listedHere } from '../slots/runnable'
 import type { SlotSystem } from '../slots/slot-system'
 import { ollamaName, svcModelName } from './names'
 
@@ -43,15 +44,14 @@ export async function tags(deps: ModelListDeps) {
       .map((s) => [s.model!, s]),
   )
   const byId = new Map((await store.list()).map((m) => [m.id, m]))
+  const listing = await listedHere(deps.slots)
   const listed: Described[] = [
     ...manager
       .names()
-      .filter((name) => manager.config(name).provider !== 'image')
+      .filter((name) => listing.slot(name))
       .map((name) => ({ id: name, entry: slotModel(deps, name) })),
     ...(await presetListings(deps.presets, deps.slots)).map((p) => ({ id: p.id, entry: p.entry })),
-    ...[...byId.values()]
-      .filter((m) => m.path !== undefined || held.has(m.id))
-      .map((m) => ({ id: m.id, entry: m })),
+    ...[...byId.values()].filter((m) => listing.ref(m)).map((m) => ({ id: m.id, entry: m })),
     ...[...held.keys()].map((id) => ({ id, entry: byId.get(id) })),
     ...(deps.upstreamRefs?.() ?? []).map((r) => ({ id: r.id })),
   ]

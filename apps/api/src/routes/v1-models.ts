@@ -5,7 +5,7 @@ import { Hono } from 'hono'
 import type { AppDeps } from '../deps'
 import { mayList } from '../middleware/token-models'
 import { svcModelName } from '../ollama/names'
-import { offer, offerContext, servesOf, slotRunnable } from '../slots/runnable'
+import { listedHere } from '../slots/runnable'
 import { presetListings } from './preset-listing'
 
 /** svc's extension of a `/v1/models` entry: which slot answers for it and whether it is loaded. */
@@ -50,18 +50,11 @@ const LOADED: ReadonlySet<SlotState> = new Set(['ready', 'serving', 'idle'])
 export function v1ModelsRoutes(deps: AppDeps) {
   const created = Math.floor(deps.startedAt / 1000)
   const list = async () => {
-    const ctx = await offerContext(deps.slots)
+    const listing = await listedHere(deps.slots)
     const slots = deps.slots.manager.list()
     const bySlot = new Map(slots.map((slot) => [slot.name, slot]))
-    const answers = (name: string): boolean => {
-      const config = deps.slots.manager.config(name)
-      // The image slot is reached through /v1/images/* and its model ids; it is no chat alias.
-      if (config.provider === 'image') return false
-      if (bySlot.get(name)?.model) return true // it runs: it answers, whatever the verdict says now
-      if (!slotRunnable(config, ctx).ok) return false
-      return servesOf(config, deps.slots.providers.get(config.provider)?.endpoints).includes('chat')
-    }
-    const aliases = deps.slots.manager.names().filter(answers)
+    // The image slot is reached through /v1/images/* and its model ids; it is no chat alias.
+    const aliases = deps.slots.manager.names().filter((name) => listing.slot(name))
     // Models a request can use without a download: on disk or held by a slot (NPU tags, remote
     // upstreams). The whole catalogue is `GET /api/models` / `svc models ls`.
     const byModel = new Map(slots.filter((slot) => slot.model).map((slot) => [slot.model!, slot]))
@@ -91,7 +84,7 @@ export function v1ModelsRoutes(deps: AppDeps) {
         (
           await deps.slots.store.list()
         )
-          .filter((m) => byModel.has(m.id) || (m.path !== undefined && offer(m, ctx).offered))
+          .filter((m) => listing.ref(m))
           .map(async (m) => ({
             id: m.id,
             owned_by: 'svc',

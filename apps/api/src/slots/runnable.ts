@@ -138,6 +138,37 @@ export function servesOf(config: SlotConfig, endpoints: readonly Endpoint[] | un
   return [...kinds]
 }
 
+/** What a model list offers here: which slot aliases and which refs (see {@link listedHere}). */
+export interface Listing {
+  /** Whether slot `name` is listed: one that holds a model; else, if it can run here, one that chats. */
+  slot(name: string): boolean
+  /** Whether a stored model is listed: one a slot holds, or one on disk that is offered here. */
+  ref(model: ModelEntry): boolean
+}
+
+/**
+ * What `GET /v1/models` and Ollama's `/api/tags` list, decided here for both: a slot that holds a
+ * model (it answers); an empty chat slot this machine can run (a request or a Load button loads it);
+ * no empty `embed`/`stt`/`tts`/… slot (chat clients would offer it) and never the image slot (it is
+ * reached through `/v1/images/*`); a ref a slot holds, or one on disk that is `offered`.
+ */
+export async function listedHere(slots: SlotSystem): Promise<Listing> {
+  const ctx = await offerContext(slots)
+  const snapshots = slots.manager.list()
+  const holding = new Set(snapshots.filter((s) => s.model).map((s) => s.name))
+  const held = new Set(snapshots.filter((s) => s.model).map((s) => s.model!))
+  return {
+    slot(name) {
+      const config = slots.manager.config(name)
+      if (config.provider === 'image') return false
+      if (holding.has(name)) return true // it runs: it answers, whatever the verdict says now
+      if (!slotRunnable(config, ctx).ok) return false
+      return servesOf(config, slots.providers.get(config.provider)?.endpoints).includes('chat')
+    },
+    ref: (model) => held.has(model.id) || (model.path !== undefined && offer(model, ctx).offered),
+  }
+}
+
 /** The context `offer` and `slotRunnable` judge by: the picker's (cached) report and the configured slots. */
 export async function offerContext(slots: SlotSystem): Promise<OfferContext> {
   const report = await slots.picker?.report().catch(() => undefined)
