@@ -91,4 +91,26 @@ describe('applyEvent', () => {
     const s = applyEvent(start, 'slot.queue', { slot: 'primary', depth: 3, oldestSince: 500, at: 600 })
     expect(s.queues.primary).toEqual({ depth: 3, oldestSince: 500 })
   })
+
+  it("adds a spare slot's card after its parent's family and drops it when the spare goes", () => {
+    const embed: SlotStatus = { ...primary, name: 'embed', lastError: null }
+    let s = applyEvent(INITIAL, 'snapshot', { slots: [primary, embed] })
+    const added = { spare_of: 'primary', provider: 'llm', backend: 'cpu', runtime: 'process', at: 9 }
+    s = applyEvent(s, 'slot.added', { slot: 'primary-2', ...added })
+    s = applyEvent(s, 'slot.added', { slot: 'primary-3', ...added })
+    expect(s.slots.map((x) => x.name)).toEqual(['primary', 'primary-2', 'primary-3', 'embed'])
+    expect(s.slots[1]).toMatchObject({ state: 'offline', provider: 'llm', spare_of: 'primary' })
+    s = applyEvent(s, 'slot.transition', {
+      slot: 'primary-2',
+      from: 'offline',
+      to: 'starting',
+      model: 'b',
+      at: 10,
+    })
+    expect(s.slots[1]).toMatchObject({ state: 'starting', model: 'b' })
+    s = applyEvent(s, 'slot.queue', { slot: 'primary-2', depth: 1, oldestSince: 10, at: 10 })
+    s = applyEvent(s, 'slot.removed', { slot: 'primary-2', spare_of: 'primary', at: 20 })
+    expect(s.slots.map((x) => x.name)).toEqual(['primary', 'primary-3', 'embed'])
+    expect(s.queues['primary-2']).toBeUndefined()
+  })
 })

@@ -42,6 +42,8 @@ const NAMES = new Set<string>([
   'slot.metrics',
   'model.pull',
   'slot.queue',
+  'slot.added',
+  'slot.removed',
 ] satisfies ApiEventName[])
 
 export function isApiEvent(name: string): name is ApiEventName {
@@ -98,6 +100,38 @@ export function applyEvent<K extends ApiEventName>(state: LiveState, name: K, da
         ...state,
         queues: { ...state.queues, [e.slot]: { depth: e.depth, oldestSince: e.oldestSince } },
       }
+    }
+    case 'slot.added': {
+      // A spare slot (primary-2) opened beside its parent: its card follows the parent's family.
+      const e = data as ApiEvents['slot.added']
+      if (state.slots.some((s) => s.name === e.slot)) return state
+      const card: SlotSnapshot & { spare_of: string } = {
+        name: e.slot,
+        provider: e.provider,
+        backend: e.backend,
+        runtime: e.runtime,
+        state: 'offline',
+        model: null,
+        inflight: 0,
+        lastError: null,
+        since: e.at,
+        progress: null,
+        restarts: 0,
+        upstream: null,
+        replicas: null,
+        spare_of: e.spare_of,
+      }
+      const family = (s: SlotSnapshot) =>
+        s.name === e.spare_of || (s as { spare_of?: string | null }).spare_of === e.spare_of
+      const last = state.slots.findLastIndex(family)
+      const slots = [...state.slots]
+      slots.splice(last < 0 ? slots.length : last + 1, 0, card)
+      return { ...state, slots }
+    }
+    case 'slot.removed': {
+      const e = data as ApiEvents['slot.removed']
+      const { [e.slot]: _gone, ...queues } = state.queues
+      return { ...state, slots: state.slots.filter((s) => s.name !== e.slot), queues }
     }
     case 'model.pull': {
       const e = data as ApiEvents['model.pull']
