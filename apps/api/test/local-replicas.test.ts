@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isAlive } from '@svc/core/node'
-import { startApiWithConfig, writeTinyGguf } from '@svc/testing'
+import { startApi, startApiWithConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sendChat } from './chat-requests'
 import { call, LIGHT_ARGS, llamaServerAvailable, loadOk, type SlotBody, waitForSlot } from './live'
@@ -83,5 +83,26 @@ describe.skipIf(!available)('a process slot with replicas = 2', () => {
     expect(unloaded.status).toBe(200)
     expect(unloaded.body.state).toBe('offline')
     for (const pid of [...pids, restarted]) expect(isAlive(pid)).toBe(false)
+  }, 90_000)
+
+  it('stops the replicas a crashed svc left behind when it starts again', async () => {
+    const crashed = await startApiWithConfig({
+      slots: { primary: `runtime = "process"\nreplicas = 2\nrestart = "no"\n${LIGHT_ARGS}` },
+    })
+    try {
+      const loaded = (await loadOk(crashed, 'primary', gguf)) as unknown as Replicated
+      const pids = (loaded.upstream?.pids ?? '').split(' ').map(Number)
+      expect(pids.filter((pid) => isAlive(pid))).toHaveLength(2)
+      await crashed.stop('SIGKILL') // a crash: nothing is cleaned up, the replicas run on
+      expect(pids.filter((pid) => isAlive(pid))).toHaveLength(2)
+      await using again = await startApi({ configDir: crashed.configDir, stateDir: crashed.stateDir })
+      const deadline = Date.now() + 20_000
+      while (pids.some((pid) => isAlive(pid)) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100))
+      expect(pids.filter((pid) => isAlive(pid))).toEqual([])
+      expect((await call<SlotBody>(again, '/api/slots/primary')).body.state).toBe('offline')
+    } finally {
+      await crashed[Symbol.asyncDispose]()
+    }
   }, 90_000)
 })

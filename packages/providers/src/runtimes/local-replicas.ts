@@ -77,8 +77,11 @@ export function withLocalReplicas(inner: Runtime): Runtime {
     },
     async recover(slot, isHealthy, signal) {
       if (!inner.recover) return undefined
-      for (let i = 0; i < MAX_REPLICAS; i++)
-        await inner.recover(replicaName(slot, i), async () => false, signal)
+      // Looked for in parallel (a pid file read, or one engine query, each): recovery runs at start-up.
+      const leftovers = Array.from({ length: MAX_REPLICAS }, (_, i) =>
+        inner.recover?.(replicaName(slot, i), async () => false, signal),
+      )
+      await Promise.all(leftovers)
       return inner.recover(slot, isHealthy, signal)
     },
   }
