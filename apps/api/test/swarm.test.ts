@@ -246,7 +246,7 @@ describe('a slot with runtime = "swarm"', () => {
       expect((await docker(['service', 'ls', '-q', '--filter', `id=${foreign}`])).trim()).not.toBe('')
 
       const env = { ...process.env, SVC_STATE_DIR: s.stateDir, SVC_CONFIG_DIR: s.configDir }
-      const listed = await runSvc(['doctor'], env)
+      const listed = await runSvc(['doctor', 'containers'], env)
       expect(listed.stdout).toMatch(
         new RegExp(`service\\s+svc-gone-${tag}\\s.*orphan\\s+its state dir .* is gone`),
       )

@@ -123,7 +123,7 @@ describe('svc token', () => {
     [['token', 'create', '--label', 'x', '--bogus'], /unknown option --bogus/],
     [['token', 'revoke'], /usage: svc token revoke ID/],
     [['token', 'revoke', '-x'], /12 letters and digits/],
-    [['token', 'frob'], /Usage: svc token/],
+    [['token', 'frob'], /svc token: unknown command "frob"/],
   ])('refuses %j with exit code 2', async (args, message) => {
     // In-process through the same entry as the binary, with the streams injected.
     let stderr = ''

@@ -200,7 +200,7 @@ function parseOptions(args: string[], sub: string): Options {
           throw new CliError(`${flag} must be a whole number >= 1, got "${value}"`, 2)
         out.limits = { ...out.limits, [limit]: n }
       } else out.values[name as 'label' | 'scope' | 'models'] = value
-    } else if (arg.startsWith('-')) {
+    } else if (arg.startsWith('--')) {
       const flag = arg.split('=')[0]!
       throw new UsageError(
         `svc token ${sub}`,
