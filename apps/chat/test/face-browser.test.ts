@@ -98,6 +98,11 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
         expect(await page.getByRole('menuitem', { name }).isVisible(), name).toBe(true)
       }
       await saveScreenshot(page, SUITE, 'chat-conversation-menu')
+      // A menu from the keyboard: the first item has the focus, ↓ moves on, Escape closes.
+      const focused = () => page.evaluate(() => document.activeElement?.textContent ?? null)
+      expect(await focused()).toBe('Rename')
+      await page.keyboard.press('ArrowDown')
+      expect(await focused()).toBe('Export Markdown')
       await page.keyboard.press('Escape')
       expect(await page.getByRole('menuitem', { name: 'Delete' }).count()).toBe(0)
 

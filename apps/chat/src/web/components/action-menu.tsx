@@ -11,7 +11,8 @@ export interface ActionMenuProps {
 
 /**
  * A "⋯" button that opens a small menu of actions (role `menu`; items are `menuitem` buttons or
- * links). Closes on a choice, on Escape (focus back on the button) and on a click elsewhere. The items
+ * links; the first takes the focus, ↑/↓ move through them). Closes on a choice, on Escape (focus back
+ * on the button) and on a click elsewhere. The items
  * exist only while it is open, so they are not in the page (nor in the tab order) until asked for.
  */
 export function ActionMenu({ label, children, class: className }: ActionMenuProps) {
@@ -27,6 +28,15 @@ export function ActionMenu({ label, children, class: className }: ActionMenuProp
       if (!root.current?.contains(event.target as Node)) setOpen(false)
     }
     const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+        // Up and down move through the items, round the ends, as in a menu.
+        const items = [...(root.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])]
+        const at = items.indexOf(document.activeElement as HTMLElement)
+        const step = event.key === 'ArrowDown' ? 1 : -1
+        items[(at + step + items.length) % items.length]?.focus()
+        event.preventDefault()
+        return
+      }
       if (event.key !== 'Escape') return
       setOpen(false)
       button.current?.focus()
