@@ -19,8 +19,9 @@ import { call, cli, llamaServerAvailable, loadOk, type SlotBody, waitForSlot } f
 
 const available = llamaServerAvailable()
 // `-n 4`: what the engine generates when a request carries no limit (a stripped max_tokens).
+// `max_loaded = 1`: a preset of another load swaps primary (no spare slot beside it), as tested here.
 const SLOT =
-  'args = ["-c", "256", "-np", "1", "--threads", "1", "-n", "4"]\nrestart = "no"\nload_on_request = true\n'
+  'args = ["-c", "256", "-np", "1", "--threads", "1", "-n", "4"]\nrestart = "no"\nload_on_request = true\nmax_loaded = 1\n'
 
 const PRESETS = `
 [presets.tiny]

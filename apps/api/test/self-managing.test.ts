@@ -18,9 +18,19 @@ const available = llamaServerAvailable()
 const ARGS = ['-np', '1', '--threads', '1']
 const SWAP_WAIT_S = 2
 
-/** The slot file's keys as `PUT /api/slots/primary` takes them. */
+/**
+ * The slot file's keys as `PUT /api/slots/primary` takes them. One model at a time (`max_loaded = 1`):
+ * these tests are about the swap and its queue; two at once is spare-slots.test.ts.
+ */
 function primary(extra: Record<string, unknown> = {}) {
-  return { args: ARGS, restart: 'no', load_on_request: true, max_swap_wait: `${SWAP_WAIT_S}s`, ...extra }
+  return {
+    args: ARGS,
+    restart: 'no',
+    load_on_request: true,
+    max_swap_wait: `${SWAP_WAIT_S}s`,
+    max_loaded: 1,
+    ...extra,
+  }
 }
 
 /** `svc_slot_auto_total` for primary's loads on request, from `/api/metrics`. */

@@ -25,9 +25,10 @@ describe.skipIf(!available)('a token limited to models', () => {
   let gguf = ''
   const server = useAuthServer({}, async ({ configDir, stateDir }) => {
     await writeSvcConfig(configDir, {
-      // load_on_request: a request for a known ref loads it here (the path a refusal must close).
+      // load_on_request: a request for a known ref loads it here (the path a refusal must close);
+      // max_loaded = 1: into primary itself, never a spare slot beside it.
       slots: {
-        primary: `backend = "cpu"\nruntime = "process"\nrestart = "no"\nload_on_request = true\n${LIGHT_ARGS}`,
+        primary: `backend = "cpu"\nruntime = "process"\nrestart = "no"\nload_on_request = true\nmax_loaded = 1\n${LIGHT_ARGS}`,
         // A second chat slot: listed in /v1/models while offline (an offline embed slot is not).
         other: 'provider = "llm"\nbackend = "cpu"\nruntime = "process"\n',
       },
