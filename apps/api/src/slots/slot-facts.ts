@@ -11,6 +11,8 @@ import type { SlotSystem } from './slot-system'
 
 /** How long one ask of an upstream's `/props` may take before the context size is reported unknown. */
 const PROPS_TIMEOUT_MS = 1_000
+/** How long an unknown answer of `/props` stands before the upstream is asked again. */
+const PROPS_RETRY_MS = 30_000
 
 export interface SlotFactsReader {
   /** The facts of each named slot (every slot when `names` is absent), by name. */
@@ -19,17 +21,23 @@ export interface SlotFactsReader {
 
 export function createSlotFacts(slots: SlotSystem): SlotFactsReader {
   // llama-server's own n_ctx, asked once per running upstream (keyed by slot, model and base URL).
-  const engineCtx = new Map<string, { key: string; value: Promise<number | null> }>()
+  // An upstream without /props (a remote of another kind) is asked again at most every RETRY_MS.
+  const engineCtx = new Map<string, { key: string; at: number; value: Promise<number | null> }>()
   const askedCtx = (name: string, status: SlotStatus): Promise<number | null> => {
     const base = typeof status.upstream?.base === 'string' ? status.upstream.base : undefined
     if (!base) return Promise.resolve(null)
     const key = `${status.model}|${base}`
     const known = engineCtx.get(name)
-    if (known?.key === key) return known.value
+    if (known?.key === key) {
+      if (Date.now() - known.at < PROPS_RETRY_MS) return known.value
+      const stale = known.value
+      return stale.then((n) => (n !== null ? n : ask(name, key, base)))
+    }
+    return ask(name, key, base)
+  }
+  const ask = (name: string, key: string, base: string) => {
     const value = propsContext(base)
-    engineCtx.set(name, { key, value })
-    // An upstream that did not answer yet (still warming) may later: ask again next time.
-    value.then((n) => n === null && engineCtx.get(name)?.key === key && engineCtx.delete(name))
+    engineCtx.set(name, { key, at: Date.now(), value })
     return value
   }
 
