@@ -9,7 +9,7 @@ import { pull, quants, rm, search } from './models-library'
 
 const HELP = `Usage: svc models <subcommand>
 
-  svc models [ls] [--all]            the models this machine can run: curated, pulled (URL or Hub)
+  svc models [ls] [--all]             the models this machine can run: curated, pulled (URL or Hub)
                                       and local files, whether each is on disk, and which slot holds
                                       it. --all: every model svc knows, with why the others cannot
                                       run here (no NPU, too little memory, no slot for its kind)
