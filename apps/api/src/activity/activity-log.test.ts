@@ -123,6 +123,24 @@ describe('the activity log', () => {
     expect(seen.map(([type, e]) => `${type} ${e.id}`)).toEqual(['activity.end q'])
   })
 
+  it('re-sends a request in flight when what it shows changed, while someone listens', async () => {
+    const log = createActivityLog({ updateMs: 5 })
+    const seen: string[] = []
+    log.subscribe((type, e) => seen.push(`${type} ${e.model}`))
+    const r = request('u')
+    log.onStart(r.started, 'primary', undefined)
+    r.record.model = 'qwen' // the lease is held
+    r.record.overheadSeconds = 0.01
+    await new Promise((resolve) => setTimeout(resolve, 40))
+    finish(r, { model: 'qwen' })
+    log.observe(r.record, r.req)
+    expect(seen[0]).toBe('activity.start primary')
+    expect(seen.filter((s) => s === 'activity.update qwen').length).toBeGreaterThanOrEqual(1)
+    expect(seen.at(-1)).toBe('activity.end qwen')
+    expect(new Set(seen.filter((s) => s.startsWith('activity.update'))).size).toBe(1)
+    log.stop()
+  })
+
   it('leaves the response alone while capture is off, and keeps redacted bodies while on', () => {
     let now = 1_000_000
     const log = createActivityLog({ now: () => now, capture: { now: () => now } })

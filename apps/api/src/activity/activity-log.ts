@@ -22,7 +22,7 @@ import { surfaceOf } from './surface'
 /** Finished requests kept (the ring's size). */
 export const ACTIVITY_KEPT = 300
 
-export type ActivityEventType = 'activity.start' | 'activity.end'
+export type ActivityEventType = 'activity.start' | 'activity.update' | 'activity.end'
 export type ActivityListener = (type: ActivityEventType, entry: ActivityEntry) => void
 
 export interface ActivityLogOptions {
@@ -37,6 +37,8 @@ export interface ActivityLogOptions {
   now?: () => number
   size?: number
   capture?: CaptureOptions
+  /** How often in-flight requests are re-sent (`activity.update`) while someone listens. Default 1 s. */
+  updateMs?: number
 }
 
 export interface ActivityQuery {
@@ -190,6 +192,33 @@ export function createActivityLog(options: ActivityLogOptions = {}): ActivityLog
     for (const listener of listeners) listener(type, entry)
   }
 
+  // While someone listens and requests are in flight, each is re-sent once a second when something a
+  // reader sees changed (its model once leased, its wait, its time to first token). No listener, no timer.
+  let ticker: ReturnType<typeof setInterval> | undefined
+  const lastSent = new Map<StartedRequest, string>()
+  function tick(): void {
+    if (listeners.size === 0 || inflight.length === 0) {
+      clearInterval(ticker)
+      ticker = undefined
+      lastSent.clear()
+      return
+    }
+    for (const request of lastSent.keys()) if (!inflight.includes(request)) lastSent.delete(request)
+    for (let i = 0; i < inflight.length; i++) {
+      const request = inflight[i]!
+      const entry = liveEntry(request, asked[i])
+      const { duration_ms: _, ...seen } = entry
+      const text = JSON.stringify(seen)
+      if (lastSent.get(request) === text) continue
+      lastSent.set(request, text)
+      emit('activity.update', entry)
+    }
+  }
+  function watchInflight(): void {
+    ticker ??= setInterval(tick, options.updateMs ?? 1000)
+    ticker.unref?.()
+  }
+
   const matches = (entry: ActivityEntry, viewer: ActivityViewer, query: ActivityQuery) =>
     viewer(entry.caller) &&
     (!query.model || entry.model === query.model || entry.slot === query.model) &&
@@ -204,7 +233,10 @@ export function createActivityLog(options: ActivityLogOptions = {}): ActivityLog
       inflight.push(request)
       asked.push(model)
       if (capture.active()) capture.begin(request.requestId, request.req, request.res, body)
-      if (listeners.size > 0) emit('activity.start', liveEntry(request, model))
+      if (listeners.size > 0) {
+        emit('activity.start', liveEntry(request, model))
+        watchInflight()
+      }
     },
     observe(record, req) {
       const i = indexOf(record)
@@ -251,9 +283,11 @@ export function createActivityLog(options: ActivityLogOptions = {}): ActivityLog
     },
     subscribe(listener) {
       listeners.add(listener)
+      if (inflight.length > 0) watchInflight()
       return () => listeners.delete(listener)
     },
     stop() {
+      clearInterval(ticker)
       off?.()
       listeners.clear()
     },

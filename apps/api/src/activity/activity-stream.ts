@@ -1,7 +1,7 @@
 /**
  * The activity log on `/api/events` (asked for with `?activity=1`): an `activity.snapshot` after the
- * stream's `snapshot` (and after each `resync`), then `activity.start` and `activity.end` for each
- * request the caller may see. Streams that do not ask get none, so an open Slots page costs the hot
+ * stream's `snapshot` (and after each `resync`), then `activity.start`, `activity.update` (while in
+ * flight, at most once a second) and `activity.end` for each request the caller may see. Streams that do not ask get none, so an open Slots page costs the hot
  * path nothing (the log makes events only while someone listens).
  */
 import type { Principal } from '@svc/auth'

@@ -37,8 +37,9 @@ export interface EventRoutesDeps {
  * 3. `resync` — `{slots: SlotStatus[]}`, the same as `snapshot` — when this client fell more than
  *    `eventQueueMax` events behind: what was queued is dropped and the client replaces its state;
  * 4. a `: ping` comment every `heartbeatMs` so proxies keep the stream open;
- * 5. with `?activity=1`: `activity.snapshot` after each `snapshot`/`resync`, then `activity.start` and
- *    `activity.end` per request (non-admins: their own requests only; activity/activity-stream.ts).
+ * 5. with `?activity=1`: `activity.snapshot` after each `snapshot`/`resync`, then `activity.start`,
+ *    `activity.update` and `activity.end` per request (non-admins: their own requests only;
+ *    activity/activity-stream.ts).
  *
  * Past the live-stream cap (`streams`, SVC_MAX_STREAMS) a subscriber is refused 503 `server.busy` with
  * `Retry-After`, before the stream starts. One heartbeat timer per connection, cleared when it ends. Callers that are not admin get the

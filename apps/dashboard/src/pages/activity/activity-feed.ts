@@ -1,7 +1,7 @@
 /**
  * The Activity page's live data: one stream of `/api/events?activity=1` (its `activity.snapshot`
  * replaces the state, as the live store's `snapshot` does; `activity.start` adds a request in flight,
- * `activity.end` moves it to the finished list), reconnecting with backoff (0.5 s doubling to 5 s).
+ * `activity.update` refreshes its figures, `activity.end` moves it to the finished list), reconnecting with backoff (0.5 s doubling to 5 s).
  * The stream is its own, opened only while the page is: other pages' streams carry no per-request
  * events.
  */
@@ -43,6 +43,10 @@ export function applyActivity(state: ActivityFeedState, event: string, data: unk
   const entry = data as ActivityEntry
   if (event === 'activity.start') {
     return { ...state, inflight: [entry, ...state.inflight.filter((e) => e.id !== entry.id)] }
+  }
+  if (event === 'activity.update') {
+    // Its figures so far (the model once leased, its wait, its time to first token); ignored once ended.
+    return { ...state, inflight: state.inflight.map((e) => (e.id === entry.id ? entry : e)) }
   }
   if (event === 'activity.end') {
     // A request capture kept counts in the switch's "n kept" (the server's cap trims it at the next snapshot).
