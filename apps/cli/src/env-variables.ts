@@ -10,7 +10,7 @@ export const CLI_ENV_VARIABLES = [
   {
     name: 'SVC_API_URL',
     fallback: 'http://127.0.0.1:8080',
-    meaning: 'the API the commands talk to (http or https)',
+    meaning: 'the API the commands talk to (http or https); `--url URL` on a command wins over it',
   },
   {
     name: 'SVC_TOKEN',
