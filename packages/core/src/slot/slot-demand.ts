@@ -92,10 +92,14 @@ export class SlotDemand {
     return this.waiters.length === 0 && this.active === 0 && this.swapping === null
   }
 
+  /** Refuses every waiting request with `error` (a spare slot's first load failed). */
+  refuseAll(error: unknown): void {
+    for (const w of [...this.waiters]) this.remove(w, asRequestError(error))
+  }
+
   /** Stops following the slot's events (a spare slot that went). */
   close(): void {
-    for (const off of this.offs) off()
-    this.wake?.abort()
+    for (const off of [...this.offs, () => this.wake?.abort()]) off()
   }
 
   /** Requests waiting, and since when the oldest waits (clock ms). */

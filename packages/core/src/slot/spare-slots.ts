@@ -169,7 +169,8 @@ export class SpareSlots {
       })
       try {
         const { loading } = await this.host.start(name, ref)
-        loading.catch(() => undefined) // its failure reaches the requests through its queue
+        // Its queue did not start this load: it hears of a failure from here.
+        loading.catch((error) => this.host.demand(name)?.refuseAll(error))
       } catch (error) {
         this.remove(name)
         // Memory changed since the question (another load took the room): the swap applies.
