@@ -22,7 +22,7 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
   let app: ChatInBrowser
 
   beforeAll(async () => {
-    stack = await startLiveStack({ slow: true, spare: true, context: 4096 })
+    stack = await startLiveStack({ slow: true, second: true, context: 4096 })
     app = await startChatInBrowser({ env: { SVC_CHAT_API_URL: stack.api.url } })
   }, 180_000)
 
@@ -136,6 +136,16 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
           timeout: 20_000,
         })
         .toBeGreaterThan('Assistant · slow'.length)
+      if (width === 'phone') {
+        // On a phone the answer soon overflows the list: the page still does not scroll, and Stop
+        // stays on screen (the page used to grow under it).
+        const list = page.getByRole('list', { name: 'Messages' })
+        await expect
+          .poll(() => list.evaluate((el) => el.scrollHeight > el.clientHeight), { timeout: 20_000 })
+          .toBe(true)
+        expect(await stop.isVisible()).toBe(true)
+      }
+      expect(await page.evaluate(() => document.documentElement.scrollHeight <= innerHeight)).toBe(true)
       const stopBox = (await stop.boundingBox())!
       expect(stopBox.y + stopBox.height).toBeLessThanOrEqual(VIEWPORTS[width].height)
       await saveScreenshot(page, SUITE, 'chat-streaming')
@@ -157,32 +167,32 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
       await picker.selectOption('primary')
       const option = (value: string) => picker.locator(`option[value="${value}"]`).textContent()
       expect(await option('primary')).toMatch(/^● primary.*— loaded$/)
-      expect(await option('spare')).toMatch(/^○ spare.*— not loaded$/)
+      expect(await option('second')).toMatch(/^○ second.*— not loaded$/)
 
-      await picker.selectOption('spare')
+      await picker.selectOption('second')
       const send = page.getByRole('button', { name: 'Send' })
-      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello, spare')
+      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello, second')
       expect(await send.isDisabled()).toBe(true)
-      const load = page.getByRole('button', { name: 'Load spare' })
+      const load = page.getByRole('button', { name: 'Load second' })
       await load.waitFor()
       const loadBox = (await load.boundingBox())!
       expect(loadBox.y + loadBox.height).toBeLessThanOrEqual(VIEWPORTS[width].height)
-      expect(await page.getByText('spare is not loaded.').isVisible()).toBe(true)
+      expect(await page.getByText('second is not loaded.').isVisible()).toBe(true)
       expect(await page.locator('body').textContent()).not.toMatch(COMMAND)
       await saveScreenshot(page, SUITE, 'chat-model-not-loaded')
 
       await load.click()
       await expect.poll(() => send.isEnabled(), { timeout: 60_000 }).toBe(true)
-      expect(await option('spare')).toMatch(/^● spare.*— loaded$/)
+      expect(await option('second')).toMatch(/^● second.*— loaded$/)
       await send.click()
       const answer = await lastAnswer(page)
-      expect(((await answer.textContent()) ?? '').length).toBeGreaterThan('Assistant · spare'.length)
+      expect(((await answer.textContent()) ?? '').length).toBeGreaterThan('Assistant · second'.length)
       expect(await answer.getByText('Failed.').count()).toBe(0)
       await saveScreenshot(page, SUITE, 'chat-model-loaded-answer')
       await page.context().close()
 
       // Unloaded again for the other width.
-      const res = await fetch(`${stack.api.url}/api/slots/spare/unload?wait=true`, { method: 'POST' })
+      const res = await fetch(`${stack.api.url}/api/slots/second/unload?wait=true`, { method: 'POST' })
       expect(res.status).toBe(200)
     }
   }, 240_000)

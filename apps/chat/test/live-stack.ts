@@ -37,10 +37,10 @@ export interface LiveStackOptions {
   /** A `slow` slot with a bigger tiny model and no answer limit (Stop has something to stop). */
   slow?: boolean
   /**
-   * A `spare` chat slot that is not loaded: its file names the tiny chat model as its default (a load
+   * A `second` chat slot that is not loaded: its file names the tiny chat model as its default (a load
    * without a model loads it) and lets it load on request, so `/v1/models` lists it either way.
    */
-  spare?: boolean
+  second?: boolean
   /** `primary`'s context in tokens (default 256): room for a long conversation of short turns. */
   context?: number
   env?: Record<string, string>
@@ -71,8 +71,8 @@ export async function startLiveStack(options: LiveStackOptions = {}): Promise<Li
     slots.slow = `provider = "llm"\nargs = ["-c", "2048", "-np", "1", "--threads", "1"]\n`
     loads.push(['slow', slow.path])
   }
-  if (options.spare) {
-    slots.spare = `provider = "llm"\nload_on_request = true\nargs = [${LIGHT}, "-n", "24"]\n[model]\ndefault = ${JSON.stringify(chat.path)}\n`
+  if (options.second) {
+    slots.second = `provider = "llm"\nload_on_request = true\nargs = [${LIGHT}, "-n", "24"]\n[model]\ndefault = ${JSON.stringify(chat.path)}\n`
   }
   if (options.speech) loads.push(['tts', 'espeak-ng'])
   const configDir = await writeSvcConfig(join(dir, 'config'), { slots })
