@@ -20,7 +20,7 @@ import { type ChatServer, startChat } from '../src/server/server'
 import { send } from './serve-app'
 
 const ID = 'AAAAAAAAAAAAAAAA' // well formed, names nothing: every route validates before it looks
-const CAP = 1_000_000 // under the JSON cap (1 MiB): these are parsed, not refused for size
+const CAP = 1_000_000 // under the JSON cap (3 MB): these are parsed, not refused for size
 
 /** Bodies no route may accept: `title` is no number, and the array's elements fit no schema. */
 function hostileBodies(): { kind: string; bytes: Buffer }[] {

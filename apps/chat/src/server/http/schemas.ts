@@ -37,8 +37,8 @@ export const SendSchema = v.object({
 /** `POST api/conversations/:id/messages/:messageId/edit`: replace an earlier user turn and continue. */
 export const EditSchema = v.object({ content: message, model: modelId })
 
-/** `POST api/models/load`: load a model the picker lists. */
-export const LoadSchema = v.object({ model: modelId })
+/** `POST api/models/load`: load a model the picker lists (nothing else: an unknown key is a 400). */
+export const LoadSchema = v.strictObject({ model: modelId })
 
 /** `POST api/conversations/:id/regenerate`: answer the last user turn again. */
 export const RegenerateSchema = v.object({ model: modelId })
