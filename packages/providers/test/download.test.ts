@@ -75,4 +75,15 @@ describe('downloadFile', () => {
       downloadFile({ url, dest: join(dir, 'x.gguf'), signal: AbortSignal.timeout(10_000) }),
     ).rejects.toThrow(`pull of ${url} failed: ECONNREFUSED`)
   })
+
+  it('says the machine looks offline, and what to do instead, when the host does not resolve', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-dl-'))
+    const url = 'http://svc-model-mirror.invalid/m.gguf' // .invalid never resolves (RFC 2606)
+    await expect(
+      downloadFile({ url, dest: join(dir, 'm.gguf'), signal: AbortSignal.timeout(10_000) }),
+    ).rejects.toThrow(
+      /^pull of http:\/\/svc-model-mirror\.invalid\/m\.gguf failed: cannot reach svc-model-mirror\.invalid \((ENOTFOUND|EAI_AGAIN)\): this machine looks offline; load a local \.gguf by path instead$/,
+    )
+    expect(await readdir(dir)).toEqual([])
+  })
 })

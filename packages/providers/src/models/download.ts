@@ -13,6 +13,7 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { PullProgress } from '@svc/core'
 import { syncDir } from '@svc/core/node'
+import { looksOffline, OFFLINE_WAY_ON } from './offline'
 
 export interface DownloadOptions {
   url: string
@@ -114,7 +115,12 @@ async function fetchFollowing(
       res = await fetch(target, { headers: sent, signal, redirect: 'manual' })
     } catch (error) {
       if (signal.aborted) throw error
-      throw new DownloadError(`pull of ${url} failed: ${causeOf(error)}`)
+      const code = (error as { cause?: { code?: string } }).cause?.code
+      throw new DownloadError(
+        looksOffline(code)
+          ? `pull of ${url} failed: cannot reach ${new URL(target).host} (${code}): this machine looks offline; ${OFFLINE_WAY_ON}`
+          : `pull of ${url} failed: ${causeOf(error)}`,
+      )
     }
     if (!REDIRECT_STATUSES.has(res.status)) return res
     await res.body?.cancel()

@@ -6,6 +6,7 @@
 
 import { HubApiError } from '@huggingface/hub'
 import { SvcError } from '@svc/core'
+import { looksOffline, OFFLINE_WAY_ON } from '../offline'
 
 /** A fetch that remembers the `X-Error-Code` / `X-Error-Message` of the last failed answer. */
 export function trackErrors(base: typeof fetch = fetch): {
@@ -97,14 +98,11 @@ export function hubError(error: unknown, at: HubErrorContext): SvcError {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause
   const why = cause?.code ?? cause?.message ?? (error as Error).message ?? String(error)
   // No name resolution or no route: the machine (or its DNS) is offline, which people can act on.
-  const offline = OFFLINE_CODES.has(cause?.code ?? '')
+  const offline = looksOffline(cause?.code)
   return new SvcError(
     'upstream.unavailable',
     `cannot reach the Hugging Face Hub at ${at.hubUrl} (${why}): ${
       offline ? 'this machine looks offline' : `it did not answer while ${at.what}`
-    }; load a local .gguf by path instead, or set HF_ENDPOINT to a mirror`,
+    }; ${OFFLINE_WAY_ON}, or set HF_ENDPOINT to a mirror`,
   )
 }
-
-/** Connection errors that mean "no network here" rather than "that server is down". */
-const OFFLINE_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ENETDOWN'])
