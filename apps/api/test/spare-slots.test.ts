@@ -177,6 +177,10 @@ describe.skipIf(!available)('spare slots: two models at once when memory allows'
     expect(events.at(-1)).toMatchObject({ event: 'slot.removed', data: { slot: 'primary-2' } })
     expect((await slots(api)).map((s) => s.name)).not.toContain('primary-2')
     expect((await call(api, '/api/slots/primary-2')).status).toBe(404)
+    // Its gauges go with it (its counters stay: they count what happened).
+    const metrics = String((await call<string>(api, '/api/metrics')).body)
+    expect(metrics).toMatch(/svc_slot_state\{slot="primary",state="(ready|idle)"\} 1/)
+    expect(metrics).not.toMatch(/svc_slot_(state|inflight|queue_depth)\{slot="primary-2"/)
   }, 60_000)
 })
 

@@ -25,6 +25,7 @@ export function registerSlotMetrics(
     labelNames: ['slot', 'state'] as const,
     registers,
     collect() {
+      this.reset() // a spare slot that went leaves no series behind
       for (const s of slots.manager.list())
         for (const st of SLOT_STATES) this.set({ slot: s.name, state: st }, s.state === st ? 1 : 0)
     },
@@ -36,6 +37,7 @@ export function registerSlotMetrics(
     labelNames: ['slot'] as const,
     registers,
     collect() {
+      this.reset()
       for (const s of slots.manager.list()) this.set({ slot: s.name }, s.inflight)
     },
   })
@@ -46,6 +48,7 @@ export function registerSlotMetrics(
     labelNames: ['slot'] as const,
     registers,
     collect() {
+      this.reset()
       for (const name of slots.manager.names()) this.set({ slot: name }, slots.manager.queue(name).depth)
     },
   })
@@ -56,6 +59,7 @@ export function registerSlotMetrics(
     labelNames: ['slot'] as const,
     registers,
     collect() {
+      this.reset()
       const now = Date.now()
       for (const name of slots.manager.names()) {
         const since = slots.manager.queue(name).oldestSince
