@@ -63,7 +63,9 @@ export function ChatPanel() {
       </div>
       <TextField label="System prompt" rows={2} value={system} onChange={setSystem} />
       <ChatView
-        key={model}
+        // A new conversation when the person picks another model; not when the list first arrives
+        // (that would drop what they typed meanwhile).
+        key={picked ?? ''}
         url="/v1/chat/completions"
         model={chosen ? model : ''}
         headers={authHeaders}
