@@ -14,7 +14,7 @@ import { type Lease, Slot, type SlotSnapshot } from './slot'
 import { type DemandAcquireOptions, SlotDemand } from './slot-demand'
 import type { DefaultLoadResult, LoadOptions, SlotManagerOptions } from './slot-manager-types'
 import { spareConfig, spareUnloadAfterMs } from './spare-plan'
-import { SpareSlots } from './spare-slots'
+import { SpareSlots, stopLeftoverSpares } from './spare-slots'
 
 export type { AdmissionRequest, LoadAdmission } from './load-admission'
 export type { DefaultLoadResult, LoadOptions, SlotManagerOptions } from './slot-manager-types'
@@ -207,7 +207,13 @@ export class SlotManager {
     // Each slot on its own: one that cannot be recovered (its container engine down) must not keep
     // the others, a remote slot or a host process, from their default loads.
     const slots = [...this.slots]
-    const results = await Promise.allSettled(slots.map(([, s]) => s.recover()))
+    const parents = [...this.configsByName.values()].filter((c) => this.loadsOnRequest(c))
+    const [results] = await Promise.all([
+      Promise.allSettled(slots.map(([, s]) => s.recover())),
+      stopLeftoverSpares(parents, (n) => this.slots.has(n), this.options.createDriver, 10_000).catch(
+        () => undefined,
+      ),
+    ])
     return results.flatMap((r, i) =>
       r.status === 'rejected' ? [{ slot: slots[i]![0], error: r.reason }] : [],
     )

@@ -124,4 +124,37 @@ describe('spare slots', () => {
     expect(m.names()).toEqual(['primary'])
     expect(events.map((e) => e.type)).toEqual(['slot.added', 'slot.removed'])
   })
+
+  it("stops what a previous run's spares left running, never adopting them nor touching named slots", async () => {
+    const clock = createTestClock()
+    const stopped: string[] = []
+    const leftover = (name: string) => ({
+      model: model('x'),
+      handle: {
+        base: new URL('http://127.0.0.1:1'),
+        exited: new Promise<never>(() => undefined),
+        stop: async () => {
+          stopped.push(name)
+        },
+        describe: () => ({}),
+        logs: () => [],
+      },
+    })
+    const named = { ...primary(), name: 'primary-2', provider: 'llm' }
+    const m = new SlotManager({
+      configs: [primary(), named],
+      bus: createEventBus<SvcEvents>(),
+      clock,
+      createDriver: (config) => ({
+        ...createTestDriver(),
+        recover: async () => (config.name.startsWith('primary-') ? leftover(config.name) : undefined),
+      }),
+      resolveModel: async (id) => model(id),
+    })
+    await clock.run(m.recoverAll())
+    // primary-2 is a named slot here: adopted as its own (primary-2-2… are its spares' names).
+    expect(stopped.sort()).toEqual(['primary-2-2', 'primary-2-3', 'primary-2-4', 'primary-3', 'primary-4'])
+    expect(m.names()).toEqual(['primary', 'primary-2'])
+    expect(m.get('primary-2').snapshot().state).toBe('ready')
+  })
 })

@@ -13,6 +13,7 @@ import type { EventBus } from '../event-bus'
 import type { SvcEvents } from '../events'
 import type { ModelEntry } from '../models'
 import type { SlotConfig } from '../slot-config'
+import type { SlotDriver } from '../slot-driver'
 import type { LoadAdmission } from './load-admission'
 import type { Lease, Slot, SlotSnapshot } from './slot'
 import type { DemandAcquireOptions, SlotDemand } from './slot-demand'
@@ -42,6 +43,35 @@ interface Spare {
   ref: string
   /** Why it went offline, when it failed: a reload on request answers this instead. */
   failure: SvcError | null
+}
+
+/**
+ * Stops what a previous run's spare slots left running (svc ended without unloading them): spares
+ * are never adopted, since nothing asked for them in this run. `parents`: the named slots that load
+ * on request; names up to their `max_loaded` (at least `DEFAULT_MAX_LOADED`) that no named slot
+ * `taken` are looked for.
+ */
+export async function stopLeftoverSpares(
+  parents: readonly SlotConfig[],
+  taken: (name: string) => boolean,
+  createDriver: (config: SlotConfig) => SlotDriver,
+  graceMs: number,
+): Promise<void> {
+  const names = parents.flatMap(
+    (p) =>
+      Array.from({ length: Math.max(p.demand.maxLoaded ?? 0, DEFAULT_MAX_LOADED) - 1 }, (_, i) =>
+        spareConfig(p, `${p.name}-${i + 2}`),
+      ).filter((c) => !taken(c.name)), // a named slot of that name is its own
+  )
+  const signal = new AbortController().signal
+  await Promise.all(
+    names.map(async (config) => {
+      const found = await createDriver(config)
+        .recover?.(signal)
+        .catch(() => undefined)
+      await found?.handle.stop(graceMs).catch(() => undefined)
+    }),
+  )
 }
 
 /** Spares that went are remembered this many at a time (a request resolved to one goes to its parent). */
