@@ -125,6 +125,10 @@ describe.skipIf(!available)('spare slots: two models at once when memory allows'
     expect(after.filter((s) => s.spare_of === 'primary').map((s) => s.name)).toEqual(['primary-2'])
     // Naming the slot still reaches the slot's own model.
     expect(await chat(api, 'primary')).toMatchObject({ status: 200, model: refs.a })
+    // A client lists B by its id; the spare is no model name of its own.
+    const listed = (await call<{ data: { id: string }[] }>(api, '/v1/models')).body.data.map((m) => m.id)
+    expect(listed).toEqual(expect.arrayContaining(['primary', refs.a, refs.b]))
+    expect(listed).not.toContain('primary-2')
   }, 120_000)
 
   it('answers 20 interleaved concurrent A/B requests each from the model it named, losing none', async () => {

@@ -53,8 +53,12 @@ export function v1ModelsRoutes(deps: AppDeps) {
     const listing = await listedHere(deps.slots)
     const slots = deps.slots.manager.list()
     const bySlot = new Map(slots.map((slot) => [slot.name, slot]))
-    // The image slot is reached through /v1/images/* and its model ids; it is no chat alias.
-    const aliases = deps.slots.manager.names().filter((name) => listing.slot(name))
+    // The image slot is reached through /v1/images/* and its model ids; it is no chat alias. Nor is
+    // a spare slot (primary-2): the model it holds is listed by its own id.
+    const { manager } = deps.slots
+    const aliases = manager
+      .names()
+      .filter((name) => listing.slot(name) && manager.spareOf(name) === undefined)
     // Models a request can use without a download: on disk or held by a slot (NPU tags, remote
     // upstreams). The whole catalogue is `GET /api/models` / `svc models ls`.
     const byModel = new Map(slots.filter((slot) => slot.model).map((slot) => [slot.model!, slot]))
@@ -70,7 +74,7 @@ export function v1ModelsRoutes(deps: AppDeps) {
     const refCapabilities = async (model: ModelEntry): Promise<Described> => {
       const holder = byModel.get(model.id)
       if (holder?.runtime === 'remote') return slotCapabilities(holder.name)
-      const config = holder ? deps.slots.manager.config(holder.name) : undefined
+      const config = holder && manager.has(holder.name) ? manager.config(holder.name) : undefined
       return described(await modelFacts(model, config && { provider: config.provider, role: config.role }))
     }
     const view = (slot: SlotSnapshot | undefined, model: string | null): SvcModelView => ({
