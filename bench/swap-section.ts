@@ -97,7 +97,8 @@ async function oneRun(o: {
   await writeFile(
     join(configDir, 'slots', 'primary.toml'),
     `runtime = "process"\nbackend = "cpu"\nrestart = "no"\nargs = ${JSON.stringify(ARGS)}\n` +
-      `load_on_request = true\nmax_swap_wait = ${o.wait}\n`,
+      // max_loaded = 1: a swap on every alternation (memory room would open a spare slot instead).
+      `load_on_request = true\nmax_swap_wait = ${o.wait}\nmax_loaded = 1\n`,
   )
   const api = await startApi({
     configDir,
