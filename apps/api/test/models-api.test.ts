@@ -1,6 +1,6 @@
 import type { HardwareFacts } from '@svc/providers'
+import { offer } from '@svc/providers'
 import { describe, expect, it } from 'vitest'
-import { offer } from '../src/routes/model-offer'
 import { testApp } from './helpers'
 
 const machine = (totalGb: number) => ({ memory: { totalGb } }) as HardwareFacts

@@ -1,14 +1,12 @@
 /**
  * `svc doctor`: whether each slot's backend can run on this machine. With the API up, its verdict
- * (`GET /api/slots` → `runnable`, issue 39's one place); with the API down, the same picker the API
- * judges by (`@svc/providers`: detection, then `buildHardwareReport`) over the slot files in the
- * config dir. A slot that cannot run blocks svc only when it is enabled (the API loads it at start).
+ * (`GET /api/slots` → `runnable`); with the API down, the very function the API judges by
+ * (`slotRunnable`, @svc/providers) over the same picker report (detection, then
+ * `buildHardwareReport`) and the slot files in the config dir. A slot that cannot run blocks svc only when it is enabled (the API loads it at start).
  */
 import { join } from 'node:path'
-import type { Backend, RuntimeKind } from '@svc/core'
 import { readSlotConfigDir } from '@svc/core/node'
 import {
-  assertBackend,
   buildHardwareReport,
   createImageCache,
   createImageProvider,
@@ -17,7 +15,7 @@ import {
   createSttProvider,
   describeProvider,
   type HardwareFacts,
-  type ProviderBackends,
+  slotRunnable,
 } from '@svc/providers'
 import type { ImageManifest } from '@svc/providers/manifest'
 import type { Finding } from './finding'
@@ -50,9 +48,6 @@ export function slotFinding(slot: SlotVerdict, configDir: string): Finding {
   }
 }
 
-/** Kinds the picker decides for (as the API's slot system: third-party and tts are not second-guessed). */
-const PICKED = ['llm', 'image', 'npu', 'stt']
-
 /** The slots of `configDir` judged by the picker, as the API would judge them (the API is down). */
 export async function slotsFromPicker(options: {
   configDir: string
@@ -77,36 +72,16 @@ export async function slotsFromPicker(options: {
   )
   const { configs } = await readSlotConfigDir(options.configDir)
   return configs.map((config) => {
-    const backend = config.backend ?? report.defaults[config.provider] ?? null
+    // As the API's slot system applies a file: the picker's backend where the file names none.
+    const backend = config.backend ?? report.defaults[config.provider]
     return {
       name: config.name,
       provider: config.provider,
-      backend,
+      backend: backend ?? null,
       runtime: config.runtime ?? null,
       enabled: config.enabled,
-      runnable: judge(report.providers, config.provider, backend, config.runtime),
+      // The API's own verdict (`slotRunnable`, @svc/providers), over the same picker report.
+      runnable: slotRunnable(backend ? { ...config, backend } : config, { providers: report.providers }),
     }
   })
-}
-
-/** The picker's own check (the one every load passes), its refusal's message as the reason. */
-function judge(
-  providers: Record<string, ProviderBackends>,
-  kind: string,
-  backend: string | null,
-  runtime: RuntimeKind | undefined,
-): NonNullable<SlotVerdict['runnable']> {
-  const verdicts = providers[kind]
-  if (!PICKED.includes(kind) || !verdicts) return { ok: true, reason: null, backends: [] }
-  const backends = Object.entries(verdicts).map(([b, v]) => ({ backend: b, ok: v?.ok ?? false }))
-  if (!backend) {
-    const why = Object.entries(verdicts).map(([b, v]) => `${b}: ${v && !v.ok ? v.reason : 'ok'}`)
-    return { ok: false, reason: `no backend runs here (${why.join('; ')})`, backends }
-  }
-  try {
-    assertBackend(providers, kind, backend as Backend, runtime)
-    return { ok: true, reason: null, backends }
-  } catch (error) {
-    return { ok: false, reason: (error as Error).message, backends }
-  }
 }
