@@ -223,4 +223,11 @@ describe.skipIf(!available)('spare slots: none when memory holds only one model'
     expect((await slots(api)).filter((s) => s.spare_of !== null)).toEqual([])
     expect(watch.events.some((e) => e.event === 'slot.added')).toBe(false)
   }, 120_000)
+
+  it('answers 10 interleaved concurrent A/B requests through swaps, each from the model it named', async () => {
+    const asked = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? 'tiny-a' : 'tiny-b'))
+    const answers = await Promise.all(asked.map((model) => chat(api, model)))
+    expect(answers.map((r) => [r.status, r.model])).toEqual(asked.map((m) => [200, m]))
+    expect((await slots(api)).filter((s) => s.spare_of !== null)).toEqual([])
+  }, 120_000)
 })
