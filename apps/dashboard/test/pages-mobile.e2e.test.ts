@@ -5,6 +5,7 @@
  * page lists only what is offered here until "Show all".
  */
 import { saveScreenshot, VIEWPORTS } from '@svc/testing'
+import { formatBytes } from '@svc/ui'
 import type { Locator, Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useDashboard } from './dashboard-session'
@@ -101,7 +102,7 @@ describe.skipIf(!partsPresent())('the Models, Settings and Usage pages at both w
       // Size is the API's `size` (all the model's files), nothing added.
       const tiny = all.models.find((m) => m.id === 'tiny-extra')!
       const sizeText = await extra.getByRole('cell').nth(2).textContent()
-      expect(sizeText).toBe(decimalBytes(tiny.size!))
+      expect(sizeText).toBe(formatBytes(tiny.size!))
 
       // Ids wrap only after a separator: checked on every id the list shows.
       for (const header of await table.getByRole('rowheader').all()) {
@@ -196,15 +197,3 @@ describe.skipIf(!partsPresent())('the Models, Settings and Usage pages at both w
     }, 60_000)
   }
 })
-
-/** A byte count in decimal units as the pages write it (`1.5 MB`; @svc/ui's formatBytes). */
-function decimalBytes(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB']
-  let value = bytes
-  let unit = 0
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000
-    unit++
-  }
-  return `${value.toFixed(unit === 0 || value >= 100 ? 0 : 1)} ${units[unit]}`
-}

@@ -23,8 +23,9 @@ export interface SlotBackendVerdict {
 }
 
 /**
- * What the API works out about a slot for every face (issue 39: computed in one place,
- * `apps/api/src/slots/runnable.ts`): what it answers, whether it can run here, what it holds.
+ * What the API works out about a slot for every face (issue 39: whether it runs here is computed in
+ * one place, `slotRunnable` in @svc/providers' picker): what it answers, whether it can run here,
+ * what it holds.
  */
 export interface SlotFacts {
   /** The requests it answers: `chat`, `embeddings`, `rerank`, `transcription`, `speech`, `images`, or a third party's. */

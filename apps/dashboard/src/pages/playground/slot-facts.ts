@@ -3,15 +3,10 @@
  * to `GET /api/slots` and the events' slot objects (`serves`, `runnable`). Until the API sends them
  * they are absent and the playground falls back to the built-in slot names.
  */
-import type { SlotSnapshot } from '@svc/core'
+import type { SlotFacts, SlotSnapshot } from '@svc/core'
 
-/** `runnable` of a slot: whether some backend of it runs on this machine, and why not. */
-export interface SlotRunnable {
-  ok: boolean
-  reason: string | null
-}
-
-export type LiveSlot = SlotSnapshot & { serves?: string[]; runnable?: SlotRunnable }
+/** A slot as the playground reads it: the snapshot, and `serves`/`runnable` when the API sends them. */
+export type LiveSlot = SlotSnapshot & Partial<Pick<SlotFacts, 'serves' | 'runnable'>>
 
 /** A kind of request the playground's tabs make: its word in `serves`, in `capabilities`, and in prose. */
 export const KINDS = {

@@ -5,37 +5,14 @@
  * that does not send them yet (it then shows less, never a guess: whether a slot runs here is the
  * API's verdict, not the dashboard's).
  */
+import type { SlotFacts, SlotMetricsSeries } from '@svc/core'
 
-/** One backend the picker weighed for this slot on this machine. */
-export interface BackendVerdict {
-  backend: string
-  ok: boolean
-  /** Why not, for people ("no ROCm GPU found"); null when ok. */
-  reason: string | null
-}
-
-export interface Runnable {
-  /** Some backend/runtime of this slot can run on this machine (a remote slot: true). */
-  ok: boolean
-  reason: string | null
-  backends: BackendVerdict[]
-}
-
-/** What the loaded model holds: bytes on a device ("cpu", "gpu0"), measured or estimated. */
-export interface SlotMemory {
-  device: string
-  bytes: number
-  estimated: boolean
-}
-
-/** The last minute in 5 s buckets, oldest first. */
-export interface SlotSeries {
-  bucket_ms: number
-  /** Requests finished per bucket. */
-  requests: number[]
-  /** Generation speed per bucket; null where no request finished. */
-  tokens_per_second: Array<number | null>
-}
+// The shapes are core's (`SlotFacts`, `SlotMetricsSeries`: what the API sends); each field is read
+// as optional here.
+export type BackendVerdict = SlotFacts['runnable']['backends'][number]
+export type Runnable = SlotFacts['runnable']
+export type SlotMemory = NonNullable<SlotFacts['memory']>
+export type SlotSeries = SlotMetricsSeries
 
 export interface SlotExtras {
   serves: string[] | null
