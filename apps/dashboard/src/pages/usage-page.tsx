@@ -15,6 +15,8 @@ const RANGES = [
 ] as const
 
 const n = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en') : '0')
+/** `1 request`, `2 requests`, `0 tokens`. */
+const count = (v: unknown, noun: string) => `${n(v)} ${noun}${v === 1 ? '' : 's'}`
 
 /**
  * Who used what (`GET /api/usage`): tokens per day as a chart, then a table per token and one per
@@ -48,8 +50,8 @@ export function UsagePage() {
         {data ? <TokensChart bars={dayBars(data.day.rows, days)} /> : <p class="loading">Loading…</p>}
         {data ? (
           <p>
-            {n(data.day.totals.requests)} requests, {n(data.day.totals.total_tokens)} tokens
-            {data.day.totals.images ? `, ${n(data.day.totals.images)} images` : ''}
+            {count(data.day.totals.requests, 'request')}, {count(data.day.totals.total_tokens, 'token')}
+            {data.day.totals.images ? `, ${count(data.day.totals.images, 'image')}` : ''}
             {data.day.totals.audio_seconds
               ? `, ${n(data.day.totals.audio_seconds)} s of audio transcribed`
               : ''}
