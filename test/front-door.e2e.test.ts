@@ -186,8 +186,13 @@ describe.skipIf(!present)('the front door: Caddy, the dashboard and the chat app
       await page.getByLabel('Model').selectOption('primary')
       await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello through the proxy')
       await page.getByRole('button', { name: 'Send' }).click()
-      await page.getByRole('button', { name: 'Regenerate' }).waitFor({ timeout: 60_000 })
-      const answer = page.getByRole('list', { name: 'Messages' }).getByRole('listitem').last()
+      // A finished answer has its actions menu (Copy, Edit, Regenerate live in it).
+      const answer = page
+        .getByRole('list', { name: 'Messages' })
+        .getByRole('listitem')
+        .filter({ hasText: 'Assistant' })
+        .last()
+      await answer.getByRole('button', { name: 'Message actions' }).waitFor({ timeout: 60_000 })
       expect(((await answer.textContent()) ?? '').length).toBeGreaterThan('Assistant · primary'.length)
       // Kept by the chat app for this user (as the browser, through the proxy).
       const saved = await page.evaluate(async () => {

@@ -42,7 +42,7 @@ function inUse(port: number): Promise<string | undefined> {
   })
 }
 
-/** "the API 0.1.0" / "the chat app 0.1.0" when svc answers on the port, else undefined. */
+/** "the API <version>" / "the chat app <version>" when svc answers on the port, else undefined. */
 async function whichSvc(port: number): Promise<string | undefined> {
   for (const [path, what] of [
     ['/api/health/system', 'the API'],
