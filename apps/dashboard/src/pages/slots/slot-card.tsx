@@ -66,6 +66,9 @@ export function SlotCard(props: SlotCardProps) {
   const cannotRun = runnable !== null && !runnable.ok && !running && !busyState
   const lastError = slot.lastError && slot.lastError !== cleared ? slot.lastError : null
   const said = lastError ? sayError(null, lastError) : null
+  // A spare slot (`primary-2`): svc opened it beside its parent for a second model, with the
+  // parent's settings and no file of its own (the API refuses to save one), and closes it when idle.
+  const spareOf = view?.spare_of ?? null
   const close = () => {
     if (dialog === 'settings') props.onSettingsClosed?.()
     setDialog(null)
@@ -91,7 +94,7 @@ export function SlotCard(props: SlotCardProps) {
         />
         {/* The slot's own tools sit in its header, so the actions below stay one row at any width. */}
         <div class="card-tools">
-          {settingsButton('Settings')}
+          {spareOf ? null : settingsButton('Settings')}
           <Link class="svc-button" href={`/logs/${slot.name}`} label={`Logs of ${slot.name}`}>
             Logs
           </Link>
@@ -105,6 +108,11 @@ export function SlotCard(props: SlotCardProps) {
             : { ...slot, model: slot.model ?? view?.config.default_model },
         )}
       </p>
+      {spareOf ? (
+        <p class="spare-of">
+          Spare of {spareOf}: a second model beside it, with its settings; it closes when idle.
+        </p>
+      ) : null}
       {running || busyState ? (
         <SlotFigures slot={slot} extras={extras} metrics={metrics} queue={queue} now={now} />
       ) : null}
