@@ -108,6 +108,28 @@ describe('process runtime', () => {
     }
   })
 
+  it('starts again on another port when the taken port is found open before the upstream binds', async () => {
+    // An engine that loads its model before it binds (whisper-server) finds the port taken only after
+    // that load; until then the port answers, held by someone else. svc must not take it as the upstream's.
+    const taken = createServer()
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r))
+    const busy = (taken.address() as { port: number }).port
+    const ports = [busy, await freePort()]
+    const runtime = createProcessRuntime({
+      stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')),
+      pickPort: async () => ports.shift()!,
+      env: process.env,
+    })
+    const handle = await runtime.start(request(fakeProvider(['--listen-after-ms', '1000'])))
+    try {
+      expect(Number(handle.base.port)).not.toBe(busy)
+      expect(await httpOk(handle.base, '/health', AbortSignal.timeout(5_000))).toBe(true)
+    } finally {
+      await handle.stop(2_000)
+      taken.close()
+    }
+  })
+
   it('names the command to run when the engine is missing', async () => {
     const runtime = createProcessRuntime({
       stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')),

@@ -9,7 +9,7 @@ import { buildResponses } from './fake-upstream-responses.mjs'
 
 const USAGE = `usage: fake-upstream [--host H] [--port P] [--model ID] [--delay-ms N] [--stream-chunks N]
   [--chunk-interval-ms N] [--fail-health] [--health-after-ms N] [--crash-after N] [--crash-mid-stream]
-  [--ignore-sigterm] [--error-shape llama|text|html|detail|200-error]`
+  [--ignore-sigterm] [--error-shape llama|text|html|detail|200-error] [--listen-after-ms N]`
 const ERROR_SHAPES = ['llama', 'text', 'html', 'detail', '200-error']
 
 function parseFlags() {
@@ -25,6 +25,7 @@ function parseFlags() {
         'chunk-interval-ms': { type: 'string', default: '0' },
         'fail-health': { type: 'boolean', default: false },
         'health-after-ms': { type: 'string', default: '0' },
+        'listen-after-ms': { type: 'string', default: '0' },
         'crash-after': { type: 'string', default: '0' },
         'crash-mid-stream': { type: 'boolean', default: false },
         'ignore-sigterm': { type: 'boolean', default: false },
@@ -57,6 +58,8 @@ function parseFlags() {
     chunkIntervalMs: int('chunk-interval-ms'),
     failHealth: values['fail-health'],
     healthAfterMs: int('health-after-ms'),
+    // Binds only after this long, as an engine that loads its model before it listens (whisper-server).
+    listenAfterMs: int('listen-after-ms'),
     crashAfter: int('crash-after'),
     crashMidStream: values['crash-mid-stream'],
     ignoreSigterm: values['ignore-sigterm'],
@@ -204,8 +207,10 @@ process.on('SIGTERM', () => {
   process.exit(0)
 })
 
-server.listen(flags.port, flags.host, () => {
-  const { port } = server.address()
-  const host = flags.host.includes(':') ? `[${flags.host}]` : flags.host
-  process.stdout.write(`fake-upstream listening on http://${host}:${port}\n`)
-})
+setTimeout(() => {
+  server.listen(flags.port, flags.host, () => {
+    const { port } = server.address()
+    const host = flags.host.includes(':') ? `[${flags.host}]` : flags.host
+    process.stdout.write(`fake-upstream listening on http://${host}:${port}\n`)
+  })
+}, flags.listenAfterMs)

@@ -46,7 +46,12 @@ export interface ProcessRuntimeOptions {
   othersLive?: () => Promise<readonly number[]>
 }
 
-const MIN_ALIVE_MS = 300
+/**
+ * How long a port that another process holds may stay "not the upstream's" before it is taken as the
+ * upstream's anyway: a wrapper whose child listens, where /proc cannot tell (the upstreams svc starts
+ * listen themselves, so they never wait for it).
+ */
+const FOREIGN_WAIT_MS = 3_000
 const BIND_ERROR = /address already in use|EADDRINUSE|couldn't bind|could not bind|failed to bind/i
 
 export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
@@ -237,19 +242,21 @@ export async function portOpenOrExit(
   })
   const started = Date.now()
   const deadline = started + deadlineMs
+  let foreignSince: number | undefined
   let delay = 20
   while (Date.now() < deadline) {
     if (signal.aborted) return 'aborted'
     if (exited) return 'exited'
     if (await canConnect(handle.base)) {
-      // Someone else may hold the port (we lost the race for it): then our upstream dies of a bind
-      // error right after starting. Give it that moment before calling the port ours, unless /proc
-      // shows the listening socket is the upstream's own (no wait for the common case).
       const pid = handle.describe().pid
-      const ours = typeof pid === 'number' && (await listensOn(pid, Number(handle.base.port)))
-      const young = ours ? 0 : MIN_ALIVE_MS - (Date.now() - started)
-      if (young > 0) await new Promise((r) => setTimeout(r, young))
-      return exited ? 'exited' : 'open'
+      if (typeof pid === 'number' && (await listensOn(pid, Number(handle.base.port))))
+        return exited ? 'exited' : 'open'
+      // Someone else holds the port (we lost the race for it): our upstream dies of a bind error when
+      // it binds, which an engine that loads its model first (whisper-server) does only after that
+      // load. Keep watching for its own socket or its exit, for a while: then the port is taken as
+      // the upstream's (a wrapper whose child listens, where /proc cannot tell).
+      foreignSince ??= Date.now()
+      if (Date.now() - foreignSince >= FOREIGN_WAIT_MS) return exited ? 'exited' : 'open'
     }
     await new Promise((r) => setTimeout(r, delay))
     delay = Math.min(delay * 2, 250)
