@@ -88,47 +88,35 @@ describe('process runtime', () => {
     expect(exit.reason).toMatch(/exited with code 1/)
   })
 
-  it('starts again on another port when its port was taken in the meantime', async () => {
-    const taken = createServer()
-    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r))
-    const busy = (taken.address() as { port: number }).port
-    const ports = [busy, await freePort()]
-    const runtime = createProcessRuntime({
-      stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')),
-      pickPort: async () => ports.shift()!,
-      env: process.env,
-    })
-    const handle = await runtime.start(request(fakeProvider()))
-    try {
-      expect(Number(handle.base.port)).not.toBe(busy)
-      expect(await httpOk(handle.base, '/health', AbortSignal.timeout(2_000))).toBe(true)
-    } finally {
-      await handle.stop(2_000)
-      taken.close()
-    }
-  })
-
-  it('starts again on another port when the taken port is found open before the upstream binds', async () => {
-    // An engine that loads its model before it binds (whisper-server) finds the port taken only after
-    // that load; until then the port answers, held by someone else. svc must not take it as the upstream's.
-    const taken = createServer()
-    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r))
-    const busy = (taken.address() as { port: number }).port
-    const ports = [busy, await freePort()]
-    const runtime = createProcessRuntime({
-      stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')),
-      pickPort: async () => ports.shift()!,
-      env: process.env,
-    })
-    const handle = await runtime.start(request(fakeProvider(['--listen-after-ms', '1000'])))
-    try {
-      expect(Number(handle.base.port)).not.toBe(busy)
-      expect(await httpOk(handle.base, '/health', AbortSignal.timeout(5_000))).toBe(true)
-    } finally {
-      await handle.stop(2_000)
-      taken.close()
-    }
-  })
+  // The free port is probed, released, then bound by the upstream: another process may take it in
+  // between. An engine that binds at once dies of the bind error; one that loads its model before it
+  // binds (whisper-server) finds the port taken only after that load, while the port already answers,
+  // held by someone else: svc must not take it as the upstream's.
+  it.each([
+    ['binds at once', []],
+    ['binds only after loading (1 s)', ['--listen-after-ms', '1000']],
+  ])(
+    'starts again on another port when its port was taken in the meantime (an upstream that %s)',
+    async (_, args) => {
+      const taken = createServer()
+      await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r))
+      const busy = (taken.address() as { port: number }).port
+      const ports = [busy, await freePort()]
+      const runtime = createProcessRuntime({
+        stateDir: await mkdtemp(join(tmpdir(), 'svc-proc-')),
+        pickPort: async () => ports.shift()!,
+        env: process.env,
+      })
+      const handle = await runtime.start(request(fakeProvider(args)))
+      try {
+        expect(Number(handle.base.port)).not.toBe(busy)
+        expect(await httpOk(handle.base, '/health', AbortSignal.timeout(5_000))).toBe(true)
+      } finally {
+        await handle.stop(2_000)
+        taken.close()
+      }
+    },
+  )
 
   it('names the command to run when the engine is missing', async () => {
     const runtime = createProcessRuntime({
