@@ -77,3 +77,30 @@ export function ActionMenu({ label, children, class: className }: ActionMenuProp
     </div>
   )
 }
+
+/**
+ * One action of an {@link ActionMenu}: a `menuitem` button that closes the menu, then runs `onPick`
+ * (`close` is the function the menu hands its children).
+ */
+export function MenuItem(props: {
+  close: () => void
+  onPick: () => unknown
+  disabled?: boolean
+  class?: string
+  children: ComponentChildren
+}) {
+  return (
+    <button
+      type="button"
+      role="menuitem"
+      class={props.class}
+      disabled={props.disabled}
+      onClick={() => {
+        props.close()
+        void props.onPick()
+      }}
+    >
+      {props.children}
+    </button>
+  )
+}

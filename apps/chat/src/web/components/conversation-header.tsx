@@ -2,7 +2,7 @@ import { ConfirmDialog } from '@svc/ui'
 import { useState } from 'preact/hooks'
 import { remove, rename } from '../actions'
 import { useChat } from '../store'
-import { ActionMenu } from './action-menu'
+import { ActionMenu, MenuItem } from './action-menu'
 import { ModelPicker } from './model-picker'
 import { SystemPrompt } from './system-prompt'
 
@@ -47,16 +47,9 @@ export function ConversationHeader() {
           <ActionMenu label="Conversation actions">
             {(close) => (
               <>
-                <button
-                  type="button"
-                  role="menuitem"
-                  onClick={() => {
-                    close()
-                    setRenaming(true)
-                  }}
-                >
+                <MenuItem close={close} onPick={() => setRenaming(true)}>
                   Rename
-                </button>
+                </MenuItem>
                 <a
                   role="menuitem"
                   href={`api/conversations/${current.id}/export?format=md`}
@@ -73,17 +66,9 @@ export function ConversationHeader() {
                 >
                   Export JSON
                 </a>
-                <button
-                  type="button"
-                  role="menuitem"
-                  class="chat-menu-danger"
-                  onClick={() => {
-                    close()
-                    setConfirming(true)
-                  }}
-                >
+                <MenuItem close={close} class="chat-menu-danger" onPick={() => setConfirming(true)}>
                   Delete
-                </button>
+                </MenuItem>
               </>
             )}
           </ActionMenu>

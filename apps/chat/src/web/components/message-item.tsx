@@ -5,7 +5,7 @@ import { edit, regenerate } from '../actions'
 import { pageText } from '../page-text'
 import { usable } from '../send-block'
 import { useChat } from '../store'
-import { ActionMenu } from './action-menu'
+import { ActionMenu, MenuItem } from './action-menu'
 import { useReadAloud } from './read-aloud'
 
 const STATUS_NOTE: Record<Message['status'], string | null> = {
@@ -60,55 +60,30 @@ export function MessageItem({ message: m, isLastAnswer, busy }: MessageItemProps
             {(close) => (
               <>
                 {actions.copy ? (
-                  <button
-                    type="button"
-                    role="menuitem"
-                    onClick={async () => {
-                      close()
+                  <MenuItem
+                    close={close}
+                    onPick={async () => {
                       setCopied(await copyText(m.content))
                       setTimeout(() => setCopied(false), 1500)
                     }}
                   >
                     Copy
-                  </button>
+                  </MenuItem>
                 ) : null}
                 {actions.edit ? (
-                  <button
-                    type="button"
-                    role="menuitem"
-                    disabled={busy}
-                    onClick={() => {
-                      close()
-                      setEditing(true)
-                    }}
-                  >
+                  <MenuItem close={close} disabled={busy} onPick={() => setEditing(true)}>
                     Edit
-                  </button>
+                  </MenuItem>
                 ) : null}
                 {actions.regenerate ? (
-                  <button
-                    type="button"
-                    role="menuitem"
-                    disabled={busy}
-                    onClick={() => {
-                      close()
-                      void regenerate()
-                    }}
-                  >
+                  <MenuItem close={close} disabled={busy} onPick={regenerate}>
                     Regenerate
-                  </button>
+                  </MenuItem>
                 ) : null}
                 {actions.speak ? (
-                  <button
-                    type="button"
-                    role="menuitem"
-                    onClick={() => {
-                      close()
-                      void aloud.start()
-                    }}
-                  >
+                  <MenuItem close={close} onPick={aloud.start}>
                     Read aloud
-                  </button>
+                  </MenuItem>
                 ) : null}
               </>
             )}
