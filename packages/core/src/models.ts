@@ -32,7 +32,7 @@ export interface ModelEntry {
   licenseUrl?: string
   badge?: string
   description?: string
-  /** Image models: the workflow template in `comfyui-workflows/`; without one the model is not offered. */
+  /** Image models: the workflow template in `workflows/`; without one the model is not offered. */
   workflow?: string
   /**
    * llm models: the multimodal projector (llama.cpp's `mmproj` GGUF) that lets the model see images.

@@ -9,7 +9,7 @@ import type { Provider, SlotContext } from '../src/contract'
 import { createImageCache } from '../src/image/image-cache'
 import { createImageProvider } from '../src/image/image-provider'
 
-const WORKFLOWS = fileURLToPath(new URL('../../../comfyui-workflows', import.meta.url))
+const WORKFLOWS = fileURLToPath(new URL('../../../workflows', import.meta.url))
 const model: ModelEntry = { id: 'sdxl-turbo', format: 'checkpoint', provider: 'image', source: 'catalogue' }
 
 let dir: string

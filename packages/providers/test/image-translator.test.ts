@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createImageCache, type ImageCache } from '../src/image/image-cache'
 import { createImageTranslator, type ImageTranslatorOptions } from '../src/image/image-translator'
 
-const WORKFLOWS = fileURLToPath(new URL('../../../comfyui-workflows', import.meta.url))
+const WORKFLOWS = fileURLToPath(new URL('../../../workflows', import.meta.url))
 const CHECKPOINTS = [
   'flux1-schnell-fp8.safetensors',
   'sd_xl_turbo_1.0_fp16.safetensors',

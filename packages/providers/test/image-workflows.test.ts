@@ -7,7 +7,7 @@ import { fillWorkflow, loadWorkflowTemplate } from '../src/image/workflow-templa
 import { loadCatalogue } from '../src/models/catalogue'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
-const WORKFLOWS = `${ROOT}comfyui-workflows`
+const WORKFLOWS = `${ROOT}workflows`
 const CHECKPOINTS = [
   'flux1-schnell-fp8.safetensors',
   'sd_xl_turbo_1.0_fp16.safetensors',
@@ -31,7 +31,7 @@ describe('workflow templates', () => {
     }
   })
 
-  it('carry the defaults comfyui-workflows/README.md gives each model', async () => {
+  it('carry the defaults workflows/README.md gives each model', async () => {
     const facts = {
       'sd-1.5-pruned-emaonly': {
         size: [512, 512],

@@ -2,7 +2,7 @@
 export type ComfyGraph = Record<string, { class_type: string; inputs: Record<string, unknown> }>
 
 /**
- * ComfyUI's default SD 1.5 API prompt (the shape of comfyui-workflows/sd-1.5-pruned-emaonly.json; output
+ * ComfyUI's default SD 1.5 API prompt (the shape of workflows/sd-1.5-pruned-emaonly.json; output
  * node "9"), small and quick by default for the stand-in: 64×64, 3 steps, seed 42.
  */
 export function sd15Prompt(

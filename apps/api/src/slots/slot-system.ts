@@ -56,7 +56,7 @@ import { createModelResolver } from './resolve-model'
 import { createRuntimes } from './runtimes'
 
 export const DEFAULT_CATALOGUE = fileURLToPath(new URL('../../../../manifests/models.toml', import.meta.url))
-export const DEFAULT_WORKFLOWS = fileURLToPath(new URL('../../../../comfyui-workflows', import.meta.url))
+export const DEFAULT_WORKFLOWS = fileURLToPath(new URL('../../../../workflows', import.meta.url))
 
 /**
  * Kinds the picker decides for (it knows their host programs and images). Others — third-party

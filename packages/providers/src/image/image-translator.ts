@@ -3,7 +3,7 @@
  *
  * 1. Validate the body (`parseImageRequest`) and apply the model's own rules (size multiple, steps
  *    limit, cfg of distilled models: 0–1 → ComfyUI's 1.0 = guidance off).
- * 2. Fill the model's template (comfyui-workflows/) with the values, a random 64-bit seed when none was
+ * 2. Fill the model's template (workflows/) with the values, a random 64-bit seed when none was
  *    sent, and a unique `filename_prefix` `svc/<prompt id>` (so ComfyUI's output cache never hands
  *    back another request's files); the checkpoint name is the one ComfyUI lists (see
  *    `chooseCheckpoint`).
@@ -60,7 +60,7 @@ export interface ImageModelOption {
 
 export interface ImageTranslatorOptions {
   cache: ImageCache
-  /** The `comfyui-workflows/` directory. */
+  /** The `workflows/` directory. */
   workflowsDir: string
   models?: readonly ImageModelOption[]
   /** Budget for one request, from queueing to the last image stored (ms). Default 10 min. */

@@ -1,5 +1,5 @@
 /**
- * Workflow templates (`comfyui-workflows/<id>.json` + `comfyui-workflows/<id>.meta.json`, see comfyui-workflows/README.md).
+ * Workflow templates (`workflows/<id>.json` + `workflows/<id>.meta.json`, see workflows/README.md).
  * The graph is a complete ComfyUI API-format prompt whose literal values are the model's defaults;
  * the sidecar says which `[node, input]` receives each request value. Filling a template copies the
  * graph and writes only those inputs, so an unfilled template is itself a valid prompt.

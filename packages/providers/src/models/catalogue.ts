@@ -27,7 +27,7 @@ export const CatalogueEntrySchema = v.strictObject({
   license_url: v.optional(v.pipe(v.string(), v.url())),
   badge: v.optional(v.string()),
   description: v.optional(v.string()),
-  /** Image models: the workflow template in `comfyui-workflows/` (absent = catalogued but not offered). */
+  /** Image models: the workflow template in `workflows/` (absent = catalogued but not offered). */
   workflow: v.optional(v.string()),
   /** Image models: native size `WxH`. */
   native_size: v.optional(v.pipe(v.string(), v.regex(/^\d+x\d+$/))),
