@@ -5,29 +5,9 @@
  */
 
 import { setFlagsFromString } from 'node:v8'
-import { createLogger, stopOnSignals } from '@svc/core/node'
-import { readServeEnv, type ServeEnv } from './env'
+import { runServer } from '@svc/core/node'
+import { readServeEnv } from './env'
 import { startSvc } from './server'
-
-async function main(): Promise<void> {
-  keepRequestsYoung()
-  let env: ServeEnv
-  try {
-    env = readServeEnv(process.env)
-  } catch (error) {
-    process.stderr.write(`svc: ${(error as Error).message}\n`)
-    process.exit(2)
-  }
-  const logger = createLogger({ level: env.logLevel })
-  const starting = startSvc({ env, logger })
-  stopOnSignals(starting, logger) // before it listens
-  try {
-    await starting
-  } catch (error) {
-    logger.error('cannot start', { host: env.host, port: env.port, error })
-    process.exit(1)
-  }
-}
 
 /**
  * V8 "pretenures" an allocation site (allocates its objects straight in the old generation) once most
@@ -42,4 +22,5 @@ function keepRequestsYoung(): void {
   setFlagsFromString('--no-allocation-site-pretenuring')
 }
 
-void main()
+keepRequestsYoung()
+void runServer({ name: 'svc', environment: process.env, readEnv: readServeEnv, start: startSvc })

@@ -4,7 +4,7 @@
  */
 import type { Server } from 'node:http'
 import { checkTokensFile, createHostRule, createProxyTrust, thisMachineHostnames } from '@svc/auth'
-import { guardServer, type Logger, SVC_VERSION } from '@svc/core/node'
+import { closeHttp, type Logger, SVC_VERSION, serveHttp } from '@svc/core/node'
 import { type AppType, createApp } from './app'
 import { answerClientError } from './client-error'
 import { createCors } from './cors'
@@ -74,17 +74,24 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
   })
   const server = newServer()
   const handler = createHttpHandler({ app, dispatcher: wiring.dispatcher, cors, refuse, ollama, ...guard })
-  server.on('request', guardServer(server, handler, { maxConnections: env.maxConnections }))
-  const url = await listen(server, env.port, env.host)
+  const { url } = await serveHttp(server, {
+    port: env.port,
+    host: env.host,
+    maxConnections: env.maxConnections,
+    handler,
+    onClientError: answerClientError,
+    // WebSocket upgrades (`onUpgrade: (req, socket, head) => …`) attach here.
+  })
   const ollamaServer = env.ollamaPort === undefined ? undefined : newServer()
   if (ollamaServer) {
-    const ollamaHandler = createOllamaListener(ollama, refuse)
-    ollamaServer.on(
-      'request',
-      guardServer(ollamaServer, ollamaHandler, { maxConnections: env.maxConnections }),
-    )
-    const ollamaUrl = await listen(ollamaServer, env.ollamaPort!, env.host)
-    logger.info('svc ollama API listening', { url: ollamaUrl })
+    const ollamaListening = await serveHttp(ollamaServer, {
+      port: env.ollamaPort!,
+      host: env.host,
+      maxConnections: env.maxConnections,
+      handler: createOllamaListener(ollama, refuse),
+      onClientError: answerClientError,
+    })
+    logger.info('svc ollama API listening', { url: ollamaListening.url })
   }
   logger.info('svc listening', {
     url,
@@ -106,29 +113,10 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
       stopping ??= (async () => {
         ollamaServer?.close()
         ollamaServer?.closeAllConnections()
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-        server.closeIdleConnections()
-        const timer = setTimeout(() => server.closeAllConnections(), env.drainMs)
-        await closed
-        clearTimeout(timer)
+        await closeHttp(server, { graceMs: env.drainMs })
         await wiring.stop()
       })()
       return stopping
     },
   }
-}
-
-/** Listens on `port` (0: any) and `host`; answers the URL it listens on. */
-async function listen(server: Server, port: number, host: string): Promise<string> {
-  server.on('clientError', answerClientError)
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const address = server.address()
-  const bound = typeof address === 'object' && address ? address.port : port
-  return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`
 }

@@ -1,9 +1,8 @@
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createHostRule, createProxyTrust, thisMachineHostnames } from '@svc/auth'
-import { guardServer, type Logger, lazyListener, SVC_VERSION } from '@svc/core/node'
+import { closeHttp, httpUrl, type Logger, lazyListener, SVC_VERSION, serveHttp } from '@svc/core/node'
 import { createChatApp } from './app'
 import { createGenerations } from './chat/generations'
 import type { ChatEnv } from './env'
@@ -82,17 +81,15 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
     const { getRequestListener } = await import('@hono/node-server')
     return getRequestListener(app.fetch)
   })
-  server.on('request', guardServer(server, listener, { maxConnections: env.maxConnections }))
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(env.port, env.host, () => {
-      server.off('error', reject)
-      resolve()
-    })
+  const address = await serveHttp(server, {
+    port: env.port,
+    host: env.host,
+    maxConnections: env.maxConnections,
+    handler: listener,
+    // WebSocket upgrades (`onUpgrade: (req, socket, head) => …`) attach here.
   })
-  const address = server.address() as AddressInfo
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
-  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`
+  const wildcard = address.address === '0.0.0.0' || address.address === '::'
+  const url = httpUrl(wildcard ? '127.0.0.1' : address.address, address.port)
   logger.info('svc chat listening', {
     url,
     host: address.address,
@@ -114,12 +111,12 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
       stopping ??= (async () => {
         clearInterval(sweeper)
         generations.stopAll('shutdown')
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()))
         // Streams end as their answers are saved; give them a moment, then cut what is left.
         const deadline = Date.now() + 5_000
-        while (generations.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
-        server.closeAllConnections()
-        await closed
+        const saved = (async () => {
+          while (generations.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+        })()
+        await closeHttp(server, { graceMs: 5_000, until: saved })
         store.close()
       })()
       return stopping
