@@ -1,6 +1,7 @@
 import { SLOT_STATES } from '@svc/core'
 import { Counter, Gauge, Histogram } from 'prom-client'
 import type { ApiMetrics } from '../metrics'
+import { registerAlertMetrics } from './alert-metrics'
 import { registerReplicaMetrics } from './replica-metrics'
 import type { SlotSystem } from './slot-system'
 
@@ -10,7 +11,7 @@ import type { SlotSystem } from './slot-system'
  * `svc_slot_load_seconds{slot}` (leaving offline → ready), `svc_slot_inflight{slot}`,
  * `svc_slot_queue_depth{slot}`, `svc_slot_queue_oldest_wait_seconds{slot}` and
  * `svc_slot_auto_total{slot,action,reason}` (loads and unloads svc did on its own), and how each
- * slot's replicas were chosen (`replica-metrics.ts`).
+ * slot's replicas were chosen (`replica-metrics.ts`), and what the alert rules need (`alert-metrics.ts`).
  * `scrapeUpstreams` re-exposes each running llama-server's own `/metrics` with a `slot` label.
  */
 export function registerSlotMetrics(
@@ -19,6 +20,7 @@ export function registerSlotMetrics(
 ): { scrapeUpstreams(): Promise<string> } {
   const registers = [metrics.registry]
   registerReplicaMetrics(metrics, slots)
+  registerAlertMetrics(metrics, slots)
   const state = new Gauge({
     name: 'svc_slot_state',
     help: 'Current state of each slot (1 for the current state, 0 otherwise).',
