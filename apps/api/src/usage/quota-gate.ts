@@ -15,6 +15,7 @@ import { IncomingMessage, type ServerResponse } from 'node:http'
 import {
   addRateLimitHeaders,
   hasLimits,
+  type LimitName,
   type LimitState,
   type Principal,
   type QuotaLimits,
@@ -34,6 +35,8 @@ export interface QuotaGateOptions {
   limitsOf(tokenId: string): QuotaLimits | undefined
   /** `SVC_IDENTITY_QUOTA`: the quota of every forwarded identity; absent: people are not limited. */
   identityLimits?: QuotaLimits
+  /** Told of each refusal of a token over its own quota (for `svc_quota_refusals_total`). */
+  onTokenRefused?(tokenId: string, limit: LimitName): void
 }
 
 /** Writes a refusal in the shape of the surface the request came in on (`/v1`: svc's; Ollama's own). */
@@ -114,9 +117,9 @@ export function createQuotaGate(options: QuotaGateOptions): QuotaGate {
                   tighter(meter.state(byToken, tokenLimits!), meter.state(byPerson, people!)),
                 ),
       )
-      const refusal =
-        (byToken !== undefined && refusalOf(byToken, tokenLimits!, 'token')) ||
-        (byPerson !== undefined && refusalOf(byPerson, people!, 'person'))
+      const byTokenRefusal = byToken !== undefined && refusalOf(byToken, tokenLimits!, 'token')
+      if (byTokenRefusal) options.onTokenRefused?.(subject.token, byTokenRefusal.param as LimitName)
+      const refusal = byTokenRefusal || (byPerson !== undefined && refusalOf(byPerson, people!, 'person'))
       if (refusal) {
         refuse(res, refusal, requestId)
         return false

@@ -1,7 +1,8 @@
 /**
  * Builds the usage side of the API: the ledger at `<state>/usage.db`, the quota meter, the recorder
  * fed by every dispatch record, the quota gate for the inference path, and the per-token counters
- * for Prometheus (labelled by token id only: never a secret, never a label a person typed).
+ * for Prometheus (labelled by token id only: never a secret, never a label a person typed), with
+ * `svc_quota_refusals_total{token,limit}` for a token over its quota.
  */
 
 import type { IncomingMessage } from 'node:http'
@@ -60,10 +61,16 @@ export function createUsage(options: {
     },
     onProblem: (message) => logger.error('usage ledger problem', { error: message }),
   })
+  const refusals = hot.counter(
+    'svc_quota_refusals_total',
+    'Requests refused with 429 quota.exceeded because a token was over its own quota, by token id and limit.',
+    ['token', 'limit'],
+  )
   const gate = createQuotaGate({
     meter: recorder.meter,
     limitsOf: (id) => tokens.lookup(id)?.limits,
     identityLimits: env.identityLimits,
+    onTokenRefused: (id, limit) => refusals.add([id, limit]),
   })
   return {
     recorder,
