@@ -1,10 +1,9 @@
 /**
- * Load generators: wrk (a separate process, so the measuring does not share svc's event loop) for
- * request rate and latency, and a small Node client for SSE events/s and time to first byte.
+ * The hop section's load generator: wrk (a separate process, so the measuring does not share svc's
+ * event loop) for request rate and latency.
  */
 import { spawn } from 'node:child_process'
 import { rm, writeFile } from 'node:fs/promises'
-import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Peer } from './peers'
@@ -53,56 +52,6 @@ function parseLatency(m: RegExpExecArray | null): number {
   if (!m) return Number.NaN
   const v = Number(m[1])
   return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v
-}
-
-export interface SseResult {
-  eventsPerSecond: number
-  ttfbMs: number
-}
-
-/** Sequential streamed chat requests; events/s over all of them and the median time to first byte. */
-export async function runSse(peer: Peer, requests: number): Promise<SseResult> {
-  const body = JSON.stringify({
-    model: peer.model,
-    stream: true,
-    messages: [{ role: 'user', content: 'Count.' }],
-  })
-  const url = new URL(`${peer.url}/v1/chat/completions`)
-  let events = 0
-  let totalMs = 0
-  const ttfbs: number[] = []
-  for (let i = 0; i < requests; i++) {
-    const started = performance.now()
-    const result = await new Promise<{ events: number; ttfb: number }>((resolve, reject) => {
-      const req = request(
-        url,
-        { method: 'POST', headers: { 'content-type': 'application/json', ...peer.headers } },
-        (res) => {
-          const ttfb = performance.now() - started
-          let n = 0
-          let carry = ''
-          res.on('data', (chunk: Buffer) => {
-            const text = carry + chunk.toString()
-            const parts = text.split('\n\n')
-            carry = parts.pop() ?? ''
-            n += parts.filter((p) => p.startsWith('data:')).length
-          })
-          res.on('end', () => resolve({ events: n, ttfb }))
-          res.on('error', reject)
-        },
-      )
-      req.on('error', reject)
-      req.end(body)
-    })
-    totalMs += performance.now() - started
-    events += result.events
-    ttfbs.push(result.ttfb)
-  }
-  ttfbs.sort((a, b) => a - b)
-  return {
-    eventsPerSecond: (events / totalMs) * 1000,
-    ttfbMs: ttfbs[Math.floor(ttfbs.length / 2)] ?? Number.NaN,
-  }
 }
 
 function run(cmd: string, args: string[]): Promise<string> {

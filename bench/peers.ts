@@ -1,14 +1,14 @@
 /**
- * The processes a benchmark run measures: the fake upstream (the limit), svc in front of it, and
- * Caddy's reverse_proxy in front of it (the peer). All on 127.0.0.1, started and stopped here.
+ * The processes the hop section measures: the fake upstream (the limit), and in front of it svc, the
+ * minimal Node proxy and Caddy's reverse_proxy. All on 127.0.0.1, started and stopped here.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { createTokenStore, type QuotaLimits } from '@svc/auth'
+import { join } from 'node:path'
+import { createTokenStore } from '@svc/auth'
 import { freePort } from '@svc/providers/internals'
-import { BUILT_ENTRIES, ensureBuilt, REPO_ROOT, startApi } from '@svc/testing'
+import { REPO_ROOT, startApi } from '@svc/testing'
 
 export interface Peer {
   name: string
@@ -22,7 +22,6 @@ export interface Peer {
 }
 
 const FAKE = join(REPO_ROOT, 'packages/testing/bin/fake-upstream.mjs')
-const CLUSTER = join(REPO_ROOT, 'bench/cluster-svc.mjs')
 const NODE_PROXY = join(REPO_ROOT, 'bench/node-proxy.mjs')
 
 export async function startFakeUpstream(args: string[] = []): Promise<Peer> {
@@ -47,7 +46,7 @@ export async function startFakeUpstream(args: string[] = []): Promise<Peer> {
  */
 export async function startSvc(
   upstream: string,
-  options: { auth?: boolean; env?: Record<string, string>; limits?: QuotaLimits } = {},
+  options: { auth?: boolean; env?: Record<string, string> } = {},
 ): Promise<Peer> {
   const { configDir, token } = await svcConfig(upstream, options)
   const auth = options.auth
@@ -82,88 +81,20 @@ export async function startSvc(
   }
 }
 
-async function svcConfig(
-  upstream: string,
-  options: { auth?: boolean; enabled?: string; limits?: QuotaLimits },
-) {
+async function svcConfig(upstream: string, options: { auth?: boolean }) {
   const configDir = await mkdtemp(join(tmpdir(), 'svc-bench-config-'))
   await mkdir(join(configDir, 'slots'), { recursive: true })
-  const load = options.enabled ? `enabled = true\n[model]\ndefault = "${options.enabled}"\n` : ''
   await writeFile(
     join(configDir, 'slots', 'bench.toml'),
-    `provider = "llm"\nruntime = "remote"\nurl = "${upstream}"\nrestart = "no"\n${load}`,
+    `provider = "llm"\nruntime = "remote"\nurl = "${upstream}"\nrestart = "no"\n`,
   )
   let token: string | undefined
   if (options.auth) {
     const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0 })
-    const limits = options.limits ? { limits: options.limits } : {}
-    token = (await store.create({ label: 'bench', scope: 'v1-only', ...limits })).token
+    token = (await store.create({ label: 'bench', scope: 'v1-only' })).token
     await store.close()
   }
   return { configDir, token }
-}
-
-/**
- * An experiment, not a product: `workers` copies of the built svc (auth on) sharing one port through
- * node:cluster (the primary hands each accepted connection to a worker; wrk's keep-alive connections
- * then talk to their worker directly). Each worker loads the remote slot itself at start.
- */
-export async function startClusterSvc(upstream: string, workers: number): Promise<Peer> {
-  const weights = join(await mkdtemp(join(tmpdir(), 'svc-bench-model-')), 'bench-model.gguf')
-  await writeFile(weights, 'remote slot: svc never reads this file')
-  const { configDir, token } = await svcConfig(upstream, { auth: true, enabled: weights })
-  const stateDir = await mkdtemp(join(tmpdir(), 'svc-bench-state-'))
-  const port = await freePort()
-  await ensureBuilt('api')
-  const child = spawn(process.execPath, [CLUSTER, String(workers), BUILT_ENTRIES.api], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      SVC_HOST: '127.0.0.1',
-      SVC_PORT: String(port),
-      SVC_CONFIG_DIR: configDir,
-      SVC_STATE_DIR: stateDir,
-      SVC_AUTH_ENABLED: '1',
-      SVC_LOG_LEVEL: 'info',
-    },
-  })
-  await waitFor(child, /all workers ready/, 60_000)
-  const url = `http://127.0.0.1:${port}`
-  const headers = { authorization: `Bearer ${token}` }
-  await untilEveryWorkerServes(url, headers, workers)
-  return {
-    name: `svc (auth on) in ${workers} processes`,
-    url,
-    model: 'bench',
-    headers,
-    stop: async () => {
-      await kill(child)
-      await rm(configDir, { recursive: true, force: true })
-      await rm(stateDir, { recursive: true, force: true })
-      await rm(dirname(weights), { recursive: true, force: true })
-    },
-  }
-}
-
-/**
- * A worker listens before its slot has loaded, and the primary hands connections out in turn: until
- * 2 × workers requests in a row, each on a new connection, are answered 200, some worker still
- * answers 409 and wrk would count those as errors.
- */
-async function untilEveryWorkerServes(url: string, headers: Record<string, string>, workers: number) {
-  const body = JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 })
-  const deadline = Date.now() + 60_000
-  for (let inARow = 0; inARow < 2 * workers; ) {
-    if (Date.now() > deadline) throw new Error('svc cluster: not every worker loaded its slot within 60 s')
-    const r = await fetch(`${url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', connection: 'close' },
-      body,
-    })
-    await r.arrayBuffer()
-    inARow = r.status === 200 ? inARow + 1 : 0
-    if (inARow === 0) await new Promise((resolve) => setTimeout(resolve, 100))
-  }
 }
 
 /** The Node ceiling: the least a Node proxy can do (bench/node-proxy.mjs), in front of the upstream. */
@@ -211,7 +142,7 @@ export async function startCaddy(upstream: string): Promise<Peer | undefined> {
   }
 }
 
-function waitFor(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<void> {
+export function waitFor(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<void> {
   return new Promise((resolve, reject) => {
     let out = ''
     const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}: ${out}`)), timeoutMs)
@@ -235,7 +166,7 @@ function waitFor(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Prom
   })
 }
 
-async function kill(child: ChildProcess): Promise<void> {
+export async function kill(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = new Promise((r) => child.once('exit', r))
   child.kill('SIGTERM')

@@ -1,40 +1,32 @@
 /**
- * `pnpm bench`: what svc costs where users feel it, as ratios measured in one run on this machine.
+ * `pnpm bench`: svc measured where users feel it, side by side with its peers in one run on this
+ * machine, each section reported as goals (measure, value, target, met).
  *
- * Sections (all by default; BENCH_SECTIONS=proxy,engine,memory,start,swap,usage picks some):
- * - proxy: the hop through svc against a static fake upstream, next to direct and Caddy, with the
- *   cost of two `/api/events` subscribers and a multi-process experiment (bench/proxy-section.ts);
- * - engine: real llama-server with the tiny GGUF, direct vs through svc; loads and swaps
- *   (bench/engine-section.ts);
- * - memory: RSS per open stream with 500 slow streams held through svc (bench/stream-memory.ts);
- * - start: `pnpm start` to listening and the idle RSS of what it leaves running (bench/start-section.ts);
- * - swap: a mixed A/B load on one slot that loads on request, with and without the swap-aware
- *   ordering (bench/swap-section.ts);
- * - usage: the hop with the usage ledger and a quota check on vs off (bench/usage-section.ts).
+ * Sections (all by default; BENCH_SECTIONS=hop,switch,replicas picks some):
+ * - hop: the hop through svc against the minimal Node proxy and Caddy, a guard (bench/hop-section.ts);
+ * - switch: alternating requests for two models: the engine alone, llama.cpp's router, svc with and
+ *   without memory room for both (bench/switch-section.ts);
+ * - replicas: multi-turn conversations over 2 local replicas, cache-aware routing against
+ *   least-loaded and one server (bench/replicas-section.ts).
  *
  * svc always runs from the build (`pnpm build`; rebuilt here when stale), as users run it. Prints
- * markdown and writes it to bench/results/<timestamp>.md and latest.md. Env of each section: see its
- * file; BENCH_ROUNDS (default 5) applies to the proxy and engine sections.
+ * markdown and writes it to bench/results/<timestamp>.md and latest.md. Each section's file names
+ * the variables that tune it.
  */
 import { writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os'
 import { join } from 'node:path'
-import { engineSection } from './engine-section'
 import { goalTable, type SectionResult } from './goals'
-import { proxySection } from './proxy-section'
+import { hopSection } from './hop-section'
+import { replicasSection } from './replicas-section'
 import { RESULTS_DIR, writeReport } from './report-file'
-import { startSection } from './start-section'
-import { streamMemorySection } from './stream-memory'
-import { swapSection } from './swap-section'
-import { usageSection } from './usage-section'
+import { switchSection } from './switch-section'
 
+/** Each section by name, in the order a full run takes them. */
 const SECTIONS: Record<string, (log: (line: string) => void) => Promise<SectionResult>> = {
-  proxy: proxySection,
-  engine: engineSection,
-  memory: streamMemorySection,
-  start: startSection,
-  swap: swapSection,
-  usage: usageSection,
+  hop: hopSection,
+  switch: switchSection,
+  replicas: replicasSection,
 }
 
 async function main(): Promise<void> {

@@ -7,10 +7,9 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
 }
 
-/** The sample with the median `key` (whole samples, so figures measured together stay together). */
-export function medianBy<T>(samples: readonly T[], key: (t: T) => number): T {
-  const sorted = [...samples].sort((a, b) => key(a) - key(b))
-  return sorted[Math.floor(sorted.length / 2)]!
+/** The arithmetic mean; NaN when empty. */
+export function mean(values: readonly number[]): number {
+  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN
 }
 
 /**
@@ -28,13 +27,6 @@ export function median(values: readonly number[]): number {
 /** `n` with `digits` decimals, or `n/a`. */
 export function fmt(n: number | undefined, digits = 0): string {
   return n !== undefined && Number.isFinite(n) ? n.toFixed(digits) : 'n/a'
-}
-
-/** `a / b` as `0.97×`, or `n/a`. */
-export function ratio(a: number | undefined, b: number | undefined): string {
-  return a !== undefined && b !== undefined && Number.isFinite(a) && Number.isFinite(b) && b !== 0
-    ? `${(a / b).toFixed(2)}×`
-    : 'n/a'
 }
 
 /**

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Peer } from '../bench/peers'
-import { inTurn, measureInRounds } from '../bench/replicas'
-import { paired, pairedText, roundOrder } from '../bench/stats'
+import { mean, paired, pairedText, quantile, roundOrder } from '../bench/stats'
 
 // The bench's verdicts rest on these: a goal is the median of per-round ratios of runs made back to back.
 describe('bench statistics', () => {
@@ -31,56 +29,11 @@ describe('bench statistics', () => {
     expect(roundOrder(['a', 'b', 'c'], 2)).toEqual(['c', 'b', 'a'])
   })
 
-  it('takes the processes of one configuration in turn', () => {
-    const group = [
-      { name: 'x', url: 'u1' },
-      { name: 'x', url: 'u2' },
-    ] as Peer[]
-    expect([1, 2, 3, 4].map((r) => inTurn(group, r).url)).toEqual(['u1', 'u2', 'u1', 'u2'])
-  })
-
-  it('measures groups in alternating order, each through its processes in turn', async () => {
-    const seen: string[] = []
-    const a = [
-      { name: 'a', url: 'a1' },
-      { name: 'a', url: 'a2' },
-    ] as Peer[]
-    const b = [{ name: 'b', url: 'b1' }] as Peer[]
-    const results = await measureInRounds(
-      [a, b],
-      3,
-      async (p) => {
-        seen.push(p.url)
-        return p.url.length
-      },
-      undefined,
-      // Each measured run right after its own process was brought back from idling.
-      async (p) => seen.push(`settle ${p.url}`),
-    )
-    expect(seen).toEqual(['a1', 'b1', 'b1', 'a2', 'a1', 'b1'].flatMap((url) => [`settle ${url}`, url]))
-    expect(results.get('a')).toEqual([2, 2, 2])
-    expect(results.get('b')).toHaveLength(3)
-  })
-
-  it('runs burn-in rounds in the measured rounds\u2019 order and drops their results', async () => {
-    const seen: string[] = []
-    const after: number[] = []
-    const a = [{ name: 'a', url: 'a1' }] as Peer[]
-    const b = [{ name: 'b', url: 'b1' }] as Peer[]
-    const results = await measureInRounds(
-      [a, b],
-      2,
-      async (p) => {
-        seen.push(p.url)
-        return seen.length
-      },
-      (round) => after.push(round),
-      async () => undefined,
-      2,
-    )
-    expect(seen).toEqual(['a1', 'b1', 'b1', 'a1', 'a1', 'b1', 'b1', 'a1'])
-    expect(results.get('a')).toEqual([5, 8])
-    expect(results.get('b')).toEqual([6, 7])
-    expect(after).toEqual([1, 1, 2, 2])
+  it('takes the nearest-rank quantile and the mean', () => {
+    expect(quantile([5, 1, 4, 2, 3], 0.5)).toBe(3)
+    expect(quantile([1, 2, 3, 4], 0.5)).toBe(2)
+    expect(quantile([], 0.5)).toBeNaN()
+    expect(mean([1, 2, 6])).toBe(3)
+    expect(mean([])).toBeNaN()
   })
 })
