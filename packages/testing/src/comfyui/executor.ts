@@ -13,6 +13,7 @@
  * not run again: it is listed in `execution_cached` and its UI output (the same file names) is reused.
  */
 import { setTimeout as sleep, setImmediate as yieldToLoop } from 'node:timers/promises'
+import type { ComfyDirs } from './input-files'
 import { type NodeResult, type NodeValue, runNode } from './node-runners'
 import type { NodeSchemas } from './node-schemas'
 import type { HistoryEntry, PromptQueue, QueueItem } from './prompt-queue'
@@ -36,7 +37,7 @@ export interface ExecutorOptions {
   schemas: NodeSchemas
   queue: PromptQueue
   hub: WsHub
-  dirs: { output: string; temp: string }
+  dirs: ComfyDirs
   settings(): RunSettings
 }
 

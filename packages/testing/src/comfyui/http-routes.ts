@@ -4,8 +4,10 @@
  * its `404: Not Found`, a known path with the wrong method `405: Method Not Allowed`.
  */
 import { randomUUID } from 'node:crypto'
+import { readdirSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { freemem, totalmem } from 'node:os'
+import { inputExists } from './input-files'
 import { queueTuple } from './prompt-queue'
 import {
   isDict,
@@ -19,12 +21,20 @@ import {
   toPyJson,
 } from './py-values'
 import { HttpError, type ReceivedPrompt, type Reply, type RouteContext } from './route-types'
+import { uploadImage, uploadMask } from './upload-routes'
 import { validatePrompt } from './validate-prompt'
 import { view } from './view-route'
 
 export { HttpError, type ReceivedPrompt, type Reply, type RouteContext } from './route-types'
 
-type Handler = (req: IncomingMessage, url: URL, body: string, ctx: RouteContext) => Promise<Reply> | Reply
+type Handler = (
+  req: IncomingMessage,
+  url: URL,
+  body: string,
+  ctx: RouteContext,
+  /** The body's bytes (uploads are binary). */
+  raw: Buffer,
+) => Promise<Reply> | Reply
 
 const ok: Reply = { status: 200 }
 const json = (value: unknown, status = 200): Reply => ({ status, json: value })
@@ -71,7 +81,10 @@ function postPrompt(_req: IncomingMessage, _url: URL, body: string, ctx: RouteCo
     return json(record.response, 400)
   }
   const promptId = 'prompt_id' in data ? pyStr(data.prompt_id!) : randomUUID()
-  const result = validatePrompt(data.prompt!, ctx.schemas, data.partial_execution_targets)
+  const result = validatePrompt(data.prompt!, ctx.schemas, {
+    partialTargets: data.partial_execution_targets,
+    inputExists: (name) => inputExists(name, ctx.dirs),
+  })
   const extraData: PyDict = isDict(data.extra_data) ? data.extra_data : {}
   if ('client_id' in data) extraData.client_id = data.client_id!
   if (!result.ok) {
@@ -134,13 +147,31 @@ function postInterrupt(_req: IncomingMessage, _url: URL, body: string, ctx: Rout
   return ok
 }
 
+const IMAGE_FILE = /\.(png|jpe?g|webp|gif|bmp|tiff?)$/i
+
+/**
+ * A class's `object_info`; LoadImage / LoadImageMask list the input folder as it is now (top-level
+ * files, sorted; LoadImage only those whose name says image/*), recomputed on every call as ComfyUI does.
+ */
+function infoOf(name: string, info: PyDict, ctx: RouteContext): PyDict {
+  if (name !== 'LoadImage' && name !== 'LoadImageMask') return info
+  const files = readdirSync(ctx.dirs.input, { withFileTypes: true })
+    .filter((e) => e.isFile() && (name === 'LoadImageMask' || IMAGE_FILE.test(e.name)))
+    .map((e) => e.name)
+    .sort()
+  const input = info.input as PyDict
+  const required = input.required as PyDict
+  const image = required.image as PyValue[]
+  return { ...info, input: { ...input, required: { ...required, image: [files, image[1]!] } } }
+}
+
 function objectInfo(_req: IncomingMessage, url: URL, _body: string, ctx: RouteContext): Reply {
   const cls = /\/object_info\/(.+)$/.exec(url.pathname)?.[1]
   if (cls !== undefined) {
     const schema = ctx.schemas.get(decodeURIComponent(cls))
-    return json(schema ? { [schema.name]: schema.info } : {})
+    return json(schema ? { [schema.name]: infoOf(schema.name, schema.info, ctx) } : {})
   }
-  return json(Object.fromEntries([...ctx.schemas].map(([name, s]) => [name, s.info])))
+  return json(Object.fromEntries([...ctx.schemas].map(([name, s]) => [name, infoOf(name, s.info, ctx)])))
 }
 
 function systemStats(): Reply {
@@ -193,6 +224,8 @@ export const ROUTES: [string, RegExp, Handler][] = [
   ['POST', /^\/queue$/, postQueue],
   ['POST', /^\/interrupt$/, postInterrupt],
   ['POST', /^\/free$/, () => ok],
+  ['POST', /^\/upload\/image$/, uploadImage],
+  ['POST', /^\/upload\/mask$/, uploadMask],
   ['GET', /^\/view$/, view],
   ['GET', /^\/object_info$/, objectInfo],
   ['GET', /^\/object_info\/.+$/, objectInfo],

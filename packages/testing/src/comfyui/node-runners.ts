@@ -7,14 +7,26 @@
 import { randomInt } from 'node:crypto'
 import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { posix, relative, resolve, sep } from 'node:path'
+import { runEditNode } from './edit-nodes'
+import type { ComfyDirs } from './input-files'
 import { type NodeSchema, WIDGET_TYPES } from './node-schemas'
+import { composeImage, type LatentSource, type Mask, type Picture, pictureScanlines } from './pixels'
 import { encodePng } from './png'
 import { type PyDict, PyException, PyFloat, type PyValue, pyTypeName, toPyJson } from './py-values'
-import { renderImage } from './render'
 
 export type NodeValue =
-  | { kind: 'latent'; width: number; height: number; batch: number; seed?: bigint }
-  | { kind: 'image'; width: number; height: number; batch: number; seed?: bigint }
+  | { kind: 'latent'; width: number; height: number; batch: number; seed?: bigint; source?: LatentSource }
+  | {
+      kind: 'image'
+      width: number
+      height: number
+      batch: number
+      seed?: bigint
+      source?: LatentSource
+      /** Pixels as loaded (LoadImage, ImageScale): saved as they are. */
+      picture?: Picture
+    }
+  | { kind: 'mask'; mask: Mask }
   | { kind: 'sigmas'; steps: number }
   | { kind: 'noise'; seed: bigint }
   | { kind: 'object'; type: string }
@@ -28,7 +40,7 @@ export interface NodeRun {
   links: Record<string, NodeValue>
   prompt: PyDict
   extraData: PyDict
-  dirs: { output: string; temp: string }
+  dirs: ComfyDirs
   /** Called once before a sampler's first step (where `failExecution` strikes). */
   beginSampling(): void
   /** One sampler step: sends `progress`, waits `stepDelayMs`, throws when interrupted. */
@@ -90,7 +102,9 @@ export async function runNode(run: NodeRun): Promise<NodeResult> {
     case 'KSampler': {
       const latent = linked(run, 'latent_image', 'latent')
       await sample(run, Number(int(run, 'steps')))
-      return { outputs: [{ ...latent, seed: int(run, 'seed') }] }
+      const denoise = run.inputs.denoise instanceof PyFloat ? run.inputs.denoise.value : 1
+      const source = latent.source && { ...latent.source, denoise }
+      return { outputs: [{ ...latent, seed: int(run, 'seed'), source }] }
     }
     case 'KSamplerAdvanced': {
       const latent = linked(run, 'latent_image', 'latent')
@@ -131,7 +145,7 @@ export async function runNode(run: NodeRun): Promise<NodeResult> {
       return saveImages(run, `ComfyUI_temp_${suffix}`, 'temp', 1)
     }
     default:
-      return objects(run)
+      return (await runEditNode(run)) ?? objects(run)
   }
 }
 
@@ -186,7 +200,10 @@ async function saveImages(
   const images: PyDict[] = []
   for (let i = 0; i < image.batch; i++) {
     const file = `${filename.replaceAll('%batch_num%', String(i))}_${String(counter).padStart(5, '0')}_.png`
-    const png = encodePng(renderImage(image.seed ?? 0n, i, image.width, image.height), {
+    const pixels = image.picture
+      ? pictureScanlines(image.picture)
+      : composeImage(image.seed ?? 0n, i, image.width, image.height, image.source)
+    const png = encodePng(pixels, {
       text,
       compressLevel,
     })

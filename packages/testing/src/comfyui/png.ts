@@ -1,9 +1,10 @@
 /**
- * A minimal PNG codec over node:zlib: 8-bit RGB, no interlace, filter 0 — what ComfyUI's SaveImage
- * writes (`Image.fromarray(uint8 HxWx3)`), with its `tEXt` metadata chunks — and a header reader that
- * tests use to check what they got back.
+ * A minimal PNG codec over node:zlib: 8-bit RGB (or RGBA), no interlace, filter 0 — what ComfyUI's
+ * SaveImage writes (`Image.fromarray(uint8 HxWx3)`), with its `tEXt` metadata chunks — a header
+ * reader that tests use to check what they got back, and a pixel decoder (`decodePng`) for the
+ * uploads that LoadImage / LoadImageMask read.
  */
-import { deflateSync } from 'node:zlib'
+import { deflateSync, inflateSync } from 'node:zlib'
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
 
@@ -37,10 +38,13 @@ export interface PngImage {
   width: number
   height: number
   /**
-   * Scanlines, each `1 + width * 3` bytes: a filter byte (0) then RGB triplets. Row-major, top first.
-   * (`renderImage` writes this layout directly, so encoding needs no extra copy.)
+   * Scanlines, each `1 + width * channels` bytes: a filter byte (0) then RGB triplets (RGBA quads
+   * when `channels` is 4). Row-major, top first. (`renderImage` writes this layout directly, so
+   * encoding needs no extra copy.)
    */
   scanlines: Uint8Array
+  /** 3 (RGB, the default) or 4 (RGBA). */
+  channels?: 3 | 4
 }
 
 export interface EncodePngOptions {
@@ -50,16 +54,17 @@ export interface EncodePngOptions {
   compressLevel?: number
 }
 
-/** Encodes an RGB image as PNG bytes. */
+/** Encodes an RGB (or RGBA) image as PNG bytes. */
 export function encodePng(image: PngImage, options: EncodePngOptions = {}): Buffer {
   const { width, height, scanlines } = image
-  if (scanlines.length !== height * (1 + width * 3))
+  const channels = image.channels ?? 3
+  if (scanlines.length !== height * (1 + width * channels))
     throw new Error('encodePng: scanlines have the wrong size')
   const ihdr = Buffer.alloc(13)
   ihdr.writeUInt32BE(width, 0)
   ihdr.writeUInt32BE(height, 4)
   ihdr[8] = 8 // bit depth
-  ihdr[9] = 2 // colour type: RGB
+  ihdr[9] = channels === 4 ? 6 : 2 // colour type: RGBA or RGB
   // compression 0, filter 0, interlace 0
   const parts = [SIGNATURE, chunk('IHDR', ihdr)]
   for (const [key, value] of Object.entries(options.text ?? {})) {
@@ -129,4 +134,77 @@ export function readPngInfo(bytes: Uint8Array): PngInfo {
     offset = end + 4
   }
   throw new Error('PNG has no IEND')
+}
+
+/** Pixels of a decoded PNG: `width * height * 4` bytes, RGBA, row-major, top first. */
+export interface RgbaPixels {
+  width: number
+  height: number
+  rgba: Uint8Array
+  /** Whether the file has an alpha channel (colour types 4 and 6, or a `tRNS` chunk). */
+  hasAlpha: boolean
+}
+
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 4: 2, 6: 4 }
+
+/**
+ * Decodes an 8-bit, non-interlaced grey, grey+alpha, RGB or RGBA PNG (every filter type) to RGBA.
+ * Throws on other PNGs (palette, 16-bit, interlaced): the stand-in has no need for them.
+ */
+export function decodePng(bytes: Uint8Array): RgbaPixels {
+  const info = readPngInfo(bytes)
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const channels = CHANNELS[info.colorType]
+  if (info.bitDepth !== 8 || channels === undefined || buf[8 + 8 + 12] !== 0) {
+    throw new Error(
+      `decodePng: only 8-bit non-interlaced grey/RGB(A) PNGs (got colour type ${info.colorType})`,
+    )
+  }
+  const idat: Buffer[] = []
+  let hasAlpha = channels === 2 || channels === 4
+  for (let offset = 8; offset + 12 <= buf.length; ) {
+    const length = buf.readUInt32BE(offset)
+    const type = buf.toString('latin1', offset + 4, offset + 8)
+    if (type === 'IDAT') idat.push(buf.subarray(offset + 8, offset + 8 + length))
+    if (type === 'tRNS') hasAlpha = true
+    offset += 12 + length
+  }
+  const { width, height } = info
+  const raw = inflateSync(Buffer.concat(idat))
+  const stride = width * channels
+  const rows = new Uint8Array(stride * height)
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)]!
+    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1))
+    const out = rows.subarray(y * stride, (y + 1) * stride)
+    const up = y > 0 ? rows.subarray((y - 1) * stride, y * stride) : undefined
+    for (let i = 0; i < stride; i++) {
+      const a = i >= channels ? out[i - channels]! : 0
+      const b = up ? up[i]! : 0
+      const c = up && i >= channels ? up[i - channels]! : 0
+      const x = line[i]!
+      let v = x
+      if (filter === 1) v = x + a
+      else if (filter === 2) v = x + b
+      else if (filter === 3) v = x + ((a + b) >> 1)
+      else if (filter === 4) {
+        const p = a + b - c
+        const pa = Math.abs(p - a)
+        const pb = Math.abs(p - b)
+        const pc = Math.abs(p - c)
+        v = x + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)
+      }
+      out[i] = v & 0xff
+    }
+  }
+  const rgba = new Uint8Array(width * height * 4)
+  for (let p = 0; p < width * height; p++) {
+    const s = p * channels
+    const grey = channels <= 2
+    rgba[p * 4] = rows[s]!
+    rgba[p * 4 + 1] = grey ? rows[s]! : rows[s + 1]!
+    rgba[p * 4 + 2] = grey ? rows[s]! : rows[s + 2]!
+    rgba[p * 4 + 3] = channels === 2 ? rows[s + 1]! : channels === 4 ? rows[s + 3]! : 255
+  }
+  return { width, height, rgba, hasAlpha }
 }

@@ -3,6 +3,7 @@
  * the error a handler throws for an HTTP refusal. A leaf: the route table and its routes import it.
  */
 import type { Executor } from './executor'
+import type { ComfyDirs } from './input-files'
 import type { NodeSchemas } from './node-schemas'
 import type { PromptQueue } from './prompt-queue'
 import type { PyDict } from './py-values'
@@ -20,11 +21,21 @@ export interface ReceivedPrompt {
   response: unknown
 }
 
+/** One stored upload (`POST /upload/image` or `/upload/mask`), as answered. */
+export interface ReceivedUpload {
+  route: '/upload/image' | '/upload/mask'
+  name: string
+  subfolder: string
+  type: string
+}
+
 export interface RouteContext {
   schemas: NodeSchemas
   queue: PromptQueue
   executor: Executor
-  dirs: { output: string; input: string; temp: string }
+  dirs: ComfyDirs
+  /** Every upload stored (or found already there), in arrival order. */
+  uploads: ReceivedUpload[]
   /** Files per model folder, for `GET /models/<folder>`. */
   modelFolders: Record<string, readonly string[]>
   prompts: ReceivedPrompt[]

@@ -13,6 +13,7 @@ import { HttpError, type ReceivedPrompt, type Reply, ROUTES, type RouteContext, 
 import { createNodeSchemas, type ModelFiles } from './node-schemas'
 import { createPromptQueue } from './prompt-queue'
 import { PyException } from './py-values'
+import type { ReceivedUpload } from './route-types'
 import { createWsHub } from './ws-hub'
 
 export interface ComfyStandInOptions extends ModelFiles, Partial<RunSettings> {
@@ -33,6 +34,10 @@ export interface ComfyStandIn extends AsyncDisposable {
   port: number
   /** Every `POST /prompt`, accepted or refused, in arrival order. */
   prompts: ReceivedPrompt[]
+  /** Every stored upload (`POST /upload/image`, `/upload/mask`), in arrival order. */
+  uploads: ReceivedUpload[]
+  /** ComfyUI's input directory (uploads land in `<inputDir>/<subfolder>/`). */
+  inputDir: string
   /** Every HTTP request (and `/ws` upgrade), in arrival order. */
   requests: ReceivedRequest[]
   /** ComfyUI's output directory (SaveImage files land in `<outputDir>/<subfolder>/`). */
@@ -49,11 +54,11 @@ const DEFAULT_FILES = {
   vaes: ['ae.safetensors'],
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    req.on('end', () => resolve(Buffer.concat(chunks)))
     req.on('error', reject)
   })
 }
@@ -98,6 +103,7 @@ export async function startComfyStandIn(options: ComfyStandInOptions): Promise<C
   const queue = createPromptQueue(() => hub.send('status', { status: queueInfo() }, null))
   const executor = createExecutor({ schemas, queue, hub, dirs, settings: () => ({ ...settings }) })
   const prompts: ReceivedPrompt[] = []
+  const uploads: ReceivedUpload[] = []
   const requests: ReceivedRequest[] = []
   const ctx: RouteContext = {
     schemas,
@@ -111,12 +117,14 @@ export async function startComfyStandIn(options: ComfyStandInOptions): Promise<C
       vae: [...files.vaes].sort(),
     },
     prompts,
+    uploads,
     counter: { next: 0 },
     queueInfo,
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req)
+    const raw = await readBody(req)
+    const body = raw.toString('utf8')
     requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', body })
     const url = new URL(req.url ?? '/', 'http://stand-in')
     const path = url.pathname.startsWith('/api/') ? url.pathname.slice(4) : url.pathname
@@ -137,7 +145,7 @@ export async function startComfyStandIn(options: ComfyStandInOptions): Promise<C
               }
       } else {
         try {
-          reply = await route[2](req, url, body, ctx)
+          reply = await route[2](req, url, body, ctx, raw)
         } catch (error) {
           if (error instanceof HttpError) reply = { status: error.status, text: error.text }
           else if (error instanceof PyException)
@@ -180,6 +188,8 @@ export async function startComfyStandIn(options: ComfyStandInOptions): Promise<C
     url: `http://127.0.0.1:${port}`,
     port,
     prompts,
+    uploads,
+    inputDir: dirs.input,
     requests,
     outputDir: dirs.output,
     configure(change) {

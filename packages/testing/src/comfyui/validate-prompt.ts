@@ -40,6 +40,20 @@ interface Context {
   schemas: NodeSchemas
   validated: Map<string, Validated>
   inProgress: Set<string>
+  inputExists: (name: string) => boolean
+}
+
+/**
+ * Classes whose `VALIDATE_INPUTS(s, image)` (nodes.py) replaces the combo check of `image`: the file
+ * must exist (`folder_paths.exists_annotated_filepath`), listed or not.
+ */
+const VALIDATES_IMAGE = new Set(['LoadImage', 'LoadImageMask'])
+
+export interface ValidateOptions {
+  /** `partial_execution_targets` (only those output nodes run). */
+  partialTargets?: PyValue
+  /** Whether a LoadImage / LoadImageMask `image` names an existing file. Default: never. */
+  inputExists?: (name: string) => boolean
 }
 
 /** What `traceback.format_tb` would give; the stand-in has no Python frames to show. */
@@ -52,14 +66,15 @@ function topError(type: string, message: string, details = ''): ValidationError 
 }
 
 /**
- * Validates an API-format graph. `partialTargets` is `partial_execution_targets` (only those output
- * nodes run). Throws `PyException` where ComfyUI's handler would raise (the server answers 500).
+ * Validates an API-format graph. Throws `PyException` where ComfyUI's handler would raise (the
+ * server answers 500).
  */
 export function validatePrompt(
   prompt: PyValue,
   schemas: NodeSchemas,
-  partialTargets?: PyValue,
+  options: ValidateOptions = {},
 ): ValidationResult {
+  const { partialTargets } = options
   if (!isDict(prompt)) throw new PyException('TypeError', `'${pyTypeName(prompt)}' object is not a mapping`)
   const outputs: string[] = []
   for (const [id, node] of Object.entries(prompt)) {
@@ -90,7 +105,8 @@ export function validatePrompt(
     return { ok: false, error: topError('prompt_no_outputs', 'Prompt has no outputs'), nodeErrors: {} }
   }
 
-  const ctx: Context = { prompt, schemas, validated: new Map(), inProgress: new Set() }
+  const inputExists = options.inputExists ?? (() => false)
+  const ctx: Context = { prompt, schemas, validated: new Map(), inProgress: new Set(), inputExists }
   const good: string[] = []
   const failed: [string, ValidationError[]][] = []
   const nodeErrors: Record<string, NodeError> = {}
@@ -219,8 +235,20 @@ function checkNode(ctx: Context, id: string): Validated {
       continue
     }
 
+    if (VALIDATES_IMAGE.has(schema.name) && x === 'image') continue
     const refused = checkLiteralInput(inputs, x, info)
     if (refused) errors.push(refused)
+  }
+  const image = inputs.image
+  if (VALIDATES_IMAGE.has(schema.name) && image !== undefined && !Array.isArray(image)) {
+    if (!ctx.inputExists(pyStr(image))) {
+      errors.push({
+        type: 'custom_validation_failed',
+        message: 'Custom validation failed for node',
+        details: `image - Invalid image file: ${pyStr(image)}`,
+        extra_info: { input_name: 'image' },
+      })
+    }
   }
   return errors.length > 0 || !valid ? [false, errors, id] : [true, [], id]
 }
