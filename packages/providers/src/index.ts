@@ -21,6 +21,9 @@ export * from './tts/voice-store'
 export * from './image/image-provider'
 export * from './image/image-cache'
 
+// Audio for the voice paths (streaming transcription, the Realtime API): decode, PCM, WAV, the VAD.
+export * from './audio/index'
+
 // The runtimes: where an upstream runs (host process, container, remote URL, swarm service, the
 // NPU's shared server), and the glue from a provider and a runtime to core's SlotDriver port.
 export * from './runtimes/runtime'
