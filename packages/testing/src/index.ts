@@ -36,6 +36,8 @@ export * from './gguf/tiny-mmproj'
 export * from './gguf/tiny-vocab'
 export * from './whisper/tiny-whisper'
 export * from './whisper/whisper-vocab'
+// Real speech (espeak-ng) with pauses of known length, for the voice tests.
+export * from './spoken-pauses'
 
 // Stand-ins for upstreams that cannot run here, speaking their protocols.
 export * from './fake-upstream'
