@@ -86,6 +86,10 @@ interface Panel {
   targets?: Target[]
 }
 
+/** Grafana's reference to the dashboard's datasource variable (its syntax, not a template string). */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's variable syntax
+const PICKED = { type: 'prometheus', uid: '${datasource}' }
+
 describe('deploy/grafana-dashboard.json', () => {
   it('is a Grafana model whose every query goes to the Prometheus picked in its datasource variable', async () => {
     const dashboard = JSON.parse(await readFile(join(DEPLOY, 'grafana-dashboard.json'), 'utf8')) as {
@@ -104,10 +108,10 @@ describe('deploy/grafana-dashboard.json', () => {
     const queried = dashboard.panels.filter((p) => p.type !== 'row')
     expect(queried.length).toBeGreaterThanOrEqual(12)
     for (const panel of queried) {
-      expect(panel.datasource, panel.title).toEqual({ type: 'prometheus', uid: '${datasource}' })
+      expect(panel.datasource, panel.title).toEqual(PICKED)
       expect(panel.targets?.length, panel.title).toBeGreaterThan(0)
       for (const t of panel.targets!) {
-        expect(t.datasource, panel.title).toEqual({ type: 'prometheus', uid: '${datasource}' })
+        expect(t.datasource, panel.title).toEqual(PICKED)
         expect(t.expr, panel.title).toMatch(/instance=~"\$instance"/)
       }
     }
