@@ -18,6 +18,7 @@ APT_PACKAGES=(
   chromium                                                    # dashboard tests (headless)
   espeak-ng ffmpeg                                            # CPU speech engines and audio conversion
   wrk                                                         # benchmark load generator
+  prometheus                                                  # deploy/ tests: the real Prometheus and promtool
   iproute2 procps                                             # ip/ss/pkill used by tests and tooling
 )
 
