@@ -14,6 +14,7 @@ import { fileRoutes } from './routes/files'
 import { imageRoutes } from './routes/images'
 import { sessionRoutes } from './routes/session'
 import { staticRoutes } from './routes/static'
+import { voiceRoutes } from './routes/voice'
 
 /**
  * The chat app: the browser's only server. Opens no socket and reads no env (server.ts does), so
@@ -49,6 +50,7 @@ export function createChatApp(deps: ChatDeps) {
     .route('/api/conversations', imageRoutes(deps))
     .route('/api/files', fileRoutes(deps))
     .route('/api/audio', audioRoutes(deps))
+    .route('/api', voiceRoutes(deps))
     .route('/', staticRoutes(deps.staticDir))
 
   app.notFound((c) => {

@@ -10,6 +10,7 @@ import { TOKEN_NEEDS_PROXY } from './http/identity'
 import { checkChatStore, openChatStore } from './store/chat-store'
 import { createFileBytes } from './store/file-bytes'
 import { createSvcApi } from './upstream/svc-api'
+import { createVoiceRelay } from './voice/realtime-relay'
 
 /** The Vite build next to this app (`apps/chat/dist`). */
 export const DEFAULT_STATIC_DIR = fileURLToPath(new URL('../../dist', import.meta.url))
@@ -86,7 +87,7 @@ export async function startChat(options: StartChatOptions): Promise<ChatServer> 
     host: env.host,
     maxConnections: env.maxConnections,
     handler: listener,
-    // WebSocket upgrades (`onUpgrade: (req, socket, head) => …`) attach here.
+    onUpgrade: createVoiceRelay({ app, apiUrl: env.apiUrl, apiToken: env.apiToken, logger }),
   })
   const wildcard = address.address === '0.0.0.0' || address.address === '::'
   const url = httpUrl(wildcard ? '127.0.0.1' : address.address, address.port)
