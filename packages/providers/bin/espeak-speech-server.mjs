@@ -257,7 +257,22 @@ function synthesise(job, res) {
   if (encode) {
     const ffmpeg = spawn(
       opts.ffmpeg,
-      ['-hide_banner', '-loglevel', 'error', '-f', 'wav', '-i', 'pipe:0', ...encode, 'pipe:1'],
+      // No probing (-probesize/-analyzeduration): ffmpeg would read 5 s of audio before its first byte.
+      [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-probesize',
+        '32',
+        '-analyzeduration',
+        '0',
+        '-f',
+        'wav',
+        '-i',
+        'pipe:0',
+        ...encode,
+        'pipe:1',
+      ],
       {
         stdio: ['pipe', 'pipe', 'pipe'],
       },

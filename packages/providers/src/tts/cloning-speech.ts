@@ -10,13 +10,16 @@
  *
  * Chatterbox always answers WAV and ignores `speed`; svc encodes the WAV into the `response_format`
  * asked for (default mp3, like OpenAI) with ffmpeg. Its `exaggeration`, `cfg_weight` and
- * `temperature` pass through. `stream_format: "sse"` is refused, as for svc's other speech engines.
- * An engine that cannot clone (espeak-ng, Kokoro) asked for an uploaded voice gets a 400 that says so.
+ * `temperature` pass through. This translator answers one text in one piece; streaming (several
+ * sentences, `stream_format: "sse"`) is speech-translator.ts's, which asks {@link CloningSpeech.wav}
+ * sentence by sentence. An engine that cannot clone (espeak-ng, Kokoro) asked for an uploaded voice
+ * gets a 400 that says so.
  */
 import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { type ModelEntry, SvcError } from '@svc/core'
 import type { TranslateRequest, Translator } from '../contract'
+import { engineError, fetchEngine } from './speech-engine'
 import type { VoiceStore } from './voice-store'
 import { encodeWavResponse, isSpeechFormat } from './wav-encode'
 
@@ -40,9 +43,50 @@ export function requestedVoice(body: Record<string, unknown>): string | undefine
   return undefined
 }
 
-export function createCloningSpeech(options: CloningSpeechOptions): Translator {
+/** The cloning translator, and its engine call for one text (what streaming asks per sentence). */
+export interface CloningSpeech extends Translator {
+  /**
+   * `text` spoken by the cloning engine in the request's voice, as the engine's WAV (an ok Response).
+   * Throws 400 when the slot's model cannot clone, and the engine's refusals as svc's errors.
+   */
+  wav(request: TranslateRequest, text: string, signal: AbortSignal): Promise<Response>
+}
+
+export function createCloningSpeech(options: CloningSpeechOptions): CloningSpeech {
   const { voices } = options
+  const refuseNonCloning = (request: TranslateRequest) => {
+    if (options.clones(request.model)) return
+    throw new SvcError(
+      'request.invalid',
+      `voice "${requestedVoice(request.body)}" is an uploaded voice, but "${request.model.id}" in the tts slot cannot clone voices; load a voice-cloning model (svc slot load tts --model chatterbox)`,
+      { param: 'voice' },
+    )
+  }
+  const wav = async (request: TranslateRequest, text: string, signal: AbortSignal) => {
+    refuseNonCloning(request)
+    const name = requestedVoice(request.body)
+    const uploaded = name ? await voices.get(name) : undefined
+    const res = uploaded
+      ? await speakWithReference(request, text, uploaded, signal)
+      : await fetchEngine(
+          request.base,
+          '/v1/audio/speech',
+          {
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              input: text,
+              ...(name ? { voice: name } : {}),
+              ...engineFields(request.body),
+            }),
+          },
+          signal,
+        )
+    if (!res.ok) throw await engineError(res)
+    if (!res.body) throw new SvcError('upstream.error', 'the speech engine sent no audio', { status: 502 })
+    return res
+  }
   return {
+    wav,
     endpoints: ['speech'],
     async appliesTo({ model, body }) {
       if (options.clones(model)) return true
@@ -50,14 +94,7 @@ export function createCloningSpeech(options: CloningSpeechOptions): Translator {
       return name !== undefined && (await voices.get(name)) !== undefined
     },
     async handle(request) {
-      const name = requestedVoice(request.body)
-      if (!options.clones(request.model)) {
-        throw new SvcError(
-          'request.invalid',
-          `voice "${name}" is an uploaded voice, but "${request.model.id}" in the tts slot cannot clone voices; load a voice-cloning model (svc slot load tts --model chatterbox)`,
-          { param: 'voice' },
-        )
-      }
+      refuseNonCloning(request)
       if (request.body.stream_format === 'sse')
         throw new SvcError('request.invalid', 'stream_format "sse" is not supported; use "audio"', {
           param: 'stream_format',
@@ -67,21 +104,9 @@ export function createCloningSpeech(options: CloningSpeechOptions): Translator {
         throw new SvcError('request.invalid', `response_format "${format}" is not supported`, {
           param: 'response_format',
         })
-      const uploaded = name ? await voices.get(name) : undefined
-      const res = uploaded
-        ? await speakWithReference(request, uploaded)
-        : await fetchUpstream(request, '/v1/audio/speech', {
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({
-              input: request.body.input,
-              ...(name ? { voice: name } : {}),
-              ...engineFields(request.body),
-            }),
-          })
-      if (!res.ok) throw await engineError(res)
-      if (!res.body) throw new SvcError('upstream.error', 'the speech engine sent no audio', { status: 502 })
+      const res = await wav(request, String(request.body.input), request.signal)
       return encodeWavResponse({
-        wav: res.body,
+        wav: res.body as ReadableStream<Uint8Array>,
         format,
         signal: request.signal,
         ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
@@ -92,58 +117,20 @@ export function createCloningSpeech(options: CloningSpeechOptions): Translator {
 
 async function speakWithReference(
   request: TranslateRequest,
+  text: string,
   voice: { name: string; path: string; content_type: string },
+  signal: AbortSignal,
 ): Promise<Response> {
   const form = new FormData()
-  form.set('input', String(request.body.input))
+  form.set('input', text)
   for (const [key, value] of Object.entries(engineFields(request.body))) form.set(key, String(value))
   const reference = new Blob([await readFile(voice.path)], { type: voice.content_type })
   form.set('voice_file', reference, basename(voice.path))
-  return fetchUpstream(request, '/v1/audio/speech/upload', { body: form })
+  return fetchEngine(request.base, '/v1/audio/speech/upload', { body: form }, signal)
 }
 
 function engineFields(body: Record<string, unknown>): Record<string, number> {
   const out: Record<string, number> = {}
   for (const key of ENGINE_FIELDS) if (typeof body[key] === 'number') out[key] = body[key] as number
   return out
-}
-
-async function fetchUpstream(
-  request: TranslateRequest,
-  path: string,
-  init: { headers?: Record<string, string>; body: string | FormData },
-): Promise<Response> {
-  try {
-    return await fetch(new URL(path, request.base), { method: 'POST', ...init, signal: request.signal })
-  } catch (error) {
-    if (request.signal.aborted) throw error
-    throw new SvcError(
-      'upstream.unavailable',
-      `the speech engine did not answer: ${(error as Error).message}`,
-    )
-  }
-}
-
-/** Chatterbox's error bodies (`{"error":{message,type}}`, FastAPI's 422 `{"detail":[…]}`) as svc errors. */
-async function engineError(res: Response): Promise<SvcError> {
-  const text = (await res.text()).slice(0, 4000)
-  let message = text.trim() || `HTTP ${res.status}`
-  let param: string | null = null
-  try {
-    const body = JSON.parse(text) as {
-      error?: { message?: string }
-      detail?: { loc?: unknown[]; msg?: string }[] | string
-    }
-    if (body.error?.message) message = body.error.message
-    else if (Array.isArray(body.detail) && body.detail[0]) {
-      const loc = body.detail[0].loc ?? []
-      param = typeof loc.at(-1) === 'string' ? (loc.at(-1) as string) : null
-      message = `${param ?? 'request'}: ${body.detail[0].msg ?? 'invalid'}`
-    } else if (typeof body.detail === 'string') message = body.detail
-  } catch {
-    // not JSON: the text is the message
-  }
-  message = `speech engine: ${message}`
-  if (res.status === 400 || res.status === 422) return new SvcError('request.invalid', message, { param })
-  return new SvcError('upstream.error', `${message} (HTTP ${res.status})`, { status: 502 })
 }

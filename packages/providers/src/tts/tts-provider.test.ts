@@ -113,7 +113,12 @@ describe('the tts provider', () => {
     expect(await ttsHealthy(new URL('http://127.0.0.1:9'), AbortSignal.timeout(2_000))).toBe(false)
   })
 
-  it('translates speech only for the cloning engine, and only with a voice store', () => {
-    expect(tts.translate).toBeUndefined()
+  it('takes over speech only to stream it (several sentences, SSE): a short text is relayed as it came', async () => {
+    const applies = (body: Record<string, unknown>) =>
+      tts.translate?.appliesTo?.({ endpoint: 'speech', model: espeak, body: { voice: 'alloy', ...body } })
+    expect(tts.translate?.endpoints).toEqual(['speech'])
+    expect(await applies({ input: 'Hello from svc.' })).toBe(false)
+    expect(await applies({ input: 'Hello from svc.', stream_format: 'sse' })).toBe(true)
+    expect(await applies({ input: 'This is the first sentence. And this is the second one.' })).toBe(true)
   })
 })

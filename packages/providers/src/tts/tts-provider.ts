@@ -19,13 +19,15 @@
  * Each model has its runtime (`runtimeFor`): a tts slot whose config names none runs espeak-ng on the
  * host and the others in a container, so swapping is an ordinary load. A model in the wrong runtime
  * (the slot config says so) is refused at start with what to change. All answer `GET /health` once
- * ready and serve `POST /v1/audio/speech`.
+ * ready and serve `POST /v1/audio/speech`. A text of several sentences, or `stream_format: "sse"`, is
+ * streamed by svc sentence by sentence whatever the engine (speech-translator.ts).
  */
 import { fileURLToPath } from 'node:url'
 import type { ModelEntry } from '@svc/core'
 import { listenArgs } from '../argv'
 import type { Backend, Endpoint, Provider, SlotContext } from '../contract'
 import { createCloningSpeech } from './cloning-speech'
+import { createSpeechTranslator } from './speech-translator'
 import type { VoiceStore } from './voice-store'
 
 /** The host engine's program (plain JavaScript, run with the Node that runs svc). */
@@ -69,7 +71,7 @@ export interface TtsProviderOptions {
   warmupTimeoutMs?: number
   /** Voice references uploaded to svc; with them, the cloning engine speaks in uploaded voices. */
   voices?: VoiceStore
-  /** ffmpeg, to encode the cloning engine's WAV. Default `ffmpeg` on PATH. */
+  /** ffmpeg, to encode the cloning engine's WAV and streamed speech. Default `ffmpeg` on PATH. */
   ffmpeg?: string
 }
 
@@ -162,14 +164,19 @@ export function createTtsProvider(options: TtsProviderOptions = {}): Provider {
       const engine = ttsEngineFor(model)
       return engine === undefined ? undefined : engine === 'espeak-ng' ? 'process' : 'container'
     },
-    ...(options.voices
-      ? {
-          translate: createCloningSpeech({
-            voices: options.voices,
-            clones,
-            ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
-          }),
-        }
-      : {}),
+    // Streaming (several sentences, SSE) and uploaded voices; anything else is relayed as it came.
+    translate: createSpeechTranslator({
+      ...(options.voices
+        ? {
+            cloning: createCloningSpeech({
+              voices: options.voices,
+              clones,
+              ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
+            }),
+          }
+        : {}),
+      upstreamModel: (model) => (ttsEngineFor(model) === 'kokoro' ? 'kokoro' : undefined),
+      ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),
+    }),
   }
 }

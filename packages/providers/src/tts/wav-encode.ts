@@ -12,6 +12,13 @@ import { SPEECH_FORMATS } from '../../bin/speech-formats.mjs'
 
 export type SpeechFormat = keyof typeof SPEECH_FORMATS
 
+/**
+ * ffmpeg's input options for a WAV on stdin: no probing. By default ffmpeg reads up to 5 s of audio
+ * (`-analyzeduration`) before it encodes a byte, which held a streamed answer back until the end
+ * of a short text; the WAV header says all there is to know.
+ */
+export const WAV_PIPE_INPUT = ['-probesize', '32', '-analyzeduration', '0', '-f', 'wav'] as const
+
 export function isSpeechFormat(format: string): format is SpeechFormat {
   return Object.hasOwn(SPEECH_FORMATS, format)
 }
@@ -32,7 +39,7 @@ export async function encodeWavResponse(options: {
   if (!args) return new Response(options.wav, { headers })
   const child = spawn(
     options.ffmpeg ?? 'ffmpeg',
-    ['-hide_banner', '-loglevel', 'error', '-f', 'wav', '-i', 'pipe:0', ...args, 'pipe:1'],
+    ['-hide_banner', '-loglevel', 'error', ...WAV_PIPE_INPUT, '-i', 'pipe:0', ...args, 'pipe:1'],
     { stdio: ['pipe', 'pipe', 'pipe'] },
   )
   const kill = () => {
