@@ -12,7 +12,7 @@
  */
 import type { Goal, SectionResult } from './goals'
 import { runWrk, type WrkResult } from './load'
-import { type Peer, startCaddy, startFakeUpstream, startNodeProxy, startSvc } from './peers'
+import { type Peer, startCaddy, startDirect, startNodeProxy, startSvc } from './peers'
 import { fmt, median, type Paired, paired, pairedText, roundOrder } from './stats'
 
 const ROUNDS = Number(process.env.BENCH_HOP_ROUNDS ?? 10)
@@ -25,14 +25,13 @@ interface Samples {
 }
 
 export async function hopSection(log: (line: string) => void): Promise<SectionResult> {
-  const direct = await startFakeUpstream()
+  const direct = await startDirect()
   const peers: Peer[] = []
   try {
     const caddy = await startCaddy(direct.url)
     if (caddy) peers.push(caddy)
-    else log('Caddy is not installed: no Caddy column (apt-get install caddy)')
     const node = await startNodeProxy(direct.url)
-    const svc = await startSvc(direct.url, { auth: true })
+    const svc = await startSvc(direct.url)
     peers.push(node, svc)
     for (const peer of [direct, ...peers]) {
       log(`  warming up ${peer.name}…`)

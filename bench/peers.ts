@@ -2,13 +2,19 @@
  * The processes the hop section measures: the fake upstream (the limit), and in front of it svc, the
  * minimal Node proxy and Caddy's reverse_proxy. All on 127.0.0.1, started and stopped here.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenStore } from '@svc/auth'
 import { freePort } from '@svc/providers/internals'
-import { REPO_ROOT, startApi } from '@svc/testing'
+import {
+  programAvailable,
+  REPO_ROOT,
+  runCaddy,
+  spawnWatched,
+  startApi,
+  startFakeUpstream,
+} from '@svc/testing'
 
 export interface Peer {
   name: string
@@ -16,64 +22,51 @@ export interface Peer {
   /** The `model` to send. */
   model: string
   headers?: Record<string, string>
-  /** The serving process, where the bench started one (for its memory). */
-  pid?: number
   stop(): Promise<void>
 }
 
-const FAKE = join(REPO_ROOT, 'packages/testing/bin/fake-upstream.mjs')
-const NODE_PROXY = join(REPO_ROOT, 'bench/node-proxy.mjs')
-
-export async function startFakeUpstream(args: string[] = []): Promise<Peer> {
-  const port = await freePort()
-  const child = spawn(process.execPath, [FAKE, '--port', String(port), ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  await waitFor(child, /listening on (http:\/\/\S+)/)
+/** The fake upstream answering a small JSON chat completion: the limit. */
+export async function startDirect(): Promise<Peer> {
+  const upstream = await startFakeUpstream()
   return {
     name: 'direct',
-    url: `http://127.0.0.1:${port}`,
+    url: upstream.url,
     model: 'fake-model',
-    pid: child.pid,
-    stop: () => kill(child),
+    stop: async () => void (await upstream.stop()),
   }
 }
 
 /**
- * svc (the build) with a remote slot `bench` pointing at the upstream. With `auth`, auth is on and
- * requests carry a `v1-only` bearer token minted for the config dir before svc starts (what `svc token
- * create` does offline).
+ * svc (the build) with auth on and a remote slot `bench` pointing at the upstream; requests carry a
+ * `v1-only` bearer token minted for the config dir before svc starts (what `svc token create` does
+ * offline). The slot is loaded as the trusted proxy would ask (loopback, a person named).
  */
-export async function startSvc(
-  upstream: string,
-  options: { auth?: boolean; env?: Record<string, string> } = {},
-): Promise<Peer> {
-  const { configDir, token } = await svcConfig(upstream, options)
-  const auth = options.auth
+export async function startSvc(upstream: string): Promise<Peer> {
+  const configDir = await mkdtemp(join(tmpdir(), 'svc-bench-config-'))
+  await mkdir(join(configDir, 'slots'), { recursive: true })
+  await writeFile(
+    join(configDir, 'slots', 'bench.toml'),
+    `provider = "llm"\nruntime = "remote"\nurl = "${upstream}"\nrestart = "no"\n`,
+  )
+  const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0 })
+  const { token } = await store.create({ label: 'bench', scope: 'v1-only' })
+  await store.close()
   const api = await startApi({
     configDir,
     built: true,
-    env: { SVC_LOG_LEVEL: 'info', ...(auth ? { SVC_AUTH_ENABLED: '1' } : {}), ...options.env },
+    env: { SVC_LOG_LEVEL: 'info', SVC_AUTH_ENABLED: '1' },
   })
-  const weights = join(api.stateDir, 'bench-model.gguf')
-  await writeFile(weights, 'remote slot: svc never reads this file')
-  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {}
-  // Loading is an admin action: as the trusted proxy would, name a person (loopback is trusted).
   const load = await fetch(`${api.url}/api/slots/bench/load?wait=true`, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(token ? { 'x-forwarded-email': 'bench@localhost' } : {}),
-    },
-    body: JSON.stringify({ model: weights }),
+    headers: { 'content-type': 'application/json', 'x-forwarded-email': 'bench@localhost' },
+    body: '{}', // a remote slot loads the model its remote serves
   })
   if (load.status !== 200) throw new Error(`svc bench slot did not load: ${load.status} ${await load.text()}`)
   return {
-    name: auth ? 'svc (auth on, bearer)' : 'svc',
+    name: 'svc (auth on, bearer)',
     url: api.url,
     model: 'bench',
-    headers,
-    pid: api.child.pid,
+    headers: { authorization: `Bearer ${token}` },
     stop: async () => {
       await api[Symbol.asyncDispose]()
       await rm(configDir, { recursive: true, force: true })
@@ -81,94 +74,54 @@ export async function startSvc(
   }
 }
 
-async function svcConfig(upstream: string, options: { auth?: boolean }) {
-  const configDir = await mkdtemp(join(tmpdir(), 'svc-bench-config-'))
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(
-    join(configDir, 'slots', 'bench.toml'),
-    `provider = "llm"\nruntime = "remote"\nurl = "${upstream}"\nrestart = "no"\n`,
-  )
-  let token: string | undefined
-  if (options.auth) {
-    const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0 })
-    token = (await store.create({ label: 'bench', scope: 'v1-only' })).token
-    await store.close()
-  }
-  return { configDir, token }
-}
-
 /** The Node ceiling: the least a Node proxy can do (bench/node-proxy.mjs), in front of the upstream. */
 export async function startNodeProxy(upstream: string): Promise<Peer> {
   const port = await freePort()
-  const child = spawn(process.execPath, [NODE_PROXY, String(port), upstream], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  await waitFor(child, /listening on/)
+  const proxy = spawnWatched(process.execPath, [
+    join(REPO_ROOT, 'bench/node-proxy.mjs'),
+    String(port),
+    upstream,
+  ])
+  await proxy.waitFor(/listening on (http:\/\/\S+)/, { what: 'node-proxy', timeoutMs: 10_000 })
   return {
     name: 'minimal Node proxy',
     url: `http://127.0.0.1:${port}`,
     model: 'fake-model',
-    pid: child.pid,
-    stop: () => kill(child),
+    stop: async () => void (await proxy.stop()),
   }
 }
 
+/** Caddy's `reverse_proxy` in front of the upstream; undefined (said loudly) when Caddy is not installed. */
 export async function startCaddy(upstream: string): Promise<Peer | undefined> {
+  if (!programAvailable('caddy', 'apt-get install caddy')) return undefined
   const port = await freePort()
   const dir = await mkdtemp(join(tmpdir(), 'svc-bench-caddy-'))
-  const caddyfile = join(dir, 'Caddyfile')
+  const config = join(dir, 'Caddyfile')
   await writeFile(
-    caddyfile,
+    config,
     `{\n\tadmin off\n\tauto_https off\n}\n:${port} {\n\tbind 127.0.0.1\n\treverse_proxy ${new URL(upstream).host}\n}\n`,
   )
-  let child: ChildProcess
-  try {
-    child = spawn('caddy', ['run', '--config', caddyfile, '--adapter', 'caddyfile'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir },
-    })
-    await waitFor(child, /serving initial configuration|server running/, 15_000)
-  } catch {
-    return undefined
-  }
+  const url = `http://127.0.0.1:${port}`
+  const caddy = await runCaddy({
+    config,
+    dataDir: dir,
+    timeoutMs: 15_000,
+    ready: () =>
+      fetch(url).then(
+        async (r) => {
+          await r.body?.cancel()
+          return true
+        },
+        () => undefined,
+      ),
+  })
   return {
     name: 'Caddy reverse_proxy',
-    url: `http://127.0.0.1:${port}`,
+    url,
     model: 'fake-model',
     stop: async () => {
-      await kill(child)
+      await caddy[Symbol.asyncDispose]()
       await rm(dir, { recursive: true, force: true })
     },
   }
-}
-
-export function waitFor(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let out = ''
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}: ${out}`)), timeoutMs)
-    const onData = (d: Buffer) => {
-      out += d.toString()
-      if (pattern.test(out)) {
-        clearTimeout(timer)
-        resolve()
-      }
-    }
-    child.stdout?.on('data', onData)
-    child.stderr?.on('data', onData)
-    child.once('error', (e) => {
-      clearTimeout(timer)
-      reject(e)
-    })
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`exited with ${code}: ${out}`))
-    })
-  })
-}
-
-export async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise((r) => child.once('exit', r))
-  child.kill('SIGTERM')
-  await exited
 }
