@@ -10,6 +10,18 @@ import type { ServerResponse } from 'node:http'
 import type { LoadingNotice } from '@svc/core'
 import { withAddedHeaders } from './response-headers'
 
+/**
+ * Responses whose event-stream head a loading notice sent. `writeError` reads it to end such a stream
+ * with an error event: `res.getHeader` cannot tell, since a head written with `writeHead(status,
+ * headers)` alone (no `setHeader` before it) is not kept where `getHeader` looks.
+ */
+const openedEarly = new WeakSet<ServerResponse>()
+
+/** Whether a loading notice opened `res` as an event stream (its status already sent: 200). */
+export function openedForLoading(res: ServerResponse): boolean {
+  return openedEarly.has(res)
+}
+
 /** Between comment lines while nothing changes, so proxies and people see it is alive. */
 const HEARTBEAT_MS = 2_000
 
@@ -50,6 +62,7 @@ export function loadingWriter(
             'x-request-id': requestId,
           }),
         )
+        openedEarly.add(res)
         timer = setInterval(write, HEARTBEAT_MS)
         timer.unref()
         res.once('close', stop)

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { renderErrorFor, type SvcError, sseErrorEventFor } from '@svc/core'
+import { openedForLoading } from './loading-notice'
 import { withAddedHeaders } from './response-headers'
 
 /**
@@ -13,7 +14,9 @@ export function writeError(res: ServerResponse, error: unknown, requestId: strin
   if (res.headersSent) {
     // A stream svc opened early (a request waiting for a load, see loading-notice.ts): the error
     // goes out as its last event. Any other answer under way is cut, so the client sees a failure.
-    if (/text\/event-stream/.test(String(res.getHeader('content-type') ?? '')) && !res.writableEnded) {
+    const eventStream =
+      openedForLoading(res) || /text\/event-stream/.test(String(res.getHeader('content-type') ?? ''))
+    if (eventStream && !res.writableEnded) {
       res.end(`event: error\ndata: ${rendered.body}\n\n`)
     } else res.destroy()
     return rendered.status
