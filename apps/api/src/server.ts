@@ -16,6 +16,7 @@ import { hostGuard } from './middleware/host'
 import { newServer } from './new-server'
 import { createOllamaHandler } from './ollama/ollama-handler'
 import { createOllamaListener } from './ollama/ollama-listener'
+import { realtimeUpgrade } from './realtime/realtime-upgrade'
 import { createWiring, type Wiring } from './wiring'
 
 export interface SvcServer {
@@ -80,7 +81,7 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     maxConnections: env.maxConnections,
     handler,
     onClientError: answerClientError,
-    // WebSocket upgrades (`onUpgrade: (req, socket, head) => …`) attach here.
+    onUpgrade: realtimeUpgrade(server, { authenticate, refuse, logger }),
   })
   const ollamaServer = env.ollamaPort === undefined ? undefined : newServer()
   if (ollamaServer) {

@@ -1,0 +1,163 @@
+/**
+ * The Realtime API end to end, as an installed svc is reached: the official `openai` client's
+ * `OpenAIRealtimeWS` over `wss:` through the real Caddy (its internal CA the only one trusted), auth
+ * on and a `v1-only` token, against real whisper-server (stt), llama-server (primary) and espeak-ng
+ * (tts) behind svc. Audio in is espeak-ng's speech; the models have random weights, so what they say
+ * is gibberish: the events, their order and the audio's presence are the point.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createTokenStore, type Scope } from '@svc/auth'
+import { findEngine } from '@svc/engines'
+import {
+  type ApiProcess,
+  missingPart,
+  programAvailable,
+  startApi,
+  writeSvcConfig,
+  writeTinyGguf,
+  writeTinyWhisper,
+} from '@svc/testing'
+import OpenAI from 'openai'
+import { OpenAIRealtimeWS } from 'openai/realtime/ws'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FAST_HASH } from './auth-harness'
+import { call, llamaServerAvailable, type SlotBody } from './live'
+import {
+  appendEvents,
+  type Event,
+  EventLog,
+  silencePcm,
+  speechPcm,
+  startTlsFront,
+  type TlsFront,
+} from './realtime-harness'
+
+const whisper = Boolean(findEngine('whisper-server', process.env))
+if (!whisper) missingPart('whisper-server', 'run ./scripts/setup.sh (svc engines build whisper-server)')
+const present = [
+  whisper,
+  llamaServerAvailable(),
+  programAvailable('caddy', 'run ./scripts/setup.sh (apt: caddy)'),
+  programAvailable('espeak-ng', 'run ./scripts/setup.sh (apt: espeak-ng)'),
+  programAvailable('ffmpeg', 'run ./scripts/setup.sh (apt: ffmpeg)'),
+].every(Boolean)
+
+describe.skipIf(!present)('the Realtime API through Caddy with the official client', () => {
+  let dir: string
+  let api: ApiProcess
+  let front: TlsFront
+  let admin: string
+  let voice: string
+  let speech: Buffer
+
+  const configDir = () => join(dir, 'config')
+  async function mint(label: string, scope: Scope) {
+    const store = createTokenStore({
+      configDir: configDir(),
+      watch: false,
+      flushIntervalMs: 0,
+      hashParams: FAST_HASH,
+    })
+    const t = await store.create({ label, scope })
+    await store.close()
+    return t.token
+  }
+  const as = (token: string) => ({ authorization: `Bearer ${token}` })
+  async function load(slot: string, model: string) {
+    const r = await call(api, `/api/slots/${slot}/load?wait=true`, {
+      method: 'POST',
+      json: { model },
+      headers: as(admin),
+    })
+    expect(r.status, `${JSON.stringify(r.body)}\n${api.output().slice(-3000)}`).toBe(200)
+  }
+  const slot = async (name: string) =>
+    (await call<SlotBody>(api, `/api/slots/${name}`, { headers: as(admin) })).body
+
+  /** A session opened by the official client over wss:, its events logged. */
+  async function open(
+    model: string,
+  ): Promise<{ rt: OpenAIRealtimeWS; log: EventLog; closed: Promise<number> }> {
+    const client = new OpenAI({ baseURL: `${front.url}/v1`, apiKey: voice, maxRetries: 0 })
+    const rt = await OpenAIRealtimeWS.create(client, { model, options: { ca: front.ca } })
+    const log = new EventLog()
+    rt.on('event', (e) => log.push(e as unknown as Event))
+    rt.on('error', () => {}) // error events are in the log
+    const closed = new Promise<number>((resolve) => rt.socket.once('close', (code) => resolve(code)))
+    await log.next('session.created', { timeoutMs: 20_000 })
+    return { rt, log, closed }
+  }
+  const sendAudio = (rt: OpenAIRealtimeWS, pcm: Buffer) => {
+    for (const e of appendEvents(pcm)) rt.send(e)
+  }
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-realtime-'))
+    await writeSvcConfig(configDir(), {
+      slots: {
+        primary:
+          'backend = "cpu"\nruntime = "process"\nrestart = "no"\nargs = ["-c", "512", "-np", "1", "--threads", "1"]\n',
+        stt: 'args = ["-t", "1"]\n',
+      },
+    })
+    const [gguf, tiny] = await Promise.all([
+      writeTinyGguf(join(dir, 'tiny-chat.gguf'), { role: 'chat' }),
+      writeTinyWhisper(join(dir, 'tiny-whisper.bin')),
+    ])
+    admin = await mint('admin', 'admin')
+    voice = await mint('voice', 'v1-only')
+    api = await startApi({
+      configDir: configDir(),
+      stateDir: join(dir, 'state'),
+      env: { SVC_AUTH_ENABLED: '1' },
+    })
+    await Promise.all([load('primary', gguf.path), load('stt', tiny.path), load('tts', 'espeak-ng')])
+    front = await startTlsFront(api.url)
+    speech = Buffer.concat([await speechPcm('Hello there. How are you today?', dir), silencePcm(300)])
+  }, 180_000)
+
+  afterAll(async () => {
+    await front?.[Symbol.asyncDispose]()
+    await api?.[Symbol.asyncDispose]()
+    if (dir) await rm(dir, { recursive: true, force: true })
+  })
+
+  it('completes a transcription session: committed audio → transcript deltas → completed', async () => {
+    const { rt, log } = await open('stt')
+    expect(log.of('session.created')[0]?.session).toMatchObject({
+      type: 'realtime',
+      object: 'realtime.session',
+    })
+    rt.send({
+      type: 'session.update',
+      session: {
+        type: 'transcription',
+        audio: {
+          input: {
+            format: { type: 'audio/pcm', rate: 24000 },
+            transcription: { model: 'stt' },
+            turn_detection: null,
+          },
+        },
+      },
+    })
+    const updated = await log.next('session.updated')
+    expect(updated.session).toMatchObject({
+      type: 'transcription',
+      audio: { input: { turn_detection: null } },
+    })
+    sendAudio(rt, speech)
+    rt.send({ type: 'input_audio_buffer.commit' })
+    const committed = await log.next('input_audio_buffer.committed')
+    const completed = await log.next('conversation.item.input_audio_transcription.completed')
+    expect(completed.item_id).toBe(committed.item_id)
+    expect(typeof completed.transcript).toBe('string')
+    const deltas = log.of('conversation.item.input_audio_transcription.delta')
+    expect(deltas.length).toBeGreaterThan(0)
+    expect(deltas.map((d) => d.delta).join('')).toBe(completed.transcript)
+    expect(log.of('error')).toEqual([])
+    rt.close()
+  }, 120_000)
+})
