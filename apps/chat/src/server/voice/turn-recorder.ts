@@ -82,6 +82,13 @@ export function createTurnRecorder(onTurn: (turn: SpokenTurn) => void) {
         case 'response.output_text.delta':
           if (current) current.text += String(event.delta ?? '')
           break
+        // The whole text, when svc sends it, wins over the deltas.
+        case 'response.output_audio_transcript.done':
+          if (current && typeof event.transcript === 'string') current.audioText = event.transcript
+          break
+        case 'response.output_text.done':
+          if (current && typeof event.text === 'string') current.text = event.text
+          break
         case 'response.done': {
           const response = (event.response ?? {}) as { status?: unknown }
           const answer = (current?.audioText || current?.text || '').trim()

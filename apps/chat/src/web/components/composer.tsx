@@ -6,9 +6,11 @@ import { generateImage, upload } from '../media-actions'
 import { megabytes } from '../page-text'
 import { acceptsImages, offersImages, sendBlock, usable } from '../send-block'
 import { store, useChat } from '../store'
+import { useVoice } from '../voice/voice-store'
 import { AllowanceNote } from './allowance-note'
 import { ComposerNotice } from './composer-notice'
 import { VoiceInput } from './voice-input'
+import { TalkButton, VoicePanel } from './voice-mode'
 
 const IMAGE_SIZES = ['512x512', '768x768', '1024x1024']
 
@@ -23,6 +25,8 @@ export function Composer() {
   const model = useChat((s) => s.model)
   const chosenMode = useChat((s) => s.mode)
   const streaming = useChat((s) => s.streaming)
+  // Voice mode holds the conversation (the server refuses a typed answer meanwhile).
+  const talking = useVoice((v) => v.phase !== 'off')
   const [draft, setDraft] = useState('')
   const [size, setSize] = useState('')
   const [attachments, setAttachments] = useState<{ id: string; name: string }[]>([])
@@ -53,7 +57,7 @@ export function Composer() {
       : null
 
   const submit = () => {
-    if (streaming || empty || blocked || uploading || tooLarge) return
+    if (streaming || talking || empty || blocked || uploading || tooLarge) return
     const text = draft
     setDraft('')
     // Given back to the box when the server refuses the turn (nothing of it was kept).
@@ -114,6 +118,7 @@ export function Composer() {
         </fieldset>
       ) : null}
       <ComposerNotice id={reasonId} block={blocked} tooLarge={tooLarge} />
+      <VoicePanel />
       <ChatInput
         label={mode === 'image' ? 'Image prompt' : 'Message'}
         value={draft}
@@ -176,6 +181,13 @@ export function Composer() {
         {usable(models?.transcription) && mode === 'chat' ? (
           <VoiceInput onText={(text) => setDraft((d) => (d ? `${d} ${text}` : text))} />
         ) : null}
+        {mode === 'chat' &&
+        !blocked &&
+        !streaming &&
+        usable(models?.transcription) &&
+        usable(models?.speech) ? (
+          <TalkButton />
+        ) : null}
         {streaming ? (
           <button type="button" class="svc-button svc-button-danger" onClick={() => void stop()}>
             Stop
@@ -184,7 +196,7 @@ export function Composer() {
           <button
             type="submit"
             class="svc-button svc-button-primary"
-            disabled={Boolean(blocked) || empty || uploading || Boolean(tooLarge)}
+            disabled={Boolean(blocked) || talking || empty || uploading || Boolean(tooLarge)}
             aria-describedby={blocked || tooLarge ? reasonId : undefined}
           >
             {mode === 'image' ? 'Generate' : 'Send'}
