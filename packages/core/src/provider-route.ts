@@ -30,13 +30,23 @@ export type Endpoint = (typeof ENDPOINTS)[number]
 /** The part of an OpenAI request a translator gets (already validated JSON, or the raw request). */
 export interface TranslateRequest {
   endpoint: Endpoint
-  /** The parsed JSON body. */
+  /**
+   * The parsed JSON body; for an upload a translator may take (`transcriptions` with `stream`), its
+   * form fields: text as strings, files as `File`.
+   */
   body: Record<string, unknown>
   /**
    * The body exactly as the client sent it: JSON.parse loses integers above 2^53 (image seeds go up
    * to 2^64 − 1), so a translator that needs them exact reads them from here.
    */
   rawBody?: string
+  /**
+   * A multipart upload read whole, for the endpoints whose translator needs its files (the image
+   * provider's `/v1/images/edits` and `/variations`); `body` is then empty. Absent for JSON bodies.
+   */
+  form?: FormData
+  /** The `/v1` path the client called (`/v1/images/edits`), for a translator that serves several. */
+  path?: string
   /** Base URL of the running upstream. */
   base: URL
   /** Model ref the slot holds. */

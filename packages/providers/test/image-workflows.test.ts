@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { readPngInfo, startComfyStandIn } from '@svc/testing'
+import { encodePng, readPngInfo, startComfyStandIn } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 import { stringifyJsonBig } from '../src/image/big-json'
 import { fillWorkflow, loadWorkflowTemplate } from '../src/image/workflow-template'
@@ -14,11 +14,40 @@ const CHECKPOINTS = [
   'v1-5-pruned-emaonly.safetensors',
 ]
 
-async function templateIds(): Promise<string[]> {
+async function allTemplateIds(): Promise<string[]> {
   return (await readdir(WORKFLOWS))
     .filter((f) => f.endsWith('.json') && !f.endsWith('.meta.json'))
     .map((f) => f.slice(0, -'.json'.length))
     .sort()
+}
+
+const EDIT = /^(.+)\.(img2img|inpaint)$/
+
+/** Generation templates (`<model>`); edit templates are `<model>.img2img` / `<model>.inpaint`. */
+async function templateIds(): Promise<string[]> {
+  return (await allTemplateIds()).filter((id) => !EDIT.test(id))
+}
+
+async function editTemplateIds(): Promise<string[]> {
+  return (await allTemplateIds()).filter((id) => EDIT.test(id))
+}
+
+/** A `size × size` RGBA PNG; `alpha(x)` per column. */
+function rgbaPng(size: number, alpha: (x: number) => number): Buffer {
+  const stride = 1 + size * 4
+  const scanlines = new Uint8Array(stride * size)
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) scanlines.set([90, 140, 200, alpha(x)], y * stride + 1 + x * 4)
+  }
+  return encodePng({ width: size, height: size, scanlines, channels: 4 })
+}
+
+async function uploadTo(url: string, name: string, bytes: Buffer): Promise<void> {
+  const form = new FormData()
+  form.append('image', new Blob([new Uint8Array(bytes)]), name)
+  form.append('subfolder', 'svc')
+  const res = await fetch(`${url}/upload/image`, { method: 'POST', body: form })
+  expect(res.status).toBe(200)
 }
 
 describe('workflow templates', () => {
@@ -27,7 +56,27 @@ describe('workflow templates', () => {
     for (const id of await templateIds()) {
       const t = await loadWorkflowTemplate(WORKFLOWS, id)
       expect(t.meta.model).toBe(id)
+      expect(t.meta.edit).toBeUndefined()
       expect(t.graph[t.meta.output]?.class_type).toBe('SaveImage')
+    }
+    // each has an image-to-image and an inpainting edit graph for the same checkpoint
+    const edits = (await templateIds()).flatMap((id) => [`${id}.img2img`, `${id}.inpaint`]).sort()
+    expect(await editTemplateIds()).toEqual(edits)
+    for (const id of edits) {
+      const t = await loadWorkflowTemplate(WORKFLOWS, id)
+      const [, model, kind] = EDIT.exec(id) as unknown as [string, string, string]
+      expect(t.meta.model).toBe(model)
+      expect(t.meta.edit).toBe(kind)
+      expect(t.checkpoint).toBe((await loadWorkflowTemplate(WORKFLOWS, model)).checkpoint)
+      expect(t.graph[t.meta.inputs.image![0]]?.class_type).toBe('LoadImage')
+      if (kind === 'inpaint') {
+        // OpenAI's mask alpha, read as ComfyUI's MASK = 1 − alpha/255: no inversion node in between
+        const maskNode = t.graph[t.meta.inputs.mask![0]]!
+        expect(maskNode).toMatchObject({ class_type: 'LoadImageMask', inputs: { channel: 'alpha' } })
+        const classes = Object.values(t.graph).map((n) => n.class_type)
+        expect(classes).not.toContain('InvertMask')
+        expect(classes).toContain('VAEEncodeForInpaint')
+      }
     }
   })
 
@@ -44,7 +93,8 @@ describe('workflow templates', () => {
     }
     for (const [id, want] of Object.entries(facts)) {
       const t = await loadWorkflowTemplate(WORKFLOWS, id)
-      const at = (k: keyof typeof t.meta.inputs) => t.graph[t.meta.inputs[k][0]]!.inputs[t.meta.inputs[k][1]]
+      const at = (k: keyof typeof t.meta.inputs) =>
+        t.graph[t.meta.inputs[k]![0]]!.inputs[t.meta.inputs[k]![1]]
       expect([t.nativeSize.width, t.nativeSize.height], id).toEqual(want.size)
       expect(at('steps'), id).toBe(want.steps)
       expect(at('cfg'), id).toBe(want.cfg)
@@ -93,6 +143,84 @@ describe('workflow templates', () => {
       }
       const images = entry.outputs[t.meta.output]!.images
       expect(images.map((i) => i.filename)).toEqual([`test-${id}_00001_.png`, `test-${id}_00002_.png`])
+      const q = new URLSearchParams({
+        filename: images[0]!.filename,
+        subfolder: images[0]!.subfolder,
+        type: 'output',
+      })
+      const png = readPngInfo(new Uint8Array(await (await fetch(`${comfy.url}/view?${q}`)).arrayBuffer()))
+      expect([png.width, png.height]).toEqual([128, 64])
+    }
+  })
+
+  it('edit graphs pass the stand-in’s validation as they are and filled in, and run to PNGs of the asked size', async () => {
+    await using comfy = await startComfyStandIn({ checkpoints: CHECKPOINTS })
+    // the names the templates carry, and a request's own
+    await uploadTo(
+      comfy.url,
+      'edit-image.png',
+      rgbaPng(64, () => 255),
+    )
+    await uploadTo(
+      comfy.url,
+      'edit-mask.png',
+      rgbaPng(64, (x) => (x < 32 ? 0 : 255)),
+    )
+    await uploadTo(
+      comfy.url,
+      'edit-req.png',
+      rgbaPng(96, () => 255),
+    )
+    await uploadTo(
+      comfy.url,
+      'edit-req-mask.png',
+      rgbaPng(96, (x) => (x < 48 ? 0 : 255)),
+    )
+    for (const id of await editTemplateIds()) {
+      const t = await loadWorkflowTemplate(WORKFLOWS, id)
+      const filled = fillWorkflow(t, {
+        prompt: 'a red hat',
+        negativePrompt: '',
+        seed: 18446744073709551615n,
+        steps: 2,
+        cfg: 1.5,
+        width: 128,
+        height: 64,
+        batchSize: 2,
+        checkpoint: t.checkpoint,
+        filenamePrefix: `svc/test-${id}`,
+        image: 'svc/edit-req.png',
+        mask: 'svc/edit-req-mask.png',
+        denoise: 0.5,
+      })
+      if (t.meta.edit === 'img2img') expect(stringifyJsonBig(filled)).not.toContain('edit-req-mask')
+      for (const graph of [t.graph, filled]) {
+        const res = await fetch(`${comfy.url}/prompt`, {
+          method: 'POST',
+          body: stringifyJsonBig({ prompt: graph }),
+        })
+        const body = (await res.json()) as { prompt_id: string; node_errors: unknown }
+        expect(res.status, `${id}: ${JSON.stringify(body)}`).toBe(200)
+        expect(body.node_errors).toEqual({})
+      }
+      const promptId = (comfy.prompts.at(-1)!.response as { prompt_id: string }).prompt_id
+      let entry:
+        | {
+            status: { status_str: string }
+            outputs: Record<string, { images: { filename: string; subfolder: string }[] }>
+          }
+        | undefined
+      while (!entry) {
+        const history = (await (await fetch(`${comfy.url}/history/${promptId}`)).json()) as Record<
+          string,
+          typeof entry
+        >
+        entry = history[promptId]
+        if (!entry) await new Promise((r) => setTimeout(r, 10))
+      }
+      expect(entry.status.status_str, JSON.stringify(entry)).toBe('success')
+      const images = entry.outputs[t.meta.output]!.images
+      expect(images).toHaveLength(2)
       const q = new URLSearchParams({
         filename: images[0]!.filename,
         subfolder: images[0]!.subfolder,

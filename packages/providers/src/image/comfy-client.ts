@@ -1,6 +1,6 @@
 /**
- * The few ComfyUI calls the image translator makes (docs/providers.md, "image"): queue a prompt,
- * wait for its history entry, fetch an image, cancel. Completion is observed by polling
+ * The few ComfyUI calls the image translator makes (docs/providers.md, "image"): upload an edit's
+ * image and mask, queue a prompt, wait for its history entry, fetch an image, cancel. Completion is observed by polling
  * `GET /history/<id>` — no WebSocket: the history entry is the source of truth anyway (ComfyUI sends
  * `execution_success` before it writes history), polling needs no extra dependency, survives a
  * dropped socket, and works through any proxy in front of a remote ComfyUI. While the entry is
@@ -140,6 +140,35 @@ export async function fetchImage(base: URL, image: ComfyImage, signal: AbortSign
     throw new SvcError('upstream.error', `ComfyUI's ${image.filename} is not a PNG`)
   }
   return bytes
+}
+
+/** Where ComfyUI stored an upload (`POST /upload/image` answer). */
+export interface ComfyUpload {
+  name: string
+  subfolder: string
+  type: string
+}
+
+/**
+ * `POST /upload/image` (multipart `image` with a file name, `type=input`, `subfolder`,
+ * `overwrite=true`). Resolves to the name to give LoadImage / LoadImageMask (`<subfolder>/<name>`).
+ * ComfyUI answers a refused upload with an empty 400 (or 413 over its `--max-upload-size`):
+ * `upstream.error` naming the status.
+ */
+export async function uploadInput(
+  base: URL,
+  file: { bytes: Uint8Array; filename: string; subfolder: string },
+  signal: AbortSignal,
+): Promise<string> {
+  const form = new FormData()
+  form.append('image', new Blob([file.bytes as Uint8Array<ArrayBuffer>]), file.filename)
+  form.append('type', 'input')
+  form.append('subfolder', file.subfolder)
+  form.append('overwrite', 'true')
+  const res = await call(base, '/upload/image', { method: 'POST', body: form, signal })
+  if (!res.ok) throw await upstreamError(res, `POST /upload/image for ${file.filename}`)
+  const stored = (await res.json()) as ComfyUpload
+  return stored.subfolder ? `${stored.subfolder}/${stored.name}` : stored.name
 }
 
 /**

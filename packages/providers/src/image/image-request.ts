@@ -156,14 +156,18 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Validates an images request body. Throws `SvcError('request.invalid')` whose `param` names the
+ * Validates an images request body (`schema`: generations by default; edits and variations pass
+ * theirs, image-edit-request.ts). Throws `SvcError('request.invalid')` whose `param` names the
  * field (`size`, `n`, `seed`, `extra_body.seed`, …).
  */
-export function parseImageRequest(body: unknown): ImageJob {
+export function parseImageRequest(
+  body: unknown,
+  schema: v.GenericSchema<unknown, v.InferOutput<typeof ImageGenerationSchema>> = ImageGenerationSchema,
+): ImageJob {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new SvcError('request.invalid', 'the request body must be a JSON object')
   }
-  const r = v.safeParse(ImageGenerationSchema, body, { abortEarly: true })
+  const r = v.safeParse(schema, body, { abortEarly: true })
   if (!r.success) {
     const issue = r.issues[0]
     throw new SvcError('request.invalid', issue.message, { param: v.getDotPath(issue) })

@@ -1,5 +1,7 @@
 /**
- * OpenAI `POST /v1/images/generations` → a ComfyUI workflow → PNGs in the image cache.
+ * OpenAI `POST /v1/images/generations` → a ComfyUI workflow → PNGs in the image cache. Edits and
+ * variations (a multipart `form`) take the same path with an edit template and their uploads first
+ * (image-edit.ts).
  *
  * 1. Validate the body (`parseImageRequest`) and apply the model's own rules (size multiple, steps
  *    limit, cfg of distilled models: 0–1 → ComfyUI's 1.0 = guidance off).
@@ -28,9 +30,7 @@ import { type ModelEntry, SvcError } from '@svc/core'
 import type { TranslateRequest, Translator } from '../contract'
 import { fileNameFromUrl } from '../models/model-url'
 import {
-  type ComfyHistoryEntry,
   type ComfyImage,
-  type ComfyRefusal,
   ComfyRefusedError,
   cancelPrompt,
   fetchImage,
@@ -38,12 +38,14 @@ import {
   queuePrompt,
   waitForHistory,
 } from './comfy-client'
+import { executionError, refusalError } from './comfy-errors'
 import type { ImageCache } from './image-cache'
+import { editSize, editTemplateId, uploadEditInputs } from './image-edit'
+import { parseEditForm } from './image-edit-request'
 import { exactSeeds, type ImageJob, parseImageRequest } from './image-request'
 import {
   fillWorkflow,
   loadWorkflowTemplate,
-  requestParamFor,
   type WorkflowTemplate,
   type WorkflowValues,
 } from './workflow-template'
@@ -150,54 +152,12 @@ export async function chooseCheckpoint(
   return candidates[0]!
 }
 
-function refusalError(refusal: ComfyRefusal, template: WorkflowTemplate): SvcError {
-  const parts: string[] = []
-  let param: string | null = null
-  for (const [node, ne] of Object.entries(refusal.node_errors)) {
-    for (const e of ne.errors) {
-      const input = typeof e.extra_info?.input_name === 'string' ? e.extra_info.input_name : undefined
-      const extra = e.details && e.details !== input ? ` (${e.details})` : ''
-      parts.push(`node ${node} (${ne.class_type})${input ? ` input "${input}"` : ''}: ${e.message}${extra}`)
-      if (param === null && input) param = requestParamFor(template, node, input)
-    }
-  }
-  const { error } = refusal
-  const what =
-    parts.length > 0 ? parts.join('; ') : `${error.message}${error.details ? `: ${error.details}` : ''}`
-  return new SvcError(
-    'request.invalid',
-    `ComfyUI refused the ${template.id} workflow: ${what} [${error.type}]`,
-    {
-      param,
-    },
-  )
-}
-
-function executionError(entry: ComfyHistoryEntry): SvcError {
-  const last = [...entry.status.messages]
-    .reverse()
-    .find(([event]) => event === 'execution_error' || event === 'execution_interrupted')
-  if (!last)
-    return new SvcError(
-      'upstream.error',
-      `ComfyUI finished the prompt with status "${entry.status.status_str}"`,
-    )
-  const [event, d] = last
-  const at = `node ${String(d.node_id)} (${String(d.node_type)})`
-  return event === 'execution_error'
-    ? new SvcError(
-        'upstream.error',
-        `ComfyUI failed at ${at}: ${String(d.exception_type)}: ${String(d.exception_message)}`,
-      )
-    : new SvcError('upstream.error', `ComfyUI interrupted the prompt at ${at}`)
-}
-
 export function createImageTranslator(options: ImageTranslatorOptions): Translator {
   const timeoutMs = options.timeoutMs ?? 600_000
   const now = options.now ?? Date.now
   const templates = new Map<string, Promise<WorkflowTemplate>>()
 
-  async function template(model: ModelEntry, workflow: string): Promise<WorkflowTemplate> {
+  async function template(model: ModelEntry, workflow: string, edit = false): Promise<WorkflowTemplate> {
     let t = templates.get(workflow)
     if (!t) {
       const exists = await access(join(options.workflowsDir, `${workflow}.json`)).then(
@@ -205,13 +165,10 @@ export function createImageTranslator(options: ImageTranslatorOptions): Translat
         () => false,
       )
       if (!/^[a-z0-9][a-z0-9._-]*$/.test(workflow) || !exists) {
-        throw new SvcError(
-          'request.invalid',
-          `image model "${model.id}" has no workflow template (${workflow}.json)`,
-          {
-            param: 'model',
-          },
-        )
+        const what = edit ? 'offers no image edits: it has no edit workflow' : 'has no workflow template'
+        throw new SvcError('request.invalid', `image model "${model.id}" ${what} (${workflow}.json)`, {
+          param: 'model',
+        })
       }
       t = loadWorkflowTemplate(options.workflowsDir, workflow)
       t.catch(() => templates.delete(workflow)) // a fixed file is picked up on the next request
@@ -237,16 +194,41 @@ export function createImageTranslator(options: ImageTranslatorOptions): Translat
     if (req.endpoint !== 'images') {
       throw new SvcError('request.invalid', `the image provider serves images, not ${req.endpoint}`)
     }
+    const choice = options.models?.find((m) => m.id === req.model.id)
+    const workflow = choice?.workflow ?? req.model.id
+    if (req.form) {
+      // /v1/images/edits and /variations: a multipart upload, read whole by the dispatcher
+      const job = await parseEditForm(req.form, req.path === '/v1/images/variations')
+      const t = await template(req.model, editTemplateId(workflow, job), true)
+      const values = resolveValues({ ...job, size: job.size ?? editSize(job.image.facts, t) }, t)
+      return run(req, t, choice, values, job.responseFormat, (id, signal) =>
+        uploadEditInputs(req.base, job, id, signal),
+      )
+    }
     // The raw text keeps seeds above 2^53 exact (JSON.parse has already rounded them in `body`).
     const job = parseImageRequest(req.rawBody ? exactSeeds(req.body, req.rawBody) : req.body)
-    const choice = options.models?.find((m) => m.id === req.model.id)
-    const t = await template(req.model, choice?.workflow ?? req.model.id)
-    const values = resolveValues(job, t)
+    const t = await template(req.model, workflow)
+    return run(req, t, choice, resolveValues(job, t), job.responseFormat)
+  }
+
+  /**
+   * Queues the filled template (after `inputs` uploaded what it reads), waits for it, caches the
+   * images and answers the OpenAI body.
+   */
+  async function run(
+    req: TranslateRequest,
+    t: WorkflowTemplate,
+    choice: ImageModelOption | undefined,
+    values: Values,
+    responseFormat: ImageJob['responseFormat'],
+    inputs?: (promptId: string, signal: AbortSignal) => Promise<Partial<WorkflowValues>>,
+  ): Promise<Response> {
     const promptId = randomUUID()
     const signal = AbortSignal.any([req.signal, AbortSignal.timeout(timeoutMs)])
     try {
       const checkpoint = choice?.checkpoint ?? (await chooseCheckpoint(req.base, req.model, t, signal))
-      const prompt = fillWorkflow(t, { ...values, checkpoint, filenamePrefix: `svc/${promptId}` })
+      const named = inputs ? await inputs(promptId, signal) : {}
+      const prompt = fillWorkflow(t, { ...values, ...named, checkpoint, filenamePrefix: `svc/${promptId}` })
       await queuePrompt(req.base, { prompt, client_id: randomUUID(), prompt_id: promptId }, signal)
       const entry = await waitForHistory(req.base, promptId, { signal, pollMs: options.pollMs })
       if (entry.status.status_str !== 'success') throw executionError(entry)
@@ -259,7 +241,7 @@ export function createImageTranslator(options: ImageTranslatorOptions): Translat
         const png = await fetchImage(req.base, image, signal)
         const id = await options.cache.put(png)
         data.push(
-          job.responseFormat === 'b64_json'
+          responseFormat === 'b64_json'
             ? { b64_json: Buffer.from(png).toString('base64') }
             : { url: options.cache.urlPath(id) },
         )

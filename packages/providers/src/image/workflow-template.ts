@@ -23,10 +23,20 @@ export const WORKFLOW_INPUTS = [
 ] as const
 export type WorkflowInput = (typeof WORKFLOW_INPUTS)[number]
 
+/** The inputs an edit graph has besides those: the uploaded image, its mask (inpaint), the strength. */
+export const EDIT_INPUTS = ['image', 'mask', 'denoise'] as const
+export type EditInput = (typeof EDIT_INPUTS)[number]
+
+/** What an edit template does: image-to-image (no mask) or inpainting (with one). */
+export const EDIT_KINDS = ['img2img', 'inpaint'] as const
+export type EditKind = (typeof EDIT_KINDS)[number]
+
 const NodeInputSchema = v.tuple([v.string(), v.string()])
 
 export const WorkflowMetaSchema = v.object({
   model: v.string(),
+  /** Edit templates (`<id>.img2img`, `<id>.inpaint`): which edit; absent for a generation template. */
+  edit: v.optional(v.picklist(EDIT_KINDS)),
   source: v.optional(v.string()),
   /** The SaveImage node whose images are the result. */
   output: v.string(),
@@ -34,12 +44,16 @@ export const WorkflowMetaSchema = v.object({
   max_steps: v.pipe(v.number(), v.integer(), v.minValue(1)),
   /** `distilled`: a requested cfg of 0–1 means "guidance off", which is ComfyUI's 1.0. */
   cfg_mode: v.picklist(['standard', 'distilled']),
-  inputs: v.object(
-    Object.fromEntries(WORKFLOW_INPUTS.map((k) => [k, NodeInputSchema])) as Record<
+  inputs: v.object({
+    ...(Object.fromEntries(WORKFLOW_INPUTS.map((k) => [k, NodeInputSchema])) as Record<
       WorkflowInput,
       typeof NodeInputSchema
-    >,
-  ),
+    >),
+    ...(Object.fromEntries(EDIT_INPUTS.map((k) => [k, v.optional(NodeInputSchema)])) as Record<
+      EditInput,
+      v.OptionalSchema<typeof NodeInputSchema, undefined>
+    >),
+  }),
 })
 export type WorkflowMeta = v.InferOutput<typeof WorkflowMetaSchema>
 
@@ -72,6 +86,12 @@ export interface WorkflowValues {
   batchSize: number
   checkpoint: string
   filenamePrefix: string
+  /** Edit templates: the uploaded image's name as ComfyUI answered it (`svc/<id>-image.png`). */
+  image?: string
+  /** Inpaint templates: the uploaded mask's name. */
+  mask?: string
+  /** Edit templates: the sampler's denoise (0–1); undefined keeps the template's. */
+  denoise?: number
 }
 
 const TEMPLATE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/
@@ -104,8 +124,13 @@ export async function loadWorkflowTemplate(dir: string, id: string): Promise<Wor
   const graph = graphResult.output
   const meta = metaResult.output
   if (!graph[meta.output]) invalid(`${id}.meta.json`, `output node "${meta.output}" is not in the graph`)
-  for (const key of WORKFLOW_INPUTS) {
-    const [node, input] = meta.inputs[key]
+  const needed: readonly (WorkflowInput | EditInput)[] = meta.edit
+    ? [...WORKFLOW_INPUTS, 'image', 'denoise', ...(meta.edit === 'inpaint' ? (['mask'] as const) : [])]
+    : WORKFLOW_INPUTS
+  for (const key of needed) {
+    const at = meta.inputs[key]
+    if (!at) invalid(`${id}.meta.json`, `inputs.${key} is missing (an ${meta.edit} template needs it)`)
+    const [node, input] = at
     if (!graph[node] || !(input in graph[node].inputs)) {
       invalid(`${id}.meta.json`, `inputs.${key} points at ${node}.${input}, which the graph does not have`)
     }
@@ -126,10 +151,10 @@ export async function loadWorkflowTemplate(dir: string, id: string): Promise<Wor
 /** A copy of the template's graph with the request's values written in. Pure. */
 export function fillWorkflow(template: WorkflowTemplate, values: WorkflowValues): ApiGraph {
   const graph = structuredClone(template.graph)
-  const set = (key: WorkflowInput, value: unknown) => {
-    if (value === undefined) return
-    const [node, input] = template.meta.inputs[key]
-    graph[node]!.inputs[input] = value
+  const set = (key: WorkflowInput | EditInput, value: unknown) => {
+    const at = template.meta.inputs[key]
+    if (value === undefined || !at) return
+    graph[at[0]]!.inputs[at[1]] = value
   }
   set('prompt', values.prompt)
   set('negative_prompt', values.negativePrompt)
@@ -141,16 +166,21 @@ export function fillWorkflow(template: WorkflowTemplate, values: WorkflowValues)
   set('batch_size', values.batchSize)
   set('checkpoint', values.checkpoint)
   set('filename_prefix', values.filenamePrefix)
+  set('image', values.image)
+  set('mask', values.mask)
+  set('denoise', values.denoise)
   return graph
 }
 
 /** The OpenAI request field that feeds `node.input`, for error `param`s (null: not the client's). */
 export function requestParamFor(template: WorkflowTemplate, node: string, input: string): string | null {
-  const key = WORKFLOW_INPUTS.find((k) => {
-    const [n, i] = template.meta.inputs[k]
-    return n === node && i === input
+  const key = [...WORKFLOW_INPUTS, ...EDIT_INPUTS].find((k) => {
+    const at = template.meta.inputs[k]
+    return at?.[0] === node && at[1] === input
   })
   switch (key) {
+    case 'denoise':
+      return 'strength'
     case 'width':
     case 'height':
       return 'size'
