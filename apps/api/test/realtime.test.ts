@@ -12,6 +12,7 @@ import { createTokenStore, type Scope } from '@svc/auth'
 import { findEngine } from '@svc/engines'
 import {
   type ApiProcess,
+  llamaKeyHeaders,
   missingPart,
   programAvailable,
   startApi,
@@ -159,5 +160,87 @@ describe.skipIf(!present)('the Realtime API through Caddy with the official clie
     expect(deltas.map((d) => d.delta).join('')).toBe(completed.transcript)
     expect(log.of('error')).toEqual([])
     rt.close()
+  }, 120_000)
+
+  it('answers a spoken turn: transcript, then text and audio deltas, then response.done', async () => {
+    const { rt, log } = await open('primary')
+    rt.send({
+      type: 'session.update',
+      session: {
+        type: 'realtime',
+        output_modalities: ['audio'],
+        max_output_tokens: 24,
+        audio: { input: { turn_detection: null }, output: { voice: 'alloy' } },
+      },
+    })
+    await log.next('session.updated')
+    sendAudio(rt, speech)
+    rt.send({ type: 'input_audio_buffer.commit' })
+    rt.send({ type: 'response.create' })
+    const done = await log.next('response.done')
+    expect(done.response).toMatchObject({ object: 'realtime.response', status: 'completed' })
+    const types = log.events.map((e) => e.type)
+    // The answer starts only once the user's words are known.
+    expect(types.indexOf('conversation.item.input_audio_transcription.completed')).toBeLessThan(
+      types.indexOf('response.output_item.added'),
+    )
+    const transcript = log
+      .of('response.output_audio_transcript.delta')
+      .map((e) => e.delta)
+      .join('')
+    expect(transcript.length).toBeGreaterThan(0)
+    expect(log.of('response.output_audio_transcript.done')[0]?.transcript).toBe(transcript)
+    const audio = Buffer.concat(
+      log.of('response.output_audio.delta').map((e) => Buffer.from(String(e.delta), 'base64')),
+    )
+    // pcm16 at 24 kHz: whole samples, and espeak-ng said something (at least a tenth of a second).
+    expect(audio.byteLength % 2).toBe(0)
+    expect(audio.byteLength).toBeGreaterThan(4800)
+    expect(types.indexOf('response.output_audio.delta')).toBeLessThan(types.indexOf('response.done'))
+
+    // The same conversation, answered in text.
+    const from = log.events.length
+    rt.send({ type: 'response.create', response: { output_modalities: ['text'] } })
+    const text = await log.next('response.done', { from })
+    expect(text.response).toMatchObject({ status: 'completed', output_modalities: ['text'] })
+    expect(log.of('response.output_text.delta', from).length).toBeGreaterThan(0)
+    expect(log.of('response.output_audio.delta', from)).toEqual([])
+    expect(log.of('error')).toEqual([])
+    rt.close()
+  }, 120_000)
+
+  it('a client that vanishes mid-response leaves no upstream work running', async () => {
+    const { rt, log } = await open('primary')
+    rt.send({ type: 'session.update', session: { type: 'realtime', max_output_tokens: 300 } })
+    rt.send({
+      type: 'conversation.item.create',
+      item: {
+        type: 'message',
+        role: 'user',
+        content: [{ type: 'input_text', text: 'Tell me a long story.' }],
+      },
+    })
+    rt.send({ type: 'response.create' })
+    await log.next('response.output_audio.delta')
+    const busy = await Promise.all([slot('primary'), slot('tts')])
+    expect(busy.map((s) => s.inflight).reduce((a, b) => a + b)).toBeGreaterThan(0)
+    rt.socket.terminate()
+    const deadline = Date.now() + 5_000
+    let after = busy
+    while (Date.now() < deadline) {
+      after = await Promise.all([slot('primary'), slot('tts'), slot('stt')])
+      if (after.every((s) => s.inflight === 0)) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(after.map((s) => [s.name, s.inflight])).toEqual([
+      ['primary', 0],
+      ['tts', 0],
+      ['stt', 0],
+    ])
+    // llama-server itself is generating nothing.
+    const { base, pid } = after[0]!.upstream ?? {}
+    const res = await fetch(`${base}/slots`, { headers: await llamaKeyHeaders(pid!) })
+    const slots = (await res.json()) as { is_processing: boolean }[]
+    expect(slots.map((s) => s.is_processing)).toEqual(slots.map(() => false))
   }, 120_000)
 })
