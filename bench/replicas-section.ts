@@ -23,7 +23,7 @@ import { join } from 'node:path'
 import { type ApiProcess, llamaKeyHeaders, startApi, startLlamaServer, writeTinyGguf } from '@svc/testing'
 import { type Message, timedChat } from './chat-client'
 import type { Goal, SectionResult } from './goals'
-import { fmt, quantile } from './stats'
+import { fmt, mean, quantile } from './stats'
 
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 8)
 const TURNS = Number(process.env.BENCH_TURNS ?? 4)
@@ -108,12 +108,8 @@ async function converse(base: string, model: string, script: Script, headers: Re
     for (const c of order) {
       const history = histories[c]!
       history.push({ role: 'user', content: `question ${turn + 1} of conversation ${c + 1}` })
-      const answer = await timedChat(
-        base,
-        { model, messages: history, max_tokens: MAX_TOKENS, stream: true },
-        headers,
-      )
-      if (turn > 0) followUpTtft.push(answer.firstMs ?? Number.NaN)
+      const answer = await timedChat(base, { model, messages: history, max_tokens: MAX_TOKENS }, headers)
+      if (turn > 0) followUpTtft.push(answer.firstMs)
       tokens += answer.completionTokens
       history.push({ role: 'assistant', content: answer.content })
     }
@@ -241,11 +237,11 @@ function render([one, cache, spread]: [Run, Run, Run], script: Script): SectionR
     '',
     `${CONVERSATIONS} conversations × ${TURNS} turns, each with its own system prompt of ${PROMPT_CHARS} characters (about as many tokens), sent one at a time, turn by turn, the conversations shuffled each round (orders ${script.orders.map((o) => o.map((c) => c + 1).join(',')).join(' | ')}); ${MAX_TOKENS} tokens per answer, streamed. Model: random weights, ${MODEL.nEmbd} wide, ${MODEL.nLayer} layers, CPU, one thread per engine.`,
     '',
-    '| run | prompt tokens processed | × one server | p50 / p90 ms to first token, turns 2+ | tokens/s | requests per replica |',
+    '| run | prompt tokens processed | × one server | ms to first token, turns 2+: p50 / mean / p90 | tokens/s | requests per replica |',
     '|---|---|---|---|---|---|',
     ...[one, cache, spread].map(
       (r) =>
-        `| ${r.name} | ${r.promptTokens} | ${fmt(r.promptTokens / one.promptTokens, 2)}× | ${fmt(p50(r), 1)} / ${fmt(quantile(r.followUpTtft, 0.9), 1)} | ${fmt(r.tokensPerSecond, 1)} | ${shares(r)} |`,
+        `| ${r.name} | ${r.promptTokens} | ${fmt(r.promptTokens / one.promptTokens, 2)}× | ${fmt(p50(r), 1)} / ${fmt(mean(r.followUpTtft), 1)} / ${fmt(quantile(r.followUpTtft, 0.9), 1)} | ${fmt(r.tokensPerSecond, 1)} | ${shares(r)} |`,
     ),
     '',
   ].join('\n')
