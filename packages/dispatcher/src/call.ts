@@ -13,13 +13,9 @@ import { parseJsonBody } from './body'
 import type { DispatcherOptions, DispatchRecord } from './dispatch-types'
 import { endpointFor } from './endpoints'
 import { hostedUrl } from './hosted'
-import { refuseUnallowedModel } from './model-access'
 import { looksLikeErrorBody, normaliseUpstreamError } from './normalise'
-import { presetFields } from './preset-fields'
-import { resolveTarget } from './resolve'
-import { routeHintsFor } from './route-hints'
+import { SlotRequest, targetFor } from './slot-request'
 import { translates } from './translates'
-import { refuseImagesWithoutVision } from './vision'
 
 export interface InferenceCall {
   /** The OpenAI path it stands for: `/v1/chat/completions`, `/v1/completions`, `/v1/embeddings`. */
@@ -53,6 +49,7 @@ export type Caller = <T>(
 export function createCaller(
   options: DispatcherOptions & { upstreamTimeoutMs: number; queueTimeoutMs: number },
 ): Caller {
+  const steps = { options, queueTimeoutMs: options.queueTimeoutMs }
   return async function callInference(call, consume) {
     const started = performance.now()
     const spec = endpointFor(call.path)
@@ -62,10 +59,7 @@ export function createCaller(
     try {
       const raw = Buffer.from(JSON.stringify(call.body))
       const body = parseJsonBody(raw, 'application/json', spec.schema) as Record<string, unknown>
-      const allowed = options.allowedModels?.(call.req)
-      if (allowed)
-        refuseUnallowedModel(allowed, body.model as string | undefined, spec.pinnedSlot, options.slots)
-      const target = await resolveTarget(body.model as string | undefined, spec, options)
+      const target = await targetFor(options, spec, body.model as string | undefined, call.req)
       record.slot = target.kind === 'slot' ? target.slot.name : `upstream:${target.upstream.name}`
       options.onStart?.(
         { req: call.req, res: undefined, requestId: call.requestId, record, started },
@@ -75,28 +69,20 @@ export function createCaller(
       let response: Response
       let model: string
       if (target.kind === 'slot') {
-        const slot = target.slot
-        record.slot = slot.name
-        const route = options.routeFor(slot.name)
-        if (!route.endpoints.includes(spec.endpoint) && !route.translate?.endpoints.includes(spec.endpoint))
-          throw new SvcError('request.invalid', `slot "${slot.name}" does not serve ${spec.endpoint}`, {
-            param: 'model',
-          })
-        const remote = slot.snapshot().runtime === 'remote'
-        const seeing = spec.endpoint === 'chat' && !remote
-        const planned = slot.currentModel()
-        if (seeing && planned) refuseImagesWithoutVision(body, planned, slot.name)
-        // Through the slot's queue, for the ref asked: a slot that loads on request loads it.
-        const hints = routeHintsFor(options.slots.config(slot.name), spec.endpoint, body, call.req)
-        const lease = await options.slots.acquire(slot.name, {
-          ...(target.ref !== undefined ? { ref: target.ref } : {}),
-          ...(hints ? { hints } : {}),
-          signal: call.signal,
-          timeoutMs: options.queueTimeoutMs,
-        })
+        // The same checks, body and lease as a client's request (slot-request.ts).
+        const ask = new SlotRequest(
+          steps,
+          target,
+          spec,
+          { model: body.model as string | undefined, json: body },
+          { req: call.req, client: call },
+          undefined,
+        )
+        const lease = await ask.lease()
         release = () => lease.release()
-        if (seeing) refuseImagesWithoutVision(body, lease.model, slot.name)
         model = lease.model.id
+        record.model = model
+        const route = ask.route
         if (route.translate && (await translates(route.translate, spec.endpoint, lease.model, body))) {
           response = await route.translate.handle({
             endpoint: spec.endpoint,
@@ -108,11 +94,11 @@ export function createCaller(
           })
         } else {
           const upstreamModel = route.upstreamModel?.({ model: lease.model })
-          const asked = target.ref === undefined ? lease.model.id : (body.model as string)
-          const sent = presetFields(options.presets, asked, spec.endpoint, body) ?? body
+          const sent = ask.carried ?? body
           const out = upstreamModel === undefined ? sent : { ...sent, model: upstreamModel }
           const url = new URL(route.requestPath(spec.endpoint), lease.base)
-          response = await post(url, out, call, options.upstreamTimeoutMs, `slot ${slot.name}`, lease.apiKey)
+          const who = `slot ${target.slot.name}`
+          response = await post(url, out, call, options.upstreamTimeoutMs, who, lease.apiKey)
         }
       } else {
         const { upstream } = target

@@ -2,7 +2,8 @@
  * The OpenAI front door for inference. `handle(req, res)` reads as its table of contents:
  *
  * 1. read the request (`read-request.ts`: the body as its endpoint says, validated);
- * 2. resolve `model` to a slot or a hosted upstream (`resolve.ts`);
+ * 2. resolve `model` to a slot or a hosted upstream (`slot-request.ts`' `targetFor`: the caller's model
+ *    allowance, then `resolve.ts`; the in-process caller, call.ts, takes the same steps);
  * 3. send it to the slot (`send-to-slot.ts`: lease, translate or stream, other replicas) or to the
  *    hosted upstream (`send-hosted.ts`).
  *
@@ -20,12 +21,11 @@ import { ClientWatch } from './client-watch'
 import type { DispatcherOptions, DispatchRecord } from './dispatch-types'
 import { endpointFor, requestPath } from './endpoints'
 import { type Exchange, hopSender } from './exchange'
-import { refuseUnallowedModel } from './model-access'
 import { readRequest } from './read-request'
-import { resolveTarget } from './resolve'
 import { writeError } from './respond'
 import { sendToHosted } from './send-hosted'
 import { sendToSlot } from './send-to-slot'
+import { targetFor } from './slot-request'
 import { requestUnits } from './units'
 import { UpstreamPools } from './upstream-pools'
 
@@ -65,9 +65,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const request = await readRequest(req, spec, caps)
       const units = request.json && requestUnits(spec.endpoint, request.json)
       if (units) record.units = units
-      const allowed = options.allowedModels?.(req)
-      if (allowed) refuseUnallowedModel(allowed, request.model, spec.pinnedSlot, options.slots)
-      const target = await resolveTarget(request.model, spec, options)
+      const target = await targetFor(options, spec, request.model, req)
       record.slot = target.kind === 'slot' ? target.slot.name : `upstream:${target.upstream.name}`
       options.onStart?.(exchange, request.model, request.raw)
       if (target.kind === 'slot') await sendToSlot(context, exchange, target, spec, request)

@@ -1,10 +1,11 @@
 /**
- * Sending a request to a slot: check the slot serves the endpoint, take a lease (waiting while it
- * loads, bounded, with a loading notice for a streaming client), then either let the provider
+ * Sending a request to a slot: the steps every slot request takes (slot-request.ts: the slot serves
+ * the endpoint, the body, the image check, the lease, waiting while it loads, bounded, with a loading
+ * notice for a streaming client), then either let the provider
  * translate the request (ComfyUI's workflow for images) or stream it to the upstream, trying another
  * replica when one cannot be reached. The lease is released when the hop is over, whatever happened.
  */
-import { type Lease, type LoadingNotice, type RouteHints, SvcError } from '@svc/core'
+import type { Lease } from '@svc/core'
 import { answerFixFor } from './answer-fix'
 import type { DispatcherOptions, SlotRoute } from './dispatch-types'
 import type { EndpointSpec } from './endpoints'
@@ -14,12 +15,10 @@ import { loadingWriter } from './loading-notice'
 import { bothFixes, namedAnswerFix } from './model-name-fix'
 import { prependFields } from './multipart-fields'
 import { rewriteModel, upstreamUrl, writeResponse } from './outbound'
-import { presetFields } from './preset-fields'
 import type { ReadRequest } from './read-request'
 import type { Target } from './resolve'
-import { routeHintsFor } from './route-hints'
+import { SlotRequest } from './slot-request'
 import { translates } from './translates'
-import { refuseImagesWithoutVision } from './vision'
 
 /** Replicas one request may try when the first cannot be reached. */
 const MAX_REPLICA_TRIES = 3
@@ -38,42 +37,20 @@ export async function sendToSlot(
   spec: EndpointSpec,
   request: ReadRequest,
 ): Promise<void> {
-  const { options, queueTimeoutMs } = context
   const { res, requestId, client, record } = exchange
   const { json } = request
-  const route = options.routeFor(target.slot.name)
-  if (!route.endpoints.includes(spec.endpoint) && !route.translate?.endpoints.includes(spec.endpoint)) {
-    throw new SvcError('request.invalid', `slot "${target.slot.name}" does not serve ${spec.endpoint}`, {
-      param: 'model',
-    })
-  }
-  // Images for a model that cannot see them: refused before waiting on a load, and again below for
-  // the model the lease really got (a swap may have happened meanwhile). A remote slot's upstream
-  // loads its own files (a projector or not): svc cannot tell, the remote judges.
-  const config = options.slots.config(target.slot.name)
-  const remote = config.runtime === 'remote'
-  const seeing = spec.endpoint === 'chat' && json && !remote ? json : undefined
-  // A preset's request fields (for what the request named, or what the slot it named holds), then the
-  // provider's own preparation of the body, before any wait: a body it cannot carry is refused now.
-  const asked = target.ref === undefined ? target.slot.currentModel()?.id : request.model
-  const fielded = presetFields(options.presets, asked, spec.endpoint, json)
-  const prepared = fielded ?? json
-  const carried = (prepared && route.prepareBody?.(spec.endpoint, prepared)) ?? fielded
-  const planned = target.slot.currentModel()
-  if (seeing && planned) refuseImagesWithoutVision(seeing, planned, target.slot.name)
-  // Which replica holds this prompt's prefix (only for a slot with replicas that routes by cache).
-  const hints = routeHintsFor(config, spec.endpoint, carried ?? json, exchange.req)
+  // The slot serves the endpoint; a preset's fields and the provider's preparation of the body;
+  // images refused for a model that cannot see them; replica hints; then the lease, with loading
+  // notices for a stream (slot-request.ts: the same steps as a request made inside svc).
   const notice = loadingWriter(res, json, requestId)
-  const leasing = options.slots.acquire(
-    target.slot.name,
-    new LeaseAsk(client, queueTimeoutMs, target.ref, notice?.update, hints),
-  )
+  const ask = new SlotRequest(context, target, spec, request, exchange, notice?.update)
+  const { route, carried } = ask
+  const leasing = ask.lease()
   let lease = await (notice ? leasing.finally(notice.stop) : leasing)
   // Whether `lease` was given back already (between two replicas, when the next acquire fails).
   let released = false
   try {
     record.model = lease.model.id
-    if (seeing) refuseImagesWithoutVision(seeing, lease.model, target.slot.name)
     if (json && route.translate && (await translates(route.translate, spec.endpoint, lease.model, json))) {
       const response = await route.translate.handle({
         endpoint: spec.endpoint,
@@ -112,10 +89,7 @@ export async function sendToSlot(
       lease.fail?.(`unreachable (${result.cause})`)
       lease.release()
       released = true
-      lease = await options.slots.acquire(
-        target.slot.name,
-        new LeaseAsk(client, queueTimeoutMs, undefined, undefined, hints),
-      )
+      lease = await ask.another()
       released = false
     }
   } finally {
@@ -141,22 +115,4 @@ function bodyForSlot(
   if (fields) return prependFields(body, fields, exchange.req.headers['content-type'])
   const upstreamModel = route.upstreamModel?.({ model: lease.model })
   return rewriteModel(body, carried ?? json, upstreamModel, carried !== undefined)
-}
-
-/**
- * What a request asks of the slot's leases. The signal is a getter: acquire reads it only when it
- * has to wait for a loading slot, and an AbortSignal costs more than the rest of a relayed request.
- */
-class LeaseAsk {
-  constructor(
-    private readonly client: { readonly signal: AbortSignal },
-    readonly timeoutMs: number,
-    readonly ref: string | undefined,
-    readonly onLoading: ((notice: LoadingNotice) => void) | undefined,
-    readonly hints: RouteHints | undefined,
-  ) {}
-
-  get signal(): AbortSignal {
-    return this.client.signal
-  }
 }
