@@ -43,6 +43,10 @@ export function registerAlertMetrics(metrics: ApiMetrics, slots: SlotSystem): vo
     },
   })
   void queueMax
+  // Counted here and exposed for the slots there are now: a spare slot that went leaves no series
+  // (one that comes back carries on from its count, so the counter never goes down).
+  const restartCounts = new Map<string, number>()
+  slots.bus.on('slot.restart', (e) => restartCounts.set(e.slot, (restartCounts.get(e.slot) ?? 0) + 1))
   const restarts = new Counter({
     name: 'svc_slot_restarts_total',
     help: 'Restarts scheduled by the restart policy after an upstream exited unexpectedly, per slot.',
@@ -50,10 +54,11 @@ export function registerAlertMetrics(metrics: ApiMetrics, slots: SlotSystem): vo
     registers,
     collect() {
       // Every slot's series exists from the start at 0, so `increase()` sees its first restart.
-      for (const name of manager.names()) this.inc({ slot: name }, 0)
+      this.reset()
+      for (const name of manager.names()) this.inc({ slot: name }, restartCounts.get(name) ?? 0)
     },
   })
-  slots.bus.on('slot.restart', (e) => restarts.inc({ slot: e.slot }))
+  void restarts
 
   // One report per scrape for both gauges: prom-client starts every family's collect in the same
   // turn, so the second finds the first one's report still pending and shares it.
