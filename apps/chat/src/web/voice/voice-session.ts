@@ -177,6 +177,8 @@ function handle(s: Session, event: Record<string, unknown>): void {
       break
     }
     case 'chat.turn.saved': {
+      // The turn as saved {user, assistant}: shown at once, then read back (the title the first
+      // turn gave the conversation comes with it).
       s.saved++
       const { user, assistant } = event as unknown as { user: Message; assistant: Message }
       store.set((state) =>
@@ -184,6 +186,7 @@ function handle(s: Session, event: Record<string, unknown>): void {
           ? { current: { ...state.current, messages: [...state.current.messages, user, assistant] } }
           : {},
       )
+      void reload(s.conversationId)
       void refreshConversations()
       break
     }
