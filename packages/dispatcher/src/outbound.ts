@@ -83,9 +83,25 @@ export async function writeResponse(
   res.writeHead(response.status, withAddedHeaders(res, headers))
   if (response.body) {
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      if (!res.write(chunk)) await new Promise((r) => res.once('drain', r))
+      // A client that leaves while its buffers are full never drains: leaving the loop cancels the
+      // body, so the translator stops its work (a streamed speech, say) and the lease is given back.
+      if (!res.write(chunk) && !(await drained(res))) break
     }
   }
   res.end()
   return response.status
+}
+
+/** Resolves true when `res` can take more, false when its client went away first. */
+function drained(res: ServerResponse): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false)
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve(!res.destroyed)
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
 }
