@@ -24,7 +24,11 @@ export type EndpointName = Endpoint
 
 export interface EndpointSpec {
   endpoint: EndpointName
-  body: 'json' | 'multipart'
+  /**
+   * `json`: read whole and validated; `multipart`: scanned to `model`, the rest streamed on;
+   * `form`: a multipart upload read whole and parsed, for a translator that needs its files.
+   */
+  body: 'json' | 'multipart' | 'form'
   schema?: v.GenericSchema
   /** `/v1/images/*` always goes to this slot (docs/api.md#the-openai-api). */
   pinnedSlot?: string
@@ -106,6 +110,10 @@ export const INFERENCE_ROUTES: Record<string, EndpointSpec> = {
     pinnedSlot: 'img',
     hostedPath: '/images/generations',
   },
+  // Image-to-image and inpainting (and variations: image-to-image without a prompt), translated
+  // into ComfyUI edit graphs by the image provider; its translator checks every field and file.
+  '/v1/images/edits': { endpoint: 'images', body: 'form', pinnedSlot: 'img' },
+  '/v1/images/variations': { endpoint: 'images', body: 'form', pinnedSlot: 'img' },
 }
 
 export function endpointFor(path: string): EndpointSpec | undefined {

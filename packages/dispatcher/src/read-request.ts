@@ -1,9 +1,11 @@
 /**
  * The first step of an inference request: its body, read as its endpoint says. A JSON body is read
  * whole (capped) and validated against the endpoint's schema; a multipart upload is scanned only up
- * to its `model` field and the rest streams on to the upstream, under the same cap.
+ * to its `model` field and the rest streams on to the upstream, under the same cap; a `form` upload
+ * (image edits: the translator needs every file) is read whole under the upload cap and parsed.
  */
 import type { IncomingMessage } from 'node:http'
+import { readMultipartForm, SvcError } from '@svc/core'
 import { parseJsonBody, readBody } from './body'
 import type { EndpointSpec } from './endpoints'
 import { scanMultipartModel } from './multipart-model'
@@ -15,6 +17,8 @@ export interface ReadRequest {
   /** The parsed JSON body; undefined for multipart. */
   json: Record<string, unknown> | undefined
   raw: Buffer | undefined
+  /** A `form` endpoint's upload, parsed (its bytes are `body`). */
+  form?: FormData
 }
 
 export async function readRequest(
@@ -22,6 +26,7 @@ export async function readRequest(
   spec: EndpointSpec,
   caps: { maxJson: number; maxUpload: number },
 ): Promise<ReadRequest> {
+  if (spec.body === 'form') return readForm(req, caps.maxUpload)
   if (spec.body === 'multipart') {
     const scanned = await scanMultipartModel(req, caps.maxUpload)
     const body: ForwardBody = {
@@ -42,4 +47,23 @@ export async function readRequest(
     json,
     raw,
   }
+}
+
+/** A whole multipart upload (413 over `limit`, 400 when it is not multipart or does not parse). */
+async function readForm(req: IncomingMessage, limit: number): Promise<ReadRequest> {
+  const data = await readBody(req, limit)
+  const contentType = req.headers['content-type'] ?? ''
+  const form = await readMultipartForm(
+    new Request('http://svc.invalid/', {
+      method: 'POST',
+      body: data as Uint8Array<ArrayBuffer>,
+      headers: { 'content-type': contentType },
+    }),
+    { message: 'expected a multipart/form-data upload with an image', param: 'image' },
+  )
+  const model = form.get('model')
+  if (model !== null && (typeof model !== 'string' || model === '' || model.length > 256)) {
+    throw new SvcError('request.invalid', 'model must be a model name', { param: 'model' })
+  }
+  return { model: model ?? undefined, body: { kind: 'buffer', data }, json: undefined, raw: undefined, form }
 }

@@ -51,11 +51,18 @@ export async function sendToSlot(
   let released = false
   try {
     record.model = lease.model.id
-    if (json && route.translate && (await translates(route.translate, spec.endpoint, lease.model, json))) {
+    // An image edit's form (read whole by read-request.ts) goes to the translator with its files.
+    const translatable = json ?? (request.form ? {} : undefined)
+    if (
+      translatable &&
+      route.translate &&
+      (await translates(route.translate, spec.endpoint, lease.model, translatable))
+    ) {
       const response = await route.translate.handle({
         endpoint: spec.endpoint,
-        body: json,
+        body: translatable,
         rawBody: request.raw?.toString('utf8') ?? '',
+        ...(request.form ? { form: request.form, path: record.route } : {}),
         base: lease.base,
         model: lease.model,
         signal: client.signal,
