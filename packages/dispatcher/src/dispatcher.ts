@@ -26,7 +26,7 @@ import { writeError } from './respond'
 import { sendToHosted } from './send-hosted'
 import { sendToSlot } from './send-to-slot'
 import { targetFor } from './slot-request'
-import { requestUnits } from './units'
+import { formUnits, requestUnits } from './units'
 import { UpstreamPools } from './upstream-pools'
 
 export type { DispatcherOptions, DispatchRecord, SlotRoute, StartedRequest } from './dispatch-types'
@@ -63,7 +63,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         throw new SvcError('method.not_allowed', `use POST for ${path}`)
       }
       const request = await readRequest(req, spec, caps)
-      const units = request.json && requestUnits(spec.endpoint, request.json)
+      const units = request.json
+        ? requestUnits(spec.endpoint, request.json)
+        : request.form && formUnits(spec.endpoint, request.form)
       if (units) record.units = units
       const target = await targetFor(options, spec, request.model, req)
       record.slot = target.kind === 'slot' ? target.slot.name : `upstream:${target.upstream.name}`

@@ -1,6 +1,7 @@
 /**
- * What a request asks for besides tokens, read from its JSON body (already parsed and validated):
- * the characters a speech request turns into audio and the images a generation asks for. Audio
+ * What a request asks for besides tokens, read from its JSON body (already parsed and validated) or
+ * its form: the characters a speech request turns into audio and the images a generation or an edit
+ * asks for. Audio
  * seconds in (transcriptions) come from the answer instead (`Usage.audioSeconds`).
  */
 import type { Endpoint } from '@svc/core'
@@ -19,4 +20,10 @@ export function requestUnits(endpoint: Endpoint, json: Record<string, unknown>):
     return { images: typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1 }
   }
   return undefined
+}
+
+/** The same for a `form` upload (image edits and variations): `n` is text there. */
+export function formUnits(endpoint: Endpoint, form: FormData): RequestUnits | undefined {
+  const n = form.get('n')
+  return requestUnits(endpoint, typeof n === 'string' ? { n: Number(n) } : {})
 }
