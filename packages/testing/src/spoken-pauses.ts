@@ -18,7 +18,7 @@ export interface SpokenPauses {
   /** 16 kHz mono float32 samples of the whole recording. */
   samples: Float32Array
   /** The same as a 16-bit mono WAV file (16 kHz). */
-  wav: Uint8Array
+  wav: Uint8Array<ArrayBuffer>
   /** Per sentence, in order: where its sound starts and ends, in ms from the start. */
   spans: { startMs: number; endMs: number }[]
   durationMs: number
@@ -84,7 +84,7 @@ export async function speakWithPauses(
   }
 }
 
-function wav16(samples: Float32Array): Uint8Array {
+function wav16(samples: Float32Array): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(44 + samples.length * 2)
   const view = new DataView(out.buffer)
   const tag = (at: number, text: string) => {

@@ -4,7 +4,7 @@ import { float32ToPcm16 } from './pcm'
 const HEADER_BYTES = 44
 
 /** `samples` (−1..1, mono) at `sampleRate` Hz as a complete 16-bit PCM WAV file. */
-export function encodeWav(samples: Float32Array, sampleRate: number): Uint8Array {
+export function encodeWav(samples: Float32Array, sampleRate: number): Uint8Array<ArrayBuffer> {
   const pcm = float32ToPcm16(samples)
   const bytes = new Uint8Array(HEADER_BYTES + pcm.length * 2)
   const view = new DataView(bytes.buffer)

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os'
 import type { ModelEntry } from '@svc/core'
 import { listenArgs, upstreamArgv } from '../argv'
 import { type Backend, type Endpoint, httpOk, type Provider, type SlotContext } from '../contract'
+import { createTranscriptionStream } from './transcription-stream'
 import { normaliseWhisperError } from './whisper-errors'
 
 export const WHISPER_INFERENCE_PATH = '/v1/audio/transcriptions'
@@ -33,6 +34,8 @@ export interface SttProviderOptions {
   warmupTimeoutMs?: number
   /** Where `--convert` writes its temp files on the host. Default the OS temp dir. */
   hostTmpDir?: string
+  /** The ffmpeg that decodes uploads for streaming transcription (default `ffmpeg` on PATH). */
+  ffmpeg?: string
 }
 
 export function whisperServerArgs(
@@ -70,6 +73,8 @@ export function createSttProvider(options: SttProviderOptions = {}): Provider {
     multipartFields: (endpoint) => (endpoint === 'translations' ? { translate: 'true' } : undefined),
     // An upload that is not audio: the caller's mistake (400 audio.unreadable), not the server's.
     normaliseError: normaliseWhisperError,
+    // `stream=true`: svc cuts the upload at its pauses and streams each segment's text (SSE).
+    translate: createTranscriptionStream(WHISPER_INFERENCE_PATH, options),
     refuseModel: (model) =>
       isWhisperModel(model)
         ? undefined
