@@ -19,6 +19,8 @@ import type { ReadRequest } from './read-request'
 import type { Target } from './resolve'
 import { SlotRequest } from './slot-request'
 import { translates } from './translates'
+import { usageFromTail } from './usage'
+import { keepTail, readWholeUpload } from './whole-upload'
 
 /** Replicas one request may try when the first cannot be reached. */
 const MAX_REPLICA_TRIES = 3
@@ -45,6 +47,13 @@ export async function sendToSlot(
   const notice = loadingWriter(res, json, requestId)
   const ask = new SlotRequest(context, target, spec, request, exchange, notice?.update)
   const { route, carried } = ask
+  // An upload the provider may take over (streaming transcription) is read whole, before any wait;
+  // every other body goes on as read-request.ts left it.
+  const upload =
+    request.body.kind === 'stream' && route.translate?.endpoints.includes(spec.endpoint)
+      ? await readWholeUpload(request.body, exchange.req)
+      : undefined
+  const sent: ReadRequest = upload ? { ...request, body: upload.body } : request
   const leasing = ask.lease()
   let lease = await (notice ? leasing.finally(notice.stop) : leasing)
   // Whether `lease` was given back already (between two replicas, when the next acquire fails).
@@ -52,7 +61,7 @@ export async function sendToSlot(
   try {
     record.model = lease.model.id
     // An image edit's form (read whole by read-request.ts) goes to the translator with its files.
-    const translatable = json ?? (request.form ? {} : undefined)
+    const translatable = json ?? upload?.fields ?? (request.form ? {} : undefined)
     if (
       translatable &&
       route.translate &&
@@ -67,11 +76,13 @@ export async function sendToSlot(
         model: lease.model,
         signal: client.signal,
       })
-      record.status = await writeResponse(res, response, requestId)
+      const tail = upload ? keepTail(response) : undefined
+      record.status = await writeResponse(res, tail?.response ?? response, requestId)
+      if (tail) record.usage = usageFromTail(tail.text())
       record.outcome = 'ok'
       return
     }
-    const upstreamBody = bodyForSlot(route, exchange, spec, request, carried, lease)
+    const upstreamBody = bodyForSlot(route, exchange, spec, sent, carried, lease)
     // The answer held to its surface's spec where the engine is wrong (none for most requests).
     // ... and named as the client named it (a preset's alias runs on an engine of another name).
     const fix = bothFixes(
