@@ -226,7 +226,7 @@ describe.skipIf(!present)('the Realtime API through Caddy with the official clie
     expect(busy.map((s) => s.inflight).reduce((a, b) => a + b)).toBeGreaterThan(0)
     rt.socket.terminate()
     const deadline = Date.now() + 5_000
-    let after = busy
+    let after: SlotBody[] = busy
     while (Date.now() < deadline) {
       after = await Promise.all([slot('primary'), slot('tts'), slot('stt')])
       if (after.every((s) => s.inflight === 0)) break
@@ -242,5 +242,74 @@ describe.skipIf(!present)('the Realtime API through Caddy with the official clie
     const res = await fetch(`${base}/slots`, { headers: await llamaKeyHeaders(pid!) })
     const slots = (await res.json()) as { is_processing: boolean }[]
     expect(slots.map((s) => s.is_processing)).toEqual(slots.map(() => false))
+  }, 120_000)
+
+  it('server VAD: each spoken turn is found, committed and transcribed in order', async () => {
+    const { rt, log } = await open('stt')
+    rt.send({
+      type: 'session.update',
+      session: {
+        type: 'transcription',
+        audio: {
+          input: {
+            transcription: { model: 'stt' },
+            turn_detection: { type: 'server_vad', silence_duration_ms: 500 },
+          },
+        },
+      },
+    })
+    await log.next('session.updated')
+    const first = await speechPcm('Hello there, my friend.', dir, 'first')
+    const second = await speechPcm('How are you today?', dir, 'second')
+    sendAudio(rt, Buffer.concat([first, silencePcm(1500), second, silencePcm(1500)]))
+    const done = await log.next('conversation.item.input_audio_transcription.completed', {
+      match: () => log.of('conversation.item.input_audio_transcription.completed').length === 2,
+    })
+    expect(done).toBeDefined()
+    const started = log.of('input_audio_buffer.speech_started')
+    const stopped = log.of('input_audio_buffer.speech_stopped')
+    const committed = log.of('input_audio_buffer.committed')
+    expect([started.length, stopped.length, committed.length]).toEqual([2, 2, 2])
+    // The turns fall where the speech was: the second starts after the first's pause.
+    const firstMs = (first.byteLength / 48_000) * 1000
+    expect(Number(stopped[0]!.audio_end_ms)).toBeLessThan(firstMs + 300)
+    expect(Number(started[1]!.audio_start_ms)).toBeGreaterThan(firstMs + 1500 - 300)
+    expect(committed.map((c) => c.item_id)).toEqual(started.map((s) => s.item_id))
+    const completed = log.of('conversation.item.input_audio_transcription.completed')
+    expect(completed.map((c) => c.item_id)).toEqual(committed.map((c) => c.item_id))
+    expect(log.of('error')).toEqual([])
+    rt.close()
+  }, 120_000)
+
+  it('barge-in: speech while a response plays cancels it', async () => {
+    const { rt, log } = await open('primary')
+    rt.send({
+      type: 'session.update',
+      session: {
+        type: 'realtime',
+        max_output_tokens: 300,
+        audio: {
+          input: { turn_detection: { type: 'server_vad', create_response: true, interrupt_response: true } },
+        },
+      },
+    })
+    await log.next('session.updated')
+    sendAudio(rt, Buffer.concat([speech, silencePcm(1000)]))
+    const created = await log.next('response.created')
+    await log.next('response.output_audio.delta')
+    const from = log.events.length
+    sendAudio(rt, Buffer.concat([speech, silencePcm(1000)]))
+    await log.next('input_audio_buffer.speech_started', { from })
+    const done = await log.next('response.done', {
+      match: (e) => (e.response as { id: string }).id === (created.response as { id: string }).id,
+    })
+    expect(done.response).toMatchObject({
+      status: 'cancelled',
+      status_details: { type: 'cancelled', reason: 'turn_detected' },
+    })
+    // The new turn is answered in its turn.
+    const next = await log.next('response.created', { from })
+    expect((next.response as { id: string }).id).not.toBe((created.response as { id: string }).id)
+    rt.close()
   }, 120_000)
 })

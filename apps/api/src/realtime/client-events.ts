@@ -24,7 +24,7 @@ export const TranscriptionConfigSchema = v.nullable(
 export const TurnDetectionSchema = v.nullable(
   v.looseObject({
     type: v.picklist(['server_vad', 'semantic_vad']),
-    threshold: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
+    threshold: v.optional(v.pipe(v.number(), v.gtValue(0), v.ltValue(1))),
     prefix_padding_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000))),
     silence_duration_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000))),
     create_response: v.optional(v.boolean()),

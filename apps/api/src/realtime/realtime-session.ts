@@ -14,7 +14,7 @@ import { type RunningResponse, runResponse, type ServerEvent } from './response-
 import type { ChatMessage, SelfClient } from './self-client'
 import { SelfCallError } from './self-client'
 import { applySessionPatch, newSessionConfig, renderSession, type SessionConfig } from './session-config'
-import { createTurnDetector, type TurnDetector } from './turn-detector'
+import { createTurnDetector, type TurnDetector, type TurnEvent } from './turn-detector'
 
 export interface SessionOptions {
   client: SelfClient
@@ -53,6 +53,10 @@ export function createRealtimeSession(options: SessionOptions): RealtimeSession 
   let response: RunningResponse | undefined
   let vad: TurnDetector | undefined
   let vadWork: Promise<void> = Promise.resolve()
+  /** Audio heard so far, ms (the VAD's times count from the session's first sample). */
+  let heardMs = 0
+  /** The user item the speech under way will become (speech_started … committed). */
+  let speechItemId: string | undefined
 
   const send = (event: ServerEvent) => {
     if (!abort.signal.aborted) options.send({ event_id: `event_${id()}`, ...event })
@@ -70,12 +74,11 @@ export function createRealtimeSession(options: SessionOptions): RealtimeSession 
   const lastItemId = () => items.at(-1)?.id ?? null
 
   function resetVad() {
-    void vad?.close()
-    vad = config.turnDetection ? createTurnDetector(config.turnDetection) : undefined
+    vad = config.turnDetection ? createTurnDetector(config.turnDetection, heardMs) : undefined
+    speechItemId = undefined
   }
 
-  function commit(pcm: Uint8Array, rate = 24_000) {
-    const itemId = `item_${id()}`
+  function commit(pcm: Uint8Array, rate = 24_000, itemId = `item_${id()}`) {
     send({ type: 'input_audio_buffer.committed', previous_item_id: lastItemId(), item_id: itemId })
     send({
       type: 'conversation.item.added',
@@ -146,15 +149,18 @@ export function createRealtimeSession(options: SessionOptions): RealtimeSession 
     })
   }
 
-  function onVadEvents(events: Awaited<ReturnType<TurnDetector['push']>>) {
+  function onVadEvents(events: TurnEvent[]) {
     for (const event of events) {
       if (event.type === 'speech_started') {
-        send({ type: 'input_audio_buffer.speech_started', audio_start_ms: event.ms, item_id: `item_${id()}` })
+        speechItemId = `item_${id()}`
+        send({ type: 'input_audio_buffer.speech_started', audio_start_ms: event.ms, item_id: speechItemId })
         if (response && config.turnDetection?.interruptResponse) response.cancel('turn_detected')
       } else {
-        send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: event.ms, item_id: `item_${id()}` })
+        const itemId = speechItemId ?? `item_${id()}`
+        speechItemId = undefined
+        send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: event.ms, item_id: itemId })
         buffer.clear()
-        commit(event.pcm, event.rate)
+        commit(event.pcm, event.rate, itemId)
         if (config.type === 'realtime' && config.turnDetection?.createResponse && !response) startResponse()
       }
     }
@@ -170,10 +176,14 @@ export function createRealtimeSession(options: SessionOptions): RealtimeSession 
         return
       }
       case 'input_audio_buffer.append': {
-        const pcm = buffer.append(event.audio)
         const detector = vad
+        // With server VAD a turn commits the detector's segment: audio held outside speech is not kept.
+        if (detector && !detector.speaking && buffer.durationMs > 5_000) buffer.clear()
+        const pcm = buffer.append(event.audio)
+        heardMs += pcm.byteLength / 48
         if (detector) {
-          vadWork = vadWork.then(() => detector.push(pcm).then(onVadEvents, (error) => sendError(error)))
+          const found = (events: TurnEvent[]) => (detector === vad ? onVadEvents(events) : undefined)
+          vadWork = vadWork.then(() => detector.push(pcm).then(found, (error) => sendError(error)))
         }
         return
       }
@@ -253,7 +263,6 @@ export function createRealtimeSession(options: SessionOptions): RealtimeSession 
     close() {
       response?.cancel('client_cancelled')
       abort.abort()
-      void vad?.close()
     },
   }
 }
