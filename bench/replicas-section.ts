@@ -17,13 +17,14 @@
  * first token could not show what the cache saves.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ApiProcess, llamaKeyHeaders, startApi, startLlamaServer, writeTinyGguf } from '@svc/testing'
+import { llamaKeyHeaders, startApiWithConfig, startLlamaServer, writeTinyGguf } from '@svc/testing'
 import { type Message, timedChat } from './chat-client'
 import type { Goal, SectionResult } from './goals'
 import { fmt, mean, quantile } from './stats'
+import { loadSlot } from './switch-peers'
 
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 8)
 const TURNS = Number(process.env.BENCH_TURNS ?? 4)
@@ -59,7 +60,7 @@ export async function replicasSection(log: (line: string) => void): Promise<Sect
     const runs: Run[] = [one]
     for (const routing of ['cache', 'least-loaded'] as const) {
       log(`  svc, replicas = 2, routing = "${routing}"`)
-      runs.push(await throughSvc(dir, gguf, routing, script))
+      runs.push(await throughSvc(gguf, routing, script))
     }
     return render(runs as [Run, Run, Run], script)
   } finally {
@@ -98,23 +99,34 @@ function conversations(): Script {
   return { systems, orders }
 }
 
-/** Sends the script to `base` as `model`; the first token's ms of turns 2+, and tokens/s overall. */
-async function converse(base: string, model: string, script: Script, headers: Record<string, string> = {}) {
+/**
+ * Sends the script to `base` as `model` and reads `processed` (the engines' prompt tokens so far)
+ * before and after: the run's prompt tokens, first-token ms of turns 2+, and tokens/s overall.
+ */
+async function converse(
+  name: string,
+  base: string,
+  model: string,
+  script: Script,
+  processed: () => Promise<number>,
+): Promise<Omit<Run, 'share'>> {
   const histories: Message[][] = script.systems.map((content) => [{ role: 'system', content }])
   const followUpTtft: number[] = []
   let tokens = 0
+  const before = await processed()
   const began = performance.now()
   for (const [turn, order] of script.orders.entries()) {
     for (const c of order) {
       const history = histories[c]!
       history.push({ role: 'user', content: `question ${turn + 1} of conversation ${c + 1}` })
-      const answer = await timedChat(base, { model, messages: history, max_tokens: MAX_TOKENS }, headers)
+      const answer = await timedChat(base, { model, messages: history, max_tokens: MAX_TOKENS })
       if (turn > 0) followUpTtft.push(answer.firstMs)
       tokens += answer.completionTokens
       history.push({ role: 'assistant', content: answer.content })
     }
   }
-  return { followUpTtft, tokensPerSecond: (tokens / (performance.now() - began)) * 1000 }
+  const tokensPerSecond = (tokens / (performance.now() - began)) * 1000
+  return { name, promptTokens: (await processed()) - before, followUpTtft, tokensPerSecond }
 }
 
 /** Prompt tokens a llama-server has processed so far (its own counter). */
@@ -126,81 +138,49 @@ async function promptTokens(base: string, headers: Record<string, string> = {}):
 }
 
 async function oneServer(gguf: string, script: Script): Promise<Run> {
-  await using server = await startLlamaServer({
+  await using one = await startLlamaServer({
     model: gguf,
     alias: 'one',
     ctxSize: 8 * 4096,
     extraArgs: ['-np', '8'],
   })
-  const before = await promptTokens(server.url)
-  const { followUpTtft, tokensPerSecond } = await converse(server.url, 'one', script)
-  const promptTokensUsed = (await promptTokens(server.url)) - before
-  return {
-    name: 'one llama-server (-np 8)',
-    promptTokens: promptTokensUsed,
-    followUpTtft,
-    tokensPerSecond,
-    share: [],
-  }
+  const run = await converse('one llama-server (-np 8)', one.url, 'one', script, () => promptTokens(one.url))
+  return { ...run, share: [] }
 }
 
-interface ReplicaBody {
-  url: string | null
-  healthy: boolean
-  routed: Record<string, number>
-}
 interface SlotBody {
   upstream: { pids?: string } | null
-  replicas: ReplicaBody[] | null
+  replicas: { url: string | null; healthy: boolean; routed: Record<string, number> }[] | null
 }
 
-async function throughSvc(dir: string, gguf: string, routing: string, script: Script): Promise<Run> {
-  const configDir = await mkdtemp(join(dir, 'config-'))
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(
-    join(configDir, 'slots', 'primary.toml'),
-    `runtime = "process"\nbackend = "cpu"\nrestart = "no"\nreplicas = 2\nrouting = "${routing}"\nargs = ${JSON.stringify(['-c', String(4 * 4096), '-np', '4', '--threads', '1'])}\n`,
-  )
-  const api: ApiProcess = await startApi({ configDir, built: true, env: { SVC_LOG_LEVEL: 'info' } })
-  try {
-    const load = await fetch(`${api.url}/api/slots/primary/load?wait=true`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: gguf }),
-    })
-    if (!load.ok) throw new Error(`load: ${load.status} ${await load.text()}`)
-    await load.arrayBuffer()
-    const slot = async () => (await (await fetch(`${api.url}/api/slots/primary`)).json()) as SlotBody
-    const deadline = Date.now() + 60_000
-    let s = await slot()
-    while ((s.replicas ?? []).filter((r) => r.healthy).length < 2) {
-      if (Date.now() > deadline) throw new Error('the two replicas did not become healthy')
-      await new Promise((r) => setTimeout(r, 100))
-      s = await slot()
-    }
-    // Each replica's own counter, read with the key svc gave it (the pids are in replica order).
-    const pids = (s.upstream?.pids ?? '').split(' ').map(Number)
-    const engines = await Promise.all(
-      (s.replicas ?? []).map(async (r, i) => ({ url: r.url!, headers: await llamaKeyHeaders(pids[i]!) })),
-    )
-    const total = async () =>
-      (await Promise.all(engines.map((e) => promptTokens(e.url, e.headers)))).reduce((a, b) => a + b, 0)
-    const before = await total()
-    const { followUpTtft, tokensPerSecond } = await converse(api.url, 'primary', script)
-    const promptTokensUsed = (await total()) - before
-    const share = ((await slot()).replicas ?? []).map((r) =>
-      Object.values(r.routed).reduce((a, b) => a + b, 0),
-    )
-    return {
-      name: `svc, 2 replicas, routing = "${routing}"`,
-      promptTokens: promptTokensUsed,
-      followUpTtft,
-      tokensPerSecond,
-      share,
-    }
-  } finally {
-    await api[Symbol.asyncDispose]()
+async function throughSvc(gguf: string, routing: string, script: Script): Promise<Run> {
+  const args = JSON.stringify(['-c', String(4 * 4096), '-np', '4', '--threads', '1'])
+  await using api = await startApiWithConfig({
+    built: true,
+    env: { SVC_LOG_LEVEL: 'info' },
+    slots: {
+      primary: `runtime = "process"\nbackend = "cpu"\nrestart = "no"\nreplicas = 2\nrouting = "${routing}"\nargs = ${args}\n`,
+    },
+  })
+  await loadSlot(api, 'primary', gguf)
+  const slot = async () => (await (await fetch(`${api.url}/api/slots/primary`)).json()) as SlotBody
+  const deadline = Date.now() + 60_000
+  let s = await slot()
+  while ((s.replicas ?? []).filter((r) => r.healthy).length < 2) {
+    if (Date.now() > deadline) throw new Error('the two replicas did not become healthy')
+    await new Promise((r) => setTimeout(r, 100))
+    s = await slot()
   }
+  // Each replica's own counter, read with the key svc gave it (the pids are in replica order).
+  const pids = (s.upstream?.pids ?? '').split(' ').map(Number)
+  const engines = await Promise.all(
+    (s.replicas ?? []).map(async (r, i) => ({ url: r.url!, headers: await llamaKeyHeaders(pids[i]!) })),
+  )
+  const processed = async () =>
+    (await Promise.all(engines.map((e) => promptTokens(e.url, e.headers)))).reduce((a, b) => a + b, 0)
+  const run = await converse(`svc, 2 replicas, routing = "${routing}"`, api.url, 'primary', script, processed)
+  const share = ((await slot()).replicas ?? []).map((r) => Object.values(r.routed).reduce((a, b) => a + b, 0))
+  return { ...run, share }
 }
 
 function render([one, cache, spread]: [Run, Run, Run], script: Script): SectionResult {

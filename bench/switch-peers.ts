@@ -5,12 +5,11 @@
  * request. Each says which upstream processes serve it, so a run can tell whether anything reloaded.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { isAlive } from '@svc/core/node'
 import { freePort } from '@svc/providers/internals'
-import { type ApiProcess, findLlamaServer, startApi } from '@svc/testing'
+import { type ApiProcess, findLlamaServer, postJson, startApiWithConfig } from '@svc/testing'
 import { timedChat, untilHealthy } from './chat-client'
 
 /** The engine's arguments in every column (the router passes its own `-c`/`--threads` to its children). */
@@ -127,28 +126,14 @@ export async function router(dir: string, max: number): Promise<SwitchPeer> {
  * on every alternation. Both refs are registered by loading each file once, ending with `tiny-a`.
  */
 export async function svcPeer(dir: string, maxLoaded?: number): Promise<SwitchPeer> {
-  const configDir = await mkdtemp(join(tmpdir(), 'svc-bench-switch-'))
-  await mkdir(join(configDir, 'slots'), { recursive: true })
-  await writeFile(
-    join(configDir, 'slots', 'primary.toml'),
-    `runtime = "process"\nbackend = "cpu"\nrestart = "no"\nargs = ${JSON.stringify(ENGINE_ARGS)}\nload_on_request = true\n${maxLoaded === undefined ? '' : `max_loaded = ${maxLoaded}\n`}`,
-  )
-  const api: ApiProcess = await startApi({
-    configDir,
+  const api = await startApiWithConfig({
     built: true,
-    env: { SVC_LOG_LEVEL: 'info', SVC_UNLOAD_GRACE: '5' },
+    env: { SVC_LOG_LEVEL: 'info' },
+    slots: {
+      primary: `runtime = "process"\nbackend = "cpu"\nrestart = "no"\nargs = ${JSON.stringify(ENGINE_ARGS)}\nload_on_request = true\n${maxLoaded ? `max_loaded = ${maxLoaded}\n` : ''}`,
+    },
   })
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${api.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
-    await res.arrayBuffer()
-  }
-  for (const ref of ['tiny-b', 'tiny-a'])
-    await post('/api/slots/primary/load?wait=true', { model: join(dir, `${ref}.gguf`) })
+  for (const ref of ['tiny-b', 'tiny-a']) await loadSlot(api, 'primary', join(dir, `${ref}.gguf`))
   return {
     name:
       maxLoaded === 1 ? 'svc, max_loaded = 1 (a swap per request)' : 'svc, memory room for both (spare slot)',
@@ -159,11 +144,15 @@ export async function svcPeer(dir: string, maxLoaded?: number): Promise<SwitchPe
       }
       return slots.flatMap((s) => (s.upstream?.pid ? [s.upstream.pid] : []))
     },
-    async stop() {
-      await api[Symbol.asyncDispose]()
-      await rm(configDir, { recursive: true, force: true })
-    },
+    stop: async () => await api[Symbol.asyncDispose](),
   }
+}
+
+/** Loads `model` into `slot` and waits until it is ready (`?wait=true`); throws on a refusal. */
+export async function loadSlot(api: ApiProcess, slot: string, model: string): Promise<void> {
+  const res = await postJson(`${api.url}/api/slots/${slot}/load?wait=true`, { model })
+  if (!res.ok) throw new Error(`load ${slot}: ${res.status} ${await res.text()}`)
+  await res.arrayBuffer()
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
