@@ -67,7 +67,8 @@ function expected(mode: Mode, context: Context, method: string, path: string): V
   // With auth on the requests carry the proxy's secret: the proxy chose the host by its site name.
   if (context.foreignHost) return mode === 'auth on' ? 'pass' : 'host.forbidden'
   if (!context.foreignPage || path === '/api/health') return 'pass'
-  const read = method === 'GET' || method === 'HEAD'
+  // The voice socket is a GET, but a WebSocket spends the person's credentials like a write.
+  const read = (method === 'GET' || method === 'HEAD') && path !== '/api/realtime'
   if (mode === 'auth off' && path.startsWith('/api/')) return 'auth.forbidden'
   return read ? 'pass' : 'auth.forbidden'
 }

@@ -1,6 +1,6 @@
 import { isCrossSite, PROXY_SECRET_HEADER } from '@svc/auth'
 import { SvcError } from '@svc/core'
-import { Hono } from 'hono'
+import { Hono, type MiddlewareHandler } from 'hono'
 import * as v from 'valibot'
 import type { ChatDeps } from '../deps'
 import { LOCAL_IDENTITY, peerAddress } from '../http/identity'
@@ -38,7 +38,7 @@ const STATUS_OF: Record<string, Exclude<MessageStatus, 'streaming'>> = {
  */
 export function voiceRoutes(deps: ChatDeps) {
   const { store } = deps
-  return new Hono().get('/realtime', queryOf(RealtimeQuery), (c) => {
+  const sameOrigin: MiddlewareHandler = async (c, next) => {
     const viaProxy = () => deps.fromProxy(peerAddress(c), c.req.header(PROXY_SECRET_HEADER))
     if (isCrossSite((name) => c.req.header(name), viaProxy)) {
       throw new SvcError(
@@ -46,6 +46,9 @@ export function voiceRoutes(deps: ChatDeps) {
         'voice mode may be opened only from a page of this chat app (same origin)',
       )
     }
+    await next()
+  }
+  return new Hono().get('/realtime', sameOrigin, queryOf(RealtimeQuery), (c) => {
     const { conversation: id, model } = c.req.valid('query')
     const user = c.get('user')
     const conversation = store.conversations.get(user.id, id)
