@@ -3,19 +3,23 @@
  * GGUFs (`writeTinyGguf`, seeds 1 and 2), one client sending 4-token chat requests A, B, A, B …,
  * each timed by the client, through: the engine alone (cold start per request), llama.cpp's router
  * with `--models-max 1` and as it ships (`--models-max 4`), and svc loading on request with memory
- * room for both (a spare slot opens) and with `max_loaded = 1` (a swap per request). Each peer gets
- * one warm-up pair, then BENCH_SWITCHES measured requests, every one a switch. The upstream pids
- * are read before and after the measured requests: where both models fit, nothing may reload.
+ * room for both (a spare slot opens) and with `max_loaded = 1` (a swap per request). All run at
+ * once; each gets one warm-up pair, then BENCH_SWITCHES measured requests, every one a switch, in 5
+ * rounds (each peer its share in turn, the order reversed in even rounds, so a drift of the machine
+ * hits every peer alike). The upstream pids are read before and after the measured requests: where
+ * both models fit, nothing may reload.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { writeTinyGguf } from '@svc/testing'
 import type { Goal, SectionResult } from './goals'
-import { fmt, mean, quantile } from './stats'
-import { engineAlone, type Ref, router, type SwitchPeer, svcPeer } from './switch-peers'
+import { fmt, mean, quantile, roundOrder } from './stats'
+import { engineAlone, router, type SwitchPeer, svcPeer } from './switch-peers'
 
 const SWITCHES = Number(process.env.BENCH_SWITCHES ?? 20)
+/** Rounds the switches are split into (an even count per round keeps every request a switch). */
+const ROUNDS = 5
 
 interface SwitchRun {
   name: string
@@ -29,29 +33,31 @@ export async function switchSection(log: (line: string) => void): Promise<Sectio
   try {
     await writeTinyGguf(join(dir, 'tiny-a.gguf'), { role: 'chat', seed: 1 })
     await writeTinyGguf(join(dir, 'tiny-b.gguf'), { role: 'chat', seed: 2 })
-    const starts: (() => Promise<SwitchPeer>)[] = [
-      async () => engineAlone(dir),
-      () => router(dir, 1),
-      () => router(dir, 4),
-      () => svcPeer(dir, 1),
-      () => svcPeer(dir),
-    ]
-    const runs: SwitchRun[] = []
-    for (const start of starts) {
-      const peer = await start()
-      try {
-        log(`  ${peer.name}: ${SWITCHES} alternating requests`)
+    // Listed so that the peers a goal compares are neighbours: they run back to back in every round.
+    const peers: SwitchPeer[] = []
+    try {
+      peers.push(engineAlone(dir), await router(dir, 1), await svcPeer(dir, 1))
+      peers.push(await svcPeer(dir), await router(dir, 4))
+      const runs = new Map<SwitchPeer, SwitchRun>()
+      for (const peer of peers) {
         for (const model of ['tiny-a', 'tiny-b'] as const) await peer.send(model)
-        const before = await peer.pids()
-        const ms: number[] = []
-        for (let i = 0; i < SWITCHES; i++) ms.push(await peer.send(i % 2 ? 'tiny-b' : ('tiny-a' as Ref)))
-        runs.push({ name: peer.name, ms, before, after: await peer.pids() })
-        log(`    p50 ${fmt(quantile(ms, 0.5), 1)} ms, mean ${fmt(mean(ms), 1)} ms`)
-      } finally {
-        await peer.stop()
+        runs.set(peer, { name: peer.name, ms: [], before: await peer.pids(), after: [] })
       }
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const peer of roundOrder(peers, round)) {
+          const run = runs.get(peer)!
+          // Each peer last answered tiny-b: every request is a switch.
+          for (let i = 0; i < SWITCHES / ROUNDS; i++)
+            run.ms.push(await peer.send(i % 2 ? 'tiny-b' : 'tiny-a'))
+        }
+        log(`  round ${round}/${ROUNDS}`)
+      }
+      for (const [peer, run] of runs) run.after = await peer.pids()
+      const [alone, router1, svcSwap, svcRoom, router4] = [...runs.values()] as SwitchRun[]
+      return render([alone!, router1!, router4!, svcSwap!, svcRoom!])
+    } finally {
+      for (const peer of peers) await peer.stop()
     }
-    return render(runs)
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
@@ -93,7 +99,7 @@ function render(runs: SwitchRun[]): SectionResult {
   const markdown = [
     '## switch: alternating A/B requests',
     '',
-    `Two tiny GGUFs (seeds 1 and 2), one client, 4-token chat requests A, B, A, B …: one warm-up pair, then ${SWITCHES} requests, each a switch, each timed by the client. Engine arguments \`-c 512 --threads 1\` everywhere.`,
+    `Two tiny GGUFs (seeds 1 and 2), one client, 4-token chat requests A, B, A, B …: all peers running at once, each given one warm-up pair, then ${SWITCHES} requests, each a switch, each timed by the client, in ${ROUNDS} rounds (peers in the order below, reversed in even rounds). Engine arguments \`-c 512 --threads 1\` everywhere.`,
     '',
     '| peer | p50 ms | mean ms | p10–p90 ms | upstream pids before → after |',
     '|---|---|---|---|---|',
