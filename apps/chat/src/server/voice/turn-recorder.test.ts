@@ -65,4 +65,20 @@ describe('createTurnRecorder', () => {
     )
     expect(turns).toEqual([{ heard: '', answer: 'an answer', status: 'completed' }])
   })
+
+  it('writes an answer cut short by the end of the session as cancelled, with what was said of it', () => {
+    const turns = record(
+      [
+        event('input_audio_buffer.committed', { item_id: 'q' }),
+        event('conversation.item.input_audio_transcription.completed', {
+          item_id: 'q',
+          transcript: 'Tell me a story',
+        }),
+        event('response.created'),
+        event('response.output_audio_transcript.delta', { delta: 'Once upon' }),
+      ],
+      true,
+    )
+    expect(turns).toEqual([{ heard: 'Tell me a story', answer: 'Once upon', status: 'cancelled' }])
+  })
 })

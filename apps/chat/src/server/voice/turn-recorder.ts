@@ -103,8 +103,16 @@ export function createTurnRecorder(onTurn: (turn: SpokenTurn) => void) {
         }
       }
     },
-    /** Turns still waiting for a transcript when the session ends are written with what is known. */
+    /**
+     * The session ended: an answer still being given is a turn cut short (`cancelled`, with what was
+     * said of it), and turns still waiting for a transcript are written with what is known.
+     */
     finish(): void {
+      if (current) {
+        const answer = (current.audioText || current.text).trim()
+        answered.push({ itemId: current.itemId, answer, status: 'cancelled' })
+        current = undefined
+      }
       for (const input of inputs) input.transcript ??= ''
       flush()
     },

@@ -34,6 +34,8 @@ interface Session {
   /** The conversation was made for this session (removed again when nothing was said). */
   created: boolean
   saved: number
+  /** svc heard something (a turn was committed): the chat server saves it even when cut short. */
+  spoke: boolean
   /** svc's last `error` event, shown when the session ends because of it. */
   error: { message: string; code: string; status: number } | null
   responding: boolean
@@ -86,6 +88,7 @@ export async function startVoice(): Promise<void> {
     model,
     created: made.created,
     saved: 0,
+    spoke: false,
     error: null,
     responding: false,
     stopped: false,
@@ -141,8 +144,11 @@ function handle(s: Session, event: Record<string, unknown>): void {
       s.player.clear()
       voice.set({ phase: 'listening', heard: '', answer: '' })
       break
-    case 'input_audio_buffer.speech_stopped':
     case 'input_audio_buffer.committed':
+      s.spoke = true
+      voice.set({ phase: 'thinking' })
+      break
+    case 'input_audio_buffer.speech_stopped':
       voice.set({ phase: 'thinking' })
       break
     case 'conversation.item.input_audio_transcription.delta':
@@ -214,6 +220,10 @@ async function ended(s: Session, code: number): Promise<void> {
       },
     })
   }
-  if (s.created && s.saved === 0) await undoConversation(s.conversationId)
-  else await reload(s.conversationId)
+  if (s.created && s.saved === 0 && !s.spoke) await undoConversation(s.conversationId)
+  else {
+    // The chat server saves a turn cut short when it sees the socket close: read it back after that.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    await reload(s.conversationId)
+  }
 }
