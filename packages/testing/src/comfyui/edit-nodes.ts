@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { annotatedPath } from './input-files'
-import type { NodeResult, NodeRun, NodeValue } from './node-runners'
+import type { NodeResult, NodeRun, NodeValue } from './node-types'
 import { growMask, type Mask, type Picture, resizeMask, resizePicture } from './pixels'
 import { decodePng } from './png'
 import { PyException, PyFloat, type PyValue } from './py-values'

@@ -8,50 +8,13 @@ import { randomInt } from 'node:crypto'
 import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { posix, relative, resolve, sep } from 'node:path'
 import { runEditNode } from './edit-nodes'
-import type { ComfyDirs } from './input-files'
-import { type NodeSchema, WIDGET_TYPES } from './node-schemas'
-import { composeImage, type LatentSource, type Mask, type Picture, pictureScanlines } from './pixels'
+import { WIDGET_TYPES } from './node-schemas'
+import type { NodeResult, NodeRun, NodeValue } from './node-types'
+import { composeImage, pictureScanlines } from './pixels'
 import { encodePng } from './png'
-import { type PyDict, PyException, PyFloat, type PyValue, pyTypeName, toPyJson } from './py-values'
+import { type PyDict, PyException, PyFloat, pyTypeName, toPyJson } from './py-values'
 
-export type NodeValue =
-  | { kind: 'latent'; width: number; height: number; batch: number; seed?: bigint; source?: LatentSource }
-  | {
-      kind: 'image'
-      width: number
-      height: number
-      batch: number
-      seed?: bigint
-      source?: LatentSource
-      /** Pixels as loaded (LoadImage, ImageScale): saved as they are. */
-      picture?: Picture
-    }
-  | { kind: 'mask'; mask: Mask }
-  | { kind: 'sigmas'; steps: number }
-  | { kind: 'noise'; seed: bigint }
-  | { kind: 'object'; type: string }
-
-export interface NodeRun {
-  id: string
-  schema: NodeSchema
-  /** Literal inputs, as validation coerced them. */
-  inputs: Record<string, PyValue>
-  /** Linked inputs: the value of the source node's output slot. */
-  links: Record<string, NodeValue>
-  prompt: PyDict
-  extraData: PyDict
-  dirs: ComfyDirs
-  /** Called once before a sampler's first step (where `failExecution` strikes). */
-  beginSampling(): void
-  /** One sampler step: sends `progress`, waits `stepDelayMs`, throws when interrupted. */
-  step(value: number, max: number): Promise<void>
-}
-
-export interface NodeResult {
-  outputs: NodeValue[]
-  /** The node's UI output (`{images: [...]}`) for history and the `executed` event. */
-  ui?: PyDict
-}
+export type { NodeResult, NodeRun, NodeValue } from './node-types'
 
 function linked<K extends NodeValue['kind']>(
   run: NodeRun,
