@@ -18,7 +18,7 @@ import {
 import { toFile } from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openaiClient } from './chat-requests'
-import { loadOk } from './live'
+import { call, loadOk } from './live'
 
 const parts =
   programAvailable('espeak-ng', 'run ./scripts/setup.sh (apt: espeak-ng)') &&
@@ -140,6 +140,42 @@ describe.skipIf(!parts || !whisper)('streaming transcription through svc', () =>
     expect(events.at(-1)?.data.type).toBe('transcript.text.done')
     expect(events.filter((e) => e.data.type === 'transcript.text.delta')).toHaveLength(SENTENCES.length)
   }, 180_000)
+
+  it('stops when the client goes away: the slot is idle again long before the rest could be transcribed', async () => {
+    const long = await speakWithPauses(
+      Array.from({ length: 8 }, (_, i) => `Sentence number ${i + 1} is spoken here.`),
+      { pauseMs: 800 },
+    )
+    const form = new FormData()
+    form.set('model', 'stt')
+    form.set('stream', 'true')
+    form.set('file', new File([long.wav], 'long.wav', { type: 'audio/wav' }))
+    const client = new AbortController()
+    const res = await fetch(`${api.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      body: form,
+      signal: client.signal,
+    })
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+    const first = await reader.read()
+    expect(new TextDecoder().decode(first.value)).toContain('transcript.text.delta')
+    const firstAt = performance.now()
+    client.abort()
+    const state = async () => (await call<{ state: string }>(api, '/api/slots/stt')).body.state
+    let idleAt = Number.NaN
+    for (let i = 0; i < 100; i++) {
+      if ((await state()) === 'idle') {
+        idleAt = performance.now()
+        break
+      }
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    // Seven segments were left, each a whisper-server request: they would take seconds more.
+    expect(idleAt - firstAt).toBeLessThan(3000)
+    // And it stays idle: nothing went on in the background.
+    await new Promise((r) => setTimeout(r, 1500))
+    expect(await state()).toBe('idle')
+  }, 120_000)
 
   it('answers as before without stream', async () => {
     const { res, json } = await postStream(api, '/v1/audio/transcriptions', {
