@@ -34,6 +34,11 @@ if [ "${SVC_SETUP_SKIP_APT:-0}" != "1" ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Debian's prometheus package enables its own service on :9090 where systemd runs; svc's tests start
+    # their own Prometheus and deploy/ is for the user's, so the packaged one is not left running.
+    if [[ " ${missing[*]} " == *" prometheus "* ]] && [ -d /run/systemd/system ]; then
+      systemctl disable --now prometheus >/dev/null 2>&1 || true
+    fi
   else
     log "Debian packages present"
   fi
