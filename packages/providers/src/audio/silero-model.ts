@@ -10,6 +10,8 @@
  */
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import type * as Ort from 'onnxruntime-web'
 
 /** Samples the model takes per call at 16 kHz (32 ms). */
@@ -35,7 +37,11 @@ async function load(): Promise<Loaded> {
   const { Silero } = await import('@ricky0123/vad-web/dist/models')
   // One thread: the server has other work, and a 32 ms frame is too small to split.
   ort.env.wasm.numThreads = 1
-  const file = createRequire(import.meta.url).resolve('@ricky0123/vad-web/dist/silero_vad_v5.onnx')
+  const require = createRequire(import.meta.url)
+  // Where its WebAssembly files are, said outright: in the bundled server (`pnpm build`) onnxruntime
+  // would look for them beside the bundle.
+  ort.env.wasm.wasmPaths = `${pathToFileURL(dirname(require.resolve('onnxruntime-web'))).href}/`
+  const file = require.resolve('@ricky0123/vad-web/dist/silero_vad_v5.onnx')
   const session = await ort.InferenceSession.create(await readFile(file))
   return { ort, session, Silero }
 }
