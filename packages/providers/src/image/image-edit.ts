@@ -5,7 +5,8 @@
  * - Template: `<workflow>.inpaint` when there is a mask, else `<workflow>.img2img` (variations too,
  *   with an empty prompt), from `workflows/`.
  * - Size: absent (or `auto`) → the image's aspect ratio with its longer side at the model's native
- *   size (512 for SD 1.5 and SDXL Turbo, 1024 for Flux), each side floored to the model's multiple.
+ *   size (512 for SD 1.5 and SDXL Turbo, 1024 for Flux), each side floored to the model's multiple
+ *   (and at least 64 px).
  * - Uploads: `POST /upload/image` into ComfyUI's `input/svc/` as `edit-<prompt id>.<ext>` and
  *   `edit-<prompt id>-mask.png`, named per request so two requests never read each other's files.
  *   The mask goes up as it came: LoadImageMask `alpha` computes ComfyUI's MASK = 1 − alpha/255, so
@@ -32,7 +33,8 @@ export function editSize(
   const native = Math.max(template.nativeSize.width, template.nativeSize.height)
   const scale = native / Math.max(image.width, image.height)
   const m = template.meta.size_multiple
-  const side = (px: number) => Math.max(m, Math.floor((px * scale) / m) * m)
+  // at least 64 px a side, as a requested size must be
+  const side = (px: number) => Math.max(Math.ceil(64 / m) * m, Math.floor((px * scale) / m) * m)
   return { width: side(image.width), height: side(image.height) }
 }
 
