@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { hasSeveralSentences, MIN_SENTENCE_CHARS, splitSentences } from './sentences'
+import { hasSeveralSentences, MIN_SENTENCE_CHARS, splitSentences, streamPieces } from './sentences'
 
 describe('cutting a speech input into sentences', () => {
   it('cuts at sentence ends and keeps every word, in order', () => {
@@ -51,5 +51,15 @@ describe('cutting a speech input into sentences', () => {
     )
     expect(splitSentences(text)).toHaveLength(25)
     expect(hasSeveralSentences(text)).toBe(true)
+  })
+})
+
+describe('grouping sentences into the engine requests of a stream', () => {
+  it('asks for the first sentence alone, then doubles up to eight, keeping the order', () => {
+    const sentences = Array.from({ length: 24 }, (_, i) => `S${i + 1}.`)
+    const pieces = streamPieces(sentences)
+    expect(pieces.map((p) => p.split(' ').length)).toEqual([1, 2, 4, 8, 8, 1])
+    expect(pieces.join(' ')).toBe(sentences.join(' '))
+    expect(streamPieces(['Only one.'])).toEqual(['Only one.'])
   })
 })

@@ -54,3 +54,24 @@ export function hasSeveralSentences(text: string): boolean {
   if (text.length <= MIN_SENTENCE_CHARS) return false
   return splitSentences(text).length > 1
 }
+
+/** Most sentences in one engine request when streaming (see {@link streamPieces}). */
+export const MAX_PIECE_SENTENCES = 8
+
+/**
+ * The sentences grouped into the engine requests of a streamed answer: the first alone (the first
+ * audio comes as soon as one sentence is spoken), then twice as many each time up to
+ * {@link MAX_PIECE_SENTENCES}: later pieces are synthesised while the earlier ones play, and each
+ * engine request has its cost (espeak-ng starts a process per request: 24 requests for 24 sentences
+ * took four times as long as one for the whole text).
+ */
+export function streamPieces(sentences: readonly string[]): string[] {
+  const pieces: string[] = []
+  for (
+    let at = 0, size = 1;
+    at < sentences.length;
+    at += size, size = Math.min(size * 2, MAX_PIECE_SENTENCES)
+  )
+    pieces.push(sentences.slice(at, at + size).join(' '))
+  return pieces
+}

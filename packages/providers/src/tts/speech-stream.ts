@@ -1,9 +1,9 @@
 /**
- * Streaming speech for engines that take whole texts: the input's sentences (sentences.ts) are
- * synthesised one after another and each one's audio is sent as soon as it is ready, so the first
- * bytes leave long before the whole text is spoken.
+ * Streaming speech for engines that take whole texts: the input's sentences (sentences.ts; the
+ * first alone, then in growing groups) are synthesised one piece after another and each piece's
+ * audio is sent as soon as it is ready, so the first bytes leave long before the whole text is spoken.
  *
- * Each sentence is asked of the engine as WAV and turned into OpenAI's `pcm` (s16le mono 24 kHz,
+ * Each piece is asked of the engine as WAV and turned into OpenAI's `pcm` (s16le mono 24 kHz,
  * wav-to-pcm24k.ts); the stream of those is then the answer in the asked `response_format`:
  * - `pcm`: the samples as they are;
  * - `wav`: one header with unknown length (sizes 0xFFFFFFFF, as OpenAI streams it), then the samples;
@@ -13,20 +13,21 @@
  * With `stream_format: "sse"` the same bytes go out as OpenAI's `speech.audio.delta` events (base64)
  * and a closing `speech.audio.done`.
  *
- * The stream pulls: one sentence is synthesised ahead of what the client has read, no more. The first
- * sentence is synthesised before the answer starts, so an engine's refusal (an unknown voice) is still
+ * The stream pulls: one piece is synthesised ahead of what the client has read, no more. The first
+ * piece is synthesised before the answer starts, so an engine's refusal (an unknown voice) is still
  * a clean error; a failure later cuts the stream short. When the client goes away (`signal`) or stops
- * reading, the engine request in flight is aborted and no further sentence is asked for.
+ * reading, the engine request in flight is aborted and no further piece is asked for.
  */
 import { SvcError } from '@svc/core'
 import { encodeWavResponse, type SpeechFormat } from './wav-encode'
 import { streamingWavHeader, wavToPcm24k } from './wav-to-pcm24k'
 
-/** Asks the engine for one sentence; resolves with its WAV (an ok Response) or throws `SvcError`. */
+/** Asks the engine for one piece of text; resolves with its WAV (an ok Response) or throws `SvcError`. */
 export type SpeakSentence = (text: string, signal: AbortSignal) => Promise<Response>
 
 export interface SpeechStreamOptions {
-  sentences: readonly string[]
+  /** The texts to ask the engine for, in order (sentences, or groups of them). */
+  pieces: readonly string[]
   speak: SpeakSentence
   format: SpeechFormat
   /** `stream_format: "sse"`: OpenAI's speech events instead of bare audio. */
@@ -41,11 +42,11 @@ export interface SpeechStreamOptions {
 /** Largest `speech.audio.delta` payload (bytes before base64). */
 const SSE_CHUNK_BYTES = 16 * 1024
 
-/** The streamed answer (see the file's comment). Rejects when the first sentence fails. */
+/** The streamed answer (see the file's comment). Rejects when the first piece fails. */
 export async function streamSpeech(options: SpeechStreamOptions): Promise<Response> {
   const stop = new AbortController()
   const signal = AbortSignal.any([options.signal, stop.signal])
-  const audio = await sentencePcm(options.sentences, options.speak, signal, () => stop.abort())
+  const audio = await piecePcm(options.pieces, options.speak, signal, () => stop.abort())
   const { format } = options
   let body: ReadableStream<Uint8Array>
   let type: string
@@ -75,16 +76,16 @@ export async function streamSpeech(options: SpeechStreamOptions): Promise<Respon
   )
 }
 
-/** Each sentence's audio as s16le 24 kHz mono, in order; the first one read before this resolves. */
-async function sentencePcm(
-  sentences: readonly string[],
+/** Each piece's audio as s16le 24 kHz mono, in order; the first one read before this resolves. */
+async function piecePcm(
+  pieces: readonly string[],
   speak: SpeakSentence,
   signal: AbortSignal,
   abort: () => void,
 ): Promise<ReadableStream<Uint8Array>> {
   let next = 0
   const one = async (): Promise<Uint8Array> => {
-    const text = sentences[next++] as string
+    const text = pieces[next++] as string
     const res = await speak(text, signal)
     return wavToPcm24k(new Uint8Array(await res.arrayBuffer()))
   }
@@ -92,12 +93,12 @@ async function sentencePcm(
   return new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(first)
-      if (next >= sentences.length) controller.close()
+      if (next >= pieces.length) controller.close()
     },
     async pull(controller) {
       try {
         controller.enqueue(await one())
-        if (next >= sentences.length) controller.close()
+        if (next >= pieces.length) controller.close()
       } catch (error) {
         abort()
         controller.error(error)

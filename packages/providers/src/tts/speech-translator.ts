@@ -2,8 +2,8 @@
  * The tts slot's translator for `/v1/audio/speech`: what svc does itself instead of relaying the
  * request to the engine.
  *
- * - A text of several sentences, or `stream_format: "sse"`: streamed sentence by sentence
- *   (speech-stream.ts), by whichever engine the slot holds: the OpenAI-compatible ones (espeak-ng,
+ * - A text of several sentences, or `stream_format: "sse"`: streamed piece by piece (the first
+ *   sentence alone, then growing groups of sentences: sentences.ts `streamPieces`; speech-stream.ts), by whichever engine the slot holds: the OpenAI-compatible ones (espeak-ng,
  *   Kokoro) through their `/v1/audio/speech`, the cloning engine (Chatterbox) through the cloning
  *   translator's engine call, with an uploaded voice's reference each time.
  * - One sentence without SSE: as before streaming existed: the cloning translator's for an uploaded
@@ -14,7 +14,7 @@ import type { ModelEntry } from '@svc/core'
 import { SvcError } from '@svc/core'
 import type { TranslateRequest, Translator } from '../contract'
 import type { CloningSpeech } from './cloning-speech'
-import { hasSeveralSentences, splitSentences } from './sentences'
+import { hasSeveralSentences, splitSentences, streamPieces } from './sentences'
 import { openaiEngineWav } from './speech-engine'
 import { checkStreamFormat, type SpeakSentence, streamSpeech } from './speech-stream'
 import { isSpeechFormat } from './wav-encode'
@@ -58,7 +58,7 @@ export function createSpeechTranslator(options: SpeechTranslatorOptions): Transl
           : (text, signal) => openaiEngineWav(request, text, signal, upstreamModel)
       return streamSpeech({
         // A text with nothing sayable ("…") is the engine's to judge, as one piece.
-        sentences: sentences.length > 0 ? sentences : [input],
+        pieces: sentences.length > 0 ? streamPieces(sentences) : [input],
         speak,
         format,
         sse,
