@@ -84,6 +84,8 @@ describe.skipIf(!parts)('streaming speech through svc', () => {
   let api: ApiProcess
   let client: OpenAI
   let pcm: Buffer
+  /** How many engine requests svc made for LONG. */
+  let pieces: number
 
   beforeAll(async () => {
     tap = await startSpeechTap()
@@ -104,12 +106,16 @@ describe.skipIf(!parts)('streaming speech through svc', () => {
     pcm = heard.audio
     expect(heard.res.headers.get('content-type')).toBe('audio/pcm')
     const asked = tap.speech.slice(from)
-    // One engine request per sentence, in order.
-    expect(asked.map((r) => r.input)).toEqual(LONG.match(/This is sentence[^.]*\./g))
+    // The first sentence asked alone, then the rest in order, in fewer requests than sentences.
+    expect(asked[0]?.input).toBe(LONG.match(/This is sentence[^.]*\./)?.[0])
+    expect(asked.map((r) => r.input).join(' ')).toBe(LONG)
+    pieces = asked.length
+    expect(pieces).toBeGreaterThan(2)
+    expect(pieces).toBeLessThan(SENTENCES)
     // The first bytes came before the engine had even been asked for the last sentences.
     const last = asked.at(-1)!
     expect(heard.firstAt).toBeLessThan(last.startedAt)
-    expect(heard.firstAt - heard.began).toBeLessThan((heard.lastAt - heard.began) / 4)
+    expect(heard.firstAt - heard.began).toBeLessThan((heard.lastAt - heard.began) / 2)
     // Complete: every sentence's WAV (espeak-ng's 22.05 kHz, 44-byte header) is in the answer at 24 kHz.
     const expected = asked.reduce(
       (sum, r) => sum + Math.round(((r.bytes - 44) / 2) * (24_000 / 22_050)) * 2,
@@ -139,7 +145,7 @@ describe.skipIf(!parts)('streaming speech through svc', () => {
       const from = tap.speech.length
       const heard = await timedSpeech(api, { response_format: format })
       expect(heard.firstAt).toBeLessThan(tap.speech.at(-1)!.startedAt)
-      expect(tap.speech.length - from).toBe(SENTENCES)
+      expect(tap.speech.length - from).toBe(pieces)
       // Encoders pad the ends by a few frames: within 0.2 s of the pcm.
       expect(Math.abs((await decodedBytes(heard.audio)) - pcm.length)).toBeLessThan(0.2 * BYTES_PER_SECOND)
     }
@@ -182,36 +188,26 @@ describe.skipIf(!parts)('streaming speech through svc', () => {
     expect(await decodedBytes(mp3)).toBeGreaterThan(0.5 * BYTES_PER_SECOND)
   }, 120_000)
 
-  it.each([
-    ['while reading', 0],
-    ['after it stopped reading for a while', 1_500],
-  ])(
-    'stops asking the engine when the client goes away %s, and gives the slot back',
-    async (_when, stallMs) => {
-      const from = tap.speech.length
-      const abort = new AbortController()
-      const res = await fetch(`${api.url}/v1/audio/speech`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'tts', voice: 'alloy', input: LONG, response_format: 'pcm' }),
-        signal: abort.signal,
-      })
-      const reader = res.body!.getReader()
-      expect((await reader.read()).value?.length).toBeGreaterThan(0)
-      // Not reading: svc's writes back up (the socket's buffers fill) before the client leaves.
-      await new Promise((r) => setTimeout(r, stallMs))
-      abort.abort()
-      await waitForSlot(api, 'tts', (s: SlotBody) => s.inflight === 0, 10_000)
-      const asked = tap.speech.length - from
-      await new Promise((r) => setTimeout(r, 1_500))
-      expect(tap.speech.length - from).toBe(asked)
-      expect(asked).toBeLessThan(SENTENCES / 2)
-    },
-    60_000,
-  )
+  it('stops asking the engine when the client goes away, and gives the slot back', async () => {
+    const from = tap.speech.length
+    const abort = new AbortController()
+    const res = await fetch(`${api.url}/v1/audio/speech`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'tts', voice: 'alloy', input: LONG, response_format: 'pcm' }),
+      signal: abort.signal,
+    })
+    expect((await res.body!.getReader().read()).value?.length).toBeGreaterThan(0)
+    abort.abort()
+    await waitForSlot(api, 'tts', (s: SlotBody) => s.inflight === 0, 10_000)
+    const asked = tap.speech.length - from
+    await new Promise((r) => setTimeout(r, 1_500))
+    expect(tap.speech.length - from).toBe(asked)
+    expect(asked).toBeLessThan(pieces)
+  }, 60_000)
 
   it('speaks no further ahead than a client reads, and gives the slot back when it leaves unread', async () => {
-    // As long as svc takes (4096 characters), slowly spoken: more audio (~15 MB) than the
+    // As long as svc takes (4096 characters), slowly spoken: more audio (~20 MB) than the
     // kernel's socket buffers hold, so a client that does not read makes svc's writes wait.
     const sentences = Math.floor(4096 / (LONG.length / SENTENCES + 1))
     const input = Array.from(
@@ -225,21 +221,27 @@ describe.skipIf(!parts)('streaming speech through svc', () => {
     socket.write(
       `POST /v1/audio/speech HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     )
-    // Wait until svc stops asking the engine (the same count for 2 s), at most 30 s.
+    // Wait until svc waits on the client: every engine request it made has ended and it made no
+    // new one for 2 s (svc asks for the next piece at once when it can write), at most 40 s.
     let asked = -1
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-      const now = tap.speech.length - from
-      if (now === asked && now > 0) break
-      asked = now
+    for (const deadline = Date.now() + 40_000; Date.now() < deadline; ) {
+      const mine = tap.speech.slice(from)
+      if (mine.length === asked && mine.every((r) => r.endedAt !== undefined)) break
+      asked = mine.length
       await new Promise((r) => setTimeout(r, 2_000))
     }
     expect((await call<SlotBody>(api, '/api/slots/tts')).body.inflight).toBe(1)
     expect(asked).toBeGreaterThan(0)
-    expect(asked).toBeLessThan(sentences)
+    // Not the whole text: what was asked ends before the input does.
+    const said = tap.speech
+      .slice(from)
+      .map((r) => r.input)
+      .join(' ')
+    expect(said.length).toBeLessThan(input.length)
     socket.destroy()
     await waitForSlot(api, 'tts', (s: SlotBody) => s.inflight === 0, 10_000)
     expect(tap.speech.length - from).toBe(asked)
-  }, 60_000)
+  }, 90_000)
 
   it('refuses a bad stream_format or voice in a long text with svc’s 400', async () => {
     const bad = await call(api, '/v1/audio/speech', {
