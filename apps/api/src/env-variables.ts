@@ -93,6 +93,24 @@ export const ENV_VARIABLES = [
       'live streams at once, `/api/events` subscribers and `logs?follow=1` followers together (each dashboard tab holds one); the next are answered 503 `server.busy` with `Retry-After: 10` before the stream starts',
   },
   {
+    name: 'SVC_REALTIME_MAX_SESSIONS',
+    fallback: '4',
+    meaning:
+      'open `/v1/realtime` sessions per token (per person signed in through the proxy; per address with auth off); the next upgrade is answered 429 `quota.exceeded` ([api.md](api.md#realtime))',
+  },
+  {
+    name: 'SVC_REALTIME_MAX_SESSION_SECONDS',
+    fallback: '3600',
+    meaning:
+      'how long one realtime session may last; then an `error` event `session.expired` and the socket closes (1000)',
+  },
+  {
+    name: 'SVC_REALTIME_MAX_BUFFER_SECONDS',
+    fallback: '300',
+    meaning:
+      "seconds of audio a realtime session's input buffer holds (pcm16 24 kHz); an append past it is refused with an `error` event `request.too_large`",
+  },
+  {
     name: 'SVC_LOAD_ON_REQUEST',
     fallback: '0',
     meaning:

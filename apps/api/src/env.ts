@@ -13,6 +13,7 @@ import { type MemoryDeviceOptions, parseDeviceGb } from '@svc/providers/memory'
 import { type HubConfig, hubConfig } from '@svc/providers/models'
 import { type CorsOrigins, parseCorsOrigins } from './cors'
 import { fallbackOf, type ServeVariable } from './env-variables'
+import type { RealtimeLimits } from './realtime/realtime-upgrade'
 import { readUsageEnv, type UsageEnv } from './usage/usage-env'
 
 /**
@@ -49,6 +50,8 @@ export interface ServeEnv {
   maxConnections: number
   /** `SVC_MAX_STREAMS`: `/api/events` subscribers and log followers at once. Default 64. */
   maxStreams: number
+  /** `SVC_REALTIME_*`: the Realtime API's limits (sessions per caller, session length, input buffer). */
+  realtime: RealtimeLimits
   /**
    * `SVC_LOAD_ON_REQUEST` and `SVC_UNLOAD_AFTER` (a duration, `0` never): the defaults for slots
    * whose file does not set `load_on_request` / `unload_after`.
@@ -116,6 +119,11 @@ export function readServeEnv(env: Env): ServeEnv {
     },
     maxConnections: count('SVC_MAX_CONNECTIONS'),
     maxStreams: count('SVC_MAX_STREAMS'),
+    realtime: {
+      maxSessions: count('SVC_REALTIME_MAX_SESSIONS'),
+      maxSessionSeconds: count('SVC_REALTIME_MAX_SESSION_SECONDS'),
+      maxBufferSeconds: count('SVC_REALTIME_MAX_BUFFER_SECONDS'),
+    },
     demand: { loadOnRequest: flag('SVC_LOAD_ON_REQUEST'), unloadAfterMs },
     usage: readUsageEnv(read),
     providerModules: (read('SVC_PROVIDER_MODULES') ?? '')

@@ -20,7 +20,7 @@ import type { Principal } from '@svc/auth'
 import { renderError, SvcError } from '@svc/core'
 import type { Logger } from '@svc/core/node'
 import { requestPath } from '@svc/dispatcher'
-import { WebSocketServer } from 'ws'
+import { type WebSocket, WebSocketServer } from 'ws'
 import type { Authenticate } from '../middleware/auth'
 import { PCM_BYTES_PER_SECOND } from './input-audio-buffer'
 import { createRealtimeSession } from './realtime-session'
@@ -74,6 +74,8 @@ export function realtimeUpgrade(
     handleProtocols: (offered) => (offered.has('realtime') ? 'realtime' : false),
   })
   const open = new Map<string, number>()
+  const sockets = new Set<WebSocket>()
+  endWithServer(server, sockets)
 
   const baseUrl = () => {
     const address = server.address()
@@ -119,6 +121,7 @@ export function realtimeUpgrade(
       }
       const query = new URL(req.url ?? '/', 'http://svc').searchParams
       wss.handleUpgrade(req, socket, head, (ws) => {
+        sockets.add(ws)
         const sessionId = randomUUID()
         options.logger.debug('realtime session opened', { sessionId, caller: caller.split(':')[0] })
         const session = createRealtimeSession({
@@ -151,6 +154,7 @@ export function realtimeUpgrade(
         })
         ws.on('close', () => {
           clearTimeout(expiry)
+          sockets.delete(ws)
           session.close()
           release()
           options.logger.debug('realtime session closed', { sessionId })
@@ -222,4 +226,22 @@ function reject(socket: Duplex, error: unknown, logger: Logger): void {
   socket.end(
     `HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}\r\n${head}\r\n${rendered.body}`,
   )
+}
+
+/**
+ * An upgraded socket is no longer the HTTP server's to close: `server.close()` would wait for it for
+ * ever. When svc stops (closeHttp: idle connections first, all of them after the grace period) the
+ * sessions are told 1001 "going away" with the idle ones, and cut with the rest.
+ */
+function endWithServer(server: Server, sockets: Set<WebSocket>): void {
+  const closeIdle = server.closeIdleConnections.bind(server)
+  const closeAll = server.closeAllConnections.bind(server)
+  server.closeIdleConnections = () => {
+    closeIdle()
+    for (const ws of sockets) ws.close(1001, 'svc is stopping')
+  }
+  server.closeAllConnections = () => {
+    closeAll()
+    for (const ws of sockets) ws.terminate()
+  }
 }
