@@ -96,7 +96,7 @@ export const ENV_VARIABLES = [
     name: 'SVC_REALTIME_MAX_SESSIONS',
     fallback: '4',
     meaning:
-      'open `/v1/realtime` sessions per token (per person signed in through the proxy; per address with auth off); the next upgrade is answered 429 `quota.exceeded` ([api.md](api.md#realtime))',
+      'open `/v1/realtime` sessions per token (per person signed in through the proxy; per address with auth off); the next upgrade is answered 429 `quota.exceeded` ([api.md](api.md#the-realtime-api))',
   },
   {
     name: 'SVC_REALTIME_MAX_SESSION_SECONDS',

@@ -33,7 +33,7 @@ const KEY_PROTOCOL = 'openai-insecure-api-key.'
 /** Headers a session's own `/v1` calls carry over from the upgrade (who the caller is). */
 const CREDENTIAL_HEADERS = ['x-api-key', 'x-forwarded-email', 'x-svc-proxy-secret'] as const
 
-/** The Realtime API's limits (`SVC_REALTIME_*`; docs/api.md#realtime). */
+/** The Realtime API's limits (`SVC_REALTIME_*`; docs/api.md#the-realtime-api). */
 export interface RealtimeLimits {
   /** Open sessions per token (per person for the proxy's sign-in, per address with auth off). Default 4. */
   maxSessions: number
