@@ -133,7 +133,8 @@ function speechEvents(
   abort: () => void,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
-  const event = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data)}\n\n`)
+  const event = (data: { type: string; [field: string]: unknown }) =>
+    encoder.encode(`${data.type === 'error' ? 'event: error\n' : ''}data: ${JSON.stringify(data)}\n\n`)
   const reader = audio.getReader()
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
