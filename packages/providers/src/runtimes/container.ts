@@ -8,11 +8,8 @@
  * - `start`: creates the container (spec in container-spec.ts) with the provider's env and argv, the
  *   model's directory mounted read-only at `/models`, the port published on 127.0.0.1, and labels
  *   naming svc's instance, the slot, the model and the image; attaches its output to a log ring.
- * - `recover`: adopts the healthy container this instance labelled for the slot (same image
- *   reference as the manifest has now) and removes this instance's others for that slot (unhealthy,
- *   exited, outdated) and those of an older instance id of the same state dir. Another instance's
- *   containers are never touched (two installs on one engine), and nothing at all while another svc
- *   runs on the same state dir (`othersLive`): `svc doctor` names what a dead instance left.
+ * - `recover`: adopts the healthy running container this instance labelled for the slot and removes
+ *   its others (recover-owned.ts, the rules it shares with the swarm runtime).
  */
 import { mkdir } from 'node:fs/promises'
 import { SvcError, type UpstreamHandle } from '@svc/core'
@@ -21,14 +18,8 @@ import type { ImageEntry } from '../manifest/manifest'
 import { containerHandle, publishedPort, removeContainer } from './container-handle'
 import { pullImage } from './container-pull'
 import { containerSpec, LABELS, type Mount } from './container-spec'
-import {
-  currentReference,
-  engineMessage,
-  type ImageRuntimeOptions,
-  imageUpstreamInput,
-  ownerOf,
-  resolveImage,
-} from './image-upstream'
+import { engineMessage, type ImageRuntimeOptions, imageUpstreamInput, resolveImage } from './image-upstream'
+import { recoverOwned } from './recover-owned'
 import { LogRing, type Runtime, type RuntimeStartRequest } from './runtime'
 import { envValue } from './upstream-key'
 import { volumeHostDir } from './volumes'
@@ -131,42 +122,21 @@ export function createContainerRuntime(options: ContainerRuntimeOptions): Runtim
       }
     },
 
-    async recover(slot, isHealthy) {
-      // Another svc on this state dir (same instance id) may be using what is found: leave it all.
-      if ((await options.othersLive?.())?.length) return undefined
-      const filters = {
-        label: [...Object.entries(scope).map(([k, v]) => `${k}=${v}`), `${LABELS.slot}=${slot}`],
-      }
-      const found = await docker.listContainers({ all: true, filters }).catch((error) => {
-        throw engineError(error)
-      })
-      let adopted: { modelId: string; handle: UpstreamHandle } | undefined
-      for (const summary of found) {
-        const labels = summary.Labels ?? {}
-        const owner = ownerOf(labels, options)
-        // Another instance's containers are never touched: that svc may be running (`svc doctor`
-        // names the leftovers of one that is gone).
-        if (owner === 'foreign') continue
-        const candidate =
-          !adopted &&
-          owner === 'mine' &&
-          summary.State === 'running' &&
-          currentReference(options.manifest, labels[LABELS.image]) === labels[LABELS.imageRef]
-        if (candidate) {
-          const handle = await adopt(docker, summary, options.logLines)
-          if (handle && (await isHealthy(handle))) {
-            adopted = { modelId: labels[LABELS.model] ?? '', handle }
-            continue
-          }
-          if (handle) {
-            await handle.stop(5_000)
-            continue
-          }
-        }
-        await removeContainer(docker, summary.Id)
-      }
-      return adopted
-    },
+    recover: (slot, isHealthy) =>
+      recoverOwned({
+        options,
+        scope,
+        slot,
+        list: (filters) =>
+          docker.listContainers({ all: true, filters }).catch((error) => {
+            throw engineError(error)
+          }),
+        labelsOf: (summary) => summary.Labels ?? {},
+        running: (summary) => summary.State === 'running',
+        adopt: (summary) => adopt(docker, summary, options.logLines),
+        remove: (summary) => removeContainer(docker, summary.Id),
+        isHealthy,
+      }),
   }
 }
 

@@ -8,24 +8,17 @@
  * `warming` → `ready`. A task that fails or is rejected before any runs fails the load with the
  * swarm's reason; so does a service no node can take (constraints) after `schedulingTimeoutMs`.
  * Unload removes the service. `recover` adopts the healthy service this svc instance made for the
- * slot (same image reference as the manifest has now) and removes the others it owns, and those an
- * older instance id of the same state dir made (`svc.home`); another instance's are never touched.
+ * slot and removes its others (recover-owned.ts, the rules it shares with the container runtime).
  *
  * The model file is bind-mounted from the path svc knows it by: on a multi-node swarm that path must
  * exist on every node that may run the slot (shared storage), see docs/scale-out.md.
  */
-import { SvcError, type UpstreamHandle } from '@svc/core'
+import { SvcError } from '@svc/core'
 import Docker from 'dockerode'
 import { estimateLoad } from '../memory/estimate'
 import { LABELS } from './container-spec'
-import {
-  currentReference,
-  engineMessage,
-  type ImageRuntimeOptions,
-  imageUpstreamInput,
-  ownerOf,
-  resolveImage,
-} from './image-upstream'
+import { engineMessage, type ImageRuntimeOptions, imageUpstreamInput, resolveImage } from './image-upstream'
+import { recoverOwned } from './recover-owned'
 import type { Runtime, RuntimeStartRequest } from './runtime'
 import { removeService, type SwarmServiceInfo, serviceContainersGone, swarmHandle } from './swarm-handle'
 import { swarmServiceSpec } from './swarm-spec'
@@ -42,6 +35,17 @@ export interface SwarmRuntimeOptions extends ImageRuntimeOptions {
 }
 
 const SWARM_LABEL = 'svc.runtime'
+
+/** The fields of a listed swarm service that `recover` reads. */
+interface SwarmServiceSummary {
+  ID: string
+  Spec?: {
+    Name?: string
+    Labels?: Record<string, string>
+    Mode?: { Replicated?: { Replicas?: number } }
+    TaskTemplate?: { ContainerSpec?: { Env?: string[] } }
+  }
+}
 
 export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
   const docker = options.docker ?? new Docker()
@@ -154,62 +158,41 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): Runtime {
       return swarmHandle(docker, { ...info, base: first.base })
     },
 
-    async recover(slot, isHealthy) {
-      // Another svc on this state dir (same instance id) may be using what is found: leave it all.
-      if ((await options.othersLive?.())?.length) return undefined
-      const filters = {
-        label: [...Object.entries(scope).map(([k, v]) => `${k}=${v}`), `${LABELS.slot}=${slot}`],
-      }
-      const services = (await docker.listServices({ filters }).catch((error: unknown) => {
-        throw new SvcError(
-          'upstream.unavailable',
-          `the swarm manager did not answer: ${engineMessage(error)}`,
-        )
-      })) as {
-        ID: string
-        Spec?: {
-          Name?: string
-          Labels?: Record<string, string>
-          Mode?: { Replicated?: { Replicas?: number } }
-          TaskTemplate?: { ContainerSpec?: { Env?: string[] } }
-        }
-      }[]
-      let adopted: { modelId: string; handle: UpstreamHandle } | undefined
-      for (const s of services) {
-        const labels = s.Spec?.Labels ?? {}
-        const owner = ownerOf(labels, options)
-        if (owner === 'foreign') continue // another instance's: `svc doctor` names a dead one's
-        const name = s.Spec?.Name ?? s.ID
-        const port = Number(labels[LABELS.port])
-        const current = currentReference(options.manifest, labels[LABELS.image]) === labels[LABELS.imageRef]
-        if (!adopted && current && owner === 'mine') {
+    recover: (slot, isHealthy) =>
+      recoverOwned({
+        options,
+        scope,
+        slot,
+        list: (filters) =>
+          (docker.listServices({ filters }) as Promise<SwarmServiceSummary[]>).catch((error: unknown) => {
+            throw new SvcError(
+              'upstream.unavailable',
+              `the swarm manager did not answer: ${engineMessage(error)}`,
+            )
+          }),
+        labelsOf: (s) => s.Spec?.Labels ?? {},
+        async adopt(s) {
+          const labels = s.Spec?.Labels ?? {}
+          const name = s.Spec?.Name ?? s.ID
+          const port = Number(labels[LABELS.port])
           const [first] = await runningMembers(docker, name, port).catch(() => [])
-          if (first) {
-            const replicas = s.Spec?.Mode?.Replicated?.Replicas ?? 1
-            const image = labels[LABELS.imageRef] ?? ''
-            const apiKey = envValue(s.Spec?.TaskTemplate?.ContainerSpec?.Env, labels[LABELS.keyEnv])
-            const info = {
-              id: s.ID,
-              name,
-              base: first.base,
-              port,
-              image,
-              replicas,
-              ...(apiKey ? { apiKey } : {}),
-            }
-            const handle = swarmHandle(docker, info)
-            if (await isHealthy(handle)) {
-              adopted = { modelId: labels[LABELS.model] ?? '', handle }
-              continue
-            }
-            await handle.stop(5_000)
-            continue
-          }
-        }
-        await removeService(docker, s.ID).catch(() => undefined)
-        await serviceContainersGone(docker, name, 15_000)
-      }
-      return adopted
-    },
+          if (!first) return undefined
+          const apiKey = envValue(s.Spec?.TaskTemplate?.ContainerSpec?.Env, labels[LABELS.keyEnv])
+          return swarmHandle(docker, {
+            id: s.ID,
+            name,
+            base: first.base,
+            port,
+            image: labels[LABELS.imageRef] ?? '',
+            replicas: s.Spec?.Mode?.Replicated?.Replicas ?? 1,
+            ...(apiKey ? { apiKey } : {}),
+          })
+        },
+        async remove(s) {
+          await removeService(docker, s.ID).catch(() => undefined)
+          await serviceContainersGone(docker, s.Spec?.Name ?? s.ID, 15_000)
+        },
+        isHealthy,
+      }),
   }
 }
