@@ -10,7 +10,7 @@ import {
   type ApiProcess,
   type ComfyStandIn,
   decodePng,
-  encodePng,
+  paintPng,
   startApi,
   startComfyStandIn,
 } from '@svc/testing'
@@ -23,20 +23,9 @@ import { call, type ErrorBody, loadOk } from './live'
 const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'
 const SOURCE = [200, 100, 50]
 
-/** A `width × height` PNG of one colour (RGB), or RGBA with `alpha(x, y)`. */
-function png(width: number, height: number, rgb = SOURCE, alpha?: (x: number, y: number) => number): Buffer {
-  const channels = alpha ? 4 : 3
-  const stride = 1 + width * channels
-  const scanlines = new Uint8Array(stride * height)
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const at = y * stride + 1 + x * channels
-      scanlines.set(rgb, at)
-      if (alpha) scanlines[at + 3] = alpha(x, y)
-    }
-  }
-  return encodePng({ width, height, scanlines, channels })
-}
+/** A `width × height` PNG of the source colour (RGB), or RGBA with `alpha(x, y)`. */
+const png = (width: number, height: number, rgb = SOURCE, alpha?: (x: number, y: number) => number) =>
+  paintPng(width, height, rgb, alpha)
 
 /** OpenAI's mask: fully transparent on the left half (edit there), opaque on the right (keep). */
 const leftHalfMask = (size: number) => png(size, size, [0, 0, 0], (x) => (x < size / 2 ? 0 : 255))

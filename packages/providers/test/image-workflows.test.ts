@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { encodePng, readPngInfo, startComfyStandIn } from '@svc/testing'
+import { paintPng, readPngInfo, startComfyStandIn } from '@svc/testing'
 import { describe, expect, it } from 'vitest'
 import { stringifyJsonBig } from '../src/image/big-json'
 import { fillWorkflow, loadWorkflowTemplate } from '../src/image/workflow-template'
@@ -33,14 +33,7 @@ async function editTemplateIds(): Promise<string[]> {
 }
 
 /** A `size × size` RGBA PNG; `alpha(x)` per column. */
-function rgbaPng(size: number, alpha: (x: number) => number): Buffer {
-  const stride = 1 + size * 4
-  const scanlines = new Uint8Array(stride * size)
-  for (let y = 0; y < size; y++) {
-    for (let x = 0; x < size; x++) scanlines.set([90, 140, 200, alpha(x)], y * stride + 1 + x * 4)
-  }
-  return encodePng({ width: size, height: size, scanlines, channels: 4 })
-}
+const rgbaPng = (size: number, alpha: (x: number) => number) => paintPng(size, size, [90, 140, 200], alpha)
 
 async function uploadTo(url: string, name: string, bytes: Buffer): Promise<void> {
   const form = new FormData()

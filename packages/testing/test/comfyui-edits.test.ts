@@ -4,7 +4,7 @@
  * transparent = regenerate).
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { type ComfyStandIn, decodePng, encodePng, startComfyStandIn } from '../src/index'
+import { type ComfyStandIn, decodePng, paintPng, startComfyStandIn } from '../src/index'
 
 const open: ComfyStandIn[] = []
 afterEach(async () => {
@@ -17,20 +17,7 @@ async function standIn(): Promise<ComfyStandIn> {
   return c
 }
 
-/** A `width × height` PNG: RGB `rgb` everywhere; with `alpha`, RGBA whose alpha is `alpha(x, y)`. */
-function png(width: number, height: number, rgb: number[], alpha?: (x: number, y: number) => number): Buffer {
-  const channels = alpha ? 4 : 3
-  const stride = 1 + width * channels
-  const scanlines = new Uint8Array(stride * height)
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const at = y * stride + 1 + x * channels
-      scanlines.set(rgb, at)
-      if (alpha) scanlines[at + 3] = alpha(x, y)
-    }
-  }
-  return encodePng({ width, height, scanlines, channels })
-}
+const png = paintPng
 
 async function upload(
   c: ComfyStandIn,

@@ -82,6 +82,29 @@ export function encodePng(image: PngImage, options: EncodePngOptions = {}): Buff
   return Buffer.concat(parts)
 }
 
+/**
+ * A `width × height` PNG of one colour `rgb`; with `alpha`, RGBA whose alpha at each pixel is
+ * `alpha(x, y)` (an OpenAI edit mask: 0 where to edit). For tests that upload pictures.
+ */
+export function paintPng(
+  width: number,
+  height: number,
+  rgb: readonly number[],
+  alpha?: (x: number, y: number) => number,
+): Buffer {
+  const channels = alpha ? 4 : 3
+  const stride = 1 + width * channels
+  const scanlines = new Uint8Array(stride * height)
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const at = y * stride + 1 + x * channels
+      scanlines.set(rgb, at)
+      if (alpha) scanlines[at + 3] = alpha(x, y)
+    }
+  }
+  return encodePng({ width, height, scanlines, channels })
+}
+
 export interface PngInfo {
   width: number
   height: number
