@@ -114,6 +114,13 @@ describe('the voice socket at the chat server', () => {
       body: { error: { code: 'conversation.busy' } },
     })
 
+    // What a page whose socket was refused reads to learn why: the same refusal, asked plainly.
+    const plain = await fetch(voiceUrl(chat, id), { headers: ALICE })
+    expect([plain.status, ((await plain.json()) as { error: { code: string } }).error.code]).toEqual([
+      409,
+      'conversation.busy',
+    ])
+
     voice.socket.close(1000)
     await voice.closed
     await expect.poll(() => running(chat, id)).toBe(false)
@@ -172,9 +179,11 @@ describe('the voice socket at the chat server', () => {
     const error = await voice.next('error')
     expect(error.error).toMatchObject({ code: 'upstream.unavailable' })
     expect(await voice.closed).toEqual({ code: 4502, reason: 'upstream.unavailable' })
-    const list = (await (await fetch(`${lost.url}/api/conversations`, { headers: ALICE })).json()) as {
-      conversations: { id: string; running: boolean }[]
+    const stillRunning = async () => {
+      const res = await fetch(`${lost.url}/api/conversations`, { headers: ALICE })
+      const list = (await res.json()) as { conversations: { id: string; running: boolean }[] }
+      return list.conversations.find((c) => c.id === id)?.running
     }
-    expect(list.conversations.find((c) => c.id === id)?.running).toBe(false)
+    await expect.poll(stillRunning).toBe(false)
   })
 })

@@ -34,7 +34,8 @@ const STATUS_OF: Record<string, Exclude<MessageStatus, 'streaming'>> = {
  * from any site that opens one), whatever the method. It claims the conversation like an answer does
  * (409 `conversation.busy` while one is written; the conversation's Stop ends the session) and
  * hands the relay what svc is told first (system prompt, earlier text turns) and how to save each
- * spoken turn. A plain GET (no upgrade) is 400.
+ * spoken turn. A plain GET (no upgrade) gets the same refusals, else 400: a page whose socket was
+ * refused (a browser learns nothing of why) asks that way.
  */
 export function voiceRoutes(deps: ChatDeps) {
   const { store } = deps
@@ -56,18 +57,20 @@ export function voiceRoutes(deps: ChatDeps) {
     const upgrade = (c.env as Record<string, unknown> | undefined)?.[VOICE_UPGRADE] as
       | VoiceUpgrade
       | undefined
+    const busy = () =>
+      new SvcError(
+        'conversation.busy',
+        'an answer is being written in this conversation (or voice mode runs in another tab); stop it first',
+      )
+    // Checked before the upgrade is: a page whose socket was refused asks the same URL plainly to learn why.
+    if (deps.generations.isRunning(id)) throw busy()
     if (!upgrade) {
       throw new SvcError('request.invalid', 'api/realtime is a WebSocket: open it with an upgrade', {
         param: null,
       })
     }
     const controller = deps.generations.begin(id)
-    if (!controller) {
-      throw new SvcError(
-        'conversation.busy',
-        'an answer is being written in this conversation; stop it first',
-      )
-    }
+    if (!controller) throw busy()
     let title = conversation.title
     let ended = false
     const grant: VoiceGrant = {

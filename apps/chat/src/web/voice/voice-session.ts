@@ -1,6 +1,6 @@
 import type { Message } from '../../server/store/types'
 import { ensureConversation, refreshConversations, reload, undoConversation } from '../actions'
-import { ApiError } from '../api'
+import { ApiError, toApiError } from '../api'
 import { showFailure } from '../model-actions'
 import { pageText } from '../page-text'
 import { store } from '../store'
@@ -40,6 +40,7 @@ interface Session {
   error: { message: string; code: string; status: number } | null
   responding: boolean
   stopped: boolean
+  opened: boolean
 }
 
 let session: Session | null = null
@@ -92,9 +93,11 @@ export async function startVoice(): Promise<void> {
     error: null,
     responding: false,
     stopped: false,
+    opened: false,
   }
   session = s
   socket.onopen = async () => {
+    s.opened = true
     socket.send(JSON.stringify(SESSION_UPDATE))
     try {
       s.mic = await captureMicrophone(context, (audio) => {
@@ -199,6 +202,22 @@ function handle(s: Session, event: Record<string, unknown>): void {
   }
 }
 
+/**
+ * Why the chat server refused the socket (a browser is told nothing): the same URL asked plainly
+ * answers the same refusal (signed out, busy, gone). Null when it would have been accepted.
+ */
+async function whyRefused(s: Session): Promise<Session['error']> {
+  try {
+    const url = realtimeUrl(s.conversationId, s.model).replace(/^ws/, 'http')
+    const res = await fetch(url)
+    if (res.ok || res.status === 400) return null
+    const error = await toApiError(res)
+    return { message: error.message, code: error.code, status: res.status }
+  } catch {
+    return null
+  }
+}
+
 /** The socket closed: everything stops; an error svc named (or a failed connection) shows above the message box. */
 async function ended(s: Session, code: number): Promise<void> {
   s.mic?.stop()
@@ -206,8 +225,10 @@ async function ended(s: Session, code: number): Promise<void> {
   void s.context.close()
   if (session === s) session = null
   voice.set({ phase: 'off' })
+  if (!s.opened && !s.stopped && !s.error) s.error = await whyRefused(s)
   if (s.error) {
-    showFailure(new ApiError(s.error.message, code >= 4000 ? code - 4000 : 0, s.error.code), s.model)
+    const status = s.error.status || (code >= 4000 ? code - 4000 : 0)
+    showFailure(new ApiError(s.error.message, status, s.error.code), s.model)
   } else if (!s.stopped && code !== 1000) {
     store.set({
       notice: {
