@@ -81,7 +81,7 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
     maxConnections: env.maxConnections,
     handler,
     onClientError: answerClientError,
-    onUpgrade: realtimeUpgrade(server, { authenticate, refuse, logger, limits: env.realtime }),
+    onUpgrade: realtimeUpgrade(server, { env, authenticate, refuse, logger }),
   })
   const ollamaServer = env.ollamaPort === undefined ? undefined : newServer()
   if (ollamaServer) {

@@ -76,7 +76,12 @@ describe('the Realtime API: auth, refusals and limits', () => {
     await store.close()
     api = await startApi({
       configDir: dir,
-      env: { SVC_AUTH_ENABLED: '1', SVC_REALTIME_MAX_SESSIONS: '1', SVC_REALTIME_MAX_BUFFER_SECONDS: '1' },
+      env: {
+        SVC_AUTH_ENABLED: '1',
+        SVC_REALTIME_MAX_SESSIONS: '1',
+        SVC_REALTIME_MAX_BUFFER_SECONDS: '1',
+        SVC_CORS_ORIGINS: 'https://app.example',
+      },
     })
   }, 60_000)
 
@@ -99,6 +104,20 @@ describe('the Realtime API: auth, refusals and limits', () => {
       status: 404,
       body: { error: { code: 'route.not_found' } },
     })
+  })
+
+  it('takes pages of the origins SVC_CORS_ORIGINS lists (and svc’s own), refuses other sites', async () => {
+    const from = (origin: string) => ({ headers: { ...bearer('v1-only').headers, origin } })
+    expect(await connect(from('https://evil.example'))).toMatchObject({
+      status: 403,
+      body: { error: { code: 'auth.forbidden' } },
+    })
+    for (const origin of ['https://app.example', api.url]) {
+      const { ws } = await opened(from(origin))
+      ws.close()
+      await closed(ws)
+      await new Promise((r) => setTimeout(r, 100))
+    }
   })
 
   it('takes the token as a browser sends it (subprotocol) and answers with "realtime", never the key', async () => {

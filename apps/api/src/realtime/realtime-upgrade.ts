@@ -21,6 +21,7 @@ import { renderError, SvcError } from '@svc/core'
 import type { Logger } from '@svc/core/node'
 import { requestPath } from '@svc/dispatcher'
 import { type WebSocket, WebSocketServer } from 'ws'
+import type { CorsOrigins } from '../cors'
 import type { Authenticate } from '../middleware/auth'
 import { PCM_BYTES_PER_SECOND } from './input-audio-buffer'
 import { createRealtimeSession } from './realtime-session'
@@ -54,7 +55,12 @@ export interface RealtimeOptions {
   /** The host rule (server.ts's `refuse`): an SvcError refuses the upgrade. */
   refuse?: (req: IncomingMessage) => SvcError | undefined
   logger: Logger
-  limits?: Partial<RealtimeLimits>
+  /**
+   * `realtime`: the limits (SVC_REALTIME_*). `corsOrigins` (SVC_CORS_ORIGINS): the other sites whose
+   * pages may open a session (browsers apply no CORS to WebSockets, so svc checks `Origin` itself); a
+   * page of svc's own origin always may.
+   */
+  env: { realtime?: Partial<RealtimeLimits>; corsOrigins?: CorsOrigins }
 }
 
 /**
@@ -65,7 +71,7 @@ export function realtimeUpgrade(
   server: Server,
   options: RealtimeOptions,
 ): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
-  const limits = { ...REALTIME_DEFAULTS, ...options.limits }
+  const limits = { ...REALTIME_DEFAULTS, ...options.env.realtime }
   // One message: the largest append the buffer could take, base64, plus room for the event around it.
   const maxPayload = Math.ceil((limits.maxBufferSeconds * PCM_BYTES_PER_SECOND * 4) / 3) + 64 * 1024
   const wss = new WebSocketServer({
@@ -103,7 +109,7 @@ export function realtimeUpgrade(
         peer: () => req.socket.remoteAddress,
       })
       if (!outcome.ok) throw outcome.error
-      if (outcome.principal.kind === 'proxy') sameOrigin(req)
+      checkOrigin(req, outcome.principal.kind === 'proxy' ? 'none' : (options.env.corsOrigins ?? '*'))
       const caller = callerKey(outcome.principal, req)
       const count = open.get(caller) ?? 0
       if (count >= limits.maxSessions) {
@@ -182,10 +188,13 @@ function credentials(req: IncomingMessage): Record<string, string> {
   return out
 }
 
-/** A browser page of another site rides the proxy's sign-in by itself: refused. */
-function sameOrigin(req: IncomingMessage): void {
+/**
+ * A page of another site may open a session only when SVC_CORS_ORIGINS lets it read `/v1` answers;
+ * never on the proxy's sign-in, which the browser sends by itself (`allowed` is then `none`).
+ */
+function checkOrigin(req: IncomingMessage, allowed: CorsOrigins): void {
   const origin = one(req.headers.origin)
-  if (!origin) return
+  if (!origin || allowed === '*' || (Array.isArray(allowed) && allowed.includes(origin))) return
   let host: string | undefined
   try {
     host = new URL(origin).host
@@ -193,10 +202,9 @@ function sameOrigin(req: IncomingMessage): void {
     host = undefined
   }
   if (host !== one(req.headers.host)) {
-    throw new SvcError(
-      'auth.forbidden',
-      `a realtime session signed in through the proxy must come from svc's own pages, not ${origin}`,
-    )
+    const why =
+      allowed === 'none' ? 'a session signed in through the proxy' : 'SVC_CORS_ORIGINS does not list it'
+    throw new SvcError('auth.forbidden', `a page of ${origin} may not open a realtime session (${why})`)
   }
 }
 
