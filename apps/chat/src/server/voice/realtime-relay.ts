@@ -105,8 +105,8 @@ export function createVoiceRelay(options: VoiceRelayOptions) {
       )
     })
     upstream.on('close', (code, reason) => {
-      // 1005 (no code) and 1006 (gone) may not be sent on; the page learns only that svc ended it.
-      close(client, code === 1005 || code === 1006 || code === 1015 ? 1011 : code, reason.toString())
+      // A code that may not be sent on (1005 none, 1006 gone) becomes 1011: svc ended it.
+      close(client, code, reason.toString())
     })
 
     client.on('message', (data, binary) => {
@@ -183,8 +183,12 @@ function send(socket: WebSocket, data: RawData | string, binary = false): void {
   if (socket.readyState === socket.OPEN) socket.send(data, { binary })
 }
 
+/** Close codes a peer may send (RFC 6455 7.4; `ws` throws on others, e.g. 1005, 1006, 1015). */
+const SENDABLE = new Set([1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014])
+
 function close(socket: WebSocket, code: number, reason: string): void {
   if (socket.readyState === socket.CLOSED || socket.readyState === socket.CLOSING) return
+  if (!SENDABLE.has(code) && !(code >= 3000 && code <= 4999)) code = 1011
   if (socket.readyState === socket.CONNECTING) {
     socket.terminate()
     return

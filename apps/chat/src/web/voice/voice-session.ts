@@ -236,7 +236,9 @@ async function ended(s: Session, code: number): Promise<void> {
         text: pageText(
           code === 1006
             ? 'Voice mode could not connect. Reload the page and try again.'
-            : 'Voice mode ended: svc closed the conversation.',
+            : code === 1001
+              ? 'Voice mode ended: the chat server is restarting. Try again in a moment.'
+              : 'Voice mode ended: svc closed the conversation.',
         ),
       },
     })
