@@ -31,6 +31,8 @@ const chat = (base: string, model: Ref) =>
     return t.ms
   })
 
+const listen = (port: number) => ['--host', '127.0.0.1', '--port', String(port)]
+
 function engine(): string {
   const path = findLlamaServer()
   if (!path) throw new Error('llama-server not found: run ./scripts/setup.sh or set SVC_LLAMA_SERVER')
@@ -44,21 +46,8 @@ export function engineAlone(dir: string): SwitchPeer {
     async send(model) {
       const port = await freePort('127.0.0.1')
       const began = performance.now()
-      const child = spawn(
-        engine(),
-        [
-          '-m',
-          join(dir, `${model}.gguf`),
-          '--alias',
-          model,
-          '--host',
-          '127.0.0.1',
-          '--port',
-          String(port),
-          ...ENGINE_ARGS,
-        ],
-        { stdio: 'ignore' },
-      )
+      const weights = ['-m', join(dir, `${model}.gguf`), '--alias', model]
+      const child = spawn(engine(), [...weights, ...listen(port), ...ENGINE_ARGS], { stdio: 'ignore' })
       try {
         await untilHealthy(`http://127.0.0.1:${port}/health`, () => child.exitCode !== null)
         await chat(`http://127.0.0.1:${port}`, model)
@@ -79,21 +68,11 @@ export function engineAlone(dir: string): SwitchPeer {
  */
 export async function router(dir: string, max: number): Promise<SwitchPeer> {
   const port = await freePort('127.0.0.1')
-  const child = spawn(
-    engine(),
-    [
-      '--models-dir',
-      dir,
-      '--models-max',
-      String(max),
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      ...ENGINE_ARGS,
-    ],
-    { stdio: 'ignore', detached: true },
-  )
+  const models = ['--models-dir', dir, '--models-max', String(max)]
+  const child = spawn(engine(), [...models, ...listen(port), ...ENGINE_ARGS], {
+    stdio: 'ignore',
+    detached: true,
+  })
   const base = `http://127.0.0.1:${port}`
   await untilHealthy(`${base}/health`, () => child.exitCode !== null)
   const pid = child.pid!
