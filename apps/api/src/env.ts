@@ -1,4 +1,4 @@
-import { type AddressMatcher, type AllowedHosts, allowedHostsFrom, parseAddressList } from '@svc/auth'
+import { type EdgeEnv, readEdgeEnv } from '@svc/auth'
 import { parseDurationMs } from '@svc/core'
 import {
   envCount,
@@ -20,19 +20,13 @@ import { readUsageEnv, type UsageEnv } from './usage/usage-env'
  * The environment svc reads, parsed once at startup (docs/configuration.md; every name is declared in
  * env-variables.ts). serve.ts hands it the process's environment; everything else gets this object.
  */
-export interface ServeEnv {
+export interface ServeEnv extends EdgeEnv {
   host: string
   port: number
   /** `SVC_OLLAMA_PORT`: a second listener serving only the Ollama API (docs/ollama.md); unset: none. */
   ollamaPort: number | undefined
   paths: SvcPaths
   authEnabled: boolean
-  /** `SVC_TRUSTED_PROXIES` (IPs/CIDRs; default 127.0.0.1 and ::1): whose `X-Forwarded-Email` counts. */
-  trustedProxies: AddressMatcher
-  /** `SVC_PROXY_SECRET`: when set, a forwarded identity also needs `X-Svc-Proxy-Secret` with it. */
-  proxySecret: string | undefined
-  /** `SVC_ALLOWED_HOSTS` and `SVC_HOSTNAME`: host names svc answers to beyond loopback and its own. */
-  allowedHosts: AllowedHosts
   logLevel: LogLevel
   /** How long SIGTERM waits for in-flight requests before closing connections (ms). */
   drainMs: number
@@ -88,10 +82,7 @@ export function readServeEnv(env: Env): ServeEnv {
   const count = (name: ServeVariable) => envCount(name, read(name), Number(fallbackOf(name)))
   const secondsMs = (name: ServeVariable) => seconds(name, read(name)) * 1000
   const authEnabled = flag('SVC_AUTH_ENABLED')
-  const trusted = parseAddressList(read('SVC_TRUSTED_PROXIES'))
-  if (!trusted.ok) throw new Error(trusted.error)
-  const hosts = allowedHostsFrom({ allowedHosts: read('SVC_ALLOWED_HOSTS'), hostname: read('SVC_HOSTNAME') })
-  if (!hosts.ok) throw new Error(hosts.error)
+  const edge = readEdgeEnv(read)
   const unloadAfter = read('SVC_UNLOAD_AFTER') || fallbackOf('SVC_UNLOAD_AFTER')
   const unloadAfterMs = parseDurationMs(unloadAfter)
   if (unloadAfterMs === undefined)
@@ -104,9 +95,7 @@ export function readServeEnv(env: Env): ServeEnv {
     ollamaPort: ollamaPort ? envPort('SVC_OLLAMA_PORT', ollamaPort, 0) : undefined,
     paths: resolvePaths(env),
     authEnabled,
-    trustedProxies: trusted.matcher,
-    proxySecret: read('SVC_PROXY_SECRET') || undefined,
-    allowedHosts: hosts.hosts,
+    ...edge,
     logLevel: envLogLevel(read('SVC_LOG_LEVEL') || fallbackOf('SVC_LOG_LEVEL')),
     drainMs: secondsMs('SVC_DRAIN_SECONDS'),
     queueTimeoutMs: secondsMs('SVC_QUEUE_TIMEOUT'),

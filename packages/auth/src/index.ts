@@ -22,8 +22,9 @@ export * from './token-verifier'
 export * from './quota'
 export * from './quota-meter'
 
-// The client: its address, whether it is the trusted proxy, failure throttling.
+// The client: its address, whether it is the trusted proxy (and the servers' shared settings of it), failure throttling.
 export * from './client-address'
+export * from './edge-env'
 export * from './proxy-trust'
 export * from './throttle'
 

@@ -1,12 +1,13 @@
-import { type AddressMatcher, type AllowedHosts, allowedHostsFrom, parseAddressList } from '@svc/auth'
+import { type EdgeEnv, readEdgeEnv } from '@svc/auth'
 import { envCount, envLogLevel, envPort, type LogLevel, resolvePaths } from '@svc/core/node'
 import { type ChatVariable, chatFallback } from './env-variables'
 
 /**
  * The environment the chat server reads, parsed once at startup (docs/chat.md#settings; every name is
  * declared in env-variables.ts, whose `SVC_CHAT_QUOTA_MB` default, 1 GiB, holds a few hundred photos).
+ * The edge settings (`EdgeEnv`: trusted proxies, proxy secret, allowed hosts) are read as the API reads them.
  */
-export interface ChatEnv {
+export interface ChatEnv extends EdgeEnv {
   /**
    * `SVC_CHAT_HOST`; default 127.0.0.1 whatever the auth mode. Behind the proxy nothing else should
    * reach it; with auth off everyone who reaches it is the one local user, so serving the LAN
@@ -21,10 +22,6 @@ export interface ChatEnv {
    * in and everyone is the one local user.
    */
   trustedHeader: string | undefined
-  trustedProxies: AddressMatcher
-  proxySecret: string | undefined
-  /** `SVC_ALLOWED_HOSTS` and `SVC_HOSTNAME`: host names served beyond loopback and the machine's own. */
-  allowedHosts: AllowedHosts
   /** `SVC_CHAT_API_URL` without a trailing slash. */
   apiUrl: string
   /** `SVC_CHAT_API_TOKEN`: the bearer the server sends to the API; never reaches a browser. */
@@ -51,10 +48,7 @@ export function readChatEnv(env: Env): ChatEnv {
     )
   }
   const trustedHeader = rawHeader ? rawHeader.toLowerCase() : undefined
-  const trusted = parseAddressList(read('SVC_TRUSTED_PROXIES'))
-  if (!trusted.ok) throw new Error(trusted.error)
-  const hosts = allowedHostsFrom({ allowedHosts: read('SVC_ALLOWED_HOSTS'), hostname: read('SVC_HOSTNAME') })
-  if (!hosts.ok) throw new Error(hosts.error)
+  const edge = readEdgeEnv(read)
   const logLevel = envLogLevel(read('SVC_LOG_LEVEL') || chatFallback('SVC_LOG_LEVEL'))
   const apiUrl = (read('SVC_CHAT_API_URL') || chatFallback('SVC_CHAT_API_URL')).replace(/\/+$/, '')
   if (!URL.canParse(apiUrl) || !/^https?:$/.test(new URL(apiUrl).protocol)) {
@@ -67,9 +61,7 @@ export function readChatEnv(env: Env): ChatEnv {
     // SVC_STATE_DIR, or its default under XDG_DATA_HOME / HOME, as the API finds it.
     dataDir: `${resolvePaths(env).stateDir}/chat`,
     trustedHeader,
-    trustedProxies: trusted.matcher,
-    proxySecret: read('SVC_PROXY_SECRET') || undefined,
-    allowedHosts: hosts.hosts,
+    ...edge,
     apiUrl,
     apiToken: read('SVC_CHAT_API_TOKEN')?.trim() || undefined,
     logLevel,
