@@ -22,7 +22,7 @@ export interface HttpServerLike {
   closeAllConnections(): void
 }
 
-/** A program's environment as `process.env` gives it. */
+/** A program's environment, as Node gives it to the program's one reader. */
 export type ProcessEnv = Record<string, string | undefined>
 
 /** What every server's parsed environment carries for its start-up. */
@@ -35,7 +35,7 @@ export interface ServerEnvBase {
 export interface RunServerOptions<Env extends ServerEnvBase> {
   /** The program's name in its error lines (`svc`, `svc chat`). */
   name: string
-  /** `process.env`, handed in by the program's one environment reader (serve.ts). */
+  /** The environment, handed in by the program's one environment reader (serve.ts). */
   environment: ProcessEnv
   /** Parses the environment; throws an Error whose message is fit for a person. */
   readEnv(environment: ProcessEnv): Env
