@@ -84,7 +84,7 @@ function render(
     if (!peer) return []
     const s = samples.get(peer)!
     return [
-      `| ${peer.name} | ${fmt(median(s.c32.map((r) => r.rps)))} | ${s.c32.map((r) => fmt(r.rps)).join(', ')} | ${s.c1.length ? fmt(median(s.c1.map((r) => r.p50Ms * 1000))) : ''} |`,
+      `| ${peer.name} | ${s.c32.length ? fmt(median(s.c32.map((r) => r.rps))) : '—'} | ${s.c32.map((r) => fmt(r.rps)).join(', ')} | ${s.c1.length ? fmt(median(s.c1.map((r) => r.p50Ms * 1000))) : ''} |`,
     ]
   }
   const markdown = [
