@@ -243,7 +243,11 @@ export async function portOpenOrExit(
   const started = Date.now()
   const deadline = started + deadlineMs
   let foreignSince: number | undefined
-  let delay = 20
+  // Short first waits, growing by half (as the warm-up's probes): a small model's engine binds its
+  // port tens of ms after it starts, and 20 ms doubling to 250 ms overshot that by up to the time
+  // already waited (137 ms of a 281 ms swap in the bench's switch section). A refused connect to a
+  // loopback port costs microseconds, so polling often early is cheap.
+  let delay = 5
   while (Date.now() < deadline) {
     if (signal.aborted) return 'aborted'
     if (exited) return 'exited'
@@ -259,7 +263,7 @@ export async function portOpenOrExit(
       if (Date.now() - foreignSince >= FOREIGN_WAIT_MS) return exited ? 'exited' : 'open'
     }
     await new Promise((r) => setTimeout(r, delay))
-    delay = Math.min(delay * 2, 250)
+    delay = Math.min(delay * 1.5, 250)
   }
   return 'deadline'
 }
