@@ -7,7 +7,9 @@
  * - switch: alternating requests for two models: the engine alone, llama.cpp's router, svc with and
  *   without memory room for both (bench/switch-section.ts);
  * - replicas: multi-turn conversations over 2 local replicas, cache-aware routing against
- *   least-loaded and one server (bench/replicas-section.ts).
+ *   least-loaded and one server (bench/replicas-section.ts);
+ * - audio: time to the first audio byte and the first transcript delta, svc against the engines
+ *   alone (bench/audio-section.ts).
  *
  * svc always runs from the build (`pnpm build`; rebuilt here when stale), as users run it. Prints
  * markdown and writes it to bench/results/<timestamp>.md and latest.md. Each section's file names
@@ -16,6 +18,7 @@
 import { writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os'
 import { join } from 'node:path'
+import { audioSection } from './audio-section'
 import { goalTable, type SectionResult } from './goals'
 import { hopSection } from './hop-section'
 import { replicasSection } from './replicas-section'
@@ -27,6 +30,7 @@ const SECTIONS: Record<string, (log: (line: string) => void) => Promise<SectionR
   hop: hopSection,
   switch: switchSection,
   replicas: replicasSection,
+  audio: audioSection,
 }
 
 async function main(): Promise<void> {
