@@ -12,6 +12,14 @@
  * a prompt prefix found in the KV cache is not counted), the p50 time to first token of turns 2–4,
  * the tokens/s over the run, and each replica's share of the requests (svc's `/api/slots`).
  *
+ * The engines' host-RAM prompt cache is off (`--cache-ram 0`; llama-server keeps up to 8 GiB of
+ * evicted prompts by default): it would hold all eight of these prompts, where a server with many
+ * more conversations than its caches hold — what replicas are for — would not. So each engine keeps
+ * exactly what its KV cache holds (`-np 4`: four conversations per replica), the case cache-aware
+ * routing is about. With the host cache on, least-loaded misses about once per conversation and
+ * replica, which shows in the prompt tokens (1.96× one server's) and the mean time to first token
+ * but not in its p50 (docs/development.md).
+ *
  * The model is random-weight like the tests' but wider (256 wide, 4 layers): with the 64-wide tiny
  * one, processing a whole prompt costs about as little as the request around it, and the time to
  * first token could not show what the cache saves.
@@ -40,6 +48,9 @@ const MODEL = {
   contextLength: 8192,
   seed: 3,
 } as const
+
+/** The engine's host-RAM prompt cache off, in every run (see the file's comment). */
+const NO_HOST_CACHE = ['--cache-ram', '0']
 
 interface Run {
   name: string
@@ -142,7 +153,7 @@ async function oneServer(gguf: string, script: Script): Promise<Run> {
     model: gguf,
     alias: 'one',
     ctxSize: 8 * 4096,
-    extraArgs: ['-np', '8'],
+    extraArgs: ['-np', '8', ...NO_HOST_CACHE],
   })
   const run = await converse('one llama-server (-np 8)', one.url, 'one', script, () => promptTokens(one.url))
   return { ...run, share: [] }
@@ -154,7 +165,7 @@ interface SlotBody {
 }
 
 async function throughSvc(gguf: string, routing: string, script: Script): Promise<Run> {
-  const args = JSON.stringify(['-c', String(4 * 4096), '-np', '4', '--threads', '1'])
+  const args = JSON.stringify(['-c', String(4 * 4096), '-np', '4', '--threads', '1', ...NO_HOST_CACHE])
   await using api = await startApiWithConfig({
     built: true,
     env: { SVC_LOG_LEVEL: 'info' },
