@@ -178,7 +178,7 @@ export function Composer() {
             {uploading ? 'Uploading…' : 'Attach image'}
           </FileButton>
         ) : null}
-        {usable(models?.transcription) && mode === 'chat' ? (
+        {usable(models?.transcription) && mode === 'chat' && !talking ? (
           <VoiceInput onText={(text) => setDraft((d) => (d ? `${d} ${text}` : text))} />
         ) : null}
         {mode === 'chat' &&
