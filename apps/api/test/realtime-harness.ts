@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { runCaddy } from '@svc/testing'
+import OpenAI from 'openai'
+import { OpenAIRealtimeWS } from 'openai/realtime/ws'
 
 const exec = promisify(execFile)
 
@@ -156,4 +158,24 @@ export function appendEvents(
     out.push({ type: 'input_audio_buffer.append', audio: pcm.subarray(at, at + step).toString('base64') })
   }
   return out
+}
+
+/** A session opened by the official client (`OpenAIRealtimeWS`) over wss: through `front` with `token`, its events logged. */
+export async function openRealtime(
+  front: TlsFront,
+  token: string,
+  model: string,
+): Promise<{ rt: OpenAIRealtimeWS; log: EventLog }> {
+  const client = new OpenAI({ baseURL: `${front.url}/v1`, apiKey: token, maxRetries: 0 })
+  const rt = await OpenAIRealtimeWS.create(client, { model, options: { ca: front.ca } })
+  const log = new EventLog()
+  rt.on('event', (e) => log.push(e as unknown as Event))
+  rt.on('error', () => {}) // error events are in the log
+  await log.next('session.created', { timeoutMs: 20_000 })
+  return { rt, log }
+}
+
+/** `pcm` sent as `input_audio_buffer.append` events of 100 ms. */
+export function sendAudio(rt: OpenAIRealtimeWS, pcm: Buffer): void {
+  for (const e of appendEvents(pcm)) rt.send(e)
 }

@@ -20,15 +20,12 @@ import {
   writeTinyGguf,
   writeTinyWhisper,
 } from '@svc/testing'
-import OpenAI from 'openai'
-import { OpenAIRealtimeWS } from 'openai/realtime/ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FAST_HASH } from './auth-harness'
 import { call, llamaServerAvailable, type SlotBody } from './live'
 import {
-  appendEvents,
-  type Event,
-  EventLog,
+  openRealtime,
+  sendAudio,
   silencePcm,
   speechPcm,
   startTlsFront,
@@ -77,22 +74,7 @@ describe.skipIf(!present)('the Realtime API through Caddy with the official clie
   const slot = async (name: string) =>
     (await call<SlotBody>(api, `/api/slots/${name}`, { headers: as(admin) })).body
 
-  /** A session opened by the official client over wss:, its events logged. */
-  async function open(
-    model: string,
-  ): Promise<{ rt: OpenAIRealtimeWS; log: EventLog; closed: Promise<number> }> {
-    const client = new OpenAI({ baseURL: `${front.url}/v1`, apiKey: voice, maxRetries: 0 })
-    const rt = await OpenAIRealtimeWS.create(client, { model, options: { ca: front.ca } })
-    const log = new EventLog()
-    rt.on('event', (e) => log.push(e as unknown as Event))
-    rt.on('error', () => {}) // error events are in the log
-    const closed = new Promise<number>((resolve) => rt.socket.once('close', (code) => resolve(code)))
-    await log.next('session.created', { timeoutMs: 20_000 })
-    return { rt, log, closed }
-  }
-  const sendAudio = (rt: OpenAIRealtimeWS, pcm: Buffer) => {
-    for (const e of appendEvents(pcm)) rt.send(e)
-  }
+  const open = (model: string) => openRealtime(front, voice, model)
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-realtime-'))
