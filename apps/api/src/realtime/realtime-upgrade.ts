@@ -23,6 +23,7 @@ import { requestPath } from '@svc/dispatcher'
 import { type WebSocket, WebSocketServer } from 'ws'
 import type { CorsOrigins } from '../cors'
 import type { Authenticate } from '../middleware/auth'
+import { ON_BEHALF_HEADER } from '../usage/quota-gate'
 import { PCM_BYTES_PER_SECOND } from './input-audio-buffer'
 import { createRealtimeSession } from './realtime-session'
 import { createSelfClient } from './self-client'
@@ -32,7 +33,9 @@ export const REALTIME_PATH = '/v1/realtime'
 const BINARY = '{"type":"binary frame (send audio as base64 in input_audio_buffer.append)"}'
 const KEY_PROTOCOL = 'openai-insecure-api-key.'
 /** Headers a session's own `/v1` calls carry over from the upgrade (who the caller is). */
-const CREDENTIAL_HEADERS = ['x-api-key', 'x-forwarded-email', 'x-svc-proxy-secret'] as const
+// `x-svc-user` (a token acting for a person, as the chat app's does): passed on so that the session's
+// calls count for that person's usage and quota, as the same header does on a plain /v1 request.
+const CREDENTIAL_HEADERS = ['x-api-key', 'x-forwarded-email', 'x-svc-proxy-secret', ON_BEHALF_HEADER] as const
 
 /** The Realtime API's limits (`SVC_REALTIME_*`; docs/api.md#the-realtime-api). */
 export interface RealtimeLimits {
