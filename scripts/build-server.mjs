@@ -12,9 +12,10 @@
 //   its own URL, computed from the bundle's location, so `new URL('../../manifests/x', import.meta.url)`
 //   still finds the checkout's files. CommonJS `__dirname`/`__filename` likewise.
 // - Two dockerode dependencies that svc never uses on its local socket (ssh2 for ssh:// hosts, with a
-//   16 MB WebAssembly heap; grpc for BuildKit sessions), the OpenTelemetry API that prom-client
+//   16 MB WebAssembly heap; grpc for BuildKit sessions, protobufjs for BuildKit builds), the OpenTelemetry API that prom-client
 //   reads only with exemplars on, and undici (the dispatcher's upstream connections, used from the
-//   first relayed request) are loaded on first use instead of at start (see DEFERRED).
+//   first relayed request) are loaded on first use instead of at start (see DEFERRED); packages
+//   imported with `await import()` only (the VAD's, see LAZY) stay dynamic imports of node_modules.
 // - The bundle is ASCII (see below): V8 then keeps its source at one byte a character.
 // - Not minified: stack traces keep readable names and lines.
 // - Writes `<outdir>/inputs.json` (the files the bundle was made from) so a test can tell a stale
@@ -50,6 +51,13 @@ const DEFERRED = [
     request: './session',
     shim: (r) => `module.exports = function withSession(...args) { return require(${r}).apply(this, args) }`,
   },
+  // BuildKit builds (protobufjs and its .proto files: ~0.3 MB of source): docker.js requires it inside
+  // the build method, so the shim is evaluated only there, and requires it from node_modules then.
+  {
+    importer: /\/dockerode\/lib\/docker\.js$/,
+    request: './buildkit',
+    shim: (r) => `module.exports = require(${r})`,
+  },
   // The dispatcher's upstream pools (undici): its index loads all of undici (fetch, WebSocket, caches,
   // mocks: ~1 MB of source, ~10 MB of an idle process) and an API with no slot loaded relays nothing.
   // Every name undici exports (read here, at build time) is a getter that requires it on first use.
@@ -59,6 +67,14 @@ const DEFERRED = [
     shim: (r, real) => lazyExports(Object.keys(createRequire(import.meta.url)(real)), r),
   },
 ]
+
+/**
+ * Packages a source file imports only with `await import()` on first use (the voice-activity
+ * detector's ONNX runtime and Silero model: ~0.4 MB of source that esbuild would otherwise inline,
+ * which V8 keeps in every process whether or not it ever streams a transcription). The import stays
+ * a dynamic one, pointed at the real file in node_modules (where svc runs from its checkout).
+ */
+const LAZY = ['onnxruntime-web', '@ricky0123/vad-web']
 
 /** A module whose every export is read from `require(where)` when first asked for. */
 function lazyExports(names, where) {
@@ -96,6 +112,18 @@ const svcServer = {
         }
       }
       return { path: args.path, external: true }
+    })
+    b.onResolve({ filter: /^[^.]/ }, async (args) => {
+      if (args.kind !== 'dynamic-import' || args.pluginData === 'real') return undefined
+      if (!LAZY.some((n) => args.path === n || args.path.startsWith(`${n}/`))) return undefined
+      const real = await b.resolve(args.path, {
+        kind: 'dynamic-import',
+        resolveDir: args.resolveDir,
+        pluginData: 'real',
+      })
+      if (real.errors.length > 0) return { errors: real.errors }
+      const path = relative(outdir, real.path)
+      return { path: path.startsWith('.') ? path : `./${path}`, external: true }
     })
     for (const d of DEFERRED) {
       b.onResolve({ filter: new RegExp(`^${d.request.replace(/[.]/g, '\\.')}$`) }, async (args) => {
