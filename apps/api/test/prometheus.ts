@@ -34,7 +34,7 @@ async function freePort(): Promise<number> {
 export async function deployConfig(target: string): Promise<string> {
   let text = await readFile(join(DEPLOY, 'prometheus.yml'), 'utf8')
   const swaps: [string, string][] = [
-    ["targets: ['localhost:8080']", `targets: ['${target}']`],
+    ['targets: ["localhost:8080"]', `targets: ["${target}"]`],
     ['scrape_interval: 15s', 'scrape_interval: 1s'],
     ['evaluation_interval: 15s', 'evaluation_interval: 1s'],
     ['  - alerts.yml', `  - ${join(DEPLOY, 'alerts.yml')}`],
