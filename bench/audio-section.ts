@@ -98,6 +98,7 @@ export async function audioSection(log: (line: string) => void): Promise<Section
     const oneSentence = await measure(speech(engine.url, TEXT[0]!), true)
     let svcStt = NONE
     let engineStt = NONE
+    let engineFirst = NONE
     if (findEngine('whisper-server', process.env)) {
       log('  transcription: svc with stream=true, then whisper-server alone…')
       await load('stt', { model: (await writeTinyWhisper(join(dir, 'tiny-whisper.bin'))).path })
@@ -113,9 +114,18 @@ export async function audioSection(log: (line: string) => void): Promise<Section
       }
       const streamed = form({ model: 'stt', stream: 'true' })
       const url = `${api.url}/v1/audio/transcriptions`
-      svcStt = await measure(() => timed(url, streamed, 'transcript.text.delta'), false)
+      // Warmed like speech: the first stream=true request also loads the VAD's model (1–9 s here),
+      // once per process, which a running server has done long before.
+      svcStt = await measure(() => timed(url, streamed, 'transcript.text.delta'), true)
       const alone = new URL(WHISPER_INFERENCE_PATH, slot.upstream?.base ?? 'http://127.0.0.1:9').href
       engineStt = await measure(() => timed(alone, form({ response_format: 'json' })), false)
+      // The engine on the first sentence alone: the least a segment-by-segment stream can wait.
+      const firstPath = join(dir, 'first.wav')
+      await promisify(execFile)('espeak-ng', ['-w', firstPath, SPOKEN[0]!])
+      const first = new FormData()
+      first.set('response_format', 'json')
+      first.set('file', new Blob([await readFile(firstPath)], { type: 'audio/wav' }))
+      engineFirst = await measure(() => timed(alone, first), false)
     }
     const ms = (x: number) => (Number.isFinite(x) ? `${fmt(x, 0)} ms` : 'not measured')
     const goals = (
@@ -134,10 +144,10 @@ export async function audioSection(log: (line: string) => void): Promise<Section
         ],
         ['speech: svc last audio byte / engine alone, all of the text', svcSpeech.last, engineSpeech.last, 2],
         [
-          'transcription: svc first delta (stream=true) / whisper-server alone, whole file',
+          'transcription: svc first delta (stream=true) / whisper-server alone, its first sentence',
           svcStt.first,
-          engineStt.last,
-          1,
+          engineFirst.last,
+          1.5,
         ],
       ] as const
     ).map(([measure, svc, alone, target]) => ratio(measure, svc / alone, target))
@@ -145,7 +155,7 @@ export async function audioSection(log: (line: string) => void): Promise<Section
     const markdown = [
       '## audio: first audio byte and first transcript delta',
       '',
-      `Median of ${RUNS} run(s). Speech: ${TEXT.length} sentences as pcm from svc's espeak-ng speech server. Transcription: ${SPOKEN.length} sentences with 1.2 s pauses, the tiny random-weight whisper model (it transcribes gibberish, slowly: the ratio is the point).`,
+      `Median of ${RUNS} run(s). Speech: ${TEXT.length} sentences as pcm from svc's espeak-ng speech server. Transcription: ${SPOKEN.length} sentences with 1.2 s pauses, the tiny random-weight whisper model (it transcribes gibberish, each segment up to its token limit, so a segment costs about what the whole file does: compare the first delta with the first sentence alone).`,
       '',
       '| what | first byte / delta | last byte / answer |',
       '|---|---|---|',
@@ -153,7 +163,11 @@ export async function audioSection(log: (line: string) => void): Promise<Section
       row('speech, engine alone, whole text', engineSpeech),
       row('speech, engine alone, first sentence', oneSentence),
       row('transcription through svc (stream=true)', svcStt),
-      row('transcription, whisper-server alone', { first: Number.NaN, last: engineStt.last }),
+      row('transcription, whisper-server alone, whole file', { first: Number.NaN, last: engineStt.last }),
+      row('transcription, whisper-server alone, first sentence', {
+        first: Number.NaN,
+        last: engineFirst.last,
+      }),
       '',
     ].join('\n')
     return { markdown, goals }
