@@ -171,7 +171,10 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
 
       await picker.selectOption('second')
       const send = page.getByRole('button', { name: 'Send' })
-      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello, second')
+      // With a long unbroken word (a URL, a hash), which must wrap in its message (checked below).
+      await page
+        .getByRole('textbox', { name: 'Message', exact: true })
+        .fill(`Hello, second ${'x'.repeat(120)}`)
       expect(await send.isDisabled()).toBe(true)
       const load = page.getByRole('button', { name: 'Load second' })
       await load.waitFor()
@@ -188,6 +191,8 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
       const answer = await lastAnswer(page)
       expect(((await answer.textContent()) ?? '').length).toBeGreaterThan('Assistant · second'.length)
       expect(await answer.getByText('Failed.').count()).toBe(0)
+      const list = page.getByRole('list', { name: 'Messages' })
+      expect(await list.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true)
       await saveScreenshot(page, SUITE, 'chat-model-loaded-answer')
       await page.context().close()
 
