@@ -1,6 +1,6 @@
 /**
- * `POST /upload/image` and `POST /upload/mask` (server.py @ a125cd84 `image_upload`, `upload_mask`;
- * protocol facts in ../shared/comfyui/protocol.md §9.1–9.2): multipart `image` (a part with a file
+ * `POST /upload/image` and `POST /upload/mask` (ComfyUI's server.py @ a125cd84: `get_dir_by_type`,
+ * `compare_image_hash`, `image_upload` at lines 289–367, `upload_mask` at 370–414): multipart `image` (a part with a file
  * name), `type` (`input` default | `temp` | `output`; anything else is Python's UnboundLocalError → 500),
  * `subfolder`, `overwrite` (only `"true"` / `"1"`). A name that exists is kept when the bytes are the
  * same (the answer names it) and otherwise becomes `<stem> (1)<ext>`, `(2)`, …. 400 with an empty body
