@@ -6,21 +6,13 @@
  */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import {
-  type ApiProcess,
-  type ComfyStandIn,
-  decodePng,
-  paintPng,
-  startApi,
-  startComfyStandIn,
-} from '@svc/testing'
+import { type ApiProcess, type ComfyStandIn, decodePng, paintPng } from '@svc/testing'
 import type OpenAI from 'openai'
 import { BadRequestError, toFile } from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openaiClient } from './chat-requests'
-import { call, type ErrorBody, loadOk } from './live'
+import { startImageStack } from './image-stack'
+import { call, type ErrorBody } from './live'
 
-const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'
 const SOURCE = [200, 100, 50]
 
 /** A `width × height` PNG of the source colour (RGB), or RGBA with `alpha(x, y)`. */
@@ -49,15 +41,7 @@ describe('image edits through ComfyUI', () => {
   let client: OpenAI
 
   beforeAll(async () => {
-    comfy = await startComfyStandIn({ checkpoints: [SDXL] })
-    api = await startApi()
-    const put = await call(api, '/api/slots/img', {
-      method: 'PUT',
-      json: { runtime: 'remote', url: comfy.url },
-    })
-    expect(put.status).toBe(200)
-    await loadOk(api, 'img', 'sdxl-turbo')
-    client = openaiClient(api)
+    ;({ comfy, api, client } = await startImageStack())
   }, 60_000)
 
   afterAll(async () => {

@@ -3,14 +3,12 @@
  * the ComfyUI stand-in, which validates every graph against ComfyUI's real node schemas and renders
  * real PNGs.
  */
-import { type ApiProcess, type ComfyStandIn, readPngInfo, startApi, startComfyStandIn } from '@svc/testing'
+import { type ApiProcess, type ComfyStandIn, readPngInfo, startComfyStandIn } from '@svc/testing'
 import type OpenAI from 'openai'
 import { BadRequestError } from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openaiClient } from './chat-requests'
+import { SDXL, startImageStack } from './image-stack'
 import { call, type ErrorBody, loadOk } from './live'
-
-const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'
 
 describe('image generation through ComfyUI', () => {
   let comfy: ComfyStandIn
@@ -18,15 +16,7 @@ describe('image generation through ComfyUI', () => {
   let client: OpenAI
 
   beforeAll(async () => {
-    comfy = await startComfyStandIn({ checkpoints: [SDXL] })
-    api = await startApi()
-    const put = await call(api, '/api/slots/img', {
-      method: 'PUT',
-      json: { runtime: 'remote', url: comfy.url },
-    })
-    expect(put.status).toBe(200)
-    await loadOk(api, 'img', 'sdxl-turbo')
-    client = openaiClient(api)
+    ;({ comfy, api, client } = await startImageStack())
   }, 60_000)
 
   afterAll(async () => {
