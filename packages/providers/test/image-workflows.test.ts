@@ -111,38 +111,11 @@ describe('workflow templates', () => {
         checkpoint: t.checkpoint,
         filenamePrefix: `svc/test-${id}`,
       })
-      for (const graph of [t.graph, filled]) {
-        const res = await fetch(`${comfy.url}/prompt`, {
-          method: 'POST',
-          body: stringifyJsonBig({ prompt: graph }),
-        })
-        const body = (await res.json()) as { prompt_id: string; node_errors: unknown }
-        expect(res.status, `${id}: ${JSON.stringify(body)}`).toBe(200)
-        expect(body.node_errors).toEqual({})
-      }
-      const last = comfy.prompts.at(-1)!
-      expect(last.raw).toContain('18446744073709551615')
-      const promptId = (last.response as { prompt_id: string }).prompt_id
-      let entry:
-        | { outputs: Record<string, { images: { filename: string; subfolder: string }[] }> }
-        | undefined
-      while (!entry) {
-        const history = (await (await fetch(`${comfy.url}/history/${promptId}`)).json()) as Record<
-          string,
-          typeof entry
-        >
-        entry = history[promptId]
-        if (!entry) await new Promise((r) => setTimeout(r, 10))
-      }
+      const entry = await runAll(comfy.url, id, [t.graph, filled])
+      expect(comfy.prompts.at(-1)!.raw).toContain('18446744073709551615')
       const images = entry.outputs[t.meta.output]!.images
       expect(images.map((i) => i.filename)).toEqual([`test-${id}_00001_.png`, `test-${id}_00002_.png`])
-      const q = new URLSearchParams({
-        filename: images[0]!.filename,
-        subfolder: images[0]!.subfolder,
-        type: 'output',
-      })
-      const png = readPngInfo(new Uint8Array(await (await fetch(`${comfy.url}/view?${q}`)).arrayBuffer()))
-      expect([png.width, png.height]).toEqual([128, 64])
+      expect(await imageSize(comfy.url, images[0]!)).toEqual([128, 64])
     }
   })
 
@@ -187,40 +160,11 @@ describe('workflow templates', () => {
         denoise: 0.5,
       })
       if (t.meta.edit === 'img2img') expect(stringifyJsonBig(filled)).not.toContain('edit-req-mask')
-      for (const graph of [t.graph, filled]) {
-        const res = await fetch(`${comfy.url}/prompt`, {
-          method: 'POST',
-          body: stringifyJsonBig({ prompt: graph }),
-        })
-        const body = (await res.json()) as { prompt_id: string; node_errors: unknown }
-        expect(res.status, `${id}: ${JSON.stringify(body)}`).toBe(200)
-        expect(body.node_errors).toEqual({})
-      }
-      const promptId = (comfy.prompts.at(-1)!.response as { prompt_id: string }).prompt_id
-      let entry:
-        | {
-            status: { status_str: string }
-            outputs: Record<string, { images: { filename: string; subfolder: string }[] }>
-          }
-        | undefined
-      while (!entry) {
-        const history = (await (await fetch(`${comfy.url}/history/${promptId}`)).json()) as Record<
-          string,
-          typeof entry
-        >
-        entry = history[promptId]
-        if (!entry) await new Promise((r) => setTimeout(r, 10))
-      }
+      const entry = await runAll(comfy.url, id, [t.graph, filled])
       expect(entry.status.status_str, JSON.stringify(entry)).toBe('success')
       const images = entry.outputs[t.meta.output]!.images
       expect(images).toHaveLength(2)
-      const q = new URLSearchParams({
-        filename: images[0]!.filename,
-        subfolder: images[0]!.subfolder,
-        type: 'output',
-      })
-      const png = readPngInfo(new Uint8Array(await (await fetch(`${comfy.url}/view?${q}`)).arrayBuffer()))
-      expect([png.width, png.height]).toEqual([128, 64])
+      expect(await imageSize(comfy.url, images[0]!)).toEqual([128, 64])
     }
   })
 
@@ -243,3 +187,44 @@ describe('workflow templates', () => {
     expect(await readFile(`${ROOT}manifests/models.toml`, 'utf8')).not.toMatch(/^sha256/m)
   })
 })
+
+interface OutputImage {
+  filename: string
+  subfolder: string
+}
+
+interface HistoryEntry {
+  status: { status_str: string }
+  outputs: Record<string, { images: OutputImage[] }>
+}
+
+/**
+ * Submits each graph of template `id` to the stand-in (each must validate: 200, no node_errors) and
+ * waits for the last one's `/history` entry.
+ */
+async function runAll(base: string, id: string, graphs: unknown[]): Promise<HistoryEntry> {
+  let promptId = ''
+  for (const graph of graphs) {
+    const res = await fetch(`${base}/prompt`, { method: 'POST', body: stringifyJsonBig({ prompt: graph }) })
+    const body = (await res.json()) as { prompt_id: string; node_errors: unknown }
+    expect(res.status, `${id}: ${JSON.stringify(body)}`).toBe(200)
+    expect(body.node_errors).toEqual({})
+    promptId = body.prompt_id
+  }
+  for (;;) {
+    const history = (await (await fetch(`${base}/history/${promptId}`)).json()) as Record<
+      string,
+      HistoryEntry
+    >
+    const entry = history[promptId]
+    if (entry) return entry
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+/** [width, height] of an output image, read through `/view`. */
+async function imageSize(base: string, image: OutputImage): Promise<[number, number]> {
+  const q = new URLSearchParams({ filename: image.filename, subfolder: image.subfolder, type: 'output' })
+  const png = readPngInfo(new Uint8Array(await (await fetch(`${base}/view?${q}`)).arrayBuffer()))
+  return [png.width, png.height]
+}
