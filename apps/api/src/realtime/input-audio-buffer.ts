@@ -49,21 +49,3 @@ export function createInputAudioBuffer(maxBytes: number): InputAudioBuffer {
     },
   }
 }
-
-/** pcm16 mono bytes (little endian) at `sampleRate` as a WAV file. */
-export function pcm16Wav(pcm: Uint8Array, sampleRate = 24_000): Uint8Array {
-  const header = Buffer.alloc(44)
-  header.write('RIFF', 0, 'latin1')
-  header.writeUInt32LE(36 + pcm.byteLength, 4)
-  header.write('WAVEfmt ', 8, 'latin1')
-  header.writeUInt32LE(16, 16)
-  header.writeUInt16LE(1, 20) // PCM
-  header.writeUInt16LE(1, 22) // mono
-  header.writeUInt32LE(sampleRate, 24)
-  header.writeUInt32LE(sampleRate * 2, 28)
-  header.writeUInt16LE(2, 32)
-  header.writeUInt16LE(16, 34)
-  header.write('data', 36, 'latin1')
-  header.writeUInt32LE(pcm.byteLength, 40)
-  return Buffer.concat([header, pcm])
-}

@@ -5,7 +5,7 @@
  * `conversation.item.done`. Runs after `after` (the previous commit's), so a session's transcripts
  * arrive in commit order. Never rejects: a failed transcription answers ''.
  */
-import { pcm16Wav } from './input-audio-buffer'
+import { pcm16Wav } from '@svc/providers'
 import type { ServerEvent } from './response-runner'
 import { SelfCallError, type SelfClient } from './self-client'
 

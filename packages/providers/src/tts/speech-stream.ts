@@ -19,8 +19,9 @@
  * reading, the engine request in flight is aborted and no further piece is asked for.
  */
 import { SvcError } from '@svc/core'
+import { wavHeader } from '../audio/wav'
 import { encodeWavResponse, type SpeechFormat } from './wav-encode'
-import { streamingWavHeader, wavToPcm24k } from './wav-to-pcm24k'
+import { PCM_RATE, wavToPcm24k } from './wav-to-pcm24k'
 
 /** Asks the engine for one piece of text; resolves with its WAV (an ok Response) or throws `SvcError`. */
 export type SpeakSentence = (text: string, signal: AbortSignal) => Promise<Response>
@@ -51,11 +52,11 @@ export async function streamSpeech(options: SpeechStreamOptions): Promise<Respon
   let body: ReadableStream<Uint8Array>
   let type: string
   if (format === 'pcm' || format === 'wav') {
-    body = format === 'wav' ? prepend(streamingWavHeader(), audio) : audio
+    body = format === 'wav' ? prepend(wavHeader(PCM_RATE), audio) : audio
     type = format === 'wav' ? 'audio/wav' : 'audio/pcm'
   } else {
     const encoded = await encodeWavResponse({
-      wav: prepend(streamingWavHeader(), audio),
+      wav: prepend(wavHeader(PCM_RATE), audio),
       format,
       signal,
       ...(options.ffmpeg ? { ffmpeg: options.ffmpeg } : {}),

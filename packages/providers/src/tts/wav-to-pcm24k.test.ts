@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { encodeWav } from '../audio/wav'
-import { PCM_RATE, readWav, streamingWavHeader, wavToPcm24k } from './wav-to-pcm24k'
+import { encodeWav, wavHeader } from '../audio/wav'
+import { PCM_RATE, readWav, wavToPcm24k } from './wav-to-pcm24k'
 
 /** A sine at `hz` for `seconds` at `rate`. */
 const tone = (rate: number, seconds: number, hz = 440) =>
@@ -47,7 +47,7 @@ describe('an engine’s WAV as OpenAI’s pcm', () => {
   })
 
   it('starts a stream with a 24 kHz mono header of unknown length', () => {
-    const header = streamingWavHeader()
+    const header = wavHeader(PCM_RATE)
     const { format, data } = readWav(new Uint8Array([...header, ...new Uint8Array(PCM_RATE * 2)]))
     expect(format).toEqual({ encoding: 1, channels: 1, sampleRate: PCM_RATE, bitsPerSample: 16 })
     expect(data.length).toBe(PCM_RATE * 2)

@@ -90,29 +90,3 @@ export function wavToPcm24k(bytes: Uint8Array): Uint8Array {
   const pcm = float32ToPcm16(resamplePcm(mono, sampleRate, PCM_RATE))
   return new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength)
 }
-
-/**
- * The 44-byte header of a 16-bit mono 24 kHz WAV whose length is not known yet: RIFF and data sizes
- * 0xFFFFFFFF, as OpenAI streams `wav` (players and ffmpeg read such a file to its end).
- */
-export function streamingWavHeader(): Uint8Array {
-  const header = new Uint8Array(44)
-  const view = new DataView(header.buffer)
-  const put = (at: number, text: string) => {
-    for (let i = 0; i < text.length; i++) view.setUint8(at + i, text.charCodeAt(i))
-  }
-  put(0, 'RIFF')
-  view.setUint32(4, 0xffffffff, true)
-  put(8, 'WAVE')
-  put(12, 'fmt ')
-  view.setUint32(16, 16, true)
-  view.setUint16(20, 1, true)
-  view.setUint16(22, 1, true)
-  view.setUint32(24, PCM_RATE, true)
-  view.setUint32(28, PCM_RATE * 2, true)
-  view.setUint16(32, 2, true)
-  view.setUint16(34, 16, true)
-  put(36, 'data')
-  view.setUint32(40, 0xffffffff, true)
-  return header
-}
