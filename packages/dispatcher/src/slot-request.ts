@@ -128,17 +128,20 @@ export class SlotRequest {
    * The lease: at once when the slot is ready, else after a bounded wait (503 `slot.unavailable`),
    * then the image check for the model it got (400 `request.invalid`, the lease given back).
    */
-  async lease(): Promise<Lease> {
-    const lease = await this.steps.options.slots.acquire(this.slot.name, this)
-    if (this.seeing) {
+  lease(): Promise<Lease> {
+    const leasing = this.steps.options.slots.acquire(this.slot.name, this)
+    // Only a chat with images to check waits on a second promise: the hop's requests take the lease as is.
+    const seeing = this.seeing
+    if (!seeing) return leasing
+    return leasing.then((lease) => {
       try {
-        refuseImagesWithoutVision(this.seeing, lease.model, this.slot.name)
+        refuseImagesWithoutVision(seeing, lease.model, this.slot.name)
       } catch (error) {
         lease.release()
         throw error
       }
-    }
-    return lease
+      return lease
+    })
   }
 
   /** Another lease on the same slot, for any model it holds (the next replica after one failed). */
