@@ -5,6 +5,7 @@
  * length, and `error` events with svc's codes for what a client gets wrong.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
+import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTokenStore, type Scope } from '@svc/auth'
@@ -224,5 +225,19 @@ describe('the Realtime API: auth, refusals and limits', () => {
     await stopping[Symbol.asyncDispose]()
     expect((await end).code).toBe(1001)
     expect(Date.now() - started).toBeLessThan(5_000)
+  })
+
+  it('cuts a session whose client never answers the 1001 when the drain period ends', async () => {
+    const stopping = await startApi({ env: { SVC_DRAIN_SECONDS: '2' } })
+    const { ws } = await opened({ base: stopping.url })
+    const end = closed(ws)
+    // A client gone quiet (a phone asleep): it reads nothing, so it never answers svc's close frame.
+    const raw = (ws as unknown as { _socket: Socket })._socket
+    raw.pause()
+    const started = Date.now()
+    await stopping[Symbol.asyncDispose]()
+    expect(Date.now() - started).toBeLessThan(2_000 + 3_000)
+    raw.resume()
+    expect((await end).code).toBe(1001)
   })
 })

@@ -4,6 +4,7 @@
  * in, only from the app's own pages, only into that person's conversation, one at a time; a svc that
  * cannot be reached is an `error` event the page can show, and the conversation's Stop ends it.
  */
+import type { Socket } from 'node:net'
 import { type ApiProcess, startApi } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
@@ -138,6 +139,23 @@ describe('the voice socket at the chat server', () => {
     expect((await voice.closed).code).toBe(1000)
     await expect.poll(() => running(chat, id)).toBe(false)
   })
+
+  it('a stopping chat server tells the page 1001 and cuts it when its grace period ends, even if the page never answers', async () => {
+    await using stopping = await startChatProcess({
+      env: { SVC_CHAT_API_URL: api.url, SVC_CHAT_API_TOKEN: token, ...BEHIND_PROXY },
+    })
+    const id = await newConversation(stopping, ALICE)
+    const voice = await open(voiceUrl(stopping, id), ALICE)
+    await voice.next('session.created')
+    // A page gone quiet (a phone asleep): it reads nothing, so it never answers the close frame.
+    const raw = (voice.socket as unknown as { _socket: Socket })._socket
+    raw.pause()
+    const started = Date.now()
+    expect(await stopping.stop()).toBe(0)
+    expect(Date.now() - started).toBeLessThan(5_000 + 3_000) // the chat server's grace period is 5 s
+    raw.resume()
+    expect(await voice.closed).toMatchObject({ code: 1001 })
+  }, 60_000)
 
   it('refuses before the upgrade: nobody signed in, another site’s page, someone else’s conversation, a plain GET', async () => {
     const id = await newConversation(chat, ALICE)

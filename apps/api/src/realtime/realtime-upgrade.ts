@@ -18,9 +18,9 @@ import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { Principal } from '@svc/auth'
 import { renderError, SvcError } from '@svc/core'
-import type { Logger } from '@svc/core/node'
+import type { Logger, UpgradeStop } from '@svc/core/node'
 import { requestPath } from '@svc/dispatcher'
-import { type WebSocket, WebSocketServer } from 'ws'
+import { WebSocketServer } from 'ws'
 import type { CorsOrigins } from '../cors'
 import type { Authenticate } from '../middleware/auth'
 import { ON_BEHALF_HEADER } from '../usage/quota-gate'
@@ -68,12 +68,13 @@ export interface RealtimeOptions {
 
 /**
  * The `upgrade` listener for `server` (serveHttp's `onUpgrade`): serves `GET /v1/realtime`; other
- * upgrade paths are answered 404 `route.not_found`.
+ * upgrade paths are answered 404 `route.not_found`. When svc stops (closeHttp), each session is told
+ * 1001 "going away" and cut at the end of the grace period if its client has not answered.
  */
 export function realtimeUpgrade(
   server: Server,
   options: RealtimeOptions,
-): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+): (req: IncomingMessage, socket: Duplex, head: Buffer, stop: UpgradeStop) => void {
   const limits = { ...REALTIME_DEFAULTS, ...options.env.realtime }
   // One message: the largest append the buffer could take, base64, plus room for the event around it.
   const maxPayload = Math.ceil((limits.maxBufferSeconds * PCM_BYTES_PER_SECOND * 4) / 3) + 64 * 1024
@@ -83,8 +84,6 @@ export function realtimeUpgrade(
     handleProtocols: (offered) => (offered.has('realtime') ? 'realtime' : false),
   })
   const open = new Map<string, number>()
-  const sockets = new Set<WebSocket>()
-  endWithServer(server, sockets)
 
   const baseUrl = () => {
     const address = server.address()
@@ -93,7 +92,7 @@ export function realtimeUpgrade(
     return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`
   }
 
-  return (req, socket, head) => {
+  return (req, socket, head, stop) => {
     socket.on('error', () => socket.destroy())
     void (async () => {
       if (requestPath(req.url) !== REALTIME_PATH) {
@@ -130,7 +129,7 @@ export function realtimeUpgrade(
       }
       const query = new URL(req.url ?? '/', 'http://svc').searchParams
       wss.handleUpgrade(req, socket, head, (ws) => {
-        sockets.add(ws)
+        stop.onStop(() => ws.close(1001, 'svc is stopping'))
         const sessionId = randomUUID()
         options.logger.debug('realtime session opened', { sessionId, caller: caller.split(':')[0] })
         const session = createRealtimeSession({
@@ -163,7 +162,6 @@ export function realtimeUpgrade(
         })
         ws.on('close', () => {
           clearTimeout(expiry)
-          sockets.delete(ws)
           session.close()
           release()
           options.logger.debug('realtime session closed', { sessionId })
@@ -237,22 +235,4 @@ function reject(socket: Duplex, error: unknown, logger: Logger): void {
   socket.end(
     `HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}\r\n${head}\r\n${rendered.body}`,
   )
-}
-
-/**
- * An upgraded socket is no longer the HTTP server's to close: `server.close()` would wait for it for
- * ever. When svc stops (closeHttp: idle connections first, all of them after the grace period) the
- * sessions are told 1001 "going away" with the idle ones, and cut with the rest.
- */
-function endWithServer(server: Server, sockets: Set<WebSocket>): void {
-  const closeIdle = server.closeIdleConnections.bind(server)
-  const closeAll = server.closeAllConnections.bind(server)
-  server.closeIdleConnections = () => {
-    closeIdle()
-    for (const ws of sockets) ws.close(1001, 'svc is stopping')
-  }
-  server.closeAllConnections = () => {
-    closeAll()
-    for (const ws of sockets) ws.terminate()
-  }
 }

@@ -7,6 +7,9 @@
 import { createLogger, type Logger, type LogLevel } from './logger'
 import { guardServer } from './server-guard'
 import { stopOnSignals } from './stop-on-signals'
+import { type UpgradeStop, upgradedSocketsOf } from './upgraded-sockets'
+
+export type { UpgradeStop } from './upgraded-sockets'
 
 // The parts of `node:http`'s Server this uses, so that core imports no I/O module (an http.Server fits).
 export interface HttpServerLike {
@@ -76,11 +79,14 @@ export interface ServeHttpOptions<Req extends { readonly socket: object }, Res> 
   // biome-ignore lint/suspicious/noExplicitAny: Node's socket type lives in node:net
   onClientError?: (error: any, socket: any) => void
   /**
-   * Upgrade requests (WebSocket), `(req, socket, head)` as Node's `upgrade` event gives them; they
-   * bypass `handler` and the connection guard. Unset: Node closes them.
+   * Upgrade requests (WebSocket), `(req, socket, head)` as Node's `upgrade` event gives them, and the
+   * socket's `UpgradeStop`; they bypass `handler` and the connection guard. The server keeps each
+   * socket until it closes and ends it when `closeHttp` runs: with the goodbye the handler registered
+   * (`stop.onStop(() => ws.close(1001, …))`), else by destroying it; within the grace period either
+   * way. Unset: Node closes them.
    */
   // biome-ignore lint/suspicious/noExplicitAny: Node's socket type lives in node:net
-  onUpgrade?: (req: Req, socket: any, head: Buffer) => void
+  onUpgrade?: (req: Req, socket: any, head: Buffer, stop: UpgradeStop) => void
 }
 
 /** Where a server listens: its URL (wildcard hosts kept as given) and the bound port. */
@@ -104,7 +110,15 @@ export async function serveHttp<Req extends { readonly socket: object }, Res>(
   // biome-ignore lint/suspicious/noExplicitAny: guardServer's response shape; an http.ServerResponse fits
   server.on('request', guardServer(server, options.handler as any, options))
   if (options.onClientError) server.on('clientError', options.onClientError)
-  if (options.onUpgrade) server.on('upgrade', options.onUpgrade)
+  const { onUpgrade } = options
+  if (onUpgrade) {
+    const upgraded = upgradedSocketsOf(server)
+    // biome-ignore lint/suspicious/noExplicitAny: Node's socket type lives in node:net
+    server.on('upgrade', (req: Req, socket: any, head: Buffer) => {
+      const stop = upgraded.take(socket)
+      if (stop) onUpgrade(req, socket, head, stop)
+    })
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port, options.host, () => {
@@ -128,8 +142,10 @@ export function httpUrl(host: string, port: number): string {
 }
 
 /**
- * Stops `server` accepting, closes idle kept-alive connections, waits for `until` (default: every open
- * request done) for at most `graceMs`, then cuts what is left and resolves when the server is closed.
+ * Stops `server` accepting, closes idle kept-alive connections and ends upgraded ones (each with its
+ * handler's goodbye, else destroyed), waits for `until` (default: every open request done) and for
+ * the upgraded connections to close, for at most `graceMs`, then cuts what is left and resolves when
+ * the server is closed.
  */
 export async function closeHttp(
   server: HttpServerLike,
@@ -137,12 +153,15 @@ export async function closeHttp(
 ): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()))
   server.closeIdleConnections()
+  const upgraded = upgradedSocketsOf(server)
+  const gone = upgraded.goAway()
   let timer: ReturnType<typeof setTimeout> | undefined
   const grace = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, options.graceMs)
   })
-  await Promise.race([options.until ?? closed, grace])
+  await Promise.race([Promise.all([options.until ?? closed, gone]), grace])
   clearTimeout(timer)
   server.closeAllConnections()
+  upgraded.cut()
   await closed
 }

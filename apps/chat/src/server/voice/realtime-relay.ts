@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { SvcError } from '@svc/core'
-import type { Logger } from '@svc/core/node'
+import type { Logger, UpgradeStop } from '@svc/core/node'
 import type { RawData, WebSocket, WebSocketServer } from 'ws'
 import { ON_BEHALF_HEADER } from '../upstream/allowance'
 import { apiFailure } from '../upstream/svc-api'
@@ -34,7 +34,9 @@ export interface VoiceRelayOptions {
  * conversation so far (the grant's context). svc refusing or unreachable reaches the page as a
  * Realtime `error` event with svc's code, then a close with code 4000 + the HTTP status. Each finished
  * turn is saved in the conversation and announced to the page as `chat.turn.saved` {user, assistant}.
- * Either side closing closes the other; the grant's signal (Stop, shutdown) closes both.
+ * Either side closing closes the other; the grant's signal (Stop, shutdown) closes both. When the
+ * chat server stops (closeHttp), the page is told 1001 "going away" and its socket is cut at the end
+ * of the grace period if the page has not answered.
  */
 export function createVoiceRelay(options: VoiceRelayOptions) {
   const { logger } = options
@@ -126,8 +128,8 @@ export function createVoiceRelay(options: VoiceRelayOptions) {
     client.on('error', (error) => logger.debug('voice socket error', { error }))
   }
 
-  /** The `upgrade` listener. Never throws: whatever goes wrong closes the socket. */
-  return function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  /** The `upgrade` listener (serveHttp's `onUpgrade`). Never throws: whatever goes wrong closes the socket. */
+  return function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, stop: UpgradeStop): void {
     socket.on('error', () => socket.destroy())
     void (async () => {
       let grant: VoiceGrant | undefined
@@ -149,7 +151,10 @@ export function createVoiceRelay(options: VoiceRelayOptions) {
       // conversation is released with the socket.
       if (socket.destroyed) return accepted.end()
       socket.once('close', () => accepted.end())
-      sockets.handleUpgrade(req, socket, head, (client) => relay(client, accepted))
+      sockets.handleUpgrade(req, socket, head, (client) => {
+        stop.onStop(() => close(client, 1001, 'shutdown'))
+        relay(client, accepted)
+      })
     })().catch((error: unknown) => {
       logger.warn('voice upgrade failed', { error })
       socket.destroy()
