@@ -39,7 +39,10 @@ describe('the chat database, opened on first use', () => {
 
     const res = await fetch(`${chat.url}/api/conversations`)
     expect(res.status).toBe(200)
-    expect(await addons(chat.pid)).toEqual([expect.stringMatching(/better_sqlite3\.node$/)])
+    // better-sqlite3 13 loads its N-API prebuild (prebuilds/linux-x64.node); a source build is build/Release/better_sqlite3.node.
+    expect(await addons(chat.pid)).toEqual([
+      expect.stringMatching(/better-sqlite3\/(prebuilds\/[\w-]+|build\/Release\/better_sqlite3)\.node$/),
+    ])
     expect((await stat(dbFile(state))).isFile()).toBe(true)
   }, 30_000)
 
