@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
-# Sets up everything svc and its tests need on Debian 12 with Node 20, as root. Idempotent: a second
-# run installs nothing new and reuses the cached engine builds (~/.cache/svc), so it takes seconds.
+# Sets up everything svc and its tests need on Debian 12, as root. Idempotent: a second run installs
+# nothing new and reuses the cached engine builds (~/.cache/svc), so it takes seconds.
 #
-#   ./scripts/setup.sh            packages, pnpm, dependencies, engines
+#   ./scripts/setup.sh            packages, Node 24 where the box's is older than 22, pnpm, dependencies, engines
 #
 # Environment: SVC_SETUP_SKIP_APT=1 skips apt (for machines where it is managed elsewhere).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PNPM_VERSION="$(node -p "require('./package.json').packageManager.split('@')[1]")"
 APT_PACKAGES=(
   git ca-certificates curl cmake build-essential pkg-config   # engine builds (llama.cpp, whisper.cpp)
-  python3                                                     # node-gyp builds better-sqlite3 (chat store)
+  python3                                                     # node-gyp, where a native module has no prebuilt binary
   docker.io docker-registry                                   # container runtime + local registry (tests)
   caddy                                                       # reverse proxy (auth) and benchmark peer
   systemd                                                     # systemd-analyze, systemctl --root, systemd-sysusers (svc install tests)
@@ -44,13 +43,33 @@ if [ "${SVC_SETUP_SKIP_APT:-0}" != "1" ]; then
   fi
 fi
 
+# Node: where the box's is older than 22 (Debian 12 with NodeSource's 20, say), Node 24 LTS from npm in
+# /usr/local/lib/nodejs, linked as /usr/local/bin/node (see install-node.sh). The rest of setup runs on it.
+node_bin="$(./scripts/install-node.sh)"
+export PATH="$node_bin:$PATH"
+hash -r
+# Native modules are built against the headers of the Node that runs the build, not ~/.npmrc's `nodedir`
+# (which may name another Node's).
+node_home="$(node -p "require('node:path').resolve(process.execPath, '../..')")"
+[ -f "$node_home/include/node/node.h" ] && export npm_config_nodedir="$node_home"
+
+PNPM_VERSION="$(node -p "require('./package.json').packageManager.split('@')[1]")"
 if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
   log "installing pnpm $PNPM_VERSION from npm"
+  command -v npm >/dev/null 2>&1 || { log "no npm to install pnpm with: install npm (or pnpm $PNPM_VERSION)"; exit 1; }
   npm install -g --silent "pnpm@$PNPM_VERSION" >/dev/null 2>&1
 fi
 
 log "installing dependencies"
 CI=true pnpm install --frozen-lockfile --reporter=silent
+# A checkout installed under another Node keeps native addons built for that Node's ABI: rebuild them.
+for app in apps/chat apps/api; do
+  if ! (cd "$app" && node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null); then
+    log "rebuilding better-sqlite3 for Node $(node --version)"
+    pnpm -r rebuild better-sqlite3 >/dev/null
+    break
+  fi
+done
 
 log "building the front ends and the servers (pnpm build)"
 pnpm build

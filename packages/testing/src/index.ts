@@ -71,3 +71,5 @@ export * from './oversized-upload'
 export * from './proc-environ'
 // A program's table of environment variables against its docs page.
 export * from './env-docs'
+// The Node svc is set up with (scripts/install-node.sh's pin) and what a test accepts.
+export * from './node-pin'
