@@ -24,6 +24,10 @@ export interface DispatchRecord {
   ttfbSeconds?: number
   /** svc's own time before the upstream request went out: body, validation, resolution, lease (s). */
   overheadSeconds?: number
+  /** Request arrival → the slot's lease was asked for (s); undefined for a hosted upstream. */
+  leaseAskedSeconds?: number
+  /** Lease asked → held (s): the wait in the slot's queue, and for its load when one ran. */
+  leaseWaitSeconds?: number
   usage?: Usage
   /** The model that answered (the lease's, or a hosted upstream's ref); absent before resolution. */
   model?: string

@@ -54,8 +54,11 @@ export async function sendToSlot(
       ? await readWholeUpload(request.body, exchange.req)
       : undefined
   const sent: ReadRequest = upload ? { ...request, body: upload.body } : request
+  const asked = performance.now()
+  record.leaseAskedSeconds = (asked - exchange.started) / 1000
   const leasing = ask.lease()
   let lease = await (notice ? leasing.finally(notice.stop) : leasing)
+  record.leaseWaitSeconds = (performance.now() - asked) / 1000
   // Whether `lease` was given back already (between two replicas, when the next acquire fails).
   let released = false
   try {
