@@ -74,7 +74,17 @@ const DEFERRED = [
  * which V8 keeps in every process whether or not it ever streams a transcription). The import stays
  * a dynamic one, pointed at the real file in node_modules (where svc runs from its checkout).
  */
-const LAZY = ['onnxruntime-web', '@ricky0123/vad-web']
+const LAZY = [
+  'onnxruntime-web',
+  '@ricky0123/vad-web',
+  // OpenTelemetry's SDK and OTLP exporter (apps/api/src/telemetry/load-tracing.ts): imported only when
+  // an OTLP endpoint is set, so a server without traces neither loads nor keeps their source.
+  '@opentelemetry/api',
+  '@opentelemetry/core',
+  '@opentelemetry/resources',
+  '@opentelemetry/sdk-trace',
+  '@opentelemetry/exporter-trace-otlp-proto',
+]
 
 /** A module whose every export is read from `require(where)` when first asked for. */
 function lazyExports(names, where) {

@@ -186,6 +186,27 @@ export const ENV_VARIABLES = [
     meaning: 'the `whisper-server` binary; else `PATH`, else the newest build in the engine cache',
   },
   {
+    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    defaultText: 'unset (no traces)',
+    meaning:
+      'an OTLP/HTTP collector (`http://localhost:4318`; `/v1/traces` is appended): svc sends a trace per inference request ([operations.md](operations.md#traces)); unset, the OpenTelemetry SDK is not even loaded. The SDK reads its other standard variables itself (`OTEL_SERVICE_NAME`, default `svc`; `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_BSP_*`, `OTEL_TRACES_SAMPLER`)',
+  },
+  {
+    name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    defaultText: 'unset',
+    meaning: 'the full URL for traces alone (nothing appended); turns traces on as the one above does',
+  },
+  {
+    name: 'OTEL_SDK_DISABLED',
+    defaultText: '`false`',
+    meaning: '`true` keeps traces off even with an endpoint set (as does `OTEL_TRACES_EXPORTER=none`)',
+  },
+  {
+    name: 'OTEL_TRACES_EXPORTER',
+    defaultText: '`otlp`',
+    meaning: '`none` keeps traces off; svc exports OTLP only',
+  },
+  {
     name: 'DOCKER_HOST',
     defaultText: 'the local socket',
     meaning:

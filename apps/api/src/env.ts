@@ -14,6 +14,7 @@ import { type HubConfig, hubConfig } from '@svc/providers/models'
 import { type CorsOrigins, parseCorsOrigins } from './cors'
 import { fallbackOf, type ServeVariable } from './env-variables'
 import type { RealtimeLimits } from './realtime/realtime-upgrade'
+import { tracesWanted } from './telemetry/traces-wanted'
 import { readUsageEnv, type UsageEnv } from './usage/usage-env'
 
 /**
@@ -63,6 +64,8 @@ export interface ServeEnv extends EdgeEnv {
   imagesManifest: string | undefined
   /** `SVC_DASHBOARD_DIR`: another dashboard build (tests); unset: `apps/dashboard/dist`. */
   dashboardDir: string | undefined
+  /** An OTLP endpoint is set (`OTEL_EXPORTER_OTLP_ENDPOINT`, …): load the SDK and send traces. */
+  traces: boolean
   /**
    * The environment svc was started with, copied once and frozen. Host upstreams get only the part of
    * it they need (PATH, HOME, LD_LIBRARY_PATH, GPU tuning: `@svc/providers`' upstream-env.ts); engines
@@ -123,6 +126,7 @@ export function readServeEnv(env: Env): ServeEnv {
     hub: hubConfig({ HF_ENDPOINT: read('HF_ENDPOINT'), HF_TOKEN: read('HF_TOKEN') }),
     imagesManifest: read('SVC_IMAGES_MANIFEST') || undefined,
     dashboardDir: read('SVC_DASHBOARD_DIR') || undefined,
+    traces: tracesWanted(read),
     processEnv: Object.freeze({ ...env }),
   }
 }

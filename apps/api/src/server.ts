@@ -17,6 +17,7 @@ import { newServer } from './new-server'
 import { createOllamaHandler } from './ollama/ollama-handler'
 import { createOllamaListener } from './ollama/ollama-listener'
 import { realtimeUpgrade } from './realtime/realtime-upgrade'
+import type { Guard } from './telemetry/request-tracer'
 import { createWiring, type Wiring } from './wiring'
 
 export interface SvcServer {
@@ -55,7 +56,9 @@ export async function startSvc(options: StartOptions): Promise<SvcServer> {
   // Then the quota check (memory only), which also notes who the request counts for.
   const authenticate = createAuthenticator(wiring.deps.auth)
   const admit = wiring.usage?.gate.admit
-  const guard = env.authEnabled ? { guard: authGuard(authenticate, admit ? { admit } : {}) } : {}
+  // With traces on, the guard's time is the request's `auth` span.
+  const timed = (g: Guard): Guard => wiring.tracing?.timeGuard(g) ?? g
+  const guard = env.authEnabled ? { guard: timed(authGuard(authenticate, admit ? { admit } : {})) } : {}
   const cors = createCors(env.corsOrigins)
   // Before everything, every route: a Host svc does not answer to is DNS rebinding or a mistake.
   const refuse = hostGuard(createHostRule({ allowed: env.allowedHosts, machine: thisMachineHostnames }), {

@@ -1,6 +1,7 @@
+import type { IncomingMessage } from 'node:http'
 import { createTokenStore, createTokenVerifier, isLoopbackHost } from '@svc/auth'
 import type { Logger } from '@svc/core/node'
-import { createDispatcher, type Dispatcher, hostedRefs } from '@svc/dispatcher'
+import { createDispatcher, type Dispatcher, type DispatchRecord, hostedRefs } from '@svc/dispatcher'
 import { memoryDevices, unknownDevices } from '@svc/providers/memory'
 import { PresetTable } from '@svc/providers/models'
 import { createActivityLog } from './activity/activity-log'
@@ -21,6 +22,8 @@ import { loadProviderModules } from './slots/provider-modules'
 import { createSlotActivity } from './slots/slot-activity'
 import { registerSlotMetrics } from './slots/slot-metrics'
 import { createSlotSystem } from './slots/slot-system'
+import { warmVadOnSttReady } from './slots/vad-warm-up'
+import type { RequestTracer } from './telemetry/request-tracer'
 import { createUsage, type UsageService } from './usage/usage-wiring'
 
 export interface WiringInput {
@@ -49,6 +52,8 @@ export interface Wiring {
   dispatcher: Dispatcher
   /** The ledger, quotas and their gate (absent with SVC_USAGE_ENABLED=0). */
   usage: UsageService | undefined
+  /** Traces (absent unless an OTLP endpoint is set: the SDK is then not even loaded). */
+  tracing: RequestTracer | undefined
   /** Starts background work once the server listens: adopt leftovers, load enabled slots. */
   start(): Promise<void>
   /** Stops everything `start` began; called once on shutdown. */
@@ -113,6 +118,9 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
   })
   slots.bus.on('slot.restart', (e) => logger.warn('slot restart scheduled', { ...e }))
   slots.bus.on('slot.auto', (e) => logger.info(`slot ${e.action}ed on its own`, { ...e }))
+  const kindOf = (name: string) =>
+    slots.manager.has(name) ? slots.provider(slots.manager.config(name)).kind : undefined
+  warmVadOnSttReady({ bus: slots.bus, kindOf, logger })
   let upstreams = await loadHostedUpstreams(env.paths.configDir, env.processEnv).catch((error: Error) => {
     logger.error('upstreams.toml ignored', { error: error.message })
     return []
@@ -163,6 +171,19 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     labelOf: (id) => tokens.lookup(id)?.label,
     slotLoading: (slot) => slots.manager.has(slot) && slots.manager.get(slot).isPending(),
   })
+  const observe = usage
+    ? (record: DispatchRecord, req: IncomingMessage) => {
+        metricsAndActivity(record)
+        usage.observe(record, req)
+        activityLog.observe(record, req)
+      }
+    : (record: DispatchRecord, req: IncomingMessage) => {
+        metricsAndActivity(record)
+        activityLog.observe(record, req)
+      }
+  const tracing = env.traces
+    ? await (await import('./telemetry/load-tracing')).loadTracing({ bus: slots.bus, logger })
+    : undefined
   const dispatcher = createDispatcher({
     slots: slots.manager,
     routeFor: (name) => slots.provider(slots.manager.config(name)),
@@ -178,16 +199,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     },
     queueTimeoutMs: env.queueTimeoutMs,
     upstreamTimeoutMs: env.upstreamTimeoutMs,
-    observe: usage
-      ? (record, req) => {
-          metricsAndActivity(record)
-          usage.observe(record, req)
-          activityLog.observe(record, req)
-        }
-      : (record, req) => {
-          metricsAndActivity(record)
-          activityLog.observe(record, req)
-        },
+    observe: tracing ? withTracing(observe, tracing) : observe,
     onStart: activityLog.onStart,
     // With auth on, whoever reaches a hosted upstream holds a token (or the proxy's identity).
     ...(env.authEnabled ? { allowedModels: allowedModelsOf } : { refuseHosted: refuseHostedFromOtherSites }),
@@ -197,6 +209,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
   return {
     dispatcher,
     usage,
+    tracing,
     deps: {
       features: {
         auth: env.authEnabled,
@@ -248,8 +261,19 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
       await hardware.live.release()
       dispatcher.close()
       usage?.close() // writes the last batch of counts
+      await tracing?.close()
       upstreams = []
     },
+  }
+}
+
+function withTracing(
+  observe: (record: DispatchRecord, req: IncomingMessage) => void,
+  tracing: RequestTracer,
+): (record: DispatchRecord, req: IncomingMessage) => void {
+  return (record, req) => {
+    observe(record, req)
+    tracing.observe(record, req)
   }
 }
 
