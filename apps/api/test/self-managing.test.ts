@@ -113,12 +113,15 @@ describe.skipIf(!available)('slots that load on request, swap, queue and unload 
 
   it('shows a streamed request the load as SSE comment lines, and openai parses the same stream cleanly', async () => {
     await waitForSlot(api, 'primary', (s) => s.model === refs.b || s.model === refs.a)
-    const other = (await call<SlotBody>(api, '/api/slots/primary')).body.model === refs.a ? refs.b : refs.a
+    const held = (await call<SlotBody>(api, '/api/slots/primary')).body.model
+    const other = held === refs.a ? refs.b : refs.a
     const res = await streamChat(api, { model: other, max_tokens: 3 })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/text\/event-stream/)
     const text = await res.text()
-    expect(text).toMatch(new RegExp(`^: loading ${other}…`, 'm'))
+    // The first line says what happens first: the model held now goes (not its state under the new name).
+    expect(text.split('\n')[0]).toBe(`: loading ${other}… (swapping out ${held})`)
+    expect(text).toMatch(new RegExp(`^: loading ${other}… \\((starting|warming)\\)$`, 'm'))
     expect(text.indexOf(': loading')).toBeLessThan(text.indexOf('data: '))
     expect(text).toContain('data: [DONE]')
 

@@ -1,6 +1,7 @@
 /**
  * What a streamed request sees while its model loads: svc answers 200 with the event-stream headers
- * at once, then SSE comment lines (`: loading qwen3… 40%`) until the lease comes — ignored by every
+ * at once, then SSE comment lines (`: loading qwen3… 40% (pulling)`, `: loading qwen3… (swapping out
+ * gemma3…)` while a swap unloads the model before) until the lease comes — ignored by every
  * conforming client (the SSE spec drops lines that start with a colon), readable with curl. The
  * stream then continues with the upstream's events. Once these headers are out, a failure (the load
  * failed, memory refused it, the wait timed out) can no longer change the status: it is sent as one
@@ -43,7 +44,8 @@ export function loadingWriter(
   const write = () => {
     if (!last || res.writableEnded || res.destroyed) return
     const percent = last.percent === null ? '' : ` ${last.percent}%`
-    res.write(`: loading ${last.model}…${percent} (${last.state})\n\n`)
+    const why = last.replacing ? `swapping out ${last.replacing}` : last.state
+    res.write(`: loading ${last.model}…${percent} (${why})\n\n`)
   }
   const stop = () => {
     clearInterval(timer)

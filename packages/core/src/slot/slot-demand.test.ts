@@ -149,6 +149,24 @@ describe('SlotDemand (load on request, queue, idle unload)', () => {
     lease.release()
   })
 
+  it('tells a request for another model that the held one is swapped out first, never that model’s state under the new name', async () => {
+    const { m, clock } = setup(primary({ maxSwapWaitMs: 0 }))
+    const held = await clock.run(m.acquire('primary', { ref: 'a', timeoutMs: 10_000 }))
+    const notices: LoadingNotice[] = []
+    const waiting = m.acquire('primary', { ref: 'b', timeoutMs: 60_000, onLoading: (n) => notices.push(n) })
+    await clock.advance(50) // a's request still runs: the swap waits for it
+    held.release()
+    const lease = await clock.run(waiting)
+    expect(lease.model.id).toBe('b')
+    // First the old model goes (its drain, its unload), then the new one's own states.
+    expect(notices[0]).toEqual({ model: 'b', state: 'swapping', replacing: 'a', percent: null })
+    const starting = notices.findIndex((n) => n.state === 'starting')
+    expect(starting).toBeGreaterThan(0)
+    expect(notices.slice(0, starting).every((n) => n.state === 'swapping' && n.replacing === 'a')).toBe(true)
+    expect(notices.slice(starting).some((n) => n.replacing !== undefined)).toBe(false)
+    lease.release()
+  })
+
   it('unloads after unload_after without a request, and loads again on the next one', async () => {
     const { m, clock, driver, auto } = setup(primary({ unloadAfterMs: 2_000 }))
     const lease = await clock.run(m.acquire('primary', { ref: 'a', timeoutMs: 10_000 }))

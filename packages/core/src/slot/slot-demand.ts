@@ -20,7 +20,14 @@ import type { Lease, Slot, SlotSnapshot } from './slot'
 /** What a waiting request is told while its model loads (a streamed request shows it to the client). */
 export interface LoadingNotice {
   model: string
+  /**
+   * The slot's state while it holds `model` (`pulling`, `starting`, `warming`). Before that, nothing
+   * of the slot's own state: `swapping` while it still holds another model (`replacing`), which a
+   * swap drains and unloads first; `queued` while it holds none and the load has not begun.
+   */
   state: string
+  /** The model the slot still holds and unloads first (a swap); absent otherwise. */
+  replacing?: string
   /** 0–100 while pulling with a known size; null otherwise. */
   percent: number | null
 }
@@ -287,6 +294,13 @@ export class SlotDemand {
     const snap = this.o.slot.snapshot()
     const loading = this.swapping ?? (PENDING.includes(snap.state) ? snap.model : null)
     if (loading === null || (w.ref !== null && w.ref !== loading)) return
+    // Until the slot holds the model it loads, its state and progress are the old model's.
+    if (snap.model !== loading) {
+      const replacing = snap.model ?? undefined
+      const state = replacing ? 'swapping' : 'queued'
+      w.onLoading({ model: loading, state, percent: null, ...(replacing ? { replacing } : {}) })
+      return
+    }
     const p =
       percent ?? (snap.progress?.total ? Math.round((snap.progress.done / snap.progress.total) * 100) : null)
     w.onLoading({ model: loading, state: snap.state, percent: p })
