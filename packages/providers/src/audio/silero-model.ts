@@ -65,3 +65,13 @@ export async function createSileroModel(): Promise<SpeechModel> {
     },
   }
 }
+
+/**
+ * Loads the shared session ahead of the first detector and runs one silent frame through it, so that
+ * a user's first detector pays nothing (a server calls it when its stt slot becomes ready). Shares a
+ * load in progress; rejects with the load's failure (a later call tries again).
+ */
+export async function warmSileroModel(): Promise<void> {
+  const model = await createSileroModel()
+  await model.probability(new Float32Array(SILERO_FRAME_SAMPLES))
+}

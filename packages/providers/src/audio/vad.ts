@@ -3,10 +3,19 @@
  * (vad-segmenter.ts) turning its decisions into speech segments. Used by streaming transcription
  * (`splitAtPauses`) and the Realtime API's server VAD (`createVad`, pushed as audio arrives).
  */
-import { createSileroModel, SILERO_FRAME_SAMPLES, type SpeechModel } from './silero-model'
+import { createSileroModel, SILERO_FRAME_SAMPLES, type SpeechModel, warmSileroModel } from './silero-model'
 import { createSegmenter, type VadEvent, type VadOptions } from './vad-segmenter'
 
 export { VAD_DEFAULTS, type VadEvent, type VadOptions } from './vad-segmenter'
+
+/**
+ * Loads the detector's model now (onnxruntime-web and Silero, 1–9 s the first time in a process)
+ * instead of on the first push; idempotent once it succeeded. Rejects with the load's failure (a later
+ * call, or the first push, tries again). A process that never calls this nor pushes loads nothing.
+ */
+export function warmVad(): Promise<void> {
+  return warmSileroModel()
+}
 
 /** A streaming detector over one audio stream. */
 export interface Vad {
