@@ -180,7 +180,7 @@ const result = await build({
   splitting: positionals.length > 1,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node22', // engines.node: the oldest Node svc supports
   plugins: [svcServer],
   metafile: true,
   logLevel: 'warning',
