@@ -8,7 +8,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { missingPart, REPO_ROOT } from '@svc/testing'
+import { missingPart, nodeMajor, nodeVersionOf, REPO_ROOT, requiredNodeMajor } from '@svc/testing'
 import bcrypt from 'bcryptjs'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { CHAT_TOKEN_LABEL } from '../src/install/chat-token'
@@ -94,6 +94,11 @@ describe.skipIf(skip)('svc install into a staging root', () => {
     const chat = await root.read('/etc/systemd/system/svc-chat.service')
     expect(api).toContain(`ExecStart=${process.execPath} ${join(REPO_ROOT, 'apps/cli/dist/svc.js')} serve`)
     expect(chat).toMatch(/ExecStart=\S+node \S+\/apps\/cli\/dist\/svc\.js chat\n/)
+    // The services run the Node that ran `svc install`: a supported one, and after ./scripts/setup.sh (CI) its 24.
+    for (const unit of [api, chat]) {
+      const node = /^ExecStart=(\S+) /m.exec(unit)?.[1] ?? ''
+      expect(nodeMajor(nodeVersionOf(node))).toBeGreaterThanOrEqual(requiredNodeMajor())
+    }
     for (const unit of [api, chat]) {
       for (const line of ['NoNewPrivileges=yes', 'ProtectSystem=strict', 'ProtectHome=yes', 'PrivateTmp=yes'])
         expect(unit).toContain(`\n${line}\n`)
