@@ -15,7 +15,10 @@ import {
   LISTENING,
   loopbackEnv,
   missingPart,
+  nodeMajor,
+  nodeVersionOf,
   REPO_ROOT,
+  requiredNodeMajor,
   spawnWatched,
 } from '@svc/testing'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -109,6 +112,10 @@ describe('pnpm start', () => {
 
       expect(await argvOf(api.pid)).toEqual([process.execPath, BUILT_ENTRIES.api])
       expect(await argvOf(chat.pid)).toEqual([process.execPath, BUILT_ENTRIES.chat])
+      // pnpm start runs both on the `node` of PATH: a supported one, after ./scripts/setup.sh (CI) its 24
+      expect(nodeMajor(nodeVersionOf((await argvOf(api.pid))[0]!))).toBeGreaterThanOrEqual(
+        requiredNodeMajor(),
+      )
       for (const pid of [api.pid, chat.pid]) {
         expect((await ancestors(pid)).filter((cmd) => /pnpm|tsx/.test(cmd))).toEqual([])
         expect(await children(pid)).toEqual([]) // tsx would run an esbuild service beside it
