@@ -86,6 +86,16 @@ describe.skipIf(!parts || !whisper)('streaming transcription through svc', () =>
 
   const wavFile = () => new Blob([spoken.wav], { type: 'audio/wav' })
 
+  it('loads the speech detector in the background once the stt slot is ready, before any streamed request', async () => {
+    // A user's first stream=true transcription would otherwise pay for it (1–9 s).
+    await expect.poll(() => api.output(), { timeout: 30_000 }).toMatch(/speech detector loaded/)
+    const log = api.output()
+    const ready = log.search(/"slot":"stt".*"to":"ready"|"to":"ready".*"slot":"stt"/)
+    expect(ready).toBeGreaterThanOrEqual(0)
+    expect(log.indexOf('speech detector loaded')).toBeGreaterThan(ready)
+    expect(log).not.toMatch(/speech detector did not load/)
+  })
+
   it('answers one delta per spoken segment, the first well before the last, then done with usage', async () => {
     const { res, events } = await postStream(api, '/v1/audio/transcriptions', {
       model: 'stt',
