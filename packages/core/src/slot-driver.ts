@@ -55,6 +55,12 @@ export interface UpstreamHandle {
   /** What it uses in memory now; undefined when it cannot be measured (remote, gone). Never throws. */
   memoryUse?(): Promise<MemoryUse | undefined>
   /**
+   * Settles when the upstream says itself that it is ready (the process runtime: a line of its log):
+   * warming then probes at once instead of at its next poll; the probe still decides. Absent: the
+   * probes alone. Never rejects; may never settle.
+   */
+  readonly saysReady?: Promise<void>
+  /**
    * Replicas: the upstreams behind this handle right now (a swarm service's running tasks, a remote
    * slot's URLs); absent for a single upstream. The set may change between calls. Rejects when it
    * cannot be read (the engine does not answer).

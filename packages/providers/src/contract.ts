@@ -60,6 +60,14 @@ export interface Provider extends ProviderRoute {
   healthProbe(base: URL, signal: AbortSignal): Promise<boolean>
   /** How long warming may take (model load). Default 120 s. */
   readonly warmupTimeoutMs?: number
+  /**
+   * Lines the upstream prints that tell its progress sooner than polling can (the process runtime
+   * watches its log while it starts; patterns without the `g` flag): `listening` once it has bound
+   * its port itself (starting → warming without asking /proc whose the port is), `ready` once it
+   * answers requests (warming probes at once instead of at its next poll). Each only hastens its
+   * step: without the line (another build prints otherwise) the port check and the probes decide.
+   */
+  readonly logLines?: { readonly listening?: RegExp; readonly ready?: RegExp }
   /** Refuses a model it cannot serve, with the reason (e.g. a GGUF on the NPU). */
   refuseModel?(model: ModelEntry): string | undefined
   /**

@@ -24,3 +24,4 @@ export {
 } from './spare-plan'
 export { UpstreamBinding } from './upstream-binding'
 export { type LeaseWaiter, waitForLeasable } from './wait'
+export { type WarmUpOptions, warmUp } from './warm'

@@ -4,7 +4,9 @@ import { createTestDriver, model } from '../../test/slot/test-driver'
 import { createEventBus } from '../event-bus'
 import type { SvcEvents } from '../events'
 import { defaultSlotConfig } from '../slot-config'
+import type { UpstreamHandle } from '../slot-driver'
 import { Slot } from './slot'
+import { warmUp } from './warm'
 
 /**
  * Loads a slot with the default probe interval (200 ms) on the test clock, its upstream healthy from
@@ -37,5 +39,34 @@ describe('warming', () => {
     // not 12 × 5 ms of hammering nor 12 × 200 ms of waiting.
     expect(ms).toBeGreaterThan(500)
     expect(ms).toBeLessThan(1200)
+  })
+
+  it('probes at once when the upstream says it is ready (its log line), not at its next poll', async () => {
+    // Healthy from 1000 ms on. Polled alone, the probes (5 ms growing by half, at most 200 ms apart)
+    // find it at ~1166 ms; with the upstream's word at 1000 ms, the probe runs then.
+    const readyAfter = async (says: boolean) => {
+      const clock = createTestClock()
+      const began = clock.now()
+      let tell: () => void = () => undefined
+      const saysReady = new Promise<void>((resolve) => {
+        tell = resolve
+      })
+      void clock.sleep(1_000).then(tell)
+      const handle: UpstreamHandle = {
+        base: new URL('http://127.0.0.1:1'),
+        exited: new Promise(() => undefined),
+        stop: async () => undefined,
+        describe: () => ({}),
+        logs: () => [],
+        ...(says ? { saysReady } : {}),
+      }
+      const probe = async () => clock.now() - began >= 1_000
+      const signal = new AbortController().signal
+      const driver = { warmupTimeoutMs: 60_000, probe }
+      await clock.run(warmUp({ driver, clock, handle, signal, intervalMs: 200 }))
+      return clock.now() - began
+    }
+    expect(await readyAfter(true)).toBe(1_000)
+    expect(await readyAfter(false)).toBeGreaterThan(1_100)
   })
 })

@@ -26,6 +26,9 @@ export async function warmUp(o: WarmUpOptions): Promise<void> {
   const deadline = o.clock.now() + o.driver.warmupTimeoutMs
   let gap = Math.min(FIRST_PROBE_GAP_MS, o.intervalMs)
   let exit: string | null = null
+  // The upstream's own word that it is ready wakes the wait once (a probe that still fails then
+  // goes back to the growing gaps).
+  let hint = o.handle.saysReady
   void o.handle.exited.then((e) => {
     exit = e.reason
   })
@@ -44,7 +47,24 @@ export async function warmUp(o: WarmUpOptions): Promise<void> {
         `upstream did not become healthy within ${Math.round(o.driver.warmupTimeoutMs / 1000)} s`,
       )
     }
-    await o.clock.sleep(gap, o.signal)
+    if (await pause(o, gap, hint)) hint = undefined
     gap = Math.min(gap * 1.5, o.intervalMs)
+  }
+}
+
+/** Waits `gap` ms, or less when `hint` settles first (then true). Rejects when `o.signal` aborts. */
+async function pause(o: WarmUpOptions, gap: number, hint: Promise<void> | undefined): Promise<boolean> {
+  if (!hint) {
+    await o.clock.sleep(gap, o.signal)
+    return false
+  }
+  const done = new AbortController()
+  try {
+    return await Promise.race([
+      o.clock.sleep(gap, AbortSignal.any([o.signal, done.signal])).then(() => false),
+      hint.then(() => true),
+    ])
+  } finally {
+    done.abort() // the sleep that lost
   }
 }

@@ -65,6 +65,17 @@ export function llamaServerArgs(ctx: SlotContext): string[] {
   return presetCtx === undefined ? argvBuilt : [...argvBuilt, '-c', String(presetCtx)]
 }
 
+/**
+ * What llama-server prints as it starts (tools/server/server.cpp, server-context.cpp): it binds its
+ * HTTP port first ("HTTP server is listening" in older builds), then logs "loading model '…'", and
+ * "model loaded" right after /health turns 200 (is_ready is set before the line). A bind failure
+ * exits with "couldn't bind" instead, so either listening line means the port is its own.
+ */
+export const LLAMA_SERVER_LINES = {
+  listening: /HTTP server is listening|\bloading model '/,
+  ready: /\bmodel loaded\b/,
+} as const
+
 export function createLlmProvider(options: LlmProviderOptions = {}): Provider {
   return {
     kind: 'llm',
@@ -76,6 +87,7 @@ export function createLlmProvider(options: LlmProviderOptions = {}): Provider {
     startCommand: (ctx) => ['llama-server', ...llamaServerArgs(ctx)],
     // 503 while loading, 200 once ready; connection refused before the port opens.
     healthProbe: (base, signal) => httpOk(base, '/health', signal),
+    logLines: LLAMA_SERVER_LINES,
     requestPath(endpoint) {
       const path = PATHS[endpoint]
       if (!path) throw new Error(`llama-server does not serve ${endpoint}`)

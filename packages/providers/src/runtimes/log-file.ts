@@ -1,4 +1,13 @@
-import { closeSync, openSync, readSync, renameSync, statSync, truncateSync } from 'node:fs'
+import {
+  closeSync,
+  type FSWatcher,
+  openSync,
+  readSync,
+  renameSync,
+  statSync,
+  truncateSync,
+  watch,
+} from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { LogRing } from './runtime'
@@ -15,6 +24,11 @@ export class LogFile {
   readonly ring: LogRing
   private offset = 0
   private timer: NodeJS.Timeout | undefined
+  /** Lines someone waits for (`sees`), and the file's change watch that serves them. */
+  private waiters: { pattern: RegExp; resolve(): void }[] = []
+  private watcher: FSWatcher | undefined
+  /** The last line read while it was not complete yet, for the waiters' matching. */
+  private partial = ''
 
   private constructor(
     readonly path: string,
@@ -52,6 +66,22 @@ export class LogFile {
     this.timer.unref()
   }
 
+  /**
+   * Resolves when a line matching `pattern` is written from now on. While anyone waits, the file is
+   * watched for changes (inotify), so the line is seen as it is written, not at the next poll. Never
+   * rejects; never settles if the line never comes (or after `stop`).
+   */
+  sees(pattern: RegExp): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiters.push({ pattern, resolve })
+      try {
+        this.watcher ??= watch(this.path, { persistent: false }, () => this.poll())
+      } catch {
+        // cannot watch (no inotify left): the poll still finds it, later
+      }
+    })
+  }
+
   /** Reads what was written since the last poll into the ring; cuts an oversized file. */
   poll(): void {
     let size: number
@@ -67,7 +97,9 @@ export class LogFile {
         const buf = Buffer.alloc(Math.min(size - this.offset, 1024 * 1024))
         const n = readSync(fd, buf, 0, buf.length, this.offset)
         this.offset += n
-        this.ring.push(buf.subarray(0, n).toString('utf8'))
+        const text = buf.subarray(0, n).toString('utf8')
+        this.ring.push(text)
+        if (this.waiters.length > 0) this.match(text)
       } finally {
         closeSync(fd)
       }
@@ -82,5 +114,23 @@ export class LogFile {
     this.poll()
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
+    this.waiters = [] // gone: what they wait for never comes
+    this.unwatch()
+  }
+
+  private match(text: string): void {
+    const lines = (this.partial + text).split('\n')
+    this.partial = lines.pop()!.slice(-4096)
+    for (const waiter of [...this.waiters]) {
+      if (!lines.some((line) => waiter.pattern.test(line))) continue
+      this.waiters.splice(this.waiters.indexOf(waiter), 1)
+      waiter.resolve()
+    }
+    if (this.waiters.length === 0) this.unwatch()
+  }
+
+  private unwatch(): void {
+    this.watcher?.close()
+    this.watcher = undefined
   }
 }

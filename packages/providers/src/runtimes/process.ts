@@ -7,7 +7,6 @@
  */
 import { spawn } from 'node:child_process'
 import { closeSync } from 'node:fs'
-import { connect } from 'node:net'
 import { basename, join } from 'node:path'
 import type { UpstreamExit, UpstreamHandle } from '@svc/core'
 import type { SlotContext } from '../contract'
@@ -21,7 +20,7 @@ import {
   removePidFile,
   writePidFile,
 } from './pid-file'
-import { listensOn } from './port-owner'
+import { portOpenOrExit } from './port-open'
 import { processMemoryUse } from './process-memory'
 import { resolveProgram } from './program'
 import type { Runtime, RuntimeStartRequest } from './runtime'
@@ -46,19 +45,17 @@ export interface ProcessRuntimeOptions {
   othersLive?: () => Promise<readonly number[]>
 }
 
-/**
- * How long a port that another process holds may stay "not the upstream's" before it is taken as the
- * upstream's anyway: a wrapper whose child listens, where /proc cannot tell (the upstreams svc starts
- * listen themselves, so they never wait for it).
- */
-const FOREIGN_WAIT_MS = 3_000
 const BIND_ERROR = /address already in use|EADDRINUSE|couldn't bind|could not bind|failed to bind/i
 
 export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
   const env = options.env
   const logPath = (slot: string) => join(options.stateDir, 'logs', `${slot}.log`)
 
-  async function launch(req: RuntimeStartRequest, port: number): Promise<UpstreamHandle> {
+  /**
+   * Spawns the upstream. Resolves with its handle, the line that says it has bound its port (when
+   * the provider names one) and its pid file's write, which runs while the upstream starts.
+   */
+  async function launch(req: RuntimeStartRequest, port: number): Promise<Launched> {
     const host = '127.0.0.1'
     const key = req.apiKey ?? newUpstreamKey()
     const ctx: SlotContext = {
@@ -95,6 +92,10 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
       throw new Error(`cannot start ${path}: ${spawned?.message ?? 'no pid'}`)
     const pid = child.pid
     child.unref()
+    // Asked before the first read of the log, so no line is read before someone waits for it.
+    const lines = req.provider.logLines
+    const listening = lines?.listening ? log.sees(lines.listening) : undefined
+    const saysReady = lines?.ready ? log.sees(lines.ready) : undefined
     log.follow()
     const record: PidRecord = {
       pid,
@@ -109,15 +110,21 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
       ...processIdentity(pid),
       ...(keyEnvName(providerEnv, key) ? { apiKey: key } : {}),
     }
-    await writePidFile(options.stateDir, record)
+    // Written while the upstream starts, not before: start() waits for it before it returns.
+    const written = writePidFile(options.stateDir, record)
+    written.catch(() => undefined) // start() reports it
     const exited = new Promise<UpstreamExit>((resolve) => {
       child.once('exit', (code, signal) => {
         log.stop()
-        void removePidFile(options.stateDir, req.slot, pid)
+        // After its write, which may still run: a quick exit leaves no record of a dead process.
+        void written.then(
+          () => removePidFile(options.stateDir, req.slot, pid),
+          () => undefined,
+        )
         resolve(describeExit(basename(path), code, signal, log.ring.last()))
       })
     })
-    return processHandle(record, exited, log)
+    return { handle: processHandle(record, exited, log, saysReady), listening, written }
   }
 
   return {
@@ -126,8 +133,14 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
       // The free port is probed, then released, then bound by the upstream: another process may take
       // it in between. An upstream that dies of a bind error is started again on a new port.
       for (let attempt = 1; ; attempt++) {
-        const handle = await launch(req, await (options.pickPort ?? (() => freePort('127.0.0.1')))())
-        const outcome = await portOpenOrExit(handle, req.signal, req.provider.warmupTimeoutMs ?? 120_000)
+        const port = await (options.pickPort ?? (() => freePort('127.0.0.1')))()
+        const { handle, listening, written } = await launch(req, port)
+        const deadlineMs = req.provider.warmupTimeoutMs ?? 120_000
+        const opening = portOpenOrExit(handle, req.signal, deadlineMs, listening)
+        const [outcome] = await Promise.all([opening, written]).catch(async (error: unknown) => {
+          await handle.stop(2_000) // no pid file: it could not be found again after a restart
+          throw error
+        })
         if (outcome === 'aborted') {
           await handle.stop(2_000)
           req.signal.throwIfAborted()
@@ -156,7 +169,19 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
   }
 }
 
-function processHandle(record: PidRecord, exited: Promise<UpstreamExit>, log: LogFile): UpstreamHandle {
+/** A launched upstream: its handle, the log line of its own port (if the provider names one), its pid file's write. */
+interface Launched {
+  handle: UpstreamHandle
+  listening: Promise<void> | undefined
+  written: Promise<void>
+}
+
+function processHandle(
+  record: PidRecord,
+  exited: Promise<UpstreamExit>,
+  log: LogFile,
+  saysReady?: Promise<void>,
+): UpstreamHandle {
   let stopping: Promise<void> | undefined
   let gone = false
   void exited.then(() => {
@@ -166,6 +191,7 @@ function processHandle(record: PidRecord, exited: Promise<UpstreamExit>, log: Lo
     base: new URL(`http://${record.host}:${record.port}`),
     ...(record.apiKey ? { apiKey: record.apiKey } : {}),
     exited,
+    ...(saysReady ? { saysReady } : {}),
     describe: () => ({ pid: record.pid, log: record.logFile }),
     // Read up to now first: the tailer polls every 250 ms, and a slot can be ready sooner than that,
     // so a caller asking right after `ready` would otherwise see none of the start-up lines.
@@ -225,61 +251,4 @@ function describeExit(
 ): UpstreamExit {
   const how = signal ? `was killed by ${signal}` : `exited with code ${code}`
   return { code, signal, reason: lastLine ? `${name} ${how} (last log line: ${lastLine})` : `${name} ${how}` }
-}
-
-/**
- * Waits until the upstream accepts TCP connections on its port, exits, the load is cancelled, or
- * `deadlineMs` passes (then the slot's warm-up deadline takes over). `starting` lasts until then.
- */
-export async function portOpenOrExit(
-  handle: UpstreamHandle,
-  signal: AbortSignal,
-  deadlineMs: number,
-): Promise<'open' | 'exited' | 'aborted' | 'deadline'> {
-  let exited = false
-  void handle.exited.then(() => {
-    exited = true
-  })
-  const started = Date.now()
-  const deadline = started + deadlineMs
-  let foreignSince: number | undefined
-  // Short first waits, growing by half (as the warm-up's probes): a small model's engine binds its
-  // port tens of ms after it starts, and 20 ms doubling to 250 ms overshot that by up to the time
-  // already waited (137 ms of a 281 ms swap in the bench's switch section). A refused connect to a
-  // loopback port costs microseconds, so polling often early is cheap.
-  let delay = 5
-  while (Date.now() < deadline) {
-    if (signal.aborted) return 'aborted'
-    if (exited) return 'exited'
-    if (await canConnect(handle.base)) {
-      const pid = handle.describe().pid
-      if (typeof pid === 'number' && (await listensOn(pid, Number(handle.base.port))))
-        return exited ? 'exited' : 'open'
-      // Someone else holds the port (we lost the race for it): our upstream dies of a bind error when
-      // it binds, which an engine that loads its model first (whisper-server) does only after that
-      // load. Keep watching for its own socket or its exit, for a while: then the port is taken as
-      // the upstream's (a wrapper whose child listens, where /proc cannot tell).
-      foreignSince ??= Date.now()
-      if (Date.now() - foreignSince >= FOREIGN_WAIT_MS) return exited ? 'exited' : 'open'
-    }
-    await new Promise((r) => setTimeout(r, delay))
-    delay = Math.min(delay * 1.5, 250)
-  }
-  return 'deadline'
-}
-
-function canConnect(base: URL): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: base.hostname, port: Number(base.port) })
-    socket.setTimeout(1_000)
-    socket.once('connect', () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-    socket.once('timeout', () => {
-      socket.destroy()
-      resolve(false)
-    })
-  })
 }

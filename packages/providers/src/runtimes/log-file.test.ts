@@ -1,0 +1,34 @@
+import { appendFileSync, closeSync } from 'node:fs'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { LogFile } from './log-file'
+
+const settled = (p: Promise<void>) =>
+  Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 300))])
+
+describe('LogFile.sees', () => {
+  it('resolves on a line written in pieces, seen through the file watch without a poll', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'svc-log-')), 'slot.log')
+    const { log, fd } = await LogFile.create(path)
+    closeSync(fd)
+    const seen = log.sees(/\bmodel loaded\b/)
+    appendFileSync(path, 'srv  load_model: loading model\nsrv  llama_server: model lo')
+    expect(await settled(seen)).toBe(false) // half a line is not the line
+    appendFileSync(path, 'aded\n')
+    expect(await settled(seen)).toBe(true)
+    expect(log.ring.snapshot()).toContain('srv  llama_server: model loaded')
+    log.stop()
+  })
+
+  it('never settles for a line that does not come, and lets go of its waiters on stop', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'svc-log-')), 'slot.log')
+    const { log, fd } = await LogFile.create(path)
+    closeSync(fd)
+    const seen = log.sees(/\bmodel loaded\b/)
+    appendFileSync(path, "srv  load_model: failed to load model '/m.gguf'\n")
+    expect(await settled(seen)).toBe(false)
+    log.stop()
+  })
+})
