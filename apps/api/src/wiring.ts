@@ -182,7 +182,11 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
         activityLog.observe(record, req)
       }
   const tracing = env.traces
-    ? await (await import('./telemetry/load-tracing')).loadTracing({ bus: slots.bus, logger })
+    ? await (await import('./telemetry/load-tracing')).loadTracing({
+        bus: slots.bus,
+        logger,
+        environment: env.processEnv,
+      })
     : undefined
   const dispatcher = createDispatcher({
     slots: slots.manager,

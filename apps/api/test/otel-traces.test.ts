@@ -180,12 +180,16 @@ describe('the OpenTelemetry SDK is loaded only with an OTLP endpoint', () => {
     await using api = await startApi({
       env: { NODE_OPTIONS: WATCH, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' },
     })
+    // A client that does not sample its trace: svc follows its flag (the default parent-based sampler).
+    const unsampled = traceparent()
+    expect((await refused(api, unsampled.header.replace(/-01$/, '-00'))).status).toBe(409)
     const tp = traceparent()
     expect((await refused(api, tp.header)).status).toBe(409) // no model loaded
     const trace = await receiver.waitFor(tp.traceId, (t) => t.some((s) => s.parentSpanId === tp.spanId))
     const root = trace.find((s) => s.parentSpanId === tp.spanId)
     expect(root).toMatchObject({ name: 'POST /v1/chat/completions', parentSpanId: tp.spanId, service: 'svc' })
     expect(root!.attributes['http.response.status_code']).toBe(409)
+    expect(receiver.spans.filter((s) => s.traceId === unsampled.traceId)).toEqual([])
     expect(sdkModules(api)).toEqual(
       expect.arrayContaining(['@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-proto']),
     )

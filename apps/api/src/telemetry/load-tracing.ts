@@ -18,6 +18,8 @@ import { samplerFromEnv } from './trace-sampler'
 export interface LoadTracingOptions {
   bus: EventBus<SvcEvents>
   logger: Logger
+  /** The environment svc started with (`ServeEnv.processEnv`): the `OTEL_BSP_*` and sampler variables. */
+  environment: Readonly<Record<string, string | undefined>>
 }
 
 export async function loadTracing(options: LoadTracingOptions): Promise<RequestTracer> {
@@ -37,7 +39,11 @@ export async function loadTracing(options: LoadTracingOptions): Promise<RequestT
     { error: warn, warn, info: quiet, debug: quiet, verbose: quiet },
     { logLevel: api.DiagLogLevel.WARN, suppressOverrideMessage: true },
   )
-  const env = (name: string) => core.getNumberFromEnv(name)
+  const text = (name: string) => options.environment[name]?.trim() || undefined
+  const env = (name: string) => {
+    const n = Number(text(name))
+    return Number.isFinite(n) && n > 0 ? n : undefined
+  }
   const processor = new sdk.BatchSpanProcessor({
     exporter: new otlp.OTLPTraceExporter(),
     ...defined('scheduledDelayMillis', env('OTEL_BSP_SCHEDULE_DELAY')),
@@ -51,11 +57,7 @@ export async function loadTracing(options: LoadTracingOptions): Promise<RequestT
     .merge(resources.detectResources({ detectors: [resources.envDetector] }))
   const provider = new sdk.TracerProvider({
     resource,
-    sampler: samplerFromEnv(
-      sdk,
-      core.getStringFromEnv('OTEL_TRACES_SAMPLER'),
-      core.getStringFromEnv('OTEL_TRACES_SAMPLER_ARG'),
-    ),
+    sampler: samplerFromEnv(sdk, text('OTEL_TRACES_SAMPLER'), text('OTEL_TRACES_SAMPLER_ARG')),
     spanProcessors: [processor],
   })
   logger.info('OpenTelemetry traces on', {
