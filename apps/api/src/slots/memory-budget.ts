@@ -108,9 +108,15 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
     return runtime !== 'remote' && runtime !== 'swarm'
   }
 
-  async function holdersOn(device: MemoryDevice, devices: MemoryDevice[]): Promise<MemoryHolder[]> {
+  /** What the slots on `device` hold, `except` one (the slot being admitted: not measured at all). */
+  async function holdersOn(
+    device: MemoryDevice,
+    devices: MemoryDevice[],
+    except?: string,
+  ): Promise<MemoryHolder[]> {
     const manager = options.manager()
     const found = manager.names().flatMap((name) => {
+      if (name === except) return []
       const slot = manager.get(name)
       const config = manager.config(name)
       const model = slot.targetModel()
@@ -168,7 +174,8 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
         return start()
       }
       const need = await estimate(model, config)
-      const holders = (await holdersOn(device, devices)).filter((h) => h.slot !== name)
+      // Its own upstream (the one a swap replaces) is not measured: reading /proc costs a swap ms.
+      const holders = await holdersOn(device, devices, name)
       // A slot that loads on request makes room the way its peers do: idle slots go, LRU first.
       // A spare slot never does: it takes only free room.
       const mayEvict =
@@ -244,7 +251,7 @@ export function createMemoryBudget(options: MemoryBudgetOptions): MemoryBudget {
       const devices = await options.devices().catch(() => [])
       const device = deviceFor(devices, options.place(config).backend)
       if (!device) return undefined
-      const holders = (await holdersOn(device, devices)).filter((h) => h.slot !== config.name)
+      const holders = await holdersOn(device, devices, config.name)
       const usedBytes = holders.reduce((sum, h) => sum + h.chargedBytes, 0)
       const freeBytes = device.budgetBytes === null ? null : device.budgetBytes - usedBytes
       return { ...device, usedBytes, freeBytes, holders }
