@@ -11,26 +11,14 @@ import { SvcError } from '../errors'
 import type { EventBus } from '../event-bus'
 import type { SvcEvents } from '../events'
 import type { SlotConfig } from '../slot-config'
-import { LEASABLE_STATES, PENDING_STATES } from '../slot-states'
+import { LEASABLE_STATES } from '../slot-states'
 import { asRequestError, busy, notLoaded, timedOut } from './demand-errors'
+import { demandNotice, type LoadingNotice } from './demand-notice'
 import { type DemandWaiter, planDemand } from './demand-plan'
 import type { RouteHints } from './replica-routing'
 import type { Lease, Slot, SlotSnapshot } from './slot'
 
-/** What a waiting request is told while its model loads (a streamed request shows it to the client). */
-export interface LoadingNotice {
-  model: string
-  /**
-   * The slot's state while it holds `model` (`pulling`, `starting`, `warming`). Before that, nothing
-   * of the slot's own state: `swapping` while it still holds another model (`replacing`), which a
-   * swap drains and unloads first; `queued` while it holds none and the load has not begun.
-   */
-  state: string
-  /** The model the slot still holds and unloads first (a swap); absent otherwise. */
-  replacing?: string
-  /** 0–100 while pulling with a known size; null otherwise. */
-  percent: number | null
-}
+export type { LoadingNotice } from './demand-notice'
 
 export interface DemandAcquireOptions {
   /** The ref asked for; undefined when the request named the slot. */
@@ -54,7 +42,6 @@ export interface SlotDemandOptions {
 }
 
 const LEASABLE: readonly string[] = LEASABLE_STATES
-const PENDING: readonly string[] = PENDING_STATES
 
 interface Waiter extends DemandWaiter {
   resolve(lease: Lease): void
@@ -291,19 +278,8 @@ export class SlotDemand {
 
   private notifyOne(w: Waiter, percent: number | null): void {
     if (!w.onLoading) return
-    const snap = this.o.slot.snapshot()
-    const loading = this.swapping ?? (PENDING.includes(snap.state) ? snap.model : null)
-    if (loading === null || (w.ref !== null && w.ref !== loading)) return
-    // Until the slot holds the model it loads, its state and progress are the old model's.
-    if (snap.model !== loading) {
-      const replacing = snap.model ?? undefined
-      const state = replacing ? 'swapping' : 'queued'
-      w.onLoading({ model: loading, state, percent: null, ...(replacing ? { replacing } : {}) })
-      return
-    }
-    const p =
-      percent ?? (snap.progress?.total ? Math.round((snap.progress.done / snap.progress.total) * 100) : null)
-    w.onLoading({ model: loading, state: snap.state, percent: p })
+    const notice = demandNotice(this.o.slot.snapshot(), this.swapping, w.ref, percent)
+    if (notice) w.onLoading(notice)
   }
 
   private published(): void {
