@@ -41,7 +41,10 @@ export function nodeMajor(version: string): number {
   return Number(m[1])
 }
 
-/** What `<binary> --version` prints, trimmed (a `node` looked up on `env.PATH` when not a path). */
-export function nodeVersionOf(binary: string, env: NodeJS.ProcessEnv = process.env): string {
-  return execFileSync(binary, ['--version'], { env, encoding: 'utf8' }).trim()
+/**
+ * What `<binary> --version` prints, trimmed; a bare `node` is looked up on the PATH of `env` (default:
+ * the test run's own environment).
+ */
+export function nodeVersionOf(binary: string, env?: NodeJS.ProcessEnv): string {
+  return execFileSync(binary, ['--version'], { encoding: 'utf8', ...(env && { env }) }).trim()
 }
