@@ -182,7 +182,7 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
         activityLog.observe(record, req)
       }
   const tracing = env.traces
-    ? await (await import('./telemetry/load-tracing')).loadTracing({
+    ? await (await import('./telemetry/load-tracing')).startTracing({
         bus: slots.bus,
         logger,
         environment: env.processEnv,

@@ -22,6 +22,17 @@ export interface LoadTracingOptions {
   environment: Readonly<Record<string, string | undefined>>
 }
 
+/**
+ * `loadTracing`, but a failure (the SDK missing from node_modules, a bad variable it throws on) is
+ * logged and svc serves without traces instead of refusing to start: traces are an aid, not a duty.
+ */
+export function startTracing(options: LoadTracingOptions): Promise<RequestTracer | undefined> {
+  return loadTracing(options).catch((error: unknown) => {
+    options.logger.error('OpenTelemetry traces could not start; serving without them', { error })
+    return undefined
+  })
+}
+
 export async function loadTracing(options: LoadTracingOptions): Promise<RequestTracer> {
   const [api, core, resources, sdk, otlp] = await Promise.all([
     import('@opentelemetry/api'),
