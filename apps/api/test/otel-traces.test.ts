@@ -175,17 +175,25 @@ describe('the OpenTelemetry SDK is loaded only with an OTLP endpoint', () => {
       headers: { traceparent: traceHeader },
     })
 
-  it('with one, loads it and traces even a refused request (the hook below sees what it loads)', async () => {
+  it('with one, loads it, traces even a refused request and sends the last spans when it stops', async () => {
     await using receiver = await startOtlpReceiver()
+    // Batches every 10 minutes: what arrives, arrives because the graceful stop flushed it.
     await using api = await startApi({
-      env: { NODE_OPTIONS: WATCH, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' },
+      env: {
+        NODE_OPTIONS: WATCH,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_BSP_SCHEDULE_DELAY: '600000',
+      },
     })
     // A client that does not sample its trace: svc follows its flag (the default parent-based sampler).
     const unsampled = traceparent()
     expect((await refused(api, unsampled.header.replace(/-01$/, '-00'))).status).toBe(409)
     const tp = traceparent()
     expect((await refused(api, tp.header)).status).toBe(409) // no model loaded
-    const trace = await receiver.waitFor(tp.traceId, (t) => t.some((s) => s.parentSpanId === tp.spanId))
+    await new Promise((r) => setTimeout(r, 300))
+    expect(receiver.spans).toEqual([])
+    expect(await api.stop()).toBe(0)
+    const trace = await receiver.waitFor(tp.traceId, (t) => t.some((s) => s.parentSpanId === tp.spanId), 1000)
     const root = trace.find((s) => s.parentSpanId === tp.spanId)
     expect(root).toMatchObject({ name: 'POST /v1/chat/completions', parentSpanId: tp.spanId, service: 'svc' })
     expect(root!.attributes['http.response.status_code']).toBe(409)
