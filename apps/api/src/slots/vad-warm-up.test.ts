@@ -39,6 +39,8 @@ describe('the speech detector warm-up', () => {
     to('ears', 'ready')
     to('stt', 'ready')
     await settle()
+    to('stt', 'ready') // a reload, once it is loaded
+    await settle()
     expect(calls).toBe(1)
     expect(lines.filter((l) => l.includes('speech detector loaded'))).toHaveLength(1)
   })

@@ -25,20 +25,22 @@ export interface VadWarmUpOptions {
  */
 export function warmVadOnSttReady(options: VadWarmUpOptions): () => void {
   const { logger, warm = warmVad } = options
-  let state: 'cold' | 'loading' | 'loaded' = 'cold'
-  return options.bus.on('slot.transition', (e) => {
-    if (e.to !== 'ready' || state !== 'cold' || options.kindOf(e.slot) !== 'stt') return
-    state = 'loading'
+  let loading = false
+  // serving ⇄ idle are transitions too, one per request: the listener goes once the detector is loaded.
+  const off = options.bus.on('slot.transition', (e) => {
+    if (e.to !== 'ready' || loading || options.kindOf(e.slot) !== 'stt') return
+    loading = true
     const started = performance.now()
     warm().then(
       () => {
-        state = 'loaded'
+        off()
         logger.info('speech detector loaded', { slot: e.slot, ms: Math.round(performance.now() - started) })
       },
       (error: unknown) => {
-        state = 'cold'
+        loading = false
         logger.warn('speech detector did not load', { slot: e.slot, error })
       },
     )
   })
+  return off
 }
