@@ -62,14 +62,16 @@ fi
 
 log "installing dependencies"
 CI=true pnpm install --frozen-lockfile --reporter=silent
-# A checkout installed under another Node keeps native addons built for that Node's ABI: rebuild them.
-for app in apps/chat apps/api; do
-  if ! (cd "$app" && node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null); then
-    log "rebuilding better-sqlite3 for Node $(node --version)"
-    pnpm -r rebuild better-sqlite3 >/dev/null
-    break
-  fi
-done
+# better-sqlite3 (the chat store, the usage ledger) loads a prebuilt N-API addon, which any Node 22+ loads.
+# Where it does not load (no prebuilt binary for this platform, a damaged install), it is built from source
+# against this Node's headers (its own node-gyp script; `pnpm rebuild` skips a package with a prebuild).
+sqlite_loads() { (cd apps/chat && node -e "new (require('better-sqlite3'))(':memory:').close()") 2>/dev/null; }
+if ! sqlite_loads; then
+  log "building better-sqlite3 from source for Node $(node --version) (a few minutes)"
+  (cd "$(cd apps/chat && node -p "require('node:path').dirname(require.resolve('better-sqlite3/package.json'))")" &&
+    npm run --silent build-release >/dev/null)
+  sqlite_loads || { log "better-sqlite3 does not load under Node $(node --version)"; exit 1; }
+fi
 
 log "building the front ends and the servers (pnpm build)"
 pnpm build
