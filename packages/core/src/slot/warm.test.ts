@@ -43,8 +43,11 @@ describe('warming', () => {
 
   it('probes at once when the upstream says it is ready (its log line), not at its next poll', async () => {
     // Healthy from 1000 ms on. Polled alone, the probes (5 ms growing by half, at most 200 ms apart)
-    // find it at ~1166 ms; with the upstream's word at 1000 ms, the probe runs then.
+    // find it at ~1166 ms; with the upstream's word at 1000 ms, the probe runs then, and before it
+    // only the fallback's probes every 200 ms.
+    let probes = 0
     const readyAfter = async (says: boolean) => {
+      probes = 0
       const clock = createTestClock()
       const began = clock.now()
       let tell: () => void = () => undefined
@@ -60,13 +63,19 @@ describe('warming', () => {
         logs: () => [],
         ...(says ? { saysReady } : {}),
       }
-      const probe = async () => clock.now() - began >= 1_000
+      const probe = async () => {
+        probes++
+        return clock.now() - began >= 1_000
+      }
       const signal = new AbortController().signal
       const driver = { warmupTimeoutMs: 60_000, probe }
       await clock.run(warmUp({ driver, clock, handle, signal, intervalMs: 200 }))
       return clock.now() - began
     }
     expect(await readyAfter(true)).toBe(1_000)
+    // Between its line and the 200 ms fallback, nothing is asked of a starting engine that will say it.
+    expect(probes).toBeLessThanOrEqual(5)
     expect(await readyAfter(false)).toBeGreaterThan(1_100)
+    expect(probes).toBeGreaterThan(10)
   })
 })

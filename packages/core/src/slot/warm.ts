@@ -26,13 +26,16 @@ export async function warmUp(o: WarmUpOptions): Promise<void> {
   const deadline = o.clock.now() + o.driver.warmupTimeoutMs
   let gap = Math.min(FIRST_PROBE_GAP_MS, o.intervalMs)
   let exit: string | null = null
-  // The upstream's own word that it is ready wakes the wait once (a probe that still fails then
-  // goes back to the growing gaps).
+  // An upstream that will say when it is ready (its log line) is probed when it says so, and until
+  // then only every `intervalMs` (the fallback): each probe is a connection and a request that the
+  // starting engine answers 503 on the same cores. Once it has spoken, or without its word, the
+  // probes come after growing gaps.
   let hint = o.handle.saysReady
   void o.handle.exited.then((e) => {
     exit = e.reason
   })
   for (;;) {
+    if (hint && (await pause(o, o.intervalMs, hint))) hint = undefined
     o.signal.throwIfAborted()
     if (exit) throw new Error(`upstream exited while warming: ${exit}`)
     const probe = new AbortController()
@@ -47,21 +50,18 @@ export async function warmUp(o: WarmUpOptions): Promise<void> {
         `upstream did not become healthy within ${Math.round(o.driver.warmupTimeoutMs / 1000)} s`,
       )
     }
-    if (await pause(o, gap, hint)) hint = undefined
+    if (hint) continue
+    await o.clock.sleep(gap, o.signal)
     gap = Math.min(gap * 1.5, o.intervalMs)
   }
 }
 
-/** Waits `gap` ms, or less when `hint` settles first (then true). Rejects when `o.signal` aborts. */
-async function pause(o: WarmUpOptions, gap: number, hint: Promise<void> | undefined): Promise<boolean> {
-  if (!hint) {
-    await o.clock.sleep(gap, o.signal)
-    return false
-  }
+/** Waits `ms`, or less when `hint` settles first (then true). Rejects when `o.signal` aborts. */
+async function pause(o: WarmUpOptions, ms: number, hint: Promise<void>): Promise<boolean> {
   const done = new AbortController()
   try {
     return await Promise.race([
-      o.clock.sleep(gap, AbortSignal.any([o.signal, done.signal])).then(() => false),
+      o.clock.sleep(ms, AbortSignal.any([o.signal, done.signal])).then(() => false),
       hint.then(() => true),
     ])
   } finally {
