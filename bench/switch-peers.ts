@@ -5,6 +5,7 @@
  * request. Each says which upstream processes serve it, so a run can tell whether anything reloaded.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { isAlive } from '@svc/core/node'
@@ -23,6 +24,17 @@ export interface SwitchPeer {
   /** The pids of the engine processes serving now (empty where none stays running). */
   pids(): Promise<number[]>
   stop(): Promise<void>
+  /**
+   * CPU time (ms, user + system) the process in the middle has used so far: svc's API process, the
+   * router's own process (not its engines). Undefined where nothing stands between client and engine.
+   */
+  cpuMs?(): number
+}
+
+/** A process's CPU time so far (ms): `/proc/<pid>/stat` utime + stime, in clock ticks of 10 ms. */
+export function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 const chat = (base: string, model: Ref) =>
@@ -87,6 +99,7 @@ export async function router(dir: string, max: number): Promise<SwitchPeer> {
   return {
     name: `llama.cpp router, --models-max ${max}`,
     send: (model) => chat(base, model),
+    cpuMs: () => cpuMsOf(pid),
     pids: children,
     async stop() {
       const left = await children()
@@ -117,6 +130,7 @@ export async function svcPeer(dir: string, maxLoaded?: number): Promise<SwitchPe
     name:
       maxLoaded === 1 ? 'svc, max_loaded = 1 (a swap per request)' : 'svc, memory room for both (spare slot)',
     send: (model) => chat(api.url, model),
+    cpuMs: () => cpuMsOf(api.pid),
     async pids() {
       const { slots } = (await (await fetch(`${api.url}/api/slots`)).json()) as {
         slots: { upstream: { pid?: number } | null }[]

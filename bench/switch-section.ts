@@ -24,6 +24,10 @@ const ROUNDS = 5
 interface SwitchRun {
   name: string
   ms: number[]
+  /** The same times, one list per round. */
+  rounds: number[][]
+  /** CPU ms the process in the middle used per measured request (NaN: none in the middle). */
+  cpu: number
   before: number[]
   after: number[]
 }
@@ -41,18 +45,25 @@ export async function switchSection(log: (line: string) => void): Promise<Sectio
       const runs = new Map<SwitchPeer, SwitchRun>()
       for (const peer of peers) {
         for (const model of ['tiny-a', 'tiny-b'] as const) await peer.send(model)
-        runs.set(peer, { name: peer.name, ms: [], before: await peer.pids(), after: [] })
+        runs.set(peer, { name: peer.name, ms: [], rounds: [], cpu: 0, before: await peer.pids(), after: [] })
       }
       for (let round = 1; round <= ROUNDS; round++) {
         for (const peer of roundOrder(peers, round)) {
           const run = runs.get(peer)!
+          const round: number[] = []
+          const cpuBefore = peer.cpuMs?.() ?? Number.NaN
           // Each peer last answered tiny-b: every request is a switch.
-          for (let i = 0; i < SWITCHES / ROUNDS; i++)
-            run.ms.push(await peer.send(i % 2 ? 'tiny-b' : 'tiny-a'))
+          for (let i = 0; i < SWITCHES / ROUNDS; i++) round.push(await peer.send(i % 2 ? 'tiny-b' : 'tiny-a'))
+          run.cpu += (peer.cpuMs?.() ?? Number.NaN) - cpuBefore
+          run.ms.push(...round)
+          run.rounds.push(round)
         }
         log(`  round ${round}/${ROUNDS}`)
       }
-      for (const [peer, run] of runs) run.after = await peer.pids()
+      for (const [peer, run] of runs) {
+        run.after = await peer.pids()
+        run.cpu /= run.ms.length
+      }
       const [alone, router1, svcSwap, svcRoom, router4] = [...runs.values()] as SwitchRun[]
       return render([alone!, router1!, router4!, svcSwap!, svcRoom!])
     } finally {
@@ -80,18 +91,23 @@ function render(runs: SwitchRun[]): SectionResult {
       : `${r.before.join(' ')} → ${r.after.join(' ')} (${same(r)})`
   const room = p50(svcRoom) / p50(router4)
   const swap = p50(svcSwap) / p50(router1)
+  // The ratio round by round (each round's p50s): how far one round's reading strays on this box.
+  const spread = (svc: SwitchRun, peer: SwitchRun) => {
+    const ratios = svc.rounds.map((r, i) => quantile(r, 0.5) / quantile(peer.rounds[i] ?? [], 0.5))
+    return `rounds ${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}`
+  }
   const noReload = same(svcRoom) === 'unchanged' && same(router4) === 'unchanged'
   const goals: Goal[] = [
     {
       measure:
         'switch, memory for both: svc p50 / router (--models-max 4) p50; upstream pids unchanged on both sides',
-      value: `${fmt(room, 2)}× (${fmt(p50(svcRoom), 1)} vs ${fmt(p50(router4), 1)} ms); pids ${noReload ? 'unchanged' : 'changed'}`,
+      value: `${fmt(room, 2)}× (${spread(svcRoom, router4)}; ${fmt(p50(svcRoom), 1)} vs ${fmt(p50(router4), 1)} ms); pids ${noReload ? 'unchanged' : 'changed'}`,
       goal: '≤ 1.1×, no reload',
       met: Number.isFinite(room) ? room <= 1.1 && noReload : undefined,
     },
     {
       measure: 'switch, memory for one: svc p50 / router (--models-max 1) p50',
-      value: `${fmt(swap, 2)}× (${fmt(p50(svcSwap), 1)} vs ${fmt(p50(router1), 1)} ms)`,
+      value: `${fmt(swap, 2)}× (${spread(svcSwap, router1)}; ${fmt(p50(svcSwap), 1)} vs ${fmt(p50(router1), 1)} ms)`,
       goal: '≤ 1.1×',
       met: Number.isFinite(swap) ? swap <= 1.1 : undefined,
     },
@@ -101,11 +117,11 @@ function render(runs: SwitchRun[]): SectionResult {
     '',
     `Two tiny GGUFs (seeds 1 and 2), one client, 4-token chat requests A, B, A, B …: all peers running at once, each given one warm-up pair, then ${SWITCHES} requests, each a switch, each timed by the client, in ${ROUNDS} rounds (peers in the order below, reversed in even rounds). Engine arguments \`-c 512 --threads 1\` everywhere.`,
     '',
-    '| peer | p50 ms | mean ms | p10–p90 ms | upstream pids before → after |',
-    '|---|---|---|---|---|',
+    '| peer | p50 ms | p50 ms per round | mean ms | p10–p90 ms | CPU ms per request, in the middle | upstream pids before → after |',
+    '|---|---|---|---|---|---|---|',
     ...[alone, router1, router4, svcSwap, svcRoom].map(
       (r) =>
-        `| ${r.name} | ${fmt(p50(r), 1)} | ${fmt(mean(r.ms), 1)} | ${fmt(quantile(r.ms, 0.1), 1)}–${fmt(quantile(r.ms, 0.9), 1)} | ${pids(r)} |`,
+        `| ${r.name} | ${fmt(p50(r), 1)} | ${r.rounds.map((x) => fmt(quantile(x, 0.5), 1)).join(', ')} | ${fmt(mean(r.ms), 1)} | ${fmt(quantile(r.ms, 0.1), 1)}–${fmt(quantile(r.ms, 0.9), 1)} | ${Number.isNaN(r.cpu) ? '—' : fmt(r.cpu, 2)} | ${pids(r)} |`,
     ),
     '',
   ].join('\n')
