@@ -84,4 +84,27 @@ describe('scripts/install-node.sh on a box whose node is 20', () => {
     expect(second.err).not.toContain('installing')
     expect((await stat(home)).mtimeMs).toBe(installedAt)
   }, 300_000)
+
+  it('refuses a tarball that does not match the pinned sha512, and installs nothing', async () => {
+    const prefix = await mkdtemp(join(tmpdir(), 'svc-node-prefix-'))
+    const bin = await mkdtemp(join(tmpdir(), 'svc-node-20-'))
+    dirs.push(prefix, bin)
+    // an npm whose `pack` hands over some other tarball under the expected name
+    await writeFile(
+      join(bin, 'npm'),
+      `#!/bin/sh\necho tampered | gzip > "node-linux-${process.arch}-${NODE_PIN.version}.tgz"\n`,
+    )
+    await chmod(join(bin, 'npm'), 0o755)
+    const env = {
+      HOME: process.env.HOME,
+      PATH: `${await oldNode(bin)}:/usr/sbin:/usr/bin:/sbin:/bin`,
+      SVC_NODE_PREFIX: prefix,
+    }
+    const r = await installNode(env)
+    expect(r.code).not.toBe(0)
+    expect(r.err).toContain('does not match its pinned sha512: not installed')
+    expect(r.out).toBe('')
+    await expect(stat(join(prefix, 'bin/node'))).rejects.toThrow(/ENOENT/)
+    await expect(stat(join(prefix, 'lib/nodejs'))).rejects.toThrow(/ENOENT/)
+  })
 })
