@@ -3,6 +3,11 @@
  * stand-in's "voice", and what the tests send to whisper-server. CommonJS (typed by tone-wav.d.cts) so
  * the stand-ins run it with plain node — chatterbox-standin.cjs requires it, fake-upstream's ESM
  * imports it — and the TypeScript tests import the same bytes.
+ *
+ * It writes its own WAV header rather than use @svc/providers' audio/wav.ts: @svc/testing may import
+ * only core and engines (test/boundaries.test.ts), the Chatterbox stand-in copies this one file into
+ * its container and requires it with plain node (no TypeScript there), and a fixture written apart
+ * from the code under test can catch that code's mistakes.
  */
 'use strict'
 
