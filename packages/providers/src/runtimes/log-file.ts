@@ -12,6 +12,9 @@ import { mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { LogRing } from './runtime'
 
+/** Log folders this process has made or found (`LogFile.create`). */
+const madeDirs = new Set<string>()
+
 /** A log file grows at most this much before it is cut back to empty (the child appends with O_APPEND). */
 export const MAX_LOG_BYTES = 16 * 1024 * 1024
 
@@ -39,13 +42,22 @@ export class LogFile {
 
   /** Opens a fresh log for a new upstream; the previous run's log is kept as `<path>.1`. */
   static async create(path: string, ringLines = 500): Promise<{ log: LogFile; fd: number }> {
-    await mkdir(dirname(path), { recursive: true })
+    // The folder is made once per process (every swap opens a log), again only if it went meanwhile.
+    if (!madeDirs.has(dirname(path))) await mkdir(dirname(path), { recursive: true })
     try {
       renameSync(path, `${path}.1`)
     } catch {
       // no previous log
     }
-    const fd = openSync(path, 'a', 0o640)
+    let fd: number
+    try {
+      fd = openSync(path, 'a', 0o640)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      await mkdir(dirname(path), { recursive: true })
+      fd = openSync(path, 'a', 0o640)
+    }
+    madeDirs.add(dirname(path))
     return { log: new LogFile(path, ringLines), fd }
   }
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { readFile, rm } from 'node:fs/promises'
+import { readFile, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { writeFileAtomic } from '@svc/core/node'
 
@@ -60,7 +60,11 @@ export async function readPidFile(stateDir: string, slot: string): Promise<PidRe
 export async function removePidFile(stateDir: string, slot: string, pid: number): Promise<void> {
   // Only our own record: a newer start may already have replaced it.
   const current = await readPidFile(stateDir, slot)
-  if (!current || current.pid === pid) await rm(pidFilePath(stateDir, slot), { force: true })
+  // unlink, not rm: rm's directory handling costs a synchronous lstat on every swap.
+  if (!current || current.pid === pid)
+    await unlink(pidFilePath(stateDir, slot)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error
+    })
 }
 
 /**

@@ -38,7 +38,10 @@ export async function portOpenOrExit(
   // port tens of ms after it starts, and 20 ms doubling to 250 ms overshot that by up to the time
   // already waited (137 ms of a 281 ms swap in the bench's switch section). A refused connect to a
   // loopback port costs microseconds, so polling often early is cheap.
-  let delay = 5
+  // An upstream that will print its listening line is checked only as the fallback: from 100 ms.
+  let delay = listening ? 100 : 5
+  // …and its line, or its exit, ends the wait at once.
+  const early = listening && Promise.race([listening, handle.exited.then(() => undefined)])
   // Reading whose the port is costs a few ms of /proc on a busy box: the line, when it comes, wins.
   const owned = (pid: number) =>
     listening
@@ -47,9 +50,7 @@ export async function portOpenOrExit(
   while (Date.now() < deadline) {
     if (signal.aborted) return 'aborted'
     if (exited) return 'exited'
-    if (said) {
-      return 'open'
-    }
+    if (said) return 'open'
     if (await canConnect(handle.base)) {
       const pid = handle.describe().pid
       if (typeof pid === 'number' && (await owned(pid))) {
@@ -62,7 +63,7 @@ export async function portOpenOrExit(
       foreignSince ??= Date.now()
       if (Date.now() - foreignSince >= FOREIGN_WAIT_MS) return exited ? 'exited' : 'open'
     }
-    await pause(delay, listening)
+    await pause(delay, early || undefined)
     delay = Math.min(delay * 1.5, 250)
   }
   return 'deadline'
