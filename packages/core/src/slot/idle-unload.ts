@@ -18,10 +18,12 @@ export interface IdleUnloadOptions {
   policy(): { unloadAfterMs: number; pinned: boolean }
 }
 
+const DISARMED = Symbol('disarmed')
+
 export function watchIdle(o: IdleUnloadOptions): () => void {
   let timer: AbortController | null = null
   const disarm = () => {
-    timer?.abort()
+    timer?.abort(DISARMED) // a reason of its own: abort() alone makes a DOMException per request
     timer = null
   }
   const arm = () => {

@@ -42,14 +42,19 @@ export interface SlotDemandOptions {
 }
 
 const LEASABLE: readonly string[] = LEASABLE_STATES
+/**
+ * The reason the queue's own timers are ended with: nobody reads it, and `abort()` without one makes a
+ * DOMException (a stack trace) on every granted request.
+ */
+const ENDED = Symbol('ended')
 
 interface Waiter extends DemandWaiter {
   resolve(lease: Lease): void
   reject(error: unknown): void
   onLoading?: DemandAcquireOptions['onLoading']
   hints?: RouteHints
-  /** Ends its time-out and abort watch. */
-  stop: AbortController
+  /** Ends its time-out and abort watch; made only once the waiter stays queued (see `acquire`). */
+  stop?: AbortController
 }
 
 export class SlotDemand {
@@ -110,20 +115,22 @@ export class SlotDemand {
   acquire(options: DemandAcquireOptions): Promise<Lease> {
     options.signal?.throwIfAborted()
     return new Promise<Lease>((resolve, reject) => {
-      const stop = new AbortController()
       const waiter: Waiter = {
         id: this.nextId++,
         ref: options.ref ?? null,
         since: this.o.clock.now(),
         resolve,
         reject,
-        stop,
         ...(options.onLoading ? { onLoading: options.onLoading } : {}),
         ...(options.hints ? { hints: options.hints } : {}),
       }
       this.waiters.push(waiter)
       this.plan()
       if (!this.waiters.includes(waiter)) return // granted or refused at once
+      // Only a request that waits needs a time-out and an abort watch: most are granted at once, and
+      // this keeps their path free of a controller, a timer and the abort's DOMException.
+      const stop = new AbortController()
+      waiter.stop = stop
       const { maxQueue } = this.o.config().demand
       if (maxQueue > 0 && this.waiters.length > maxQueue) {
         this.remove(waiter, busy(this.o.slot.name, maxQueue))
@@ -145,7 +152,7 @@ export class SlotDemand {
     const i = this.waiters.indexOf(waiter)
     if (i < 0) return
     this.waiters.splice(i, 1)
-    waiter.stop.abort()
+    waiter.stop?.abort(ENDED)
     waiter.reject(error)
     this.published()
     this.plan() // the one that left may have held up a swap
@@ -187,7 +194,7 @@ export class SlotDemand {
     for (const id of step.grant) this.grant(this.waiters.find((w) => w.id === id)!)
     if (held === null && !slot.isPending()) this.refuseUnnamed()
     if (step.swapTo !== null) this.swap(step.swapTo)
-    this.wake?.abort()
+    this.wake?.abort(ENDED)
     this.wake = null
     if (step.wakeAt !== null) {
       const wake = new AbortController()
@@ -202,7 +209,7 @@ export class SlotDemand {
 
   private grant(waiter: Waiter): void {
     this.waiters.splice(this.waiters.indexOf(waiter), 1)
-    waiter.stop.abort()
+    waiter.stop?.abort(ENDED)
     this.active++
     // The slot is leasable (the plan said so): its acquire resolves without waiting.
     this.o.slot.acquire({ timeoutMs: 0, ...(waiter.hints ? { hints: waiter.hints } : {}) }).then(
