@@ -1,6 +1,6 @@
 /**
  * The Node that svc is set up with, as scripts/install-node.sh pins it (the one place it is written):
- * `version` (24.x, what ./scripts/setup.sh installs where the box's Node is older than `minMajor`, 22,
+ * `version` (24.x, what ./scripts/setup.sh installs where the box's Node is older than `min`, 22.22,
  * which is also `engines.node`). Tests check the Node they run on, spawn and install against it.
  */
 import { execFileSync } from 'node:child_process'
@@ -19,11 +19,15 @@ function pinned(name: string): string {
   return value
 }
 
-/** The pinned Node: `version` like "24.22.3", its `major`, and `minMajor`, the oldest major svc supports. */
+/**
+ * The pinned Node: `version` like "24.22.3", its `major`; `min` ("22.22"), the oldest Node svc supports,
+ * and its `minMajor`.
+ */
 export const NODE_PIN = {
   version: pinned('NODE_VERSION'),
   major: Number(pinned('NODE_VERSION').split('.')[0]),
-  minMajor: Number(pinned('NODE_MIN_MAJOR')),
+  min: pinned('NODE_MIN'),
+  minMajor: Number(pinned('NODE_MIN').split('.')[0]),
 } as const
 
 /**
