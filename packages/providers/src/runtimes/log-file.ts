@@ -74,8 +74,17 @@ export class LogFile {
 
   /** Starts tailing (every `intervalMs`); call `stop` when the upstream is gone. */
   follow(intervalMs = 250): void {
-    this.timer ??= setInterval(() => this.poll(), intervalMs)
+    this.timer ??= setInterval(() => this.tick(), intervalMs)
     this.timer.unref()
+  }
+
+  /** A poll from a timer or the watch: a file gone or cut between its stat and its read waits for the next. */
+  private tick(): void {
+    try {
+      this.poll()
+    } catch {
+      // read again at the next tick
+    }
   }
 
   /**
@@ -87,7 +96,9 @@ export class LogFile {
     return new Promise((resolve) => {
       this.waiters.push({ pattern, resolve })
       try {
-        this.watcher ??= watch(this.path, { persistent: false }, () => this.poll())
+        this.watcher ??= watch(this.path, { persistent: false }, () => this.tick()).on('error', () =>
+          this.unwatch(),
+        )
       } catch {
         // cannot watch (no inotify left): the poll still finds it, later
       }
@@ -123,10 +134,15 @@ export class LogFile {
   }
 
   stop(): void {
-    this.poll()
+    this.tick()
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
-    this.waiters = [] // gone: what they wait for never comes
+    this.stopWaiting() // gone: what they wait for never comes
+  }
+
+  /** Drops the waiters (their promises never settle) and the watch: the tailer goes on at its interval. */
+  stopWaiting(): void {
+    this.waiters = []
     this.unwatch()
   }
 

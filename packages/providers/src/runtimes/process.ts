@@ -97,6 +97,10 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
     const listening = lines?.listening ? log.sees(lines.listening) : undefined
     const saysReady = lines?.ready ? log.sees(lines.ready) : undefined
     log.follow()
+    // An engine build that never prints those lines is not watched for its whole life: past the warm-up
+    // deadline the waits end (start and warming have their own fallbacks by then).
+    const lookout = setTimeout(() => log.stopWaiting(), req.provider.warmupTimeoutMs ?? 120_000)
+    lookout.unref()
     const record: PidRecord = {
       pid,
       slot: req.slot,
@@ -115,6 +119,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
     written.catch(() => undefined) // start() reports it
     const exited = new Promise<UpstreamExit>((resolve) => {
       child.once('exit', (code, signal) => {
+        clearTimeout(lookout)
         log.stop()
         // After its write, which may still run: a quick exit leaves no record of a dead process.
         void written.then(
