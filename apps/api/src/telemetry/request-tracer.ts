@@ -40,10 +40,11 @@ export interface RequestTracerParts extends SpanTools {
 export function createRequestTracer(parts: RequestTracerParts): RequestTracer {
   const { api, propagator } = parts
   const authTimes = new WeakMap<IncomingMessage, readonly [number, number]>()
-  // Bus times are epoch ms; spans are built from performance.now() ms.
+  // Spans are built from performance.now() ms: the listener runs as the bus emits, so it reads the clock
+  // itself rather than turn the event's epoch time (which the wall clock's adjustments move) into it.
   const readyAt = new Map<string, number>()
   const unsubscribe = parts.bus.on('slot.transition', (e) => {
-    if (e.to === 'ready') readyAt.set(e.slot, e.at - performance.timeOrigin)
+    if (e.to === 'ready') readyAt.set(e.slot, performance.now())
   })
   return {
     timeGuard(guard) {
