@@ -3,7 +3,8 @@
  * load the first time in a process. Streamed transcription (`stream=true`) and the Realtime API's
  * server VAD need it, so it is loaded once, in the background, when a slot served by the `stt`
  * provider becomes ready: a user's first streamed transcription does not pay for it. An svc without an
- * stt slot never loads it (the listener compares one field per load, nothing per request).
+ * stt slot never loads it (until the detector has loaded, the listener compares one field per slot
+ * transition, which is one per request; then it is removed).
  */
 import type { EventBus, SvcEvents } from '@svc/core'
 import type { Logger } from '@svc/core/node'
