@@ -45,7 +45,8 @@ async function svcIds(root: StagingRoot): Promise<{ uid: number; gid: number }> 
 /**
  * argv that runs `command` with exactly `env`, as the unit would: svc's uid/gid, no groups, no new
  * privileges, the homes (and `hide`) covered by empty tmpfs, the staged /usr/local/lib/svc at its
- * target path (over a tmpfs /usr/local/lib, which the service does not otherwise need).
+ * target path (over a tmpfs /usr/local/lib, into which the box's other folders there are bound back:
+ * setup's Node lives in /usr/local/lib/nodejs).
  */
 function sandboxed(
   root: StagingRoot,
@@ -56,7 +57,13 @@ function sandboxed(
 ): string[] {
   const script = `set -eu
 for d in /root /home /run/user "$1"; do [ -d "$d" ] && mount -t tmpfs -o mode=0755 tmpfs "$d"; done
+keep=$(mktemp -d)
+mount --bind /usr/local/lib "$keep"
 mount -t tmpfs -o mode=0755 tmpfs /usr/local/lib
+for e in "$keep"/*; do
+  n=\${e##*/}
+  [ -d "$e" ] && [ "$n" != svc ] && mkdir "/usr/local/lib/$n" && mount --bind "$e" "/usr/local/lib/$n"
+done
 mkdir /usr/local/lib/svc
 mount --bind "$2" /usr/local/lib/svc
 shift 2
