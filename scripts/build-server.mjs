@@ -147,6 +147,16 @@ const svcServer = {
         return { path: real.path, namespace: 'svc-deferred', pluginData: d }
       })
     }
+    // `node:http` is required, not imported: Node 24's ES module view of a built-in reads every export
+    // at the first import, and node:http's lazy `WebSocket` getter then loads Node's whole fetch
+    // (undici, ~10 MB of an idle process) at start. Through require() the getter stays unread.
+    b.onResolve({ filter: /^(node:)?http$/ }, (args) =>
+      args.namespace === 'svc-builtin' ? undefined : { path: 'node:http', namespace: 'svc-builtin' },
+    )
+    b.onLoad({ filter: /.*/, namespace: 'svc-builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)})`,
+      loader: 'js',
+    }))
     // The deferred module is not bundled at all but required from node_modules (the checkout's, where
     // svc runs) on first use: its source then costs no memory in a process that never uses it. The
     // path goes through a variable so esbuild leaves the require to node.
