@@ -108,7 +108,7 @@ describe('scripts/install-node.sh on a box whose node is 20', () => {
     // an npm whose `pack` hands over some other tarball under the expected name
     await writeFile(
       join(bin, 'npm'),
-      `#!/bin/sh\necho tampered | gzip > "node-linux-${process.arch}-${NODE_PIN.version}.tgz"\n`,
+      `#!/bin/sh\n[ "$1" = pack ] || exit 1\necho tampered | gzip > "node-linux-${process.arch}-${NODE_PIN.version}.tgz"\n`,
     )
     await chmod(join(bin, 'npm'), 0o755)
     const env = {
