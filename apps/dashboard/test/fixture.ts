@@ -1,7 +1,8 @@
 /**
  * Everything the end-to-end suite drives, real: the dashboard built from this checkout (Vite, into a
  * temp folder), the API as a child process with auth on, llama-server with a tiny GGUF served by a
- * local file server (so a load from the UI really pulls it), espeak-ng in the tts slot, and the
+ * local file server behind a gate a test can hold (so a load from the UI really pulls it, for as
+ * long as the test needs), espeak-ng in the tts slot, and the
  * ComfyUI stand-in as a remote `img` slot. Tokens are minted straight into tokens.toml.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -24,6 +25,7 @@ import {
   writeTinyGguf,
 } from '@svc/testing'
 import { build } from 'vite'
+import { type PullGate, startPullGate } from './pull-gate'
 
 const DASHBOARD_ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const SDXL = 'sdxl-turbo/sd_xl_turbo_1.0_fp16.safetensors'
@@ -33,6 +35,8 @@ const FAST_HASH = { memoryCost: 256, timeCost: 1, parallelism: 1 }
 export interface Fixture extends AsyncDisposable {
   api: ApiProcess
   comfy: ComfyStandIn
+  /** Between the catalogue's tiny models and their file server: `hold()` keeps a pull pulling. */
+  gate: PullGate
   /** The build the API serves. */
   dist: string
   tokens: { admin: string; readOnly: string }
@@ -78,6 +82,7 @@ export async function startFixture(): Promise<Fixture> {
   })
   const weights = await readFile(model.path)
   const files: FileServer = await serveFiles({ '/tiny-chat.gguf': weights, '/tiny-extra.gguf': weights })
+  const gate = await startPullGate(files.url)
   const shipped = await readFile(join(REPO_ROOT, 'manifests/models.toml'), 'utf8')
   const catalogue = join(dir, 'models.toml')
   await writeFile(
@@ -88,7 +93,7 @@ id = "tiny-chat"
 provider = "llm"
 format = "gguf"
 role = "chat"
-url = "${files.url}/tiny-chat.gguf"
+url = "${gate.url}/tiny-chat.gguf"
 size = ${model.bytes}
 badge = "test · tiny"
 license = "mit"
@@ -100,7 +105,7 @@ id = "tiny-extra"
 provider = "llm"
 format = "gguf"
 role = "chat"
-url = "${files.url}/tiny-extra.gguf"
+url = "${gate.url}/tiny-extra.gguf"
 size = ${model.bytes}
 license = "mit"
 license_url = "https://opensource.org/license/mit"
@@ -142,6 +147,7 @@ license_url = "https://opensource.org/license/mit"
   return {
     api,
     comfy,
+    gate,
     dist,
     tokens: { admin, readOnly },
     call,
@@ -155,6 +161,7 @@ license_url = "https://opensource.org/license/mit"
     async [Symbol.asyncDispose]() {
       await api[Symbol.asyncDispose]()
       await comfy.close()
+      await gate[Symbol.asyncDispose]()
       await files[Symbol.asyncDispose]()
       await rm(dir, { recursive: true, force: true })
     },

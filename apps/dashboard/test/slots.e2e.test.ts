@@ -35,6 +35,32 @@ async function uncovered(target: Locator): Promise<boolean> {
   })
 }
 
+interface Watched {
+  covered: string[]
+}
+
+/**
+ * Watches `el`'s buttons in the page, every animation frame until the page goes: a visible button
+ * (centre on screen) with something else at its centre is noted in `window.covered`, with what lies
+ * over it. Frames the test did not happen to look at count too.
+ */
+function watchCovers(el: Element): void {
+  const covered: string[] = []
+  ;(window as unknown as Watched).covered = covered
+  const frame = () => {
+    for (const button of el.querySelectorAll('button')) {
+      const r = button.getBoundingClientRect()
+      const [x, y] = [r.x + r.width / 2, r.y + r.height / 2]
+      if (r.width === 0 || x < 0 || y < 0 || x > innerWidth || y > innerHeight) continue
+      const hit = document.elementFromPoint(x, y)
+      if (hit && hit !== button && !button.contains(hit))
+        covered.push(`${button.textContent} under ${hit.outerHTML.slice(0, 120)}`)
+    }
+    requestAnimationFrame(frame)
+  }
+  requestAnimationFrame(frame)
+}
+
 describe.skipIf(!partsPresent())('the Slots page in a real browser', () => {
   const session = useDashboard()
   const slotOf = async (name: string) =>
@@ -181,17 +207,29 @@ describe.skipIf(!partsPresent())('the Slots page in a real browser', () => {
   it('loads from the card with no toast over its buttons, then shows model, memory, context size and sparklines that move with requests', async () => {
     const { page, errors } = await open(VIEWPORTS.desktop)
     const primary = card(page, 'primary')
-    await primary.getByRole('button', { name: 'Load…' }).click()
-    const picker = page.getByRole('dialog', { name: 'Load a model into primary' })
-    await picker.getByRole('radio', { name: /tiny-chat/ }).check()
-    await picker.getByRole('button', { name: 'Load', exact: true }).click()
-    await picker.waitFor({ state: 'detached' })
-    // While it loads, nothing lies over the card's buttons (no "Loading…" toast).
-    for (const button of await primary.getByRole('button').all()) {
-      if (await button.isVisible())
-        expect(await uncovered(button), (await button.textContent()) ?? '').toBe(true)
+    // The pull waits at the gate until the loading card has been looked at: the checks below see
+    // a load in progress however fast or slow the box is.
+    const release = session.fx.gate.hold()
+    try {
+      await primary.getByRole('button', { name: 'Load…' }).click()
+      const picker = page.getByRole('dialog', { name: 'Load a model into primary' })
+      await picker.getByRole('radio', { name: /tiny-chat/ }).check()
+      await picker.getByRole('button', { name: 'Load', exact: true }).click()
+      await picker.waitFor({ state: 'detached' })
+      const loading = primary.locator('header').getByText('Pulling')
+      await loading.waitFor({ timeout: 30_000 })
+      // From here to ready, every frame: nothing lies over the card's buttons (no "Loading…" toast).
+      await primary.evaluate(watchCovers)
+      for (const button of await primary.getByRole('button').all()) {
+        if (await button.isVisible())
+          expect(await uncovered(button), (await button.textContent()) ?? '').toBe(true)
+      }
+      expect(await loading.isVisible(), 'the checks above saw the card while it loads').toBe(true)
+    } finally {
+      release()
     }
     await primary.getByText('Ready').waitFor({ timeout: 90_000 })
+    expect(await page.evaluate(() => (window as unknown as Watched).covered)).toEqual([])
     expect(await page.locator('.svc-toast').count()).toBe(0)
 
     const fact = (term: string) => primary.locator('.facts div', { hasText: term }).locator('dd')
