@@ -41,11 +41,16 @@ export function loadingWriter(
   if (json?.stream !== true) return undefined
   let timer: NodeJS.Timeout | undefined
   let last: LoadingNotice | undefined
+  /** The comment written last: a step that does not change it (a swap's unloading, then offline) is not repeated. */
+  let written = ''
+  const line = (n: LoadingNotice) => {
+    const percent = n.percent === null ? '' : ` ${n.percent}%`
+    return `: loading ${n.model}…${percent} (${n.replacing ? `swapping out ${n.replacing}` : n.state})\n\n`
+  }
   const write = () => {
     if (!last || res.writableEnded || res.destroyed) return
-    const percent = last.percent === null ? '' : ` ${last.percent}%`
-    const why = last.replacing ? `swapping out ${last.replacing}` : last.state
-    res.write(`: loading ${last.model}…${percent} (${why})\n\n`)
+    written = line(last)
+    res.write(written)
   }
   const stop = () => {
     clearInterval(timer)
@@ -69,7 +74,7 @@ export function loadingWriter(
         timer.unref()
         res.once('close', stop)
       }
-      write()
+      if (line(notice) !== written) write()
     },
     stop,
   }
