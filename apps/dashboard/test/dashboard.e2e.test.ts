@@ -92,8 +92,15 @@ describe.skipIf(!parts)('the dashboard in a real browser', () => {
       await primary.getByText('1 in flight').waitFor({ timeout: 30_000 })
       await primary.getByRole('button', { name: 'Unload' }).click()
       const ask = page.getByRole('dialog', { name: 'Unload primary?' })
-      await ask.waitFor({ timeout: 15_000 })
-      // (a poll, so a failure shows what the dialog said instead)
+      // (a failure says what the card, its toasts and the API showed instead, and the poll below
+      // what the dialog said)
+      await ask.waitFor({ timeout: 15_000 }).catch(async (e: Error) => {
+        const api = await (await session.fx.call('/api/slots/primary')).text()
+        const toasts = await page.locator('.svc-toast').allTextContents()
+        throw new Error(
+          `${e.message}\ncard: ${await primary.textContent()}\ntoasts: ${toasts}\napi: ${api.slice(0, 400)}`,
+        )
+      })
       await expect.poll(() => ask.textContent(), { timeout: 15_000 }).toContain('1 request is in flight')
       await ask.getByRole('button', { name: 'Cancel' }).click()
       await ask.waitFor({ state: 'detached' })
