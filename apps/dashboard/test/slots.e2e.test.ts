@@ -40,14 +40,16 @@ interface Watched {
 }
 
 /**
- * Watches `el`'s buttons in the page, every animation frame until the page goes: a visible button
- * (centre on screen) with something else at its centre is noted in `window.covered`, with what lies
- * over it. Frames the test did not happen to look at count too.
+ * Watches `el`'s buttons in the page until it goes: at the frame after every change to the page's
+ * DOM (a toast coming, a card growing) and every 100 ms between, a visible button (centre on
+ * screen) with something else at its centre is noted in `window.covered`, with what lies over it.
+ * So the moments the test did not happen to look at count too, without checking every frame (which
+ * would load a busy box).
  */
 function watchCovers(el: Element): void {
   const covered: string[] = []
   ;(window as unknown as Watched).covered = covered
-  const frame = () => {
+  const check = () => {
     for (const button of el.querySelectorAll('button')) {
       const r = button.getBoundingClientRect()
       const [x, y] = [r.x + r.width / 2, r.y + r.height / 2]
@@ -56,9 +58,11 @@ function watchCovers(el: Element): void {
       if (hit && hit !== button && !button.contains(hit))
         covered.push(`${button.textContent} under ${hit.outerHTML.slice(0, 120)}`)
     }
-    requestAnimationFrame(frame)
   }
-  requestAnimationFrame(frame)
+  const changes = { subtree: true, childList: true, attributes: true, characterData: true }
+  new MutationObserver(() => requestAnimationFrame(check)).observe(document.body, changes)
+  setInterval(check, 100)
+  check()
 }
 
 describe.skipIf(!partsPresent())('the Slots page in a real browser', () => {
@@ -228,7 +232,12 @@ describe.skipIf(!partsPresent())('the Slots page in a real browser', () => {
     } finally {
       release()
     }
-    await primary.getByText('Ready').waitFor({ timeout: 90_000 })
+    await primary
+      .getByText('Ready')
+      .waitFor({ timeout: 150_000 })
+      .catch(async (e: Error) => {
+        throw new Error(`${e.message}\nprimary: ${JSON.stringify(await slotOf('primary'))}`)
+      })
     expect(await page.evaluate(() => (window as unknown as Watched).covered)).toEqual([])
     expect(await page.locator('.svc-toast').count()).toBe(0)
 
@@ -265,5 +274,5 @@ describe.skipIf(!partsPresent())('the Slots page in a real browser', () => {
       await saveScreenshot(page, SUITE, 'slots-loaded')
     }
     expect(errors).toEqual([])
-  }, 150_000)
+  }, 240_000)
 })
