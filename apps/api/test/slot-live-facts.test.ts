@@ -30,7 +30,13 @@ describe.skipIf(!available)('a loaded slot’s facts with a real llama-server', 
   beforeAll(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-slot-facts-'))
     gguf = (await writeTinyGguf(join(dir, 'tiny-chat.gguf'), { role: 'chat' })).path
-    api = await startApiWithConfig({ slots: { primary: `restart = "no"\n${LIGHT_ARGS}` } })
+    api = await startApiWithConfig({
+      slots: {
+        primary: `restart = "no"\n${LIGHT_ARGS}`,
+        // No -c and no ctx_size: only the engine can say its context size.
+        unsized: 'provider = "llm"\nrestart = "no"\nargs = ["-np", "1", "--threads", "1"]\n',
+      },
+    })
     await loadOk(api, 'primary', gguf)
   }, 60_000)
 
@@ -44,6 +50,18 @@ describe.skipIf(!available)('a loaded slot’s facts with a real llama-server', 
     expect(slot.memory!.bytes).toBeGreaterThan(0)
     expect(slot.context_size).toBe(256) // -c 256 (LIGHT_ARGS), as llama-server's /props reports it
   })
+
+  it('asks the engine for its context size, with the key svc gave it, where no setting says one', async () => {
+    await loadOk(api, 'unsized', gguf)
+    try {
+      const slot = (await call<Facts>(api, '/api/slots/unsized')).body
+      // What llama-server runs this tiny model with (512, its own choice: nothing here sets one); null
+      // when /props refused svc for want of the engine's key.
+      expect(slot.context_size).toBe(512)
+    } finally {
+      await call(api, '/api/slots/unsized/unload?wait=true', { method: 'POST' })
+    }
+  }, 60_000)
 
   it('keeps the last minute in twelve 5 s buckets after a few requests', async () => {
     for (let i = 0; i < 3; i++) {

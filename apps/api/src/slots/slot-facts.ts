@@ -36,7 +36,9 @@ export function createSlotFacts(slots: SlotSystem): SlotFactsReader {
     return ask(name, key, base)
   }
   const ask = (name: string, key: string, base: string) => {
-    const value = propsContext(base)
+    // The engine's own key: llama-server asks for it on every route but /health, /props included.
+    const apiKey = slots.manager.has(name) ? slots.manager.get(name).upstreamAccess()?.apiKey : undefined
+    const value = propsContext(base, apiKey)
     engineCtx.set(name, { key, at: Date.now(), value })
     return value
   }
@@ -111,9 +113,12 @@ export function ctxFromArgs(args: readonly string[]): number | undefined {
 }
 
 /** llama-server's `GET /props` → `default_generation_settings.n_ctx` (the context one request gets). */
-async function propsContext(base: string): Promise<number | null> {
+async function propsContext(base: string, apiKey: string | undefined): Promise<number | null> {
   try {
-    const res = await fetch(new URL('/props', base), { signal: AbortSignal.timeout(PROPS_TIMEOUT_MS) })
+    const res = await fetch(new URL('/props', base), {
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      signal: AbortSignal.timeout(PROPS_TIMEOUT_MS),
+    })
     if (!res.ok) return null
     const props = (await res.json()) as { default_generation_settings?: { n_ctx?: unknown }; n_ctx?: unknown }
     const n = props.default_generation_settings?.n_ctx ?? props.n_ctx
