@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdtemp, readdir, readFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { serveFiles } from '@svc/testing'
@@ -24,6 +24,7 @@ describe('downloadFile', () => {
     })
     await expect(first).rejects.toThrow(/resumes on the next load/)
     expect(await readdir(dir)).toEqual(['m.gguf.part'])
+    expect((await stat(`${dest}.part`)).size).toBeGreaterThan(0) // what arrived before the cut is kept
 
     const progress: number[] = []
     const done = await downloadFile({

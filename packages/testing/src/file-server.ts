@@ -1,5 +1,8 @@
 import { createServer, type Server } from 'node:http'
 
+/** How long after the last byte of a cut response its connection is destroyed (ms). */
+const CUT_AFTER_MS = 250
+
 export interface FileServer extends AsyncDisposable {
   url: string
   /** Requests seen, with their Range and User-Agent headers. */
@@ -60,7 +63,9 @@ export async function serveFiles(
     if (key !== null) {
       const n = cuts.get(key)!
       cuts.delete(key)
-      res.write(rest.subarray(0, n), () => setTimeout(() => res.destroy(), 20))
+      // The cut waits a while after the bytes are out: a client whose reader lags (a loaded box) gets
+      // them before the error, since fetch drops what its body stream still holds when it errors.
+      res.write(rest.subarray(0, n), () => setTimeout(() => res.destroy(), CUT_AFTER_MS))
       return
     }
     res.end(rest)
