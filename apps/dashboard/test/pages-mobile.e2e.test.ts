@@ -2,8 +2,12 @@
  * The Models, Settings and Usage pages at 1280×800 and 390×844 (issue 39, points 2 and 6), in
  * Chromium against the real API: nothing scrolls sideways, a model id wraps only after `/`, `-`, `:`
  * or `_`, Pull and Revoke are on screen, the usage chart's axis words are readable, and the Models
- * page lists only what is offered here until "Show all".
+ * page lists only what is offered here until "Show all"; the initial JavaScript stays at or under
+ * 120 KB gzipped.
  */
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 import { saveScreenshot, VIEWPORTS } from '@svc/testing'
 import { formatBytes } from '@svc/ui'
 import type { Locator, Page } from 'playwright-core'
@@ -196,4 +200,15 @@ describe.skipIf(!partsPresent())('the Models, Settings and Usage pages at both w
       expect(errors).toEqual([])
     }, 60_000)
   }
+
+  // What a phone downloads before the first page shows.
+  it('keeps the initial JavaScript at or under 120 KB gzipped', async () => {
+    const html = await readFile(join(session.fx.dist, 'index.html'), 'utf8')
+    const scripts = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!)
+    expect(scripts.length).toBeGreaterThan(0)
+    let total = 0
+    for (const s of scripts) total += gzipSync(await readFile(join(session.fx.dist, s)), { level: 9 }).length
+    console.log(`[dashboard e2e] initial JS: ${(total / 1024).toFixed(1)} KB gzipped (${scripts.join(', ')})`)
+    expect(total).toBeLessThanOrEqual(120 * 1024)
+  })
 })
