@@ -102,6 +102,17 @@ export interface SlotRemovedEvent {
   at: number
 }
 
+/**
+ * `upstream.stopping`: a slot's upstream (every replica of it) is about to be stopped, its requests
+ * drained. Inside svc only (never on `/api/events`: the origins are admin-only): the dispatcher closes
+ * its idle connections to them, which an engine's shutdown would otherwise wait on.
+ */
+export interface UpstreamStoppingEvent {
+  slot: string
+  /** The origins requests went to (`http://127.0.0.1:41234`). */
+  origins: string[]
+}
+
 export interface SvcEvents {
   'slot.transition': SlotTransitionEvent
   'slot.progress': SlotProgressEvent
@@ -114,5 +125,6 @@ export interface SvcEvents {
   'slot.queue': SlotQueueEvent
   'slot.added': SlotAddedEvent
   'slot.removed': SlotRemovedEvent
+  'upstream.stopping': UpstreamStoppingEvent
   [type: string]: unknown
 }

@@ -250,6 +250,9 @@ export class ReplicaSet {
     for (const replica of this.replicas.values()) this.o.ledger.close(replica)
   }
 
+  /** The origins of the replicas now in the set (`http://127.0.0.1:41234`). */
+  origins = (): string[] => [...this.replicas.values()].map((r) => r.member.base.origin)
+
   status(): ReplicaStatus[] {
     return [...this.replicas.values()].map((r) => ({
       id: r.member.id,

@@ -105,6 +105,26 @@ describe('Slot', () => {
     expect(slot.snapshot()).toMatchObject({ state: 'offline', inflight: 0, model: null })
   })
 
+  it('announces upstream.stopping with its origin after the drain, before the stop', async () => {
+    const { slot, driver, bus, clock } = setup({ slot: { drainMs: 50 } })
+    await clock.run(slot.load(model('a')))
+    const lease = await slot.acquire({ timeoutMs: 100 })
+    const heard: { origins: string[]; inflight: number; stopped: boolean | undefined }[] = []
+    bus.on('upstream.stopping', (e) => {
+      heard.push({
+        origins: e.origins,
+        inflight: slot.snapshot().inflight,
+        stopped: driver.handles[0]?.stopped,
+      })
+    })
+    const unloading = slot.unload()
+    await clock.advance(10)
+    expect(heard).toEqual([])
+    lease.release()
+    await clock.run(unloading)
+    expect(heard).toEqual([{ origins: [driver.handles[0]!.base.origin], inflight: 0, stopped: false }])
+  })
+
   it('lets a request wait while warming and get the upstream once ready', async () => {
     const { slot, driver, clock } = setup()
     driver.probesUntilHealthy = 20

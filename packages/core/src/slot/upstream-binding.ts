@@ -100,8 +100,13 @@ export class UpstreamBinding {
     return this.replicas ? this.replicas.drained() : this.o.ledger.drained(this.handle)
   }
 
-  /** Stops the upstream (polite, then forceful after `graceMs`), then {@link close}s it. */
+  /**
+   * Stops the upstream (polite, then forceful after `graceMs`), then {@link close}s it. First
+   * `upstream.stopping`, so the connections held open to it close before it is asked to exit.
+   */
   async stop(graceMs: number): Promise<void> {
+    const origins = this.replicas ? this.replicas.origins() : [this.handle.base.origin]
+    this.o.bus.emit('upstream.stopping', { slot: this.o.slot, origins })
     await this.handle.stop(graceMs)
     this.close()
   }
