@@ -210,6 +210,8 @@ export async function createWiring(input: WiringInput): Promise<Wiring> {
     onUnexpected: (error, { requestId, route }) =>
       logger.error('unhandled error', { requestId, path: route, error }),
   })
+  // An engine's shutdown waits on the connections svc holds open to it (a kept-alive one, the ready one).
+  slots.bus.on('upstream.stopping', (e) => dispatcher.forget(e.origins))
   return {
     dispatcher,
     usage,

@@ -37,6 +37,11 @@ export interface Dispatcher {
   handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void>
   /** The same path for a request made inside svc (a translating surface such as the Ollama API). */
   call: Caller
+  /**
+   * Closes svc's idle connections to `origins` (`http://127.0.0.1:41234`): called before those
+   * upstreams are stopped, whose shutdown would otherwise wait on them (upstream-pools.ts).
+   */
+  forget(origins: readonly string[]): void
   close(): void
 }
 
@@ -94,6 +99,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     handles: (path) => endpointFor(path) !== undefined,
     handle,
     call: createCaller({ ...options, queueTimeoutMs, upstreamTimeoutMs }),
+    forget: (origins) => {
+      for (const origin of origins) pools.forget(origin)
+    },
     close: () => pools.destroy(),
   }
 }

@@ -69,8 +69,9 @@ export class Relay {
       return
     }
     if (!this.started) this.start()
-    const usage = this.last ? usageFromTail(tailOf(this.previous, this.last)) : undefined
+    // The client's answer ends first; the token counts are read from the kept chunks after.
     this.hop.res.end()
+    const usage = this.last ? usageFromTail(tailOf(this.previous, this.last)) : undefined
     this.settle.finish({ status: this.status, outcome: 'ok', ...(usage ? { usage } : {}) })
   }
 
