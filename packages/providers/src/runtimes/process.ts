@@ -5,12 +5,12 @@
  * pid file names it and /proc confirms it is the same process: same start time in the same boot, so
  * an upstream behind a wrapper script is recognised too) or kills it: never an orphan.
  */
-import { spawn } from 'node:child_process'
 import { closeSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { UpstreamExit, UpstreamHandle } from '@svc/core'
 import type { SlotContext } from '../contract'
 import { freePort } from './free-port'
+import { ShellLauncher } from './launcher'
 import { LogFile } from './log-file'
 import {
   isSameProcess,
@@ -49,6 +49,7 @@ const BIND_ERROR = /address already in use|EADDRINUSE|couldn't bind|could not bi
 
 export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
   const env = options.env
+  const launcher = new ShellLauncher(upstreamEnv(env, {}))
   const logPath = (slot: string) => join(options.stateDir, 'logs', `${slot}.log`)
 
   /**
@@ -78,18 +79,20 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): Runtime {
     const path = resolveProgram(program, env)
     req.signal.throwIfAborted()
     const { log, fd } = await LogFile.create(logPath(req.slot))
-    const child = spawn(path, rest, {
-      env: upstreamEnv(env, req.env ? { ...providerEnv, ...req.env } : providerEnv),
-      detached: true, // own process group: stop signals reach whatever the upstream forks
-      stdio: ['ignore', fd, fd],
-    })
-    closeSync(fd)
-    const spawned = await new Promise<Error | null>((resolve) => {
-      child.once('spawn', () => resolve(null))
-      child.once('error', (error) => resolve(error))
-    })
-    if (spawned || child.pid === undefined)
-      throw new Error(`cannot start ${path}: ${spawned?.message ?? 'no pid'}`)
+    closeSync(fd) // the launch appends to it by its path
+    // Through a shell started ahead of need (launcher.ts): its own process group, so stop signals
+    // reach whatever the upstream forks; no fork of the API on the way.
+    const child = await launcher
+      .launch({
+        path,
+        args: rest,
+        env: upstreamEnv(env, req.env ? { ...providerEnv, ...req.env } : providerEnv),
+        logPath: log.path,
+      })
+      .catch((error: Error) => {
+        throw new Error(`cannot start ${path}: ${error.message}`)
+      })
+    if (child.pid === undefined) throw new Error(`cannot start ${path}: no pid`)
     const pid = child.pid
     child.unref()
     // Asked before the first read of the log, so no line is read before someone waits for it.
