@@ -14,7 +14,7 @@ import { quote, ShellLauncher } from './launcher'
 import { processIdentity } from './pid-file'
 
 const PRINT_ARGS = `console.log(JSON.stringify({ argv: process.argv.slice(1), x: process.env.X_TEST, base: process.env.KEEP_ME ?? null, gone: process.env.DROP_ME ?? null }))`
-const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', KEEP_ME: 'kept', DROP_ME: 'dropped' }
+const base = { PATH: '/usr/bin:/bin', KEEP_ME: 'kept', DROP_ME: 'dropped' }
 
 let dir: string
 let launcher: ShellLauncher
