@@ -13,7 +13,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { quote, ShellLauncher } from './launcher'
 import { processIdentity } from './pid-file'
 
-const PRINT_ARGS = `console.log(JSON.stringify({ argv: process.argv.slice(1), x: process.env.X_TEST, base: process.env.KEEP_ME ?? null, gone: process.env.DROP_ME ?? null }))`
+/** The upstream program of these tests: prints the argv and environment it got. */
+const PRINT_ARGS = `const { env } = process; console.log(JSON.stringify({ argv: process.argv.slice(1), x: env.X_TEST, base: env.KEEP_ME ?? null, gone: env.DROP_ME ?? null }))`
 const base = { PATH: '/usr/bin:/bin', KEEP_ME: 'kept', DROP_ME: 'dropped' }
 
 let dir: string
