@@ -77,15 +77,27 @@ describe.skipIf(!available)('the built API', () => {
       expect(events.length).toBeGreaterThan(8) // a chunk per token, then [DONE]
       expect(events.at(-1)).toBe('data: [DONE]')
 
-      // Its only child is the upstream: tsx would have started an esbuild service beside it.
+      // Its children are the upstream and the shell the next upstream will start from (the process
+      // runtime's launcher, docs/operations.md): tsx would have started an esbuild service beside them.
       const slot = (await (await fetch(`${api.url}/api/slots/primary`, { headers: auth })).json()) as {
         upstream: { pid: number }
       }
-      expect((await processInfo(api.child.pid!)).children).toEqual([slot.upstream.pid])
+      const { children } = await processInfo(api.child.pid!)
+      const others = children.filter((pid) => pid !== slot.upstream.pid)
+      expect(children).toContain(slot.upstream.pid)
+      expect(await Promise.all(others.map(async (pid) => (await processInfo(pid)).argv))).toEqual(
+        others.map(() => ['/bin/sh', '-s']),
+      )
+      expect(others.length).toBeLessThanOrEqual(1)
 
       expect(await api.stop()).toBe(0)
       expect(api.output()).toContain('"msg":"stopped"')
       expect(isAlive(slot.upstream.pid)).toBe(false)
+      // The waiting shell reads a pipe from the API: it ends with it.
+      const deadline = Date.now() + 5_000
+      while (others.some((pid) => isAlive(pid)) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20))
+      expect(others.filter((pid) => isAlive(pid))).toEqual([])
     } finally {
       await rm(configDir, { recursive: true, force: true })
     }
