@@ -39,6 +39,18 @@ const exited = (child: ChildProcess) =>
     else child.once('exit', (code) => resolve(code))
   })
 
+/** Launches node running `script`, output to `log`; the child is ended after the test. */
+async function startNode(script: string, log: string): Promise<ChildProcess> {
+  const child = await launcher.launch({
+    path: process.execPath,
+    args: ['-e', script],
+    env: base,
+    logPath: log,
+  })
+  children.push(child)
+  return child
+}
+
 async function run(args: string[], env: Record<string, string>, log: string) {
   await writeFile(log, '')
   const child = await launcher.launch({ path: process.execPath, args, env, logPath: log })
@@ -70,26 +82,12 @@ describe('ShellLauncher', () => {
   it('appends the output to the log, stderr included, and keeps what was there', async () => {
     const log = join(dir, 'c.log')
     await writeFile(log, 'before\n')
-    const child = await launcher.launch({
-      path: process.execPath,
-      args: ['-e', 'console.log("out"); console.error("err")'],
-      env: base,
-      logPath: log,
-    })
-    children.push(child)
-    await exited(child)
+    await exited(await startNode('console.log("out"); console.error("err")', log))
     expect(await readFile(log, 'utf8')).toBe('before\nout\nerr\n')
   })
 
   it('makes the program lead its own process group, under the pid it was given', async () => {
-    const log = join(dir, 'd.log')
-    const child = await launcher.launch({
-      path: process.execPath,
-      args: ['-e', 'setTimeout(() => {}, 30000)'],
-      env: base,
-      logPath: log,
-    })
-    children.push(child)
+    const child = await startNode('setTimeout(() => {}, 30000)', join(dir, 'd.log'))
     const deadline = Date.now() + 5_000
     // Once the shell has exec'd, the pid's program is node.
     while (!readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').includes('setTimeout')) {
