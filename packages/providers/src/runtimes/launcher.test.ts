@@ -106,13 +106,7 @@ describe('ShellLauncher', () => {
     await new Promise((r) => setTimeout(r, 300)) // the next shell is spawned meanwhile
     // A process's start time in /proc is in clock ticks (10 ms) since boot, as /proc/uptime is in s.
     const askedAt = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * 100
-    const child = await launcher.launch({
-      path: process.execPath,
-      args: ['-e', '0'],
-      env: base,
-      logPath: join(dir, 'f.log'),
-    })
-    children.push(child)
+    const child = await startNode('0', join(dir, 'f.log'))
     const startedAt = processIdentity(child.pid!)?.startTicks
     expect(await exited(child)).toBe(0)
     expect(startedAt).toBeLessThan(askedAt - 10) // at least 100 ms before it was asked for
