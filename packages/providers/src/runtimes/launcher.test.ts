@@ -124,6 +124,28 @@ describe('ShellLauncher', () => {
     expect(out).toBe('fresh\n')
   })
 
+  it('a waiting shell killed just as it is used: that launch exits, nothing throws', async () => {
+    await run(['-e', '0'], base, join(dir, 'k.log'))
+    await new Promise((r) => setTimeout(r, 300))
+    const waiting = (launcher as unknown as { ready: ChildProcess | null }).ready!
+    waiting.kill('SIGKILL')
+    // Dead (a zombie) before the launch, with no event-loop turn between: Node has not seen its exit,
+    // so the launch takes it and its line meets a closed pipe.
+    const state = () => {
+      const stat = readFileSync(`/proc/${waiting.pid}/stat`, 'utf8')
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+    }
+    const deadline = Date.now() + 5_000
+    while (state() !== 'Z' && Date.now() < deadline);
+    expect(state()).toBe('Z')
+    const child = await startNode('0', join(dir, 'l.log'))
+    expect(child).toBe(waiting)
+    await exited(child)
+    expect(child.signalCode).toBe('SIGKILL')
+    const { code } = await run(['-e', '0'], base, join(dir, 'm.log'))
+    expect(code).toBe(0)
+  })
+
   it('a program that cannot run exits 126 or 127 with the reason in its log', async () => {
     const log = join(dir, 'i.log')
     await writeFile(log, '')

@@ -100,6 +100,8 @@ export class ShellLauncher {
     })
     shell.unref()
     ;(shell.stdin as unknown as { unref?: () => void }).unref?.()
+    // A shell killed before its line is written (EPIPE): its exit tells the runtime, not a crash.
+    shell.stdin?.on('error', () => undefined)
     return new Promise((resolve, reject) => {
       shell.once('spawn', () => resolve(shell))
       shell.once('error', reject)
