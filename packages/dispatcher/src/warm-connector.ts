@@ -18,7 +18,7 @@
  *   starts close an idle connection after 5 s: cpp-httplib, uvicorn, Node) and only if nothing has
  *   arrived on it: bytes or an end on a connection that was never asked anything mean the server
  *   gave up on it.
- * - {@link WarmConnector.drop} closes it at once: an engine about to be stopped must not wait on a
+ * - {@link WarmConnector.close} closes it at once: an engine about to be stopped must not wait on a
  *   connection that will never carry a request (cpp-httplib's shutdown waits for its idle
  *   connections: ~7 ms more per stop measured with one open).
  */
@@ -42,7 +42,7 @@ interface Ready {
 export class WarmConnector {
   private readonly base = buildConnector({})
   private ready: Ready | null = null
-  private dropped = false
+  private closed = false
 
   /** `maxAgeMs`: how long a ready socket may wait for its request (default {@link READY_MAX_AGE_MS}). */
   constructor(private readonly maxAgeMs = READY_MAX_AGE_MS) {}
@@ -56,17 +56,12 @@ export class WarmConnector {
     this.prepare(options)
   }
 
-  /** Closes the ready socket, and makes no more until undici asks for a connection again. */
-  drop(): void {
+  /** Stops for good (the pool is gone): the ready socket is closed and none is made again. */
+  close(): void {
+    this.closed = true
     const ready = this.ready
     this.ready = null
     if (ready) spend(ready)
-  }
-
-  /** Stops for good (the pool is gone): the ready socket is closed and none is made again. */
-  close(): void {
-    this.dropped = true
-    this.drop()
   }
 
   private take(): Socket | null {
@@ -85,7 +80,7 @@ export class WarmConnector {
   }
 
   private prepare(options: buildConnector.Options): void {
-    if (this.dropped || this.ready) return
+    if (this.closed || this.ready) return
     const ready: Ready = { socket: null, madeAt: performance.now(), spent: false, onReadable, onClose }
     this.ready = ready
     const forget = () => {
