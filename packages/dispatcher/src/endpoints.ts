@@ -4,6 +4,7 @@
  */
 import type { Endpoint } from '@svc/core'
 import type * as v from 'valibot'
+import { acceptsChat } from './quick-accept'
 import {
   ChatCompletionSchema,
   CompletionSchema,
@@ -30,6 +31,8 @@ export interface EndpointSpec {
    */
   body: 'json' | 'multipart' | 'form'
   schema?: v.GenericSchema
+  /** A cheaper check that accepts the common body without running `schema` (quick-accept.ts). */
+  accepts?: (data: Record<string, unknown>) => boolean
   /** `/v1/images/*` always goes to this slot (docs/api.md#the-openai-api). */
   pinnedSlot?: string
   /**
@@ -48,6 +51,7 @@ export const INFERENCE_ROUTES: Record<string, EndpointSpec> = {
     endpoint: 'chat',
     body: 'json',
     schema: ChatCompletionSchema,
+    accepts: acceptsChat,
     hostedPath: '/chat/completions',
   },
   // The Responses API and the token counts llama-server answers beside chat.

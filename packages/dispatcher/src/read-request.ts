@@ -40,7 +40,12 @@ export async function readRequest(
     return { model: scanned.model, body, json: undefined, raw: undefined }
   }
   const raw = await readBody(req, caps.maxJson)
-  const json = parseJsonBody(raw, req.headers['content-type'], spec.schema!) as Record<string, unknown>
+  const json = parseJsonBody(
+    raw,
+    req.headers['content-type'],
+    spec.schema!,
+    spec.accepts,
+  ) as Record<string, unknown>
   return {
     model: typeof json.model === 'string' ? json.model : undefined,
     body: { kind: 'buffer', data: raw },
