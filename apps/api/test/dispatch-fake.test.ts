@@ -126,7 +126,8 @@ describe('the proxy against fake upstreams', () => {
     expect(seen.headers.authorization).toBe('Bearer sk-operator-key')
     expect(seen.headers.cookie).toBeUndefined()
     expect(seen.headers['x-request-id']).toBeTruthy()
-    // `model` was rewritten to the upstream's own id.
+    // `model` was rewritten to the upstream's own id, the rest of the client's body as it was.
+    expect(seen.body).toBe(JSON.stringify({ ...chat('gpt-x').json }))
     const listed = await call<{ data: { id: string; owned_by: string }[] }>(api, '/v1/models')
     expect(listed.body.data).toContainEqual(
       expect.objectContaining({ id: 'hosted/gpt-x', owned_by: 'hosted' }),

@@ -4,6 +4,7 @@
  * written on a Node response.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import { spliceModel } from './model-splice'
 import type { ForwardBody } from './proxy'
 import { withAddedHeaders } from './response-headers'
 
@@ -28,8 +29,10 @@ export function upstreamUrl(base: URL, path: string): URL {
 }
 
 /**
- * Re-serialises the JSON body only when the upstream needs another `model` value, or when `changed`
- * (the provider's `prepareBody` gave another body).
+ * The JSON body the upstream gets: the client's bytes when the upstream calls the model as the client
+ * did; those bytes with another `model` value spliced in when it does not (model-splice.ts); the body
+ * serialised again only when `changed` (the provider's `prepareBody` gave another body) or when the
+ * splice gives up.
  */
 export function rewriteModel(
   body: ForwardBody,
@@ -42,7 +45,8 @@ export function rewriteModel(
     return { kind: 'buffer', data: Buffer.from(JSON.stringify(json)) }
   }
   if (model === undefined || json.model === model) return body
-  return { kind: 'buffer', data: Buffer.from(JSON.stringify({ ...json, model })) }
+  const data = spliceModel(body.data, model) ?? Buffer.from(JSON.stringify({ ...json, model }))
+  return { kind: 'buffer', data }
 }
 
 /** Only what the upstream needs: never the client's credentials, cookies or forwarding headers. */

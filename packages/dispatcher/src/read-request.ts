@@ -40,12 +40,8 @@ export async function readRequest(
     return { model: scanned.model, body, json: undefined, raw: undefined }
   }
   const raw = await readBody(req, caps.maxJson)
-  const json = parseJsonBody(
-    raw,
-    req.headers['content-type'],
-    spec.schema!,
-    spec.accepts,
-  ) as Record<string, unknown>
+  const contentType = req.headers['content-type']
+  const json = parseJsonBody(raw, contentType, spec.schema!, spec.accepts) as Record<string, unknown>
   return {
     model: typeof json.model === 'string' ? json.model : undefined,
     body: { kind: 'buffer', data: raw },
