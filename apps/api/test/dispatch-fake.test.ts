@@ -132,6 +132,18 @@ describe('the proxy against fake upstreams', () => {
     expect(listed.body.data).toContainEqual(
       expect.objectContaining({ id: 'hosted/gpt-x', owned_by: 'hosted' }),
     )
+    // A large body keeps the client's own bytes (an image chat is not serialised again), model spliced.
+    const large = JSON.stringify({ ...chat('hosted/gpt-x').json, note: 'é'.repeat(3000) }, null, 2)
+    const big = await call(api, '/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: large,
+    })
+    expect(big.status).toBe(200)
+    const bigSeen = (await (await fetch(`${upstreams.hosted!.url}/debug/last-request`)).json()) as {
+      body: string
+    }
+    expect(bigSeen.body).toBe(large.replace('"hosted/gpt-x"', '"gpt-x"'))
     const unlisted = await call(api, '/v1/chat/completions', chat('hosted/gpt-not-allowed'))
     expect(unlisted.status).toBe(404)
   })

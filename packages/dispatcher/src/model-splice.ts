@@ -37,7 +37,13 @@ export function spliceModel(raw: Buffer, model: string): Buffer | undefined {
     else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) depth--
   }
   if (start < 0) return undefined
-  return Buffer.concat([raw.subarray(0, start), Buffer.from(JSON.stringify(model)), raw.subarray(end)])
+  const value = JSON.stringify(model)
+  const size = Buffer.byteLength(value)
+  const out = Buffer.allocUnsafe(raw.length - (end - start) + size)
+  raw.copy(out, 0, 0, start)
+  out.write(value, start)
+  raw.copy(out, start + size, end)
+  return out
 }
 
 /** The index of the quote that closes the string opening at `at`; -1 when it does not close. */

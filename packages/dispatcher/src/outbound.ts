@@ -29,6 +29,12 @@ export function upstreamUrl(base: URL, path: string): URL {
 }
 
 /**
+ * Bodies from this size on get the splice: below it serialising is as cheap (~2 µs at 1 KB, against
+ * ~3 µs; at 1 MB, ~4.5 ms against ~0.5 ms; Node 24, a tight loop).
+ */
+const SPLICE_FROM_BYTES = 2048
+
+/**
  * The JSON body the upstream gets: the client's bytes when the upstream calls the model as the client
  * did; those bytes with another `model` value spliced in when it does not (model-splice.ts); the body
  * serialised again only when `changed` (the provider's `prepareBody` gave another body) or when the
@@ -45,7 +51,8 @@ export function rewriteModel(
     return { kind: 'buffer', data: Buffer.from(JSON.stringify(json)) }
   }
   if (model === undefined || json.model === model) return body
-  const data = spliceModel(body.data, model) ?? Buffer.from(JSON.stringify({ ...json, model }))
+  const spliced = body.data.length >= SPLICE_FROM_BYTES ? spliceModel(body.data, model) : undefined
+  const data = spliced ?? Buffer.from(JSON.stringify({ ...json, model }))
   return { kind: 'buffer', data }
 }
 
