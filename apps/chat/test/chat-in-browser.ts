@@ -21,15 +21,19 @@ export interface ChatInBrowser extends AsyncDisposable {
 }
 
 /**
+ * The conversation's messages on `page`: the list's own items, not those of a list inside a message
+ * (a random-weight model's answer, rendered as Markdown, sometimes holds one).
+ */
+export function messageItems(page: Page): Locator {
+  return page.getByRole('list', { name: 'Messages' }).locator(':scope > li')
+}
+
+/**
  * Waits until the last answer on `page` is written (its "⋯" menu is offered only then) and returns
  * that message.
  */
 export async function lastAnswer(page: Page, timeout = 30_000): Promise<Locator> {
-  const answer = page
-    .getByRole('list', { name: 'Messages' })
-    .getByRole('listitem')
-    .filter({ hasText: 'Assistant' })
-    .last()
+  const answer = messageItems(page).filter({ hasText: 'Assistant' }).last()
   await answer.getByRole('button', { name: 'Message actions' }).waitFor({ timeout })
   return answer
 }

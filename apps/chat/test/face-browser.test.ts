@@ -9,7 +9,7 @@ import { saveScreenshot, VIEWPORTS, type ViewportName } from '@svc/testing'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumAvailable } from './browser'
-import { type ChatInBrowser, lastAnswer, startChatInBrowser } from './chat-in-browser'
+import { type ChatInBrowser, lastAnswer, messageItems, startChatInBrowser } from './chat-in-browser'
 import { type LiveStack, partsAvailable, startLiveStack } from './live-stack'
 
 const available = chromiumAvailable() && partsAvailable()
@@ -70,7 +70,7 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
     for (const width of WIDTHS) {
       const page = await open(width, `#/c/${conversation.id}`)
       const { height } = VIEWPORTS[width]
-      const messages = page.getByRole('list', { name: 'Messages' }).getByRole('listitem')
+      const messages = messageItems(page)
       await expect.poll(() => messages.count(), { timeout: 15_000 }).toBe(32)
       const box = page.getByRole('textbox', { name: 'Message', exact: true })
       // The message box is whole on screen, and the page itself does not scroll.
@@ -130,7 +130,7 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
       await page.getByRole('button', { name: 'Send' }).click()
       const stop = page.getByRole('button', { name: 'Stop' })
       await stop.waitFor({ timeout: 20_000 })
-      const answer = page.getByRole('list', { name: 'Messages' }).getByRole('listitem').last()
+      const answer = messageItems(page).last()
       await expect
         .poll(async () => ((await answer.textContent()) ?? '').replace('Thinking…', '').length, {
           timeout: 20_000,
@@ -245,7 +245,7 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
       await notice.waitFor({ timeout: 30_000 })
       expect(await page.locator('body').textContent()).not.toMatch(COMMAND)
       // The failed answer stays in view, above the notice (the list kept its end when the notice came).
-      const failed = page.getByRole('list', { name: 'Messages' }).getByRole('listitem').last()
+      const failed = messageItems(page).last()
       await expect
         .poll(async () => {
           const [end, top] = [await failed.boundingBox(), await notice.boundingBox()]

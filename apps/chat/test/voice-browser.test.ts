@@ -25,6 +25,7 @@ import {
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Conversation } from '../src/server/store/types'
+import { messageItems } from './chat-in-browser'
 import { type ChatProcess, startChatProcess } from './chat-process'
 import { buildFrontEnd } from './front-end'
 import { load, partsAvailable } from './live-stack'
@@ -187,7 +188,7 @@ describe.skipIf(!available)('voice mode in the chat app', () => {
 
       // What was heard shows in the panel, and the spoken turn lands in the conversation.
       await panel.getByText('You:').waitFor({ timeout: 30_000 })
-      const messages = page.getByRole('list', { name: 'Messages' }).getByRole('listitem')
+      const messages = messageItems(page)
       await expect.poll(() => messages.count(), { timeout: 60_000 }).toBeGreaterThanOrEqual(2)
       const id = page.url().split('#/c/')[1]!
       // svc's detector may split the question at a pause and the second half cut the first answer
