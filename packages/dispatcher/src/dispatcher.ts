@@ -72,7 +72,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         ? requestUnits(spec.endpoint, request.json)
         : request.form && formUnits(spec.endpoint, request.form)
       if (units) record.units = units
-      const target = await targetFor(options, spec, request.model, req)
+      // Most requests name what a slot holds: resolved at once, no promise to wait on.
+      const found = targetFor(options, spec, request.model, req)
+      const target = found instanceof Promise ? await found : found
       record.slot = target.kind === 'slot' ? target.slot.name : `upstream:${target.upstream.name}`
       options.onStart?.(exchange, request.model, request.raw)
       if (target.kind === 'slot') await sendToSlot(context, exchange, target, spec, request)

@@ -42,11 +42,11 @@ export interface Hop {
 export type SendHop = (exchange: Exchange, hop: Hop) => Promise<ForwardResult>
 
 export function hopSender(pools: UpstreamPools): SendHop {
-  return async (exchange, hop) => {
+  return (exchange, hop) => {
     const { record } = exchange
     let sentAt = 0
     // One object of one shape per hop (optional fields present, maybe undefined): no spreads.
-    const result = await forward({
+    return forward({
       url: hop.url,
       headers: upstreamHeaders(exchange.req, hop.body, exchange.requestId, hop.auth),
       normaliseBody: hop.normaliseBody,
@@ -68,12 +68,13 @@ export function hopSender(pools: UpstreamPools): SendHop {
         record.ttfbSeconds = (performance.now() - sentAt) / 1000
       },
       fresh: false,
+    }).then((result) => {
+      if (result.outcome === 'unreachable') return result
+      record.status = result.status
+      record.outcome = result.outcome
+      if (result.usage) record.usage = result.usage
+      return result
     })
-    if (result.outcome === 'unreachable') return result
-    record.status = result.status
-    record.outcome = result.outcome
-    if (result.usage) record.usage = result.usage
-    return result
   }
 }
 

@@ -21,33 +21,38 @@ export interface ReadRequest {
   form?: FormData
 }
 
-export async function readRequest(
+export function readRequest(
   req: IncomingMessage,
   spec: EndpointSpec,
   caps: { maxJson: number; maxUpload: number },
 ): Promise<ReadRequest> {
   if (spec.body === 'form') return readForm(req, caps.maxUpload)
-  if (spec.body === 'multipart') {
-    const scanned = await scanMultipartModel(req, caps.maxUpload)
-    const body: ForwardBody = {
-      kind: 'stream',
-      head: scanned.head,
-      rest: req,
-      // The cap holds for the whole upload, with or without Content-Length.
-      maxRestBytes: caps.maxUpload - scanned.bytesRead,
-      limit: caps.maxUpload,
+  if (spec.body === 'multipart') return readMultipart(req, caps.maxUpload)
+  // Not an async function: the JSON body (every chat) waits on one promise, not three.
+  return readBody(req, caps.maxJson).then((raw) => {
+    const contentType = req.headers['content-type']
+    const json = parseJsonBody(raw, contentType, spec.schema!, spec.accepts) as Record<string, unknown>
+    return {
+      model: typeof json.model === 'string' ? json.model : undefined,
+      body: { kind: 'buffer', data: raw },
+      json,
+      raw,
     }
-    return { model: scanned.model, body, json: undefined, raw: undefined }
+  })
+}
+
+/** An upload scanned up to its `model` field; the rest streams on, under the same cap. */
+async function readMultipart(req: IncomingMessage, limit: number): Promise<ReadRequest> {
+  const scanned = await scanMultipartModel(req, limit)
+  const body: ForwardBody = {
+    kind: 'stream',
+    head: scanned.head,
+    rest: req,
+    // The cap holds for the whole upload, with or without Content-Length.
+    maxRestBytes: limit - scanned.bytesRead,
+    limit,
   }
-  const raw = await readBody(req, caps.maxJson)
-  const contentType = req.headers['content-type']
-  const json = parseJsonBody(raw, contentType, spec.schema!, spec.accepts) as Record<string, unknown>
-  return {
-    model: typeof json.model === 'string' ? json.model : undefined,
-    body: { kind: 'buffer', data: raw },
-    json,
-    raw,
-  }
+  return { model: scanned.model, body, json: undefined, raw: undefined }
 }
 
 /** A whole multipart upload (413 over `limit`, 400 when it is not multipart or does not parse). */

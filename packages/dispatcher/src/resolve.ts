@@ -22,22 +22,29 @@ export interface ResolveDeps {
   presets?: Pick<RequestPresets, 'resolveAlias'> | undefined
 }
 
-export async function resolveTarget(
+/**
+ * The target at once (no promise) for a slot name, a ref a slot holds or a hosted ref: what nearly
+ * every request names, and a promise costs more than the lookups. A promise otherwise; its refusals
+ * (`SvcError`) come as the promise's rejection.
+ */
+export function resolveTarget(
   model: string | undefined,
   spec: EndpointSpec,
   deps: ResolveDeps,
-): Promise<Target> {
+): Target | Promise<Target> {
   if (spec.pinnedSlot) return resolvePinned(model, spec.pinnedSlot, deps)
-  if (!model) throw new SvcError('request.invalid', 'model is required', { param: 'model' })
-  return resolveName(deps.presets?.resolveAlias(model) ?? model, deps)
+  if (!model) return Promise.reject(new SvcError('request.invalid', 'model is required', { param: 'model' }))
+  const name = deps.presets?.resolveAlias(model) ?? model
+  if (deps.slots.has(name)) return { kind: 'slot', slot: deps.slots.get(name) }
+  const owner = deps.slots.findByModel(name)
+  if (owner) return { kind: 'slot', slot: owner, ref: name }
+  const hosted = matchUpstream(name, deps.upstreams())
+  if (hosted) return { kind: 'hosted', ...hosted }
+  return resolveUnheld(name, deps)
 }
 
-async function resolveName(model: string, deps: ResolveDeps): Promise<Target> {
-  if (deps.slots.has(model)) return { kind: 'slot', slot: deps.slots.get(model) }
-  const owner = deps.slots.findByModel(model)
-  if (owner) return { kind: 'slot', slot: owner, ref: model }
-  const hosted = matchUpstream(model, deps.upstreams())
-  if (hosted) return { kind: 'hosted', ...hosted }
+/** A ref no slot holds: the slot that loads it on request, else 409 `model.not_loaded` or 404. */
+async function resolveUnheld(model: string, deps: ResolveDeps): Promise<Target> {
   // A slot that loads on request takes a known ref no slot holds (undefined: none does).
   const home = await deps.slots.routeRef(model)
   if (home) return { kind: 'slot', slot: home, ref: model }

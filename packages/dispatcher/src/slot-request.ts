@@ -43,15 +43,16 @@ export interface Asker {
 }
 
 /**
- * Step 1: refuses a model the caller may not use (`allowedModels`), then resolves `model`. Throws
- * `SvcError` (`model.forbidden`, `model.not_found`, `model.not_loaded`, `request.invalid`).
+ * Step 1: refuses a model the caller may not use (`allowedModels`), then resolves `model`: at once
+ * when it can (`resolveTarget`), else a promise. Throws, or rejects with, `SvcError`
+ * (`model.forbidden`, `model.not_found`, `model.not_loaded`, `request.invalid`).
  */
 export function targetFor(
   options: DispatcherOptions,
   spec: EndpointSpec,
   model: string | undefined,
   req: IncomingMessage,
-): Promise<Target> {
+): Target | Promise<Target> {
   const allowed = options.allowedModels?.(req)
   if (allowed) refuseUnallowedModel(allowed, model, spec.pinnedSlot, options.slots)
   return resolveTarget(model, spec, options)
