@@ -6,6 +6,7 @@
  * are scanned: a smaller one cannot cost anything, and the hot path stays free of the scan.
  */
 import { SvcError } from './errors'
+import { jsonStringEnd } from './json-scan'
 
 /** Deeper than this is refused (OpenAI's structured-output schemas nest a few levels; tools a few dozen). */
 export const MAX_JSON_DEPTH = 256
@@ -44,14 +45,8 @@ export function jsonTooCostly(
   for (let m = STRUCTURAL.exec(text); m !== null; m = STRUCTURAL.exec(text)) {
     const c = text.charCodeAt(m.index)
     if (c === 0x22) {
-      let end = m.index
-      for (;;) {
-        end = text.indexOf('"', end + 1)
-        if (end < 0) return undefined // unterminated: JSON.parse refuses it at once
-        let k = end - 1
-        while (text.charCodeAt(k) === 0x5c) k--
-        if ((end - 1 - k) % 2 === 0) break // an even number of backslashes: the string ends here
-      }
+      const end = jsonStringEnd(text, m.index)
+      if (end < 0) return undefined // unterminated: JSON.parse refuses it at once
       STRUCTURAL.lastIndex = end + 1
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > maxDepth) return 'depth'

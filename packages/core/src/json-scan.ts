@@ -17,6 +17,23 @@ export function isIntegerLiteral(literal: string): boolean {
   return !/[.eE]/.test(literal)
 }
 
+/**
+ * Where the JSON string literal whose opening quote is at `at` ends: the index of its closing quote,
+ * or -1 when it does not close. It jumps from quote to quote with `indexOf` and counts the
+ * backslashes before each, so a long string costs no step per character. `text` may be UTF-8 bytes
+ * read as latin1: its indexes are then byte offsets.
+ */
+export function jsonStringEnd(text: string, at: number): number {
+  let i = at
+  for (;;) {
+    i = text.indexOf('"', i + 1)
+    if (i < 0) return -1
+    let k = i - 1
+    while (text.charCodeAt(k) === 0x5c) k--
+    if ((i - 1 - k) % 2 === 0) return i // an even number of backslashes before it: it closes
+  }
+}
+
 /** What `scanJson` reports, in text order. Spans are `[start, end)` offsets into the text. */
 export interface JsonScanVisitor {
   /** A string literal, quotes included; `escaped`: it holds a backslash escape. */

@@ -46,7 +46,10 @@ export function spliceModel(raw: Buffer, model: string): Buffer | undefined {
   return out
 }
 
-/** The index of the quote that closes the string opening at `at`; -1 when it does not close. */
+/**
+ * The index of the quote that closes the string opening at `at`; -1 when it does not close. Core's
+ * `jsonStringEnd` on bytes: reading the body as a string first would cost ~1 ms per MB more.
+ */
 function stringEnd(raw: Buffer, at: number): number {
   let i = at
   for (;;) {

@@ -4,6 +4,8 @@
  * and Anthropic's `input_tokens`/`output_tokens` too) and llama.cpp's `timings`, which llama-server
  * puts in the last chunk of chat streams and in chat JSON bodies.
  */
+import { jsonStringEnd } from '@svc/core'
+
 export interface Usage {
   promptTokens: number
   completionTokens: number
@@ -107,13 +109,8 @@ function objectAt<T>(text: string, from: number): T | undefined {
   for (; i < text.length; i++) {
     const ch = text.charCodeAt(i)
     if (ch === QUOTE) {
-      for (;;) {
-        i = text.indexOf('"', i + 1)
-        if (i < 0) return undefined // cut off inside a string
-        let k = i - 1
-        while (text.charCodeAt(k) === BACKSLASH) k--
-        if ((i - 1 - k) % 2 === 0) break // an even number of backslashes: the string ends here
-      }
+      i = jsonStringEnd(text, i)
+      if (i < 0) return undefined // cut off inside a string
     } else if (ch === OPEN) depth++
     else if (ch === CLOSE && --depth === 0) {
       try {
@@ -131,6 +128,5 @@ const SPACE = 0x20
 const TAB = 0x09
 const COLON = 0x3a
 const QUOTE = 0x22
-const BACKSLASH = 0x5c
 const OPEN = 0x7b
 const CLOSE = 0x7d
