@@ -5,14 +5,25 @@
  */
 import * as v from 'valibot'
 
-const model = v.pipe(
+/** The limits the chat schema checks that `quick-accept.ts` checks too. */
+export const MODEL_MAX_CHARS = 256
+export const TEMPERATURE_MAX = 2
+export const CHOICES_MAX = 128
+
+/** `model` as every surface's schema takes it (schemas.ts, surface-schemas.ts). */
+export const modelField = v.pipe(
   v.string('model must be a string'),
   v.minLength(1, 'model must not be empty'),
-  v.maxLength(256),
+  v.maxLength(MODEL_MAX_CHARS),
 )
+const model = modelField
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max))
-const temperature = v.optional(v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(2))))
+/** `temperature` as every surface's schema takes it: absent, null, or 0 to 2. */
+export const temperatureField = v.optional(
+  v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(TEMPERATURE_MAX))),
+)
+const temperature = temperatureField
 const stop = v.optional(v.nullable(v.union([v.string(), v.array(v.string())])))
 const tokens = v.array(v.pipe(v.number(), v.integer()))
 
@@ -32,7 +43,7 @@ export const ChatCompletionSchema = v.looseObject({
   max_completion_tokens: v.optional(v.nullable(int(1))),
   temperature,
   top_p: v.optional(v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(1)))),
-  n: v.optional(v.nullable(int(1, 128))),
+  n: v.optional(v.nullable(int(1, CHOICES_MAX))),
   stop,
   tools: v.optional(v.nullable(v.array(v.looseObject({ type: v.string() })))),
 })

@@ -8,14 +8,9 @@
  * `previous_response_id` and `conversation` are 400 `request.invalid` rather than silently ignored.
  */
 import * as v from 'valibot'
+import { modelField as model, temperatureField as temperature } from './schemas'
 
-const model = v.pipe(
-  v.string('model must be a string'),
-  v.minLength(1, 'model must not be empty'),
-  v.maxLength(256),
-)
 const int = (min: number) => v.pipe(v.number(), v.integer(), v.minValue(min))
-const temperature = v.optional(v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(2))))
 const stream = v.optional(v.nullable(v.boolean('stream must be a boolean')))
 const STATELESS = 'svc keeps no responses: send the whole conversation in input'
 /** A field that must be absent (or null): what stored responses would need. */
