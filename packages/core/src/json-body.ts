@@ -52,6 +52,11 @@ export function parseJsonRequest<S extends v.GenericSchema>(
   return validateWith(schema, data)
 }
 
+/** Whether `value` is a JSON object: not null, not an array (what a request body's fields are checked for). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 /**
  * Validates a value; the first issue becomes a 400 with its dotted path as `param`. Validation stops
  * at the first issue: collecting them all costs an issue object (message, path) per bad element, so

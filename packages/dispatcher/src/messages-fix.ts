@@ -11,6 +11,7 @@
  *
  * Streams get a fix always, JSON answers only with `stop_sequences`.
  */
+import { isJsonObject } from '@svc/core'
 import type { AnswerFix, FixedEvent } from './answer-fix-types'
 
 type Body = Record<string, unknown>
@@ -41,11 +42,11 @@ export function messagesFix(request: Body): AnswerFix | undefined {
     },
     event(event: FixedEvent) {
       const { data } = event
-      if (data.type === 'message_start' && isObject(data.message) && isObject(data.message.usage)) {
+      if (data.type === 'message_start' && isJsonObject(data.message) && isJsonObject(data.message.usage)) {
         started = data.message.usage
       } else if (data.type === 'message_delta') {
-        if (isObject(data.delta)) stopped(data.delta)
-        if (started && isObject(data.usage)) {
+        if (isJsonObject(data.delta)) stopped(data.delta)
+        if (started && isJsonObject(data.usage)) {
           for (const key of INPUT_COUNTS)
             if (data.usage[key] === undefined && started[key] !== undefined) data.usage[key] = started[key]
         }
@@ -53,8 +54,4 @@ export function messagesFix(request: Body): AnswerFix | undefined {
       return [event]
     },
   }
-}
-
-function isObject(value: unknown): value is Body {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

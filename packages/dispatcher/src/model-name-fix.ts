@@ -8,19 +8,16 @@
  * Only requests whose name differs from the load name get this fix (`namedAnswerFix`); it composes
  * with the surface's own fix (`answer-fix.ts`).
  */
+import { isJsonObject } from '@svc/core'
 import type { AnswerFix, FixedEvent } from './answer-fix-types'
 
 type Body = Record<string, unknown>
-
-function isObject(value: unknown): value is Body {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function rename(body: Body, name: string): void {
   if (typeof body.model === 'string') body.model = name
   for (const key of ['response', 'message']) {
     const inner = body[key]
-    if (isObject(inner) && typeof inner.model === 'string') inner.model = name
+    if (isJsonObject(inner) && typeof inner.model === 'string') inner.model = name
   }
 }
 

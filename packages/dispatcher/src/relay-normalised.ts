@@ -5,7 +5,7 @@
  * (`ForwardRequest.fix`, answer-fix.ts) is read whole too and sent corrected. SSE streams never take
  * this path.
  */
-import { SvcError } from '@svc/core'
+import { isJsonObject, SvcError } from '@svc/core'
 import type { ForwardRequest, Settle } from './forward-types'
 import { normaliseUpstreamError } from './normalise'
 import { relayedHeaders } from './relayed-headers'
@@ -87,7 +87,7 @@ export class WholeReply {
       )
       return
     }
-    const fixed = hop.fix && parsed && isObject(body) ? JSON.stringify(hop.fix.json(body)) : undefined
+    const fixed = hop.fix && parsed && isJsonObject(body) ? JSON.stringify(hop.fix.json(body)) : undefined
     const headers = relayedHeaders(this.headers, hop.requestId)
     headers['content-length'] = fixed === undefined ? data.length : Buffer.byteLength(fixed)
     hop.res.writeHead(status, withAddedHeaders(hop.res, headers))
@@ -95,8 +95,4 @@ export class WholeReply {
     const usage = usageFromTail(text.slice(-TAIL))
     this.settle.finish({ status, outcome: 'ok', ...(usage ? { usage } : {}) })
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -17,6 +17,7 @@
  *   first `reasoning_text` delta is preceded by the `response.content_part.added` the engine leaves
  *   out (only when none was sent).
  */
+import { isJsonObject } from '@svc/core'
 import type { AnswerFix, FixedEvent } from './answer-fix-types'
 
 type Body = Record<string, unknown>
@@ -41,7 +42,7 @@ export function responsesFix(request: Body): AnswerFix {
     for (const key in echoed) if (response[key] === undefined) response[key] = echoed[key]
     if (typeof response.created_at !== 'number') response.created_at = Math.floor(Date.now() / 1000)
     if (!final) return false
-    const usage = isObject(response.usage) ? response.usage : undefined
+    const usage = isJsonObject(response.usage) ? response.usage : undefined
     const output = Array.isArray(response.output) ? (response.output as Body[]) : []
     if (
       usage &&
@@ -56,7 +57,7 @@ export function responsesFix(request: Body): AnswerFix {
     response.status = 'incomplete'
     response.incomplete_details = { reason: 'max_output_tokens' }
     response.completed_at = null
-    for (const item of output) if (isObject(item) && item.type === 'message') item.status = 'incomplete'
+    for (const item of output) if (isJsonObject(item) && item.type === 'message') item.status = 'incomplete'
     return true
   }
 
@@ -87,14 +88,14 @@ export function responsesFix(request: Body): AnswerFix {
       const { data } = event
       const type = data.type
       if (type === 'response.created' || type === 'response.in_progress' || type === 'response.completed') {
-        if (isObject(data.response) && complete(data.response, type === 'response.completed')) {
+        if (isJsonObject(data.response) && complete(data.response, type === 'response.completed')) {
           data.type = 'response.incomplete'
           if (event.event) event.event = 'response.incomplete'
         }
         return [numbered(event)]
       }
       if (type === 'response.output_item.added' || type === 'response.output_item.done') {
-        const item = isObject(data.item) ? data.item : {}
+        const item = isJsonObject(data.item) ? data.item : {}
         if (data.output_index === undefined) data.output_index = indexOf(item.id)
         return [numbered(event)]
       }
@@ -105,7 +106,7 @@ export function responsesFix(request: Body): AnswerFix {
       }
       if (type === 'response.content_part.added') {
         opened.add(data.item_id)
-        if (isObject(data.part) && data.part.type === 'output_text') data.part.annotations ??= []
+        if (isJsonObject(data.part) && data.part.type === 'output_text') data.part.annotations ??= []
       }
       const events: FixedEvent[] = []
       if (type === 'response.reasoning_text.delta' && !opened.has(data.item_id)) {
@@ -124,8 +125,4 @@ export function responsesFix(request: Body): AnswerFix {
       return events
     },
   }
-}
-
-function isObject(value: unknown): value is Body {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -12,7 +12,7 @@
  * plain `JSON.parse` rounded). A JSON number above 2^53−1 that nobody restored is refused rather than
  * silently rounded: its low digits are already gone.
  */
-import { numberLiteralsAt, SvcError } from '@svc/core'
+import { isJsonObject, numberLiteralsAt, SvcError } from '@svc/core'
 import * as v from 'valibot'
 
 export const MAX_SEED = 2n ** 64n - 1n
@@ -129,7 +129,7 @@ const SEED_PATHS = [['seed'], ['extra_body', 'seed']] as const
  * the square of its length). Reads `raw` only when a seed needs it. Does not modify `body`.
  */
 export function exactSeeds(body: Record<string, unknown>, raw: string): Record<string, unknown> {
-  const nested = isObject(body.extra_body) ? body.extra_body : undefined
+  const nested = isJsonObject(body.extra_body) ? body.extra_body : undefined
   const rounded = (value: unknown) => typeof value === 'number' && !Number.isSafeInteger(value)
   if (!rounded(body.seed) && !rounded(nested?.seed)) return body
   const literals = numberLiteralsAt(raw, SEED_PATHS, { maxLength: MAX_SEED_DIGITS + 1 })
@@ -149,10 +149,6 @@ export function exactSeeds(body: Record<string, unknown>, raw: string): Record<s
     if (nested.seed === undefined) delete (out.extra_body as Record<string, unknown>).seed
   }
   return out
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /**

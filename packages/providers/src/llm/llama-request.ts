@@ -15,7 +15,7 @@
  * Returns the body to send instead, or undefined when nothing needs carrying (the usual case: no
  * copy, the client's bytes go upstream as they came).
  */
-import { type Endpoint, SvcError } from '@svc/core'
+import { type Endpoint, isJsonObject, SvcError } from '@svc/core'
 import { responsesInput } from './responses-input'
 
 type Body = Record<string, unknown>
@@ -41,27 +41,23 @@ export function carryToLlamaServer(endpoint: Endpoint, body: Body): Body | undef
   }
 }
 
-function isObject(value: unknown): value is Body {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function nameOf(value: unknown): string | undefined {
-  return isObject(value) && typeof value.name === 'string' ? value.name : undefined
+  return isJsonObject(value) && typeof value.name === 'string' ? value.name : undefined
 }
 
 /** Chat: `{type:"function", function:{name}}`. */
 function namedChatTool(choice: unknown): string | undefined {
-  return isObject(choice) && choice.type === 'function' ? nameOf(choice.function) : undefined
+  return isJsonObject(choice) && choice.type === 'function' ? nameOf(choice.function) : undefined
 }
 
 /** Responses: `{type:"function", name}`. */
 function namedResponsesTool(choice: unknown): string | undefined {
-  return isObject(choice) && choice.type === 'function' ? nameOf(choice) : undefined
+  return isJsonObject(choice) && choice.type === 'function' ? nameOf(choice) : undefined
 }
 
 /** Messages: `{type:"tool", name}`. */
 function namedMessagesTool(choice: unknown): string | undefined {
-  return isObject(choice) && choice.type === 'tool' ? nameOf(choice) : undefined
+  return isJsonObject(choice) && choice.type === 'tool' ? nameOf(choice) : undefined
 }
 
 /**
@@ -76,7 +72,7 @@ function forceNamedTool(
 ): Body | undefined {
   if (name === undefined) return undefined
   const tools = Array.isArray(body.tools) ? body.tools : []
-  const chosen = tools.filter((t) => isObject(t) && toolName(t) === name)
+  const chosen = tools.filter((t) => isJsonObject(t) && toolName(t) === name)
   if (chosen.length === 0) {
     throw new SvcError('request.invalid', `tool_choice names "${name}", which is not among tools`, {
       param: 'tool_choice',
@@ -87,9 +83,9 @@ function forceNamedTool(
 
 /** Responses `text.format` → the chat `response_format` the engine honours on that path. */
 function carryTextFormat(body: Body): Body | undefined {
-  if (!isObject(body.text) || body.response_format !== undefined) return undefined
+  if (!isJsonObject(body.text) || body.response_format !== undefined) return undefined
   const format = body.text.format
-  if (!isObject(format)) return undefined
+  if (!isJsonObject(format)) return undefined
   if (format.type === 'json_object') return { ...body, response_format: { type: 'json_object' } }
   if (format.type !== 'json_schema') return undefined
   const { type: _type, ...schema } = format

@@ -13,7 +13,7 @@
  *
  * Returns the new `input`, or undefined when every item is already as the engine reads it (no copy).
  */
-import { SvcError } from '@svc/core'
+import { isJsonObject, SvcError } from '@svc/core'
 
 type Item = Record<string, unknown>
 
@@ -38,7 +38,7 @@ export function responsesInput(input: unknown): unknown[] | undefined {
 
 /** The item as the engine reads it: itself, a copy, or undefined to drop it. */
 function carriedItem(item: unknown, index: number): unknown {
-  if (!isObject(item)) return item
+  if (!isJsonObject(item)) return item
   if (item.type === undefined && typeof item.role === 'string' && !UNTYPED_ROLES.has(item.role)) {
     return { ...item, type: 'message' }
   }
@@ -57,13 +57,9 @@ function reasoningItem(item: Item): Item | undefined {
   const summary = Array.isArray(item.summary) ? item.summary : undefined
   if (summary && Array.isArray(item.content) && item.content.length > 0) return item
   const text = (Array.isArray(item.content) && item.content.length > 0 ? item.content : (summary ?? []))
-    .map((part: unknown) => (isObject(part) && typeof part.text === 'string' ? part.text : ''))
+    .map((part: unknown) => (isJsonObject(part) && typeof part.text === 'string' ? part.text : ''))
     .filter((t) => t !== '')
     .join('\n\n')
   if (text === '') return undefined
   return { ...item, summary: summary ?? [], content: [{ type: 'reasoning_text', text }] }
-}
-
-function isObject(value: unknown): value is Item {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

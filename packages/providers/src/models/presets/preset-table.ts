@@ -14,8 +14,9 @@
  * its own name when it changes the engine (`args`, `ctx_size`) or runs a Hub name, URL or path.
  */
 import type { Endpoint } from '@svc/core'
+import { isJsonObject } from '@svc/core'
 import type { PresetFileEntry } from './preset-schema'
-import { applyFields, deepMerge, type FieldRule, isPlainObject, type RequestFields } from './request-fields'
+import { applyFields, deepMerge, type FieldRule, type RequestFields } from './request-fields'
 
 /** One preset as compiled: its chain resolved and its request fields composed. */
 export interface CompiledPreset {
@@ -72,7 +73,7 @@ export function composeFields(layers: readonly PresetFileEntry[]): RequestFields
   const put = (field: string, kind: 'default' | 'force', value: unknown) => {
     const before = rules.get(field)
     const merged =
-      before?.kind === kind && isPlainObject(before.value) && isPlainObject(value)
+      before?.kind === kind && isJsonObject(before.value) && isJsonObject(value)
         ? deepMerge(before.value, value)
         : value
     rules.set(field, { kind, value: merged })

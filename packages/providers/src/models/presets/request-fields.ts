@@ -11,6 +11,7 @@
  * rerank, speech, images and the token counts go as they came.
  */
 import type { Endpoint } from '@svc/core'
+import { isJsonObject } from '@svc/core'
 
 /** What happens to one field: filled when the client left it out, always set, or removed. */
 export type FieldRule = { kind: 'default' | 'force'; value: unknown } | { kind: 'strip' }
@@ -43,10 +44,6 @@ const SURFACE_NAMES: Record<Surface, Readonly<Record<string, readonly string[]>>
   },
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /** `base` with `over` laid on top, objects merged key by key (`over` wins); neither is changed. */
 export function deepMerge(
   base: Record<string, unknown>,
@@ -55,7 +52,7 @@ export function deepMerge(
   const out: Record<string, unknown> = { ...base }
   for (const [key, value] of Object.entries(over)) {
     const under = out[key]
-    out[key] = isPlainObject(under) && isPlainObject(value) ? deepMerge(under, value) : value
+    out[key] = isJsonObject(under) && isJsonObject(value) ? deepMerge(under, value) : value
   }
   return out
 }
@@ -106,14 +103,14 @@ export function applyFields(
     const value = spelled(endpoint, field, rule.value)
     if (rule.kind === 'default') {
       if (sent === undefined) write()[main] = value
-      else if (isPlainObject(value) && isPlainObject(current[sent]))
+      else if (isJsonObject(value) && isJsonObject(current[sent]))
         write()[sent] = deepMerge(value, current[sent] as Record<string, unknown>)
       continue
     }
     const target = write()
     for (const name of spellings) if (name !== main) delete target[name]
     const had = current[main]
-    target[main] = isPlainObject(value) && isPlainObject(had) ? deepMerge(had, value) : value
+    target[main] = isJsonObject(value) && isJsonObject(had) ? deepMerge(had, value) : value
   }
   return out
 }
