@@ -9,6 +9,19 @@
  * is `model` (escapes decoded) and its value is a string: with two, `JSON.parse` took the last, and
  * an engine might take the first.
  */
+import {
+  BACKSLASH,
+  CARRIAGE_RETURN,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  COLON,
+  LINE_FEED,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+  SPACE,
+  TAB,
+} from './json-chars'
 
 /** `raw` (a JSON object) with its top-level `model` set to `model`; undefined when that cannot be spliced. */
 export function spliceModel(raw: Buffer, model: string): Buffer | undefined {
@@ -63,7 +76,7 @@ function stringEnd(raw: Buffer, at: number): number {
 
 function skipSpace(raw: Buffer, at: number): number {
   let i = at
-  while (raw[i] === 0x20 || raw[i] === 0x0a || raw[i] === 0x0d || raw[i] === 0x09) i++
+  while (raw[i] === SPACE || raw[i] === LINE_FEED || raw[i] === CARRIAGE_RETURN || raw[i] === TAB) i++
   return i
 }
 
@@ -82,10 +95,3 @@ function isModelKey(raw: Buffer, open: number, close: number): boolean {
 }
 
 const MODEL = Buffer.from('model')
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const COLON = 0x3a
-const OPEN_OBJECT = 0x7b
-const CLOSE_OBJECT = 0x7d
-const OPEN_ARRAY = 0x5b
-const CLOSE_ARRAY = 0x5d

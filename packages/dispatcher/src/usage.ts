@@ -5,6 +5,7 @@
  * puts in the last chunk of chat streams and in chat JSON bodies.
  */
 import { jsonStringEnd } from '@svc/core'
+import { CLOSE_OBJECT, COLON, OPEN_OBJECT, QUOTE, SPACE, TAB } from './json-chars'
 
 export interface Usage {
   promptTokens: number
@@ -102,7 +103,7 @@ function objectAt<T>(text: string, from: number): T | undefined {
   if (text.charCodeAt(i) !== COLON) return undefined
   i++
   while (text.charCodeAt(i) === SPACE || text.charCodeAt(i) === TAB) i++
-  if (text.charCodeAt(i) !== OPEN) return undefined
+  if (text.charCodeAt(i) !== OPEN_OBJECT) return undefined
   const start = i
   let depth = 0
   // Character codes, and strings skipped with indexOf: this runs at the end of every answer.
@@ -111,8 +112,8 @@ function objectAt<T>(text: string, from: number): T | undefined {
     if (ch === QUOTE) {
       i = jsonStringEnd(text, i)
       if (i < 0) return undefined // cut off inside a string
-    } else if (ch === OPEN) depth++
-    else if (ch === CLOSE && --depth === 0) {
+    } else if (ch === OPEN_OBJECT) depth++
+    else if (ch === CLOSE_OBJECT && --depth === 0) {
       try {
         const value: unknown = JSON.parse(text.slice(start, i + 1))
         return value && typeof value === 'object' ? (value as T) : undefined
@@ -123,10 +124,3 @@ function objectAt<T>(text: string, from: number): T | undefined {
   }
   return undefined // cut off: the object did not end in the tail
 }
-
-const SPACE = 0x20
-const TAB = 0x09
-const COLON = 0x3a
-const QUOTE = 0x22
-const OPEN = 0x7b
-const CLOSE = 0x7d
