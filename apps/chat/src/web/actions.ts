@@ -237,11 +237,27 @@ export async function edit(message: Message, content: string): Promise<void> {
   if (outcome.failure) showFailure(outcome.failure.error, model, outcome.failure.code)
 }
 
-/** Stop: ends the browser's request and tells the server (which stops the model) as well. */
+/** How long Stop waits for the server to end the answer before the page closes the stream itself (ms). */
+const STOP_GRACE_MS = 5_000
+
+/**
+ * Stop: asks the server to stop the model; the server saves the answer as `stopped` and ends the
+ * stream with its `done` event, which the page shows ("Stopped."). The page does not close the
+ * stream first: its read-back of the conversation would then race the server's save and could show
+ * the answer as still streaming. Only when the server does not answer, or the stream is still open
+ * after {@link STOP_GRACE_MS}, does the page end its request itself.
+ */
 export async function stop(): Promise<void> {
   const id = store.get().streaming
-  answering?.abort()
-  if (id) await client.api.conversations[':id'].stop.$post({ param: { id } }).catch(() => undefined)
+  const controller = answering
+  const asked = id
+    ? await client.api.conversations[':id'].stop.$post({ param: { id } }).then(
+        (res) => res.ok,
+        () => false,
+      )
+    : false
+  if (asked) setTimeout(() => controller?.abort(), STOP_GRACE_MS)
+  else controller?.abort()
 }
 
 export async function rename(title: string): Promise<void> {
