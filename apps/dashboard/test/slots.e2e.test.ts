@@ -275,4 +275,37 @@ describe.skipIf(!partsPresent())('the Slots page in a real browser', () => {
     }
     expect(errors).toEqual([])
   }, 240_000)
+
+  it('closes only its own picker when a load is answered late: a dialog opened meanwhile stays', async () => {
+    const { page, errors } = await open(VIEWPORTS.desktop)
+    const embed = card(page, 'embed')
+    // The load's answer is held in the browser (a slow network), then passed on to the real API.
+    let pass!: () => void
+    const held = new Promise<void>((resolve) => {
+      pass = resolve
+    })
+    await page.route('**/api/slots/embed/load', async (route) => {
+      await held
+      await route.continue()
+    })
+    await embed.getByRole('button', { name: /^Load/ }).click()
+    const picker = page.getByRole('dialog', { name: 'Load a model into embed' })
+    // A URL nothing answers at: accepted at once, then the pull fails in the background.
+    await picker.getByLabel('Or a file path or URL on the server').fill('http://127.0.0.1:9/late.gguf')
+    const answered = page.waitForResponse('**/api/slots/embed/load')
+    await picker.getByRole('button', { name: 'Load', exact: true }).click()
+    await picker.getByRole('button', { name: 'Cancel' }).click()
+    await picker.waitFor({ state: 'detached' })
+    await embed.getByRole('button', { name: 'Settings' }).click()
+    const settings = page.getByRole('dialog', { name: 'Settings of embed' })
+    await settings.waitFor()
+    pass()
+    expect((await answered).status()).toBeLessThan(300)
+    // The page has handled the answer by the time it runs a timer after it.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)))
+    expect(await settings.isVisible()).toBe(true)
+    await settings.getByRole('button', { name: 'Cancel' }).click()
+    await session.fx.call('/api/slots/embed/unload?wait=true', { method: 'POST' })
+    expect(errors).toEqual([])
+  }, 60_000)
 })

@@ -1,5 +1,5 @@
 import { formatBytes, Modal } from '@svc/ui'
-import { useId, useState } from 'preact/hooks'
+import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { ApiError, api, ok } from '../../api/client'
 import type { ModelRow, SlotView } from '../../api/types'
 import { useFetch } from '../../hooks/use-fetch'
@@ -56,6 +56,15 @@ export function LoadPicker(props: LoadPickerProps) {
   const backendId = useId()
   const fitting = (models.data?.models ?? []).filter((m) => fitsSlot(m, { provider, role }))
   const model = other.trim() || choice
+  // Dismissed while its load was being answered: the answer must not close whatever dialog the
+  // card (or page) shows by then, nor touch this one's state.
+  const open = useRef(true)
+  useEffect(
+    () => () => {
+      open.current = false
+    },
+    [],
+  )
   return (
     <Modal
       title={`Load a model into ${slot}`}
@@ -74,11 +83,12 @@ export function LoadPicker(props: LoadPickerProps) {
               try {
                 // A backend the slot is not set to (its own cannot run here, or another was picked).
                 await onLoad(model, backend !== set ? backend : undefined)
-                onClose()
+                if (open.current) onClose()
               } catch (e) {
-                setError(sayError(e instanceof ApiError ? e.code : null, (e as Error).message).text)
+                if (open.current)
+                  setError(sayError(e instanceof ApiError ? e.code : null, (e as Error).message).text)
               } finally {
-                setBusy(false)
+                if (open.current) setBusy(false)
               }
             }}
           >
