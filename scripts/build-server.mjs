@@ -13,8 +13,9 @@
 //   still finds the checkout's files. CommonJS `__dirname`/`__filename` likewise.
 // - Two dockerode dependencies that svc never uses on its local socket (ssh2 for ssh:// hosts, with a
 //   16 MB WebAssembly heap; grpc for BuildKit sessions, protobufjs for BuildKit builds), the OpenTelemetry API that prom-client
-//   reads only with exemplars on, and undici (the dispatcher's upstream connections, used from the
-//   first relayed request) are loaded on first use instead of at start (see DEFERRED); packages
+//   reads only with exemplars on, undici (the dispatcher's upstream connections, used from the
+//   first relayed request) and the Hugging Face Hub's clients (a Hub name, a Hub search, a GGUF's
+//   quantization label) are loaded on first use instead of at start (see DEFERRED); packages
 //   imported with `await import()` only (the VAD's, see LAZY) stay dynamic imports of node_modules.
 // - The bundle is ASCII (see below): V8 then keeps its source at one byte a character.
 // - Not minified: stack traces keep readable names and lines.
@@ -66,6 +67,14 @@ const DEFERRED = [
     request: 'undici',
     shim: (r, real) => lazyExports(Object.keys(createRequire(import.meta.url)(real)), r),
   },
+  // The Hugging Face Hub's clients: `hf.co/…` names and Hub search (@huggingface/hub), a GGUF's
+  // quantization label (@huggingface/gguf), and the task tables both import (@huggingface/tasks):
+  // ~0.4 MB of source, a sixth of the bundle, that a server naming no Hub model never runs.
+  ...['@huggingface/hub', '@huggingface/gguf'].map((request) => ({
+    importer: /\/packages\/providers\/src\/models\/.+\.ts$/,
+    request,
+    shim: (r, real) => lazyExports(Object.keys(createRequire(import.meta.url)(real)), r),
+  })),
 ]
 
 /**

@@ -137,6 +137,10 @@ describe('the API bundle', () => {
     expect(text).not.toMatch(/@grpc\/grpc-js/)
     // undici (the upstream connections) waits for the first relayed request: an idle API relays nothing.
     expect(text).not.toMatch(/node_modules\/undici\/lib\//)
+    // Nor do the Hugging Face Hub's clients and their task tables (~0.4 MB): only a Hub name, a Hub
+    // search or a GGUF's quantization label needs them.
+    expect(text).not.toMatch(/@huggingface\/tasks\/dist\//)
+    expect(text).not.toMatch(/@huggingface\/(hub|gguf)\/dist\/index\.mjs/)
     expect(text.length).toBeLessThan(2_000_000)
   })
 })
