@@ -45,7 +45,7 @@ describe.skipIf(!available)('the chat app in Chromium with svc and llama-server'
     await stop.click()
 
     await answer.getByText('Stopped.').waitFor()
-    // llama-server itself stopped, far short of the ~2000 tokens the context allows.
+    // llama-server itself stopped, far short of the ~4000 tokens the context allows.
     // It sees the closed connection at its next write and cancels in its task queue: polled, with
     // room for a busy machine (the token count below tells a stop from an answer run to its end).
     await expect.poll(() => upstreamBusy(stack.api, 'slow'), { timeout: 15_000 }).toBe(false)

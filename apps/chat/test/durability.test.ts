@@ -95,7 +95,7 @@ describe.skipIf(!available)('kill -9 of the chat server mid-stream', () => {
 
       // The upstream noticed its client go and stopped generating.
       // Polled, with room for a busy machine; the token count tells a stop from an answer run to the
-      // end of its context (~2000 tokens).
+      // end of its context (~4000 tokens, over a minute).
       await expect.poll(() => upstreamBusy(stack.api, 'slow'), { timeout: 15_000 }).toBe(false)
       expect((await tokensPredicted(stack.api, 'slow')) - before).toBeLessThan(1000)
 

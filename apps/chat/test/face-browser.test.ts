@@ -236,8 +236,8 @@ describe.skipIf(!available)('the chat app’s face in Chromium at 1280×800 and 
     for (const width of WIDTHS) {
       const page = await open(width)
       await page.getByLabel('Model').selectOption('slow')
-      // ~3000 tokens; `slow` runs with 2048.
-      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('word '.repeat(3000))
+      // 6000 words, at least as many tokens; `slow` runs with 4096 (live-stack.ts).
+      await page.getByRole('textbox', { name: 'Message', exact: true }).fill('word '.repeat(6000))
       await page.getByRole('button', { name: 'Send' }).click()
       const notice = page
         .getByRole('alert')

@@ -60,15 +60,19 @@ export async function startLiveStack(options: LiveStackOptions = {}): Promise<Li
   const slots: Record<string, string> = { primary: `args = [${primaryArgs}, "-n", "24"]\n` }
   const loads: [string, string][] = [['primary', chat.path]]
   if (options.slow) {
-    // Big enough that each token takes a few milliseconds, with room for ~2000 of them: an answer
-    // streams for seconds (Stop has something to stop).
+    // Big enough that each token takes ~10 ms, with room for ~4000 of them: an answer streams for
+    // half a minute or more, so that on a loaded box it is still streaming when a test stops it
+    // (Stop has something to stop). The context is the model's own too: llama-server caps `-c` at
+    // the context the model was trained for (512 by default here, which ended answers after ~470
+    // tokens, ~5 s).
     const slow = await writeTinyGguf(join(dir, 'tiny-slow.gguf'), {
       role: 'chat',
       nEmbd: 512,
       nLayer: 8,
       nFf: 1024,
+      contextLength: 4096,
     })
-    slots.slow = `provider = "llm"\nargs = ["-c", "2048", "-np", "1", "--threads", "1"]\n`
+    slots.slow = `provider = "llm"\nargs = ["-c", "4096", "-np", "1", "--threads", "1"]\n`
     loads.push(['slow', slow.path])
   }
   if (options.second) {
