@@ -69,7 +69,7 @@ const DEFERRED = [
   },
   // The Hugging Face Hub's clients: `hf.co/…` names and Hub search (@huggingface/hub), a GGUF's
   // quantization label (@huggingface/gguf), and the task tables both import (@huggingface/tasks):
-  // ~0.4 MB of source, a sixth of the bundle, that a server naming no Hub model never runs.
+  // ~0.4 MB of source, a fifth of the bundle, that a server naming no Hub model never runs.
   ...['@huggingface/hub', '@huggingface/gguf'].map((request) => ({
     importer: /\/packages\/providers\/src\/models\/.+\.ts$/,
     request,
