@@ -16,14 +16,12 @@ export const modelField = v.pipe(
   v.minLength(1, 'model must not be empty'),
   v.maxLength(MODEL_MAX_CHARS),
 )
-const model = modelField
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max))
 /** `temperature` as every surface's schema takes it: absent, null, or 0 to 2. */
 export const temperatureField = v.optional(
   v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(TEMPERATURE_MAX))),
 )
-const temperature = temperatureField
 const stop = v.optional(v.nullable(v.union([v.string(), v.array(v.string())])))
 const tokens = v.array(v.pipe(v.number(), v.integer()))
 
@@ -33,7 +31,7 @@ const MessageSchema = v.looseObject({
 })
 
 export const ChatCompletionSchema = v.looseObject({
-  model,
+  model: modelField,
   messages: v.pipe(
     v.array(MessageSchema, 'messages must be an array of messages'),
     v.minLength(1, 'messages must not be empty'),
@@ -41,7 +39,7 @@ export const ChatCompletionSchema = v.looseObject({
   stream: v.optional(v.nullable(v.boolean('stream must be a boolean'))),
   max_tokens: v.optional(v.nullable(int(1))),
   max_completion_tokens: v.optional(v.nullable(int(1))),
-  temperature,
+  temperature: temperatureField,
   top_p: v.optional(v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(1)))),
   n: v.optional(v.nullable(int(1, CHOICES_MAX))),
   stop,
@@ -49,19 +47,19 @@ export const ChatCompletionSchema = v.looseObject({
 })
 
 export const CompletionSchema = v.looseObject({
-  model,
+  model: modelField,
   prompt: v.union(
     [v.string(), v.array(v.string()), tokens, v.array(tokens)],
     'prompt must be a string, an array of strings or token ids',
   ),
   stream: v.optional(v.nullable(v.boolean('stream must be a boolean'))),
   max_tokens: v.optional(v.nullable(int(1))),
-  temperature,
+  temperature: temperatureField,
   stop,
 })
 
 export const EmbeddingSchema = v.looseObject({
-  model,
+  model: modelField,
   input: v.union(
     [
       v.pipe(v.string(), v.minLength(1, 'input must not be empty')),
@@ -76,7 +74,7 @@ export const EmbeddingSchema = v.looseObject({
 })
 
 export const RerankSchema = v.looseObject({
-  model,
+  model: modelField,
   query: v.pipe(v.string('query must be a string'), v.minLength(1, 'query must not be empty')),
   documents: v.pipe(
     v.array(v.string('documents must be strings'), 'documents must be an array of strings'),
@@ -86,7 +84,7 @@ export const RerankSchema = v.looseObject({
 })
 
 export const SpeechSchema = v.looseObject({
-  model,
+  model: modelField,
   input: v.pipe(
     v.string('input must be a string'),
     v.minLength(1, 'input must not be empty'),
@@ -107,6 +105,6 @@ export const SpeechSchema = v.looseObject({
 
 /** Images: the image provider's translator validates the rest (sizes, seeds); here only routing. */
 export const ImageGenerationSchema = v.looseObject({
-  model: v.optional(model),
+  model: v.optional(modelField),
   prompt: v.pipe(v.string('prompt must be a string'), v.minLength(1, 'prompt must not be empty')),
 })

@@ -5,6 +5,7 @@
  * else (`[DONE]`, comments, non-JSON data) leaves as it came.
  */
 import { StringDecoder } from 'node:string_decoder'
+import { isJsonObject } from '@svc/core'
 import type { AnswerFix, FixedEvent } from './answer-fix-types'
 
 const BOUNDARY = /\r?\n\r?\n/
@@ -59,9 +60,7 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   if (!text.startsWith('{')) return undefined
   try {
     const value = JSON.parse(text) as unknown
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined
+    return isJsonObject(value) ? value : undefined
   } catch {
     return undefined
   }

@@ -10,6 +10,7 @@
  * deltas), and calls the first function tool, arguments `{}`, when `tool_choice` is `"required"`
  * (what svc makes of a `tool_choice` naming one).
  */
+import { isJsonObject } from '@svc/core'
 import { type Body, generate, now, rand, type SseOut } from './wrong-engine-answers'
 
 const REASONING = 'The user tells a joke.'
@@ -24,7 +25,7 @@ export function responsesAnswer(
   const id = `resp_${rand()}`
   const msgId = `msg_${rand()}`
   const rsId = `rs_${rand()}`
-  const reasons = isObject(body.reasoning) && body.reasoning.effort !== undefined
+  const reasons = isJsonObject(body.reasoning) && body.reasoning.effort !== undefined
   const tool =
     body.tool_choice === 'required' && Array.isArray(body.tools) ? (body.tools[0] as Body) : undefined
   const callId = rand()
@@ -111,8 +112,4 @@ function refusedInput(input: unknown): string | undefined {
     return "Cannot determine type of 'item'"
   }
   return undefined
-}
-
-function isObject(value: unknown): value is Body {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

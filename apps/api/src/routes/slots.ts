@@ -1,5 +1,6 @@
 import {
   hasReplicas,
+  isJsonObject,
   SLOT_NAME_PATTERN,
   type SlotConfig,
   type SlotFacts,
@@ -58,10 +59,7 @@ const CreateSlotSchema = v.looseObject({
   ),
 })
 
-const JsonObjectSchema = v.custom<Record<string, unknown>>(
-  (x) => typeof x === 'object' && x !== null && !Array.isArray(x),
-  'the body must be a JSON object',
-)
+const JsonObjectSchema = v.custom<Record<string, unknown>>(isJsonObject, 'the body must be a JSON object')
 
 /**
  * A slot as `GET /api/slots` shows it: its status, the facts every face reads instead of working

@@ -13,8 +13,7 @@
  * model it names when it only adds request fields to a plain ref (so it shares that ref's engine), and
  * its own name when it changes the engine (`args`, `ctx_size`) or runs a Hub name, URL or path.
  */
-import type { Endpoint } from '@svc/core'
-import { isJsonObject } from '@svc/core'
+import { type Endpoint, isJsonObject } from '@svc/core'
 import type { PresetFileEntry } from './preset-schema'
 import { applyFields, deepMerge, type FieldRule, type RequestFields } from './request-fields'
 

@@ -10,8 +10,7 @@
  * Only the endpoints that generate get fields (chat, completions, Responses, Messages); embeddings,
  * rerank, speech, images and the token counts go as they came.
  */
-import type { Endpoint } from '@svc/core'
-import { isJsonObject } from '@svc/core'
+import { type Endpoint, isJsonObject } from '@svc/core'
 
 /** What happens to one field: filled when the client left it out, always set, or removed. */
 export type FieldRule = { kind: 'default' | 'force'; value: unknown } | { kind: 'strip' }
