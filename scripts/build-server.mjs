@@ -65,7 +65,7 @@ const DEFERRED = [
   {
     importer: /\/packages\/dispatcher\/src\/[^/]+\.ts$/,
     request: 'undici',
-    shim: (r, real) => lazyExports(Object.keys(createRequire(import.meta.url)(real)), r),
+    shim: lazyModule,
   },
   // The Hugging Face Hub's clients: `hf.co/…` names and Hub search (@huggingface/hub), a GGUF's
   // quantization label (@huggingface/gguf), and the task tables both import (@huggingface/tasks):
@@ -73,7 +73,7 @@ const DEFERRED = [
   ...['@huggingface/hub', '@huggingface/gguf'].map((request) => ({
     importer: /\/packages\/providers\/src\/models\/.+\.ts$/,
     request,
-    shim: (r, real) => lazyExports(Object.keys(createRequire(import.meta.url)(real)), r),
+    shim: lazyModule,
   })),
 ]
 
@@ -94,6 +94,11 @@ const LAZY = [
   '@opentelemetry/sdk-trace',
   '@opentelemetry/exporter-trace-otlp-proto',
 ]
+
+/** The shim of a module whose exports (read from `real` at build time) each wait for their first use. */
+function lazyModule(where, real) {
+  return lazyExports(Object.keys(createRequire(import.meta.url)(real)), where)
+}
 
 /** A module whose every export is read from `require(where)` when first asked for. */
 function lazyExports(names, where) {
