@@ -7,13 +7,12 @@
  */
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { createTokenStore } from '@svc/auth'
 import { readSse } from '@svc/core'
 import { writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ACTIVITY_KEPT } from '../src/activity/activity-log'
 import type { ActivityAnswer, ActivityEntry, CapturedExchange } from '../src/activity/activity-types'
-import { FAST_HASH, useAuthServer } from './auth-harness'
+import { mintTokens, useAuthServer } from './auth-harness'
 import { llamaServerAvailable } from './live'
 
 const available = llamaServerAvailable()
@@ -69,20 +68,16 @@ describe.skipIf(!available)('the activity log', () => {
   })
 
   beforeAll(async () => {
-    const store = createTokenStore({
-      configDir: server.configDir,
-      watch: false,
-      flushIntervalMs: 0,
-      hashParams: FAST_HASH,
-    })
-    tokens.admin = (await store.create({ label: 'admin', scope: 'admin' })).token
-    const alice = await store.create({ label: 'alice', scope: 'all' })
-    const bob = await store.create({ label: 'bob', scope: 'all' })
-    tokens.alice = alice.token
-    tokens.bob = bob.token
-    ids.alice = alice.id
-    ids.bob = bob.id
-    await store.close()
+    const [admin, alice, bob] = await mintTokens(server.configDir, [
+      { label: 'admin', scope: 'admin' },
+      { label: 'alice', scope: 'all' },
+      { label: 'bob', scope: 'all' },
+    ])
+    tokens.admin = admin!.token
+    tokens.alice = alice!.token
+    tokens.bob = bob!.token
+    ids.alice = alice!.id
+    ids.bob = bob!.id
     const load = await request(tokens.admin, 'POST', '/api/slots/primary/load?wait=true', { model: gguf })
     expect(load.status, load.text).toBe(200)
   }, 120_000)

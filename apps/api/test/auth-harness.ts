@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type CreatedToken, createTokenStore, type Scope } from '@svc/auth'
+import { type CreatedToken, createTokenStore, type Scope, type TokenStore } from '@svc/auth'
 import { readErrorBody } from '@svc/core'
 import { createLogger } from '@svc/core/node'
 import { afterAll, beforeAll } from 'vitest'
@@ -19,6 +19,28 @@ import { writePlaceholderWeights } from './placeholder-weights'
 
 /** Cheap argon2id for tokens minted by tests (verification reads the cost from the hash). */
 export const FAST_HASH = { memoryCost: 256, timeCost: 1, parallelism: 1 }
+
+/** What `svc token create` takes: label, scope, limits, models, expiry. */
+export type TokenRequest = Parameters<TokenStore['create']>[0]
+
+/**
+ * Mints tokens into `<configDir>/tokens.json` as `svc token create` does (a store of its own, closed
+ * again; cheap hashing), for a server that starts afterwards or watches the file. Resolves with the
+ * tokens in the order asked, secrets included; rejects as `create` does on a bad request.
+ */
+export async function mintTokens(
+  configDir: string,
+  requests: readonly TokenRequest[],
+): Promise<CreatedToken[]> {
+  const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0, hashParams: FAST_HASH })
+  try {
+    const made: CreatedToken[] = []
+    for (const request of requests) made.push(await store.create(request))
+    return made
+  } finally {
+    await store.close()
+  }
+}
 
 export interface Reply {
   status: number

@@ -8,10 +8,10 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTokenStore, type QuotaLimits, type Scope } from '@svc/auth'
+import type { QuotaLimits, Scope } from '@svc/auth'
 import { type ApiProcess, programAvailable, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FAST_HASH } from './auth-harness'
+import { mintTokens } from './auth-harness'
 import { call, llamaServerAvailable } from './live'
 import {
   DEPLOY,
@@ -42,15 +42,8 @@ describe.skipIf(!available)('deploy/ with the real Prometheus, svc and llama-ser
   let ruleQueries: string[]
 
   async function mint(label: string, scope: Scope, limits?: QuotaLimits) {
-    const store = createTokenStore({
-      configDir: join(dir, 'config'),
-      watch: false,
-      flushIntervalMs: 0,
-      hashParams: FAST_HASH,
-    })
-    const t = await store.create({ label, scope, ...(limits ? { limits } : {}) })
-    await store.close()
-    return t
+    const [t] = await mintTokens(join(dir, 'config'), [{ label, scope, ...(limits ? { limits } : {}) }])
+    return t!
   }
   const chat = (token: string, stream = false) =>
     call(api!, '/v1/chat/completions', {

@@ -14,13 +14,12 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTokenStore } from '@svc/auth'
 import { INFERENCE_ROUTES } from '@svc/dispatcher'
 import { type ApiProcess, collectGarbage, INSPECT_ON_LOOPBACK, startApi } from '@svc/testing'
 import fc from 'fast-check'
 import parsePrometheus from 'parse-prometheus-text-format'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FAST_HASH } from './auth-harness'
+import { mintTokens } from './auth-harness'
 import { testApp } from './helpers'
 import {
   badJsonBody,
@@ -128,9 +127,7 @@ describe('hostile input', () => {
     root = await mkdtemp(join(tmpdir(), 'svc-hostile-'))
     const configDir = join(root, 'config')
     await mkdir(configDir, { recursive: true })
-    const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0, hashParams: FAST_HASH })
-    token = (await store.create({ label: 'attacker-with-a-key', scope: 'admin' })).token
-    await store.close()
+    token = (await mintTokens(configDir, [{ label: 'attacker-with-a-key', scope: 'admin' }]))[0]!.token
     api = await startApi({
       configDir,
       stateDir: join(root, 'state'),

@@ -10,10 +10,9 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { createTokenStore } from '@svc/auth'
 import { type ApiProcess, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FAST_HASH } from './auth-harness'
+import { mintTokens } from './auth-harness'
 import { call, llamaServerAvailable } from './live'
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver'
 
@@ -84,9 +83,7 @@ describe.skipIf(!available)('OpenTelemetry traces of a request to a real llama-s
           'args = ["-c", "256", "-np", "1", "--threads", "1"]\n',
       },
     })
-    const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0, hashParams: FAST_HASH })
-    token = (await store.create({ label: 'otel', scope: 'admin' })).token
-    await store.close()
+    token = (await mintTokens(configDir, [{ label: 'otel', scope: 'admin' }]))[0]!.token
     api = await startApi({
       configDir,
       stateDir: join(dir, 'state'),

@@ -8,11 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTokenStore, type Scope } from '@svc/auth'
+import type { Scope } from '@svc/auth'
 import { type ApiProcess, startApi } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
-import { FAST_HASH } from './auth-harness'
+import { mintTokens } from './auth-harness'
 import { type Event, EventLog, silencePcm } from './realtime-harness'
 
 interface Refusal {
@@ -65,16 +65,16 @@ describe('the Realtime API: auth, refusals and limits', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-realtime-limits-'))
-    const store = createTokenStore({
-      configDir: dir,
-      watch: false,
-      flushIntervalMs: 0,
-      hashParams: FAST_HASH,
-    })
-    for (const scope of ['admin', 'v1-only', 'read-only'] as const)
-      tokens[scope] = (await store.create({ label: scope, scope })).token
-    tokens.all = (await store.create({ label: 'second', scope: 'v1-only' })).token
-    await store.close()
+    const [admin, v1, readOnly, second] = await mintTokens(dir, [
+      { label: 'admin', scope: 'admin' },
+      { label: 'v1-only', scope: 'v1-only' },
+      { label: 'read-only', scope: 'read-only' },
+      { label: 'second', scope: 'v1-only' },
+    ])
+    tokens.admin = admin!.token
+    tokens['v1-only'] = v1!.token
+    tokens['read-only'] = readOnly!.token
+    tokens.all = second!.token
     api = await startApi({
       configDir: dir,
       env: {

@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTokenStore, type Scope } from '@svc/auth'
+import type { Scope } from '@svc/auth'
 import { findEngine } from '@svc/engines'
 import {
   type ApiProcess,
@@ -21,7 +21,7 @@ import {
   writeTinyWhisper,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FAST_HASH } from './auth-harness'
+import { mintTokens } from './auth-harness'
 import { call, llamaServerAvailable, type SlotBody } from './live'
 import {
   openRealtime,
@@ -52,15 +52,8 @@ describe.skipIf(!present)('the Realtime API through Caddy with the official clie
 
   const configDir = () => join(dir, 'config')
   async function mint(label: string, scope: Scope) {
-    const store = createTokenStore({
-      configDir: configDir(),
-      watch: false,
-      flushIntervalMs: 0,
-      hashParams: FAST_HASH,
-    })
-    const t = await store.create({ label, scope })
-    await store.close()
-    return t.token
+    const [t] = await mintTokens(configDir(), [{ label, scope }])
+    return t!.token
   }
   const as = (token: string) => ({ authorization: `Bearer ${token}` })
   async function load(slot: string, model: string) {

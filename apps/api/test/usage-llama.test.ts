@@ -5,11 +5,11 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTokenStore, type QuotaLimits, type Scope } from '@svc/auth'
+import type { QuotaLimits, Scope } from '@svc/auth'
 import { type ApiProcess, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import OpenAI, { RateLimitError } from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FAST_HASH } from './auth-harness'
+import { mintTokens } from './auth-harness'
 import { call, llamaServerAvailable } from './live'
 
 const available = llamaServerAvailable()
@@ -30,14 +30,9 @@ describe.skipIf(!available)('usage and quotas through the API and llama-server',
   let api: ApiProcess | undefined
   let admin: string
   const configDir = () => join(dir, 'config')
-  const store = () =>
-    createTokenStore({ configDir: configDir(), watch: false, flushIntervalMs: 0, hashParams: FAST_HASH })
-
   async function mint(label: string, limits?: QuotaLimits, scope: Scope = 'v1-only') {
-    const s = store()
-    const t = await s.create({ label, scope, ...(limits ? { limits } : {}) })
-    await s.close()
-    return t
+    const [t] = await mintTokens(configDir(), [{ label, scope, ...(limits ? { limits } : {}) }])
+    return t!
   }
 
   async function start(): Promise<ApiProcess> {
