@@ -20,11 +20,11 @@ import { writePlaceholderWeights } from './placeholder-weights'
 /** Cheap argon2id for tokens minted by tests (verification reads the cost from the hash). */
 export const FAST_HASH = { memoryCost: 256, timeCost: 1, parallelism: 1 }
 
-/** What `svc token create` takes: label, scope, limits, models, expiry. */
+/** What `svc token create` takes: label, scope, limits, models. */
 export type TokenRequest = Parameters<TokenStore['create']>[0]
 
 /**
- * Mints tokens into `<configDir>/tokens.json` as `svc token create` does (a store of its own, closed
+ * Mints tokens into `<configDir>/tokens.toml` as `svc token create` does (a store of its own, closed
  * again; cheap hashing), for a server that starts afterwards or watches the file. Resolves with the
  * tokens in the order asked, secrets included; rejects as `create` does on a bad request.
  */
