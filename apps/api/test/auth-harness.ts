@@ -20,6 +20,14 @@ import { writePlaceholderWeights } from './placeholder-weights'
 /** Cheap argon2id for tokens minted by tests (verification reads the cost from the hash). */
 export const FAST_HASH = { memoryCost: 256, timeCost: 1, parallelism: 1 }
 
+/**
+ * A token store over `<configDir>/tokens.toml` as the CLI opens it (no watch, every change written at
+ * once), with cheap hashing. Close it when done.
+ */
+export function testTokenStore(configDir: string): TokenStore {
+  return createTokenStore({ configDir, watch: false, flushIntervalMs: 0, hashParams: FAST_HASH })
+}
+
 /** What `svc token create` takes: label, scope, limits, models. */
 export type TokenRequest = Parameters<TokenStore['create']>[0]
 
@@ -32,7 +40,7 @@ export async function mintTokens(
   configDir: string,
   requests: readonly TokenRequest[],
 ): Promise<CreatedToken[]> {
-  const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0, hashParams: FAST_HASH })
+  const store = testTokenStore(configDir)
   try {
     const made: CreatedToken[] = []
     for (const request of requests) made.push(await store.create(request))
@@ -149,7 +157,7 @@ export async function startAuthServer(
     SVC_LOG_LEVEL: 'debug',
     ...env,
   }
-  const cli = createTokenStore({ configDir, watch: false, flushIntervalMs: 0, hashParams: FAST_HASH })
+  const cli = testTokenStore(configDir)
   const logs: string[] = []
   const svc = await startSvc({
     env: readServeEnv(rawEnv),

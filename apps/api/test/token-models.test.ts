@@ -7,10 +7,9 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { createTokenStore } from '@svc/auth'
 import { writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { FAST_HASH, useAuthServer } from './auth-harness'
+import { mintTokens, useAuthServer } from './auth-harness'
 import { LIGHT_ARGS, llamaServerAvailable } from './live'
 
 const available = llamaServerAvailable()
@@ -58,16 +57,14 @@ describe.skipIf(!available)('a token limited to models', () => {
   }
 
   beforeAll(async () => {
-    const store = createTokenStore({
-      configDir: server.configDir,
-      watch: false,
-      flushIntervalMs: 0,
-      hashParams: FAST_HASH,
-    })
-    admin = (await store.create({ label: 'admin', scope: 'admin' })).token
-    kid = (await store.create({ label: 'kid', models: ['tiny-chat*'] })).token
-    unlimited = (await store.create({ label: 'grown-up' })).token
-    await store.close()
+    const [a, k, u] = await mintTokens(server.configDir, [
+      { label: 'admin', scope: 'admin' },
+      { label: 'kid', models: ['tiny-chat*'] },
+      { label: 'grown-up' },
+    ])
+    admin = a!.token
+    kid = k!.token
+    unlimited = u!.token
     const load = await request(admin, 'POST', '/api/slots/primary/load?wait=true', { model: gguf })
     expect(load.status, load.text).toBe(200)
   }, 120_000)

@@ -6,10 +6,9 @@
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTokenStore } from '@svc/auth'
 import { startApi } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FAST_HASH, send, useAuthServer } from './auth-harness'
+import { send, testTokenStore, useAuthServer } from './auth-harness'
 
 const CHAT = {
   method: 'POST',
@@ -34,7 +33,7 @@ describe('a tokens.toml that does not parse at start', () => {
     async (kind, line) => {
       const configDir = join(root, kind.replaceAll(' ', '-'))
       await mkdir(configDir, { recursive: true })
-      const store = createTokenStore({ configDir, watch: false, flushIntervalMs: 0, hashParams: FAST_HASH })
+      const store = testTokenStore(configDir)
       await store.create({ label: 'ops', scope: 'admin' })
       const good = await readFile(store.path, 'utf8')
       const lines = good.split('\n')
