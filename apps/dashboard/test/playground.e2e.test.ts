@@ -56,6 +56,31 @@ describe.skipIf(!partsPresent())('the playground in a real browser', () => {
       session.fx.api,
     )
 
+  it('claims nothing about slots before the live slot list has come, however soon /v1/models answers', async () => {
+    const { page, errors } = await session.signIn(session.fx.tokens.admin)
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    // The live store's stream held in the browser: /v1/models answers first, as on a busy server.
+    await page.route('**/api/events**', async (route) => {
+      await held
+      await route.continue()
+    })
+    const models = page.waitForResponse((res) => new URL(res.url()).pathname === '/v1/models')
+    await page.goto(`${session.fx.api.url}/playground/transcribe`)
+    await (await models).finished()
+    await page.waitForTimeout(300) // the page renders what /v1/models said
+    const note = page.getByRole('note').filter({ hasText: /speech-to-text/ })
+    expect(await note.count()).toBe(0)
+    expect(await page.getByRole('button', { name: 'Transcribe' }).isDisabled()).toBe(true)
+    release()
+    await note.waitFor()
+    expect(await note.textContent()).toMatch(/No speech-to-text model is loaded: stt is empty/)
+    await page.unroute('**/api/events**')
+    expect(errors).toEqual([])
+  }, 60_000)
+
   for (const [name, viewport] of Object.entries(VIEWPORTS)) {
     it(`${name}: the chat list offers only models that chat; an empty slot offers Load, and Send again answers`, async () => {
       await unload('primary')

@@ -8,7 +8,7 @@ import type { V1Model } from './v1-models'
 export interface KindGate {
   /** Whether the tab can send its request now (its submit is disabled otherwise). */
   open: boolean
-  /** Why not, with the fix in the page; null when open (or while the list loads). */
+  /** Why not, with the fix in the page; null when open (or while the model list or the live slots load). */
   notice: ComponentChildren
 }
 
@@ -20,6 +20,9 @@ export interface KindGate {
  */
 export function useKindGate(kind: Kind, models: readonly V1Model[] | undefined): KindGate {
   const slots = useLive((s) => s.slots as LiveSlot[])
+  // Before the live store's first snapshot its slot list is empty, not known: /v1/models may answer
+  // first, and "no slot serves this" would be a false claim for that moment.
+  const slotsKnown = useLive((s) => s.generation > 0)
   const slot = slotServing(slots, kind)
   const noun = KINDS[kind].noun
   if (slot && !runsHere(slot))
@@ -33,6 +36,7 @@ export function useKindGate(kind: Kind, models: readonly V1Model[] | undefined):
     )
   if (models === undefined) return { open: false, notice: null }
   if (models.length > 0) return { open: true, notice: null }
+  if (!slotsKnown) return { open: false, notice: null }
   if (!slot)
     return closed(
       <>
