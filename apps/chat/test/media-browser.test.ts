@@ -128,6 +128,11 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
 
   it('attaches an image for a model that may see it, and sends it on as a data URL', async () => {
     const page = await app.browser.context.newPage()
+    // A slow file server: the answer is shown before the attachment has loaded, as on a busy box.
+    await page.route('**/api/files/**', async (route) => {
+      await new Promise((r) => setTimeout(r, 300))
+      await route.continue()
+    })
     await page.goto(app.chat.url)
     await page.getByLabel('Model').selectOption('cloud/seer')
     // A 4×4 grey PNG: each scanline is a filter byte (0) and 4 RGB pixels.
@@ -141,7 +146,9 @@ describe.skipIf(!available)('images, attachments and voice in the chat app', () 
     await page.getByRole('button', { name: 'Send' }).click()
     await lastAnswer(page)
     const shown = page.getByRole('img', { name: 'Attached image' })
-    expect(await shown.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBe(4)
+    // The answer can come before the browser has fetched the attachment: wait for the decode (it
+    // rejects, failing the test, where the file does not load), then read the size.
+    expect(await shown.evaluate((i: HTMLImageElement) => i.decode().then(() => i.naturalWidth))).toBe(4)
     const seen = (await (await fetch(`${cloud.url}/debug/last-request`)).json()) as { body: string }
     const body = JSON.parse(seen.body) as { model: string; messages: { role: string; content: unknown }[] }
     const user = body.messages.at(-1)!
