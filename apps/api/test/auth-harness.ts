@@ -50,6 +50,12 @@ export async function mintTokens(
   }
 }
 
+/** One token, as `mintTokens` mints it. */
+export async function mintToken(configDir: string, request: TokenRequest): Promise<CreatedToken> {
+  const [made] = await mintTokens(configDir, [request])
+  return made!
+}
+
 export interface Reply {
   status: number
   headers: Record<string, string | string[] | undefined>

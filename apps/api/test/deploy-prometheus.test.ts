@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import type { QuotaLimits, Scope } from '@svc/auth'
 import { type ApiProcess, programAvailable, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mintTokens } from './auth-harness'
+import { mintToken } from './auth-harness'
 import { call, llamaServerAvailable } from './live'
 import {
   DEPLOY,
@@ -41,10 +41,8 @@ describe.skipIf(!available)('deploy/ with the real Prometheus, svc and llama-ser
   let dashboardQueries: string[]
   let ruleQueries: string[]
 
-  async function mint(label: string, scope: Scope, limits?: QuotaLimits) {
-    const [t] = await mintTokens(join(dir, 'config'), [{ label, scope, ...(limits ? { limits } : {}) }])
-    return t!
-  }
+  const mint = (label: string, scope: Scope, limits?: QuotaLimits) =>
+    mintToken(join(dir, 'config'), { label, scope, ...(limits ? { limits } : {}) })
   const chat = (token: string, stream = false) =>
     call(api!, '/v1/chat/completions', {
       method: 'POST',

@@ -19,7 +19,7 @@ import { type ApiProcess, collectGarbage, INSPECT_ON_LOOPBACK, startApi } from '
 import fc from 'fast-check'
 import parsePrometheus from 'parse-prometheus-text-format'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mintTokens } from './auth-harness'
+import { mintToken } from './auth-harness'
 import { testApp } from './helpers'
 import {
   badJsonBody,
@@ -127,7 +127,7 @@ describe('hostile input', () => {
     root = await mkdtemp(join(tmpdir(), 'svc-hostile-'))
     const configDir = join(root, 'config')
     await mkdir(configDir, { recursive: true })
-    token = (await mintTokens(configDir, [{ label: 'attacker-with-a-key', scope: 'admin' }]))[0]!.token
+    token = (await mintToken(configDir, { label: 'attacker-with-a-key', scope: 'admin' })).token
     api = await startApi({
       configDir,
       stateDir: join(root, 'state'),

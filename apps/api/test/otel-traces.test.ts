@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { type ApiProcess, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mintTokens } from './auth-harness'
+import { mintToken } from './auth-harness'
 import { call, llamaServerAvailable } from './live'
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver'
 
@@ -83,7 +83,7 @@ describe.skipIf(!available)('OpenTelemetry traces of a request to a real llama-s
           'args = ["-c", "256", "-np", "1", "--threads", "1"]\n',
       },
     })
-    token = (await mintTokens(configDir, [{ label: 'otel', scope: 'admin' }]))[0]!.token
+    token = (await mintToken(configDir, { label: 'otel', scope: 'admin' })).token
     api = await startApi({
       configDir,
       stateDir: join(dir, 'state'),

@@ -21,7 +21,7 @@ import {
   writeTinyWhisper,
 } from '@svc/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mintTokens } from './auth-harness'
+import { mintToken } from './auth-harness'
 import { call, llamaServerAvailable, type SlotBody } from './live'
 import {
   openRealtime,
@@ -51,10 +51,7 @@ describe.skipIf(!present)('the Realtime API through Caddy with the official clie
   let speech: Buffer
 
   const configDir = () => join(dir, 'config')
-  async function mint(label: string, scope: Scope) {
-    const [t] = await mintTokens(configDir(), [{ label, scope }])
-    return t!.token
-  }
+  const mint = async (label: string, scope: Scope) => (await mintToken(configDir(), { label, scope })).token
   const as = (token: string) => ({ authorization: `Bearer ${token}` })
   async function load(slot: string, model: string) {
     const r = await call(api, `/api/slots/${slot}/load?wait=true`, {

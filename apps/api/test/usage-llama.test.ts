@@ -9,7 +9,7 @@ import type { QuotaLimits, Scope } from '@svc/auth'
 import { type ApiProcess, startApi, writeSvcConfig, writeTinyGguf } from '@svc/testing'
 import OpenAI, { RateLimitError } from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mintTokens } from './auth-harness'
+import { mintToken } from './auth-harness'
 import { call, llamaServerAvailable } from './live'
 
 const available = llamaServerAvailable()
@@ -30,10 +30,8 @@ describe.skipIf(!available)('usage and quotas through the API and llama-server',
   let api: ApiProcess | undefined
   let admin: string
   const configDir = () => join(dir, 'config')
-  async function mint(label: string, limits?: QuotaLimits, scope: Scope = 'v1-only') {
-    const [t] = await mintTokens(configDir(), [{ label, scope, ...(limits ? { limits } : {}) }])
-    return t!
-  }
+  const mint = (label: string, limits?: QuotaLimits, scope: Scope = 'v1-only') =>
+    mintToken(configDir(), { label, scope, ...(limits ? { limits } : {}) })
 
   async function start(): Promise<ApiProcess> {
     api = await startApi({
